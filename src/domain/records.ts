@@ -1,0 +1,59 @@
+// The records the service stores, in the shape of the import format (CONTRACT section 7).
+// Import, the demo generator and the repositories all speak this shape, so there is one
+// definition of "a clienta" outside the HTTP schemas.
+
+export const ESTADOS = ['pendiente', 'confirmada', 'completada', 'cancelada', 'no_asistio'] as const;
+export type Estado = (typeof ESTADOS)[number];
+
+export const RESULTADOS = ['agendada', 'cancelada', 'info', 'transferida', 'sin_accion'] as const;
+export type Resultado = (typeof RESULTADOS)[number];
+
+export const PLANS = ['basic', 'pro', 'pro_total', 'enterprise', 'premium'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const ROLES = ['owner', 'staff', 'superadmin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Timestamps are epoch seconds (UTC); dates are `YYYY-MM-DD` calendar dates. */
+export interface ClientaRecord {
+  id: string;
+  nombre: string;
+  telefono: string;
+  email: string | null;
+  idioma: string | null;
+  vip: boolean;
+  cliente_desde: string;
+  created_at: number;
+}
+
+export interface CitaRecord {
+  id: string;
+  clienta_id: string;
+  fecha_hora: number;
+  servicio: string;
+  duracion_min: number;
+  /** Price in minor units (cents) so that sums and round trips are exact. */
+  precio_cents: number;
+  estado: Estado;
+  profesional_nombre: string;
+  sede_nombre: string;
+  notas: string | null;
+  created_at: number;
+}
+
+export interface LlamadaRecord {
+  id: string;
+  clienta_id: string | null;
+  fecha_hora: number;
+  cliente_nombre: string | null;
+  telefono_caller: string;
+  duracion_segundos: number;
+  resultado: Resultado;
+  idioma: string;
+  created_at: number;
+}
+
+export type ImportRecord =
+  | ({ type: 'clienta' } & ClientaRecord)
+  | ({ type: 'cita' } & CitaRecord)
+  | ({ type: 'llamada' } & LlamadaRecord);

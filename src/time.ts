@@ -1,0 +1,115 @@
+// Clinic-time arithmetic, in one place. Nothing here reads the machine's zone: every function
+// takes the clinic's IANA zone explicitly, and "now" is always passed in by the caller.
+//
+// Luxon does the calendar work (local midnight -> instant, which is where DST days bite).
+// Formatting a timestamp with its offset is on the hot path (two per serialized row), so the
+// offset lookup is memoised per 15-minute bucket: modern zone transitions fall on 15-minute
+// UTC boundaries, and a bucket whose two ends disagree is never cached but computed exactly.
+import { DateTime, IANAZone } from 'luxon';
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+const BUCKET_MS = 15 * 60_000;
+
+/** True for a real calendar date written `YYYY-MM-DD` (rejects 2026-02-30). */
+export function isValidDate(value: string): boolean {
+  const m = DATE_RE.exec(value);
+  if (!m) return false;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (y < 1 || mo < 1 || mo > 12 || d < 1) return false;
+  return d <= daysInMonth(y, mo);
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  return IANAZone.isValidZone(zone);
+}
+
+/** Calendar arithmetic on `YYYY-MM-DD`, independent of any zone. */
+export function addDays(date: string, days: number): string {
+  const m = DATE_RE.exec(date);
+  if (!m) throw new RangeError(`not a date: ${date}`);
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + days * DAY_MS;
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The calendar date in `zone` at instant `nowMs`. */
+export function todayIn(zone: string, nowMs: number): string {
+  return localDate(Math.floor(nowMs / 1000), zone);
+}
+
+/** Epoch seconds of the first instant of local day `date` in `zone` (DST-aware). */
+export function dayStart(date: string, zone: string): number {
+  const dt = DateTime.fromISO(date, { zone });
+  if (!dt.isValid) throw new RangeError(`invalid date or zone: ${date} ${zone}`);
+  // startOf('day') handles zones whose midnight is skipped by a DST jump.
+  return Math.floor(dt.startOf('day').toMillis() / 1000);
+}
+
+/**
+ * The half-open instant range [start, end) covering whole local days `from`..`to` inclusive.
+ * `to` may be null for "no upper bound".
+ */
+export function dayRange(from: string, to: string | null, zone: string): { start: number; end: number | null } {
+  return { start: dayStart(from, zone), end: to === null ? null : dayStart(addDays(to, 1), zone) };
+}
+
+/** Epoch seconds of a local wall-clock time in `zone` (for demo data and tests). */
+export function localToEpoch(date: string, hour: number, minute: number, zone: string): number {
+  const dt = DateTime.fromISO(date, { zone }).set({ hour, minute, second: 0, millisecond: 0 });
+  return Math.floor(dt.toMillis() / 1000);
+}
+
+/** Parses an RFC 3339 timestamp with an explicit offset (or Z) into epoch seconds, else null. */
+export function parseTimestamp(value: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value)) return null;
+  if (!isValidDate(value.slice(0, 10))) return null;
+  const dt = DateTime.fromISO(value, { setZone: true });
+  if (!dt.isValid) return null;
+  return Math.floor(dt.toMillis() / 1000);
+}
+
+const offsetCache = new Map<string, Map<number, number>>();
+
+/** UTC offset of `zone` at `ms`, in minutes. */
+export function offsetMinutes(ms: number, zone: string): number {
+  let perZone = offsetCache.get(zone);
+  if (!perZone) {
+    perZone = new Map();
+    offsetCache.set(zone, perZone);
+  }
+  const bucket = Math.floor(ms / BUCKET_MS);
+  const cached = perZone.get(bucket);
+  if (cached !== undefined) return cached;
+  const z = IANAZone.create(zone);
+  const start = bucket * BUCKET_MS;
+  const atStart = z.offset(start);
+  if (z.offset(start + BUCKET_MS - 1) !== atStart) return z.offset(ms);
+  // Bounded: a long-running process touches at most a few years of buckets per zone.
+  if (perZone.size > 200_000) perZone.clear();
+  perZone.set(bucket, atStart);
+  return atStart;
+}
+
+/** RFC 3339 with the zone's offset at that instant and whole seconds: `2026-11-21T10:30:00+01:00`. */
+export function formatTimestamp(epochSeconds: number, zone: string): string {
+  const ms = epochSeconds * 1000;
+  const off = offsetMinutes(ms, zone);
+  const local = new Date(ms + off * 60_000).toISOString().slice(0, 19);
+  const sign = off < 0 ? '-' : '+';
+  const abs = Math.abs(off);
+  const hh = Math.floor(abs / 60);
+  const mm = abs % 60;
+  return `${local}${sign}${hh < 10 ? '0' : ''}${hh}:${mm < 10 ? '0' : ''}${mm}`;
+}
+
+/** The local calendar date of an instant in `zone`. */
+export function localDate(epochSeconds: number, zone: string): string {
+  const ms = epochSeconds * 1000;
+  return new Date(ms + offsetMinutes(ms, zone) * 60_000).toISOString().slice(0, 10);
+}

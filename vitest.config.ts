@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // The suite runs with the machine in UTC and also under a far-off zone in time.test.ts:
+    // no assertion may depend on process.env.TZ.
+    env: { TZ: 'UTC' },
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
