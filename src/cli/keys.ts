@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import { CliError, info, result, withRuntime, type CliContext } from './io.js';
+
+const EXPIRES_RE = /^(\d{1,4})d$/;
+
+function keyStatus(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): string {
+  if (k.revoked_at !== null) return 'revoked';
+  if (k.expires_at !== null && k.expires_at <= nowS) return 'expired';
+  return 'active';
+}
+
+const iso = (s: number | null) => (s === null ? null : new Date(s * 1000).toISOString().replace('.000Z', 'Z'));
+
+export function registerKeyCommands(program: Command, ctx: CliContext): void {
+  const keys = program.command('keys').description('manage API keys');
+  keys
+    .command('create')
+    .description('create an API key; prints the key, once')
+    .requiredOption('--clinic <id>', 'clinic id')
+    .requiredOption('--name <name>', 'what the key is for, e.g. "Zapier"')
+    .option('--expires-in <days>', 'lifetime such as 30d, 90d or 365d (default: never expires)')
+    .action(async (o: { clinic: string; name: string; expiresIn?: string }) => {
+      let expiresAt: number | null = null;
+      if (o.expiresIn !== undefined) {
+        const m = EXPIRES_RE.exec(o.expiresIn);
+        if (!m || Number(m[1]) < 1) throw new CliError(`--expires-in must be a number of days such as 30d, got "${o.expiresIn}"`, 2);
+        expiresAt = Math.floor(ctx.io.now() / 1000) + Number(m[1]) * 86_400;
+      }
+      const issued = await withRuntime(ctx, (rt) => rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null }));
+      info(ctx, `created key ${issued.id} "${issued.name}"${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`);
+      result(ctx, issued.key, { id: issued.id, key: issued.key, name: issued.name, clinic_id: issued.clinicId, hint: issued.hint, expires_at: iso(expiresAt) });
+    });
+
+  keys
+    .command('list')
+    .description("list a clinic's keys (never the keys themselves)")
+    .requiredOption('--clinic <id>', 'clinic id')
+    .action(async (o: { clinic: string }) => {
+      const rows = await withRuntime(ctx, (rt) => rt.keys.list(o.clinic));
+      const nowS = Math.floor(ctx.io.now() / 1000);
+      const out = rows.map((k) => ({
+        id: k.id, name: k.name, hint: `…${k.hint}`, status: keyStatus(k, nowS), created_by: k.created_by_email,
+        created_at: iso(k.created_at), expires_at: iso(k.expires_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
+      }));
+      result(ctx, out.map((k) => `${k.id}\t${k.status}\t${k.hint}\t${k.name}\tlast used ${k.last_used_at ?? 'never'}`).join('\n'), out);
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key by its id (from keys list)')
+    .argument('<key-id>', 'the key id')
+    .action(async (keyId: string) => {
+      const outcome = await withRuntime(ctx, async (rt) => {
+        const existing = await rt.keys.get(keyId);
+        if (!existing) throw new CliError(`no API key with id ${keyId}`, 2);
+        if (existing.revoked_at !== null) return 'already';
+        await rt.keys.revoke(keyId);
+        return 'revoked';
+      });
+      info(ctx, outcome === 'already' ? `key ${keyId} was already revoked` : `revoked key ${keyId}; running servers reject it within 5 seconds`);
+      result(ctx, keyId, { id: keyId, revoked: true });
+    });
+}

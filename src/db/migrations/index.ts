@@ -1,0 +1,17 @@
+// Ordered migrations. Each takes the dialect so that one history serves both databases while a
+// dialect can still get its own index type (e.g. trigram indexes on PostgreSQL).
+import type { Kysely, Migration } from 'kysely';
+import type { Dialect } from '../dialect.js';
+import * as m001 from './001-initial.js';
+
+type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
+
+const ordered: Record<string, DialectMigration> = {
+  '001-initial': m001,
+};
+
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(ordered).map(([name, m]) => [name, { up: (db: Kysely<unknown>) => m.up(db, dialect) }]),
+  );
+}

@@ -1,0 +1,113 @@
+// Table types for Kysely. Timestamps are epoch seconds (bigint), dates are 'YYYY-MM-DD' text,
+// booleans are 0/1 integers: the same representation on SQLite and PostgreSQL, so every query
+// and every comparison behaves identically on both.
+export interface ClinicsTable {
+  id: string;
+  name: string;
+  timezone: string;
+  currency: string;
+  plan: string;
+  language: string;
+  created_at: number;
+}
+
+export interface UsersTable {
+  id: string;
+  clinic_id: string | null;
+  email: string;
+  role: string;
+  password_hash: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  clinic_id: string;
+  name: string;
+  key_hash: string;
+  hint: string;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface ClientasTable {
+  clinic_id: string;
+  id: string;
+  nombre: string;
+  /** lower-case, accent-free name: the key for search and for ordering. */
+  nombre_norm: string;
+  telefono: string;
+  telefono_digits: string;
+  email: string | null;
+  idioma: string | null;
+  vip: number;
+  cliente_desde: string;
+  created_at: number;
+}
+
+export interface CitasTable {
+  clinic_id: string;
+  id: string;
+  clienta_id: string;
+  fecha_hora: number;
+  /** local calendar day of fecha_hora in the clinic's zone, for the per-day counts. */
+  dia: string;
+  servicio: string;
+  duracion_min: number;
+  precio_cents: number;
+  estado: string;
+  profesional_nombre: string;
+  sede_nombre: string;
+  notas: string | null;
+  created_at: number;
+}
+
+export interface LlamadasTable {
+  clinic_id: string;
+  id: string;
+  clienta_id: string | null;
+  fecha_hora: number;
+  dia: string;
+  cliente_nombre: string | null;
+  telefono_caller: string;
+  duracion_segundos: number;
+  resultado: string;
+  idioma: string;
+  created_at: number;
+}
+
+/** Per-day match counts, so `total` over a wide range sums a few rows instead of counting thousands. */
+export interface CitasPorDiaTable {
+  clinic_id: string;
+  dia: string;
+  estado: string;
+  n: number;
+}
+
+export interface LlamadasPorDiaTable {
+  clinic_id: string;
+  dia: string;
+  resultado: string;
+  n: number;
+}
+
+export interface ClientasPorVipTable {
+  clinic_id: string;
+  vip: number;
+  n: number;
+}
+
+export interface DB {
+  clinics: ClinicsTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  clientas: ClientasTable;
+  citas: CitasTable;
+  llamadas: LlamadasTable;
+  citas_por_dia: CitasPorDiaTable;
+  llamadas_por_dia: LlamadasPorDiaTable;
+  clientas_por_vip: ClientasPorVipTable;
+}

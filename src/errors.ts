@@ -1,0 +1,65 @@
+// The error catalogue: every error code the API can answer with is defined here and nowhere
+// else (CONTRACT section 5). The HTTP error handler renders ApiError in the one error shape.
+
+export const ERROR_CODES = {
+  invalid_parameter: 400,
+  unknown_parameter: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  too_many_requests: 429,
+  database_error: 500,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Seconds a client should wait before retrying after a database failure. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = ERROR_CODES[code];
+  }
+}
+
+const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="api"' };
+
+export const errors = {
+  invalidParameter: (param: string, message: string) => new ApiError('invalid_parameter', message, param),
+  repeatedParameter: (param: string) =>
+    new ApiError('invalid_parameter', `${param} was given more than once; send each parameter at most once`, param),
+  unknownParameter: (param: string, allowed: readonly string[]) =>
+    new ApiError(
+      'unknown_parameter',
+      `${param} is not a parameter of this endpoint; allowed: ${allowed.length ? allowed.join(', ') : 'none'}`,
+      param,
+    ),
+  missingApiKey: () =>
+    new ApiError('missing_api_key', 'Send your API key in the header "Authorization: Bearer <key>"', undefined, WWW_AUTHENTICATE),
+  // One message for malformed, unknown, revoked and expired keys: the response must not tell
+  // an attacker which of these it was.
+  invalidApiKey: () =>
+    new ApiError('invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired, or the header is not "Authorization: Bearer <key>"', undefined, WWW_AUTHENTICATE),
+  notFound: (path: string) => new ApiError('not_found', `No such path: ${path}. The API lives under /api/v1/ (citas, clientas, llamadas)`),
+  methodNotAllowed: (method: string, allow: string) =>
+    new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}`, undefined, { allow }),
+  tooManyRequests: (retryAfterSeconds: number) =>
+    new ApiError('too_many_requests', `Too many requests; retry after ${retryAfterSeconds} second(s)`, undefined, {
+      'retry-after': String(retryAfterSeconds),
+    }),
+  databaseError: () =>
+    new ApiError('database_error', 'The database is unavailable; retry in a few seconds', undefined, {
+      'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
+    }),
+  internalError: () => new ApiError('internal_error', 'Internal error; if it persists, contact support with the request_id'),
+};

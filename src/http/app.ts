@@ -1,0 +1,102 @@
+// The app factory: one Fastify instance for the server, the CLI and the tests (app.inject).
+// It never listens; src/server.ts does.
+import { randomUUID } from 'node:crypto';
+import compress from '@fastify/compress';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from '../config.js';
+import type { Database } from '../db/connect.js';
+import { errors } from '../errors.js';
+import type { KeyService } from '../services/api-keys.js';
+import type { RateLimiter } from '../services/rate-limit.js';
+import { apiAuthHook } from './auth.js';
+import { errorHandler, sendError } from './error-handler.js';
+import { logSerializers } from './log.js';
+import { compileQueryValidator } from './query-validator.js';
+import { API_PATHS, v1Routes } from './routes/v1.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  keys: KeyService;
+  limiter: RateLimiter;
+  authFailLimiter: RateLimiter;
+  /** Wall clock in ms; tests pass a fixed one. */
+  now?: () => number;
+  /** Logger options; false silences (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+const ALLOW = 'GET, HEAD';
+const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const now = deps.now ?? Date.now;
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel, serializers: logSerializers },
+    // Echo a sane incoming X-Request-Id, else make one, so a client can quote it to support.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
+    },
+    requestIdHeader: false,
+    disableRequestLogging: true,
+    trustProxy: deps.config.trustProxy,
+    return503OnClosing: true,
+  });
+
+  app.decorateRequest('apiKey', null);
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'querystring') return compileQueryValidator(schema as never);
+    throw new Error(`no validator for ${httpPart}`);
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((req, reply) => sendError(errors.notFound(req.url.split('?')[0] ?? '/'), req, reply));
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    reply.header('cache-control', 'no-store');
+  });
+  // One access-log line per request, with what operators need and no secrets (see log.ts).
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { req, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, clinic: req.apiKey?.clinicId, key: req.apiKey?.keyId },
+      'request',
+    );
+  });
+
+  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Clinic Integration API',
+        version: '1.0.0',
+        description: "Read-only access to a clinic's appointments (citas), clients (clientas) and calls answered by its voice assistant (llamadas).",
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <prefix>_<secret>' } } },
+      security: [{ bearerAuth: [] }],
+    },
+  });
+
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  for (const url of [...API_PATHS, '/api/v1/openapi.json']) {
+    app.route({
+      method: [...OTHER_METHODS],
+      url,
+      schema: { hide: true },
+      handler: (req, reply) => sendError(errors.methodNotAllowed(req.method, ALLOW), req, reply),
+    });
+  }
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', apiAuthHook(deps.keys, deps.limiter, deps.authFailLimiter, now));
+      await api.register(v1Routes, { db: deps.database.db, now });
+    },
+  );
+
+  return app;
+}

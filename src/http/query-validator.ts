@@ -1,0 +1,81 @@
+// A strict query-string validator compiled from the route's TypeBox schema. Ajv would coerce
+// ("1e2" -> 100, arrays -> first item) and strip unknown keys; the contract wants every
+// malformed, repeated or unknown parameter refused with a message naming it.
+import { ApiError, errors } from '../errors.js';
+import { isValidDate } from '../time.js';
+
+interface PropSchema {
+  type?: string;
+  format?: string;
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+}
+
+interface ObjectSchema {
+  properties?: Record<string, PropSchema>;
+}
+
+type Check = (raw: string) => { value: unknown } | { error: ApiError };
+
+const INT_RE = /^(0|[1-9][0-9]{0,15})$/;
+const MIN_YEAR = '1900';
+const MAX_YEAR = '2199';
+
+function compileProp(name: string, s: PropSchema): Check {
+  if (s.type === 'integer') {
+    const min = s.minimum ?? 0;
+    const max = s.maximum ?? Number.MAX_SAFE_INTEGER;
+    const message = `${name} must be an integer from ${min} to ${max}`;
+    return (raw) => {
+      const n = INT_RE.test(raw) ? Number(raw) : NaN;
+      return n >= min && n <= max ? { value: n } : { error: errors.invalidParameter(name, message) };
+    };
+  }
+  if (s.format === 'date') {
+    return (raw) => {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(raw)) {
+        return { error: errors.invalidParameter(name, `${name} must be a date written YYYY-MM-DD, e.g. 2026-03-01`) };
+      }
+      if (!isValidDate(raw)) return { error: errors.invalidParameter(name, `${name} is not a real calendar date: ${raw}`) };
+      const year = raw.slice(0, 4);
+      if (year < MIN_YEAR || year > MAX_YEAR) {
+        return { error: errors.invalidParameter(name, `${name} must be a date between ${MIN_YEAR}-01-01 and ${MAX_YEAR}-12-31`) };
+      }
+      return { value: raw };
+    };
+  }
+  if (s.enum) {
+    const allowed = new Set(s.enum);
+    const message = `${name} must be one of: ${s.enum.join(', ')}`;
+    return (raw) => (allowed.has(raw) ? { value: raw } : { error: errors.invalidParameter(name, message) });
+  }
+  const minLength = s.minLength ?? 0;
+  const maxLength = s.maxLength ?? 1000;
+  const message = minLength > 0
+    ? `${name} must be ${minLength} to ${maxLength} characters (leave it out to apply no filter)`
+    : `${name} must be at most ${maxLength} characters`;
+  return (raw) => (raw.length >= minLength && raw.length <= maxLength ? { value: raw } : { error: errors.invalidParameter(name, message) });
+}
+
+export function compileQueryValidator(schema: ObjectSchema) {
+  const checks = new Map<string, Check>();
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) checks.set(name, compileProp(name, prop));
+  const allowed = [...checks.keys()];
+  return (query: unknown): { value: Record<string, unknown> } | { error: ApiError } => {
+    const out: Record<string, unknown> = {};
+    const input = (query ?? {}) as Record<string, unknown>;
+    for (const name of Object.keys(input)) {
+      const check = checks.get(name);
+      if (!check) return { error: errors.unknownParameter(name, allowed) };
+      const raw = input[name];
+      if (Array.isArray(raw)) return { error: errors.repeatedParameter(name) };
+      const res = check(String(raw));
+      if ('error' in res) return res;
+      out[name] = res.value;
+    }
+    return { value: out };
+  };
+}

@@ -1,0 +1,53 @@
+// GET /api/v1/citas, /clientas, /llamadas. The tenant comes from the key (req.apiKey), never
+// from the request.
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../services/listings.js';
+import {
+  CitasQuery, CitasResponse, ClientasQuery, ClientasResponse, errorResponses, LlamadasQuery, LlamadasResponse,
+} from '../schemas.js';
+
+export const API_PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'] as const;
+
+function tenant(req: FastifyRequest): ClinicContext {
+  const k = req.apiKey;
+  // The auth hook runs before every route here; reaching this without a key is a bug.
+  if (!k) throw new Error('route reached without an authenticated key');
+  return { clinicId: k.clinicId, timezone: k.timezone, currency: k.currency };
+}
+
+export async function v1Routes(app: FastifyInstance, opts: { db: Kysely<DB>; now: () => number }) {
+  const { db, now } = opts;
+
+  app.get<{ Querystring: Static<typeof CitasQuery> }>('/api/v1/citas', {
+    schema: {
+      tags: ['citas'],
+      summary: 'List appointments in a date range',
+      description: "Whole local days in the clinic's time zone, both ends inclusive; ordered by fecha_hora, then id.",
+      querystring: CitasQuery,
+      response: { 200: CitasResponse, ...errorResponses },
+    },
+  }, async (req) => citasPage(db, tenant(req), req.query, now()));
+
+  app.get<{ Querystring: Static<typeof ClientasQuery> }>('/api/v1/clientas', {
+    schema: {
+      tags: ['clientas'],
+      summary: 'List and search clients',
+      description: 'Ordered by name (case- and accent-insensitive), then id.',
+      querystring: ClientasQuery,
+      response: { 200: ClientasResponse, ...errorResponses },
+    },
+  }, async (req) => clientasPage(db, tenant(req), req.query as never, now()));
+
+  app.get<{ Querystring: Static<typeof LlamadasQuery> }>('/api/v1/llamadas', {
+    schema: {
+      tags: ['llamadas'],
+      summary: "List calls answered by the clinic's voice assistant",
+      description: 'Newest first (fecha_hora descending, then id descending).',
+      querystring: LlamadasQuery,
+      response: { 200: LlamadasResponse, ...errorResponses },
+    },
+  }, async (req) => llamadasPage(db, tenant(req), req.query, now()));
+}

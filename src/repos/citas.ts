@@ -1,0 +1,63 @@
+// Appointment queries. clinicId is the first filter of every query and the leading column of
+// every index used here: (clinic_id, fecha_hora, id) and (clinic_id, estado, fecha_hora, id).
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+
+export interface CitasFilter {
+  /** [start, end) in epoch seconds: whole local days already resolved by the caller. */
+  start: number;
+  end: number;
+  /** the same range as local dates, for the per-day counts. */
+  desde: string;
+  hasta: string;
+  estado: string | null;
+}
+
+export interface CitaRow {
+  id: string;
+  fecha_hora: number;
+  cliente_nombre: string;
+  telefono: string;
+  servicio: string;
+  duracion_min: number;
+  precio_cents: number;
+  estado: string;
+  profesional_nombre: string;
+  sede_nombre: string;
+  notas: string | null;
+  created_at: number;
+}
+
+export async function listCitas(
+  db: Kysely<DB>,
+  clinicId: string,
+  f: CitasFilter,
+  limit: number,
+  offset: number,
+): Promise<CitaRow[]> {
+  let q = db
+    .selectFrom('citas as c')
+    .innerJoin('clientas as cl', (j) => j.onRef('cl.clinic_id', '=', 'c.clinic_id').onRef('cl.id', '=', 'c.clienta_id'))
+    .select([
+      'c.id', 'c.fecha_hora', 'cl.nombre as cliente_nombre', 'cl.telefono', 'c.servicio', 'c.duracion_min',
+      'c.precio_cents', 'c.estado', 'c.profesional_nombre', 'c.sede_nombre', 'c.notas', 'c.created_at',
+    ])
+    .where('c.clinic_id', '=', clinicId)
+    .where('c.fecha_hora', '>=', f.start)
+    .where('c.fecha_hora', '<', f.end);
+  if (f.estado !== null) q = q.where('c.estado', '=', f.estado);
+  return q.orderBy('c.fecha_hora').orderBy('c.id').limit(limit).offset(offset).execute();
+}
+
+/** Matches in the range, summed from the per-day counts (exact: the range is whole local days). */
+export async function countCitas(db: Kysely<DB>, clinicId: string, f: CitasFilter): Promise<number> {
+  let q = db
+    .selectFrom('citas_por_dia')
+    .select((eb) => eb.fn.sum<number | string | null>('n').as('total'))
+    .where('clinic_id', '=', clinicId)
+    .where('dia', '>=', f.desde)
+    .where('dia', '<=', f.hasta);
+  if (f.estado !== null) q = q.where('estado', '=', f.estado);
+  const row = await q.executeTakeFirst();
+  return Number(row?.total ?? 0);
+}

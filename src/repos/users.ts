@@ -1,0 +1,16 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, UsersTable } from '../db/schema.js';
+
+export type User = Selectable<UsersTable>;
+
+export async function insertUser(db: Kysely<DB>, user: User): Promise<void> {
+  await db.insertInto('users').values(user).execute();
+}
+
+export async function findUserByEmail(db: Kysely<DB>, email: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+}
+
+export async function getUser(db: Kysely<DB>, id: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,31 @@
+// Composition shared by the entry points (server, CLI): config -> database -> services.
+import type { Config } from './config.js';
+import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { KeyService } from './services/api-keys.js';
+import { resolvePepper } from './services/pepper.js';
+
+export interface Runtime {
+  config: Config;
+  database: Database;
+  keys: KeyService;
+  pepperGenerated: boolean;
+  describe: string;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, opts: { migrate?: boolean; onBackgroundError?: (err: unknown) => void } = {}): Promise<Runtime> {
+  const target = targetFromConfig(config);
+  const { pepper, generated } = resolvePepper(config);
+  const database = await openDatabase(target);
+  try {
+    if (opts.migrate !== false) await migrateToLatest(database);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const keys = new KeyService(database.db, {
+    pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,
+  });
+  return { config, database, keys, pepperGenerated: generated, describe: describeTarget(target), close: () => database.close() };
+}

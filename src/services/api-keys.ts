@@ -1,0 +1,155 @@
+// API keys: issue, verify, list, revoke. Only HMAC-SHA256(pepper, key) is stored, with a
+// 4-character hint for display. Verification is on the hot path, so verified keys (and the
+// clinic facts a request needs) are cached in process for a few seconds; revoking through this
+// service evicts at once, other instances see it within the cache TTL (<= 5 s, CONTRACT 4).
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import type { Plan } from '../domain/records.js';
+import { findApiKeyByHash, getApiKey, insertApiKey, listApiKeys, revokeApiKey, touchApiKeys, type ApiKeyListing } from '../repos/api-keys.js';
+import { getClinic } from '../repos/clinics.js';
+
+/** 32 bytes = 256 bits from the CSPRNG, base64url: 43 URL-safe characters. */
+const SECRET_BYTES = 32;
+const TOKEN_RE = /^[A-Za-z0-9_-]{8,256}$/;
+const CACHE_TTL_MS = 4_000;
+const CACHE_MAX = 10_000;
+const LAST_USED_EVERY_S = 60;
+
+export class KeyError extends Error {
+  constructor(readonly reason: 'clinic_not_found' | 'plan_not_eligible' | 'key_not_found' | 'invalid_name', message: string) {
+    super(message);
+    this.name = 'KeyError';
+  }
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  clinicId: string;
+  timezone: string;
+  currency: string;
+  expiresAt: number | null;
+  revoked: boolean;
+}
+
+export interface IssuedKey {
+  id: string;
+  key: string;
+  hint: string;
+  name: string;
+  clinicId: string;
+  expiresAt: number | null;
+  createdAt: number;
+}
+
+export function generateKey(prefix: string): string {
+  return `${prefix}_${randomBytes(SECRET_BYTES).toString('base64url')}`;
+}
+
+export function hashKey(pepper: string, key: string): string {
+  return createHmac('sha256', pepper).update(key).digest('hex');
+}
+
+export function keyHint(key: string): string {
+  return key.slice(-4);
+}
+
+export function isApiEligible(plan: string, plans: readonly Plan[]): boolean {
+  return (plans as readonly string[]).includes(plan);
+}
+
+export interface KeyServiceOptions {
+  pepper: string;
+  prefix: string;
+  apiPlans: readonly Plan[];
+  now?: () => number;
+  onBackgroundError?: (err: unknown) => void;
+}
+
+export class KeyService {
+  private readonly cache = new Map<string, { key: AuthenticatedKey; at: number }>();
+  private readonly lastWritten = new Map<string, number>();
+  private readonly now: () => number;
+
+  constructor(private readonly db: Kysely<DB>, private readonly opts: KeyServiceOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  async create(input: { clinicId: string; name: string; expiresAt: number | null; createdBy: string | null }): Promise<IssuedKey> {
+    const name = input.name.trim();
+    if (name.length < 1 || name.length > 100) throw new KeyError('invalid_name', 'The key name must be 1 to 100 characters');
+    const clinic = await getClinic(this.db, input.clinicId);
+    if (!clinic) throw new KeyError('clinic_not_found', `No clinic with id ${input.clinicId}`);
+    if (!isApiEligible(clinic.plan, this.opts.apiPlans)) {
+      throw new KeyError('plan_not_eligible', `Clinic plan "${clinic.plan}" does not include API access; eligible plans: ${this.opts.apiPlans.join(', ')}`);
+    }
+    const key = generateKey(this.opts.prefix);
+    const createdAt = Math.floor(this.now() / 1000);
+    const id = randomUUID();
+    await insertApiKey(this.db, {
+      id, clinic_id: clinic.id, name, key_hash: hashKey(this.opts.pepper, key), hint: keyHint(key),
+      created_by: input.createdBy, created_at: createdAt, expires_at: input.expiresAt, revoked_at: null, last_used_at: null,
+    });
+    return { id, key, hint: keyHint(key), name, clinicId: clinic.id, expiresAt: input.expiresAt, createdAt };
+  }
+
+  list(clinicId: string): Promise<ApiKeyListing[]> {
+    return listApiKeys(this.db, clinicId);
+  }
+
+  get(keyId: string) {
+    return getApiKey(this.db, keyId);
+  }
+
+  /** Revokes and evicts from this instance's cache. Returns false if unknown or already revoked. */
+  async revoke(keyId: string): Promise<boolean> {
+    const done = await revokeApiKey(this.db, keyId, Math.floor(this.now() / 1000));
+    for (const [hash, entry] of this.cache) if (entry.key.keyId === keyId) this.cache.delete(hash);
+    return done;
+  }
+
+  /** The key's identity if `token` is a live key, else null. One shape of "no" for every reason. */
+  async verify(token: string): Promise<AuthenticatedKey | null> {
+    if (!TOKEN_RE.test(token)) return null;
+    const hash = hashKey(this.opts.pepper, token);
+    const nowMs = this.now();
+    let entry = this.cache.get(hash);
+    if (!entry || nowMs - entry.at > CACHE_TTL_MS) {
+      const loaded = await this.load(hash);
+      if (!loaded) {
+        this.cache.delete(hash);
+        return null;
+      }
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      entry = { key: loaded, at: nowMs };
+      this.cache.set(hash, entry);
+    }
+    const k = entry.key;
+    if (k.revoked || (k.expiresAt !== null && k.expiresAt * 1000 <= nowMs)) return null;
+    this.markUsed(k.keyId, Math.floor(nowMs / 1000));
+    return k;
+  }
+
+  private async load(hash: string): Promise<AuthenticatedKey | null> {
+    const row = await findApiKeyByHash(this.db, hash);
+    if (!row) return null;
+    // The lookup was by hash; compare again in constant time so equality never short-circuits.
+    const a = Buffer.from(row.key_hash, 'hex');
+    const b = Buffer.from(hash, 'hex');
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+    const clinic = await getClinic(this.db, row.clinic_id);
+    if (!clinic) return null;
+    return {
+      keyId: row.id, clinicId: row.clinic_id, timezone: clinic.timezone, currency: clinic.currency,
+      expiresAt: row.expires_at, revoked: row.revoked_at !== null,
+    };
+  }
+
+  /** last_used_at is written at most once a minute per key, off the request's path. */
+  private markUsed(keyId: string, nowS: number): void {
+    const last = this.lastWritten.get(keyId);
+    if (last !== undefined && nowS - last < LAST_USED_EVERY_S) return;
+    this.lastWritten.set(keyId, nowS);
+    touchApiKeys(this.db, [keyId], nowS).catch((err) => this.opts.onBackgroundError?.(err));
+  }
+}

@@ -1,0 +1,116 @@
+// The three list use-cases: defaults from the clinic's "today", ranges as whole local days,
+// rows shaped exactly as the API fields (CONTRACT sections 1-3). Never imports Fastify.
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { errors } from '../errors.js';
+import { countCitas, listCitas } from '../repos/citas.js';
+import { countClientas, listClientas } from '../repos/clientas.js';
+import { countLlamadas, listLlamadas } from '../repos/llamadas.js';
+import { addDays, dayStart, formatTimestamp, localDate, todayIn } from '../time.js';
+import { looksLikePhone, normalizeName, phoneDigits } from './normalize.js';
+
+/** The tenant, bound once from the API key. */
+export interface ClinicContext {
+  clinicId: string;
+  timezone: string;
+  currency: string;
+}
+
+export const DEFAULT_LIMITS = { citas: 100, clientas: 200, llamadas: 100 } as const;
+export const CITAS_DEFAULT_DAYS = 30;
+export const LLAMADAS_DEFAULT_DAYS_BACK = 7;
+
+export interface CitasQuery { desde?: string; hasta?: string; estado?: string; limit?: number; offset?: number }
+export interface ClientasQuery { q?: string; vip?: 'true' | 'false'; limit?: number; offset?: number }
+export interface LlamadasQuery { desde?: string; hasta?: string; resultado?: string; limit?: number; offset?: number }
+
+export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuery, nowMs: number) {
+  const today = todayIn(ctx.timezone, nowMs);
+  const desde = q.desde ?? today;
+  const hasta = q.hasta ?? addDays(today, CITAS_DEFAULT_DAYS);
+  if (desde > hasta) {
+    const why = q.hasta === undefined ? ` (hasta defaults to today + ${CITAS_DEFAULT_DAYS} days, ${hasta}; send hasta as well)` : '';
+    throw errors.invalidParameter(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})${why}`);
+  }
+  const limit = q.limit ?? DEFAULT_LIMITS.citas;
+  const offset = q.offset ?? 0;
+  const filter = {
+    start: dayStart(desde, ctx.timezone), end: dayStart(addDays(hasta, 1), ctx.timezone),
+    desde, hasta, estado: q.estado ?? null,
+  };
+  const [rows, total] = await Promise.all([
+    listCitas(db, ctx.clinicId, filter, limit, offset),
+    countCitas(db, ctx.clinicId, filter),
+  ]);
+  const tz = ctx.timezone;
+  return {
+    citas: rows.map((r) => ({
+      id: r.id, fecha_hora: formatTimestamp(r.fecha_hora, tz), cliente_nombre: r.cliente_nombre, telefono: r.telefono,
+      servicio: r.servicio, duracion_min: r.duracion_min, precio: r.precio_cents / 100, moneda: ctx.currency,
+      estado: r.estado, profesional_nombre: r.profesional_nombre, sede_nombre: r.sede_nombre, notas: r.notas,
+      created_at: formatTimestamp(r.created_at, tz),
+    })),
+    total,
+    rango: { desde, hasta },
+    limit,
+    offset,
+  };
+}
+
+export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number) {
+  const limit = q.limit ?? DEFAULT_LIMITS.clientas;
+  const offset = q.offset ?? 0;
+  const search = q.q?.trim() ?? '';
+  const nameLike = search === '' ? null : normalizeName(search);
+  const digits = search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
+  const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };
+  const [rows, total] = await Promise.all([
+    listClientas(db, ctx.clinicId, filter, limit, offset, Math.floor(nowMs / 1000)),
+    countClientas(db, ctx.clinicId, filter),
+  ]);
+  const tz = ctx.timezone;
+  return {
+    clientas: rows.map((r) => ({
+      id: r.id, nombre: r.nombre, telefono: r.telefono, email: r.email, idioma: r.idioma, vip: r.vip === 1,
+      total_citas: Number(r.total_citas), total_llamadas: Number(r.total_llamadas),
+      ultima_cita: r.ultima_cita === null ? null : localDate(Number(r.ultima_cita), tz),
+      ultima_llamada: r.ultima_llamada === null ? null : formatTimestamp(Number(r.ultima_llamada), tz),
+      cliente_desde: r.cliente_desde, created_at: formatTimestamp(r.created_at, tz),
+    })),
+    total,
+    limit,
+    offset,
+  };
+}
+
+export async function llamadasPage(db: Kysely<DB>, ctx: ClinicContext, q: LlamadasQuery, nowMs: number) {
+  const today = todayIn(ctx.timezone, nowMs);
+  const desde = q.desde ?? addDays(today, -LLAMADAS_DEFAULT_DAYS_BACK);
+  const hasta = q.hasta ?? null;
+  if (hasta !== null && desde > hasta) {
+    throw errors.invalidParameter(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})`);
+  }
+  const limit = q.limit ?? DEFAULT_LIMITS.llamadas;
+  const offset = q.offset ?? 0;
+  const filter = {
+    start: dayStart(desde, ctx.timezone), end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
+    desde, hasta, resultado: q.resultado ?? null,
+  };
+  const [rows, total] = await Promise.all([
+    listLlamadas(db, ctx.clinicId, filter, limit, offset),
+    countLlamadas(db, ctx.clinicId, filter),
+  ]);
+  const tz = ctx.timezone;
+  return {
+    llamadas: rows.map((r) => ({
+      id: r.id, fecha_hora: formatTimestamp(r.fecha_hora, tz), cliente_nombre: r.cliente_nombre,
+      telefono_caller: r.telefono_caller, duracion_segundos: r.duracion_segundos, resultado: r.resultado,
+      idioma: r.idioma, created_at: formatTimestamp(r.created_at, tz),
+    })),
+    total,
+    desde,
+    hasta,
+    limit,
+    offset,
+  };
+}

@@ -1,0 +1,29 @@
+// The secret of the keyed hash of API keys. From API_KEY_PEPPER, else generated once into
+// DATA_DIR/api-key-pepper (mode 0600) and read back on every later start.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+
+export function resolvePepper(config: Config): { pepper: string; generated: boolean; file: string | null } {
+  if (config.apiKeyPepper) return { pepper: config.apiKeyPepper, generated: false, file: null };
+  const file = path.join(config.dataDir, 'api-key-pepper');
+  try {
+    const pepper = fs.readFileSync(file, 'utf8').trim();
+    if (pepper.length < 32) throw new Error(`${file} is shorter than 32 characters; restore it from backup or set API_KEY_PEPPER`);
+    return { pepper, generated: false, file };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const pepper = randomBytes(48).toString('base64url');
+  // 'wx' never overwrites: a pepper that exists is never replaced (that would void every key).
+  try {
+    fs.writeFileSync(file, `${pepper}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // Another process created it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return resolvePepper(config);
+    throw err;
+  }
+  return { pepper, generated: true, file };
+}
