@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // The suite runs with the machine in UTC and also under a far-off zone in time.test.ts:
     // no assertion may depend on process.env.TZ.
     env: { TZ: 'UTC' },

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
 import { errors } from '../errors.js';
@@ -41,7 +41,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     },
     requestIdHeader: false,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: deps.config.trustProxy,
     return503OnClosing: true,
   });

