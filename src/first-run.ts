@@ -1,6 +1,7 @@
 // First start on an empty database: a demo clinic with realistic data, a demo owner and one
 // demo API key, announced once. Later starts find clinics and print no key again.
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { createUser } from './services/accounts.js';
 import { createDemoClinic } from './services/demo.js';
 import { countClinics } from './repos/clinics.js';
@@ -18,6 +19,23 @@ export interface FirstRunResult {
 export const DEMO_OWNER_EMAIL = 'owner@demo.clinic';
 
 export async function firstRun(rt: Runtime, nowMs: number): Promise<FirstRunResult | null> {
+  if (rt.database.dialect !== 'postgres') return createDemo(rt, nowMs);
+  // Several instances may start at once on one empty PostgreSQL: a session advisory lock lets
+  // exactly one of them create the demo; the others then find a clinic and skip.
+  return rt.database.db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${FIRST_RUN_LOCK})`.execute(conn);
+    try {
+      return await createDemo(rt, nowMs);
+    } finally {
+      await sql`select pg_advisory_unlock(${FIRST_RUN_LOCK})`.execute(conn);
+    }
+  });
+}
+
+/** Arbitrary constant naming the first-run lock. */
+const FIRST_RUN_LOCK = 720_431_915;
+
+async function createDemo(rt: Runtime, nowMs: number): Promise<FirstRunResult | null> {
   if ((await countClinics(rt.database.db)) > 0) return null;
   const { clinic, counts } = await createDemoClinic(rt.database, 0, { seed: 1, scale: 1, nowMs });
   const ownerPassword = randomBytes(12).toString('base64url');

@@ -22,8 +22,15 @@ export function isValidDate(value: string): boolean {
   return d <= daysInMonth(y, mo);
 }
 
+/** Epoch ms of a UTC calendar day; unlike Date.UTC, years 0-99 are not taken as 1900-1999. */
+function utcDayMs(year: number, month0: number, day: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month0, day);
+  return d.getTime();
+}
+
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utcDayMs(year, month, 0)).getUTCDate();
 }
 
 export function isValidTimeZone(zone: string): boolean {
@@ -34,7 +41,7 @@ export function isValidTimeZone(zone: string): boolean {
 export function addDays(date: string, days: number): string {
   const m = DATE_RE.exec(date);
   if (!m) throw new RangeError(`not a date: ${date}`);
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + days * DAY_MS;
+  const ms = utcDayMs(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + days * DAY_MS;
   return new Date(ms).toISOString().slice(0, 10);
 }
 
@@ -67,7 +74,9 @@ export function localToEpoch(date: string, hour: number, minute: number, zone: s
 
 /** Parses an RFC 3339 timestamp with an explicit offset (or Z) into epoch seconds, else null. */
 export function parseTimestamp(value: string): number | null {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value)) return null;
+  // RFC 3339 ranges: hour 00-23, minute and second 00-59, offset up to 23:59 (Luxon alone
+  // would take 24:00:00 and +25:00).
+  if (!/^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i.test(value)) return null;
   if (!isValidDate(value.slice(0, 10))) return null;
   const dt = DateTime.fromISO(value, { setZone: true });
   if (!dt.isValid) return null;

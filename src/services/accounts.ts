@@ -57,7 +57,7 @@ export async function createUser(db: Kysely<DB>, input: NewUser, nowMs = Date.no
   if (!(ROLES as readonly string[]).includes(input.role)) throw new ValidationError('role', `role must be one of ${ROLES.join(', ')}`);
   const role = input.role as Role;
   if (role === 'superadmin' && input.clinicId) throw new ValidationError('clinic', 'a superadmin belongs to no clinic: leave out --clinic');
-  if (role !== 'superadmin' && !input.clinicId) throw new ValidationError('clinic', `a ${role} belongs to a clinic: give --clinic ID`);
+  if (role !== 'superadmin' && !input.clinicId) throw new ValidationError('clinic', `${role === 'owner' ? 'an owner' : 'a staff member'} belongs to a clinic: give --clinic ID`);
   if (input.clinicId && !(await getClinic(db, input.clinicId))) throw new ValidationError('clinic', `no clinic with id ${input.clinicId}`);
   if (input.password.length < MIN_PASSWORD_LENGTH) throw new ValidationError('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   if (await findUserByEmail(db, email)) throw new ValidationError('email', `a user with e-mail ${email} already exists`);

@@ -58,8 +58,8 @@ export async function importJsonLines(
       if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
       const writer = new RecordWriter(trx, clinic.id, clinic.timezone);
       const clientaIds = new Set<string>();
-      // references not (yet) seen in the file: clienta id -> first line that used it
-      const pending = new Map<string, number>();
+      // references not (yet) seen in the file: clienta id -> the lines that use it
+      const pending = new Map<string, number[]>();
 
       const rl = readline.createInterface({ input, crlfDelay: Infinity });
       for await (const raw of rl) {
@@ -76,8 +76,10 @@ export async function importJsonLines(
         if (rec.type === 'clienta') {
           clientaIds.add(rec.id);
           pending.delete(rec.id);
-        } else if (rec.clienta_id !== null && !clientaIds.has(rec.clienta_id) && !pending.has(rec.clienta_id)) {
-          pending.set(rec.clienta_id, lines);
+        } else if (rec.clienta_id !== null && !clientaIds.has(rec.clienta_id)) {
+          const uses = pending.get(rec.clienta_id);
+          if (uses) uses.push(lines);
+          else pending.set(rec.clienta_id, [lines]);
         }
         // Once a line is bad nothing will be written, so stop buffering rows.
         if (errorCount === 0) await writer.add(rec);
@@ -86,9 +88,17 @@ export async function importJsonLines(
 
       if (pending.size > 0) {
         const found = await existingClientaIds(trx, clinic.id, [...pending.keys()]);
-        const missing = [...pending].filter(([id]) => !found.has(id)).sort((a, b) => a[1] - b[1]);
-        for (const [id, line] of missing) report(line, `clienta_id ${id} is not a clienta of this clinic nor in the file`);
+        const missing: LineProblem[] = [];
+        for (const [id, uses] of pending) {
+          if (found.has(id)) continue;
+          for (const line of uses) missing.push({ line, reason: `clienta_id ${id} is not a clienta of this clinic nor in the file` });
+        }
+        // Every line with a dangling reference is bad. They are known only now but may come before
+        // lines already reported: keep the list the first MAX_REPORTED problems by line number.
+        errorCount += missing.length;
+        errors.push(...missing.sort((a, b) => a.line - b.line).slice(0, MAX_REPORTED));
         errors.sort((a, b) => a.line - b.line);
+        errors.splice(MAX_REPORTED);
       }
       if (errorCount > 0) throw Rollback;
       await writer.finish();

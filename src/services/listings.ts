@@ -61,6 +61,8 @@ export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: Client
   const limit = q.limit ?? DEFAULT_LIMITS.clientas;
   const offset = q.offset ?? 0;
   const search = q.q?.trim() ?? '';
+  // A blank q is malformed, not "no filter": the contract never ignores a parameter silently.
+  if (q.q !== undefined && search === '') throw errors.invalidParameter('q', 'q must hold a name or phone to search for (leave it out to apply no filter)');
   const nameLike = search === '' ? null : normalizeName(search);
   const digits = search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
   const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };

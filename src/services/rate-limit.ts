@@ -24,19 +24,19 @@ export interface RateLimiter {
   peek(key: string, nowMs?: number): Promise<RateDecision>;
 }
 
-// Float slack so that exactly `burst` requests at one instant all pass despite 1000/60 rounding.
-const EPSILON_MS = 1e-6;
+// Time is counted in emission intervals ("ticks" of 1/rate s), so every request adds exactly 1 to
+// a key's TAT: an exact float operation at any clock magnitude. (Adding 1000/60 ms to an epoch-ms
+// TAT rounds at every step, and at today's Date.now() only 119 of a burst of 120 passed.)
+// The slack absorbs the rounding of `now` itself: a few ulps of its magnitude, far below a tick.
+const EPSILON_TICKS = 1e-9;
+const RELATIVE_SLACK = 1e-15;
 
 export class MemoryGcraLimiter implements RateLimiter {
-  private readonly interval: number;
-  private readonly tolerance: number;
+  /** TAT per key, in ticks */
   private readonly tats = new Map<string, number>();
   private lastSweep = 0;
 
-  constructor(readonly rate: number, readonly burst: number) {
-    this.interval = 1000 / rate;
-    this.tolerance = burst * this.interval;
-  }
+  constructor(readonly rate: number, readonly burst: number) {}
 
   async consume(key: string, nowMs = Date.now()): Promise<RateDecision> {
     return this.decide(key, nowMs, true);
@@ -47,17 +47,19 @@ export class MemoryGcraLimiter implements RateLimiter {
   }
 
   /** Synchronous core, also used directly by the arithmetic tests. */
-  decide(key: string, now: number, take: boolean): RateDecision {
-    this.sweep(now);
+  decide(key: string, nowMs: number, take: boolean): RateDecision {
+    const now = (nowMs * this.rate) / 1000;
+    const eps = EPSILON_TICKS + Math.abs(now) * RELATIVE_SLACK;
+    this.sweep(nowMs, now);
     const tat = Math.max(this.tats.get(key) ?? now, now);
-    const next = tat + this.interval;
-    if (next - now > this.tolerance + EPSILON_MS) {
+    const next = tat + 1;
+    if (next - now > this.burst + eps) {
       return {
         allowed: false,
         limit: this.burst,
         remaining: 0,
-        resetSeconds: Math.max(1, Math.ceil((tat - now) / 1000)),
-        retryAfterSeconds: Math.max(1, Math.ceil((next - this.tolerance - now) / 1000)),
+        resetSeconds: Math.max(1, this.seconds(tat - now, eps)),
+        retryAfterSeconds: Math.max(1, this.seconds(next - this.burst - now, eps)),
       };
     }
     const after = take ? next : tat;
@@ -65,16 +67,21 @@ export class MemoryGcraLimiter implements RateLimiter {
     return {
       allowed: true,
       limit: this.burst,
-      remaining: Math.max(0, Math.floor((this.tolerance - (after - now) + EPSILON_MS) / this.interval)),
-      resetSeconds: Math.ceil((after - now) / 1000),
+      remaining: Math.max(0, Math.floor(this.burst - (after - now) + eps)),
+      resetSeconds: this.seconds(after - now, eps),
       retryAfterSeconds: 0,
     };
   }
 
+  /** Whole seconds (rounded up) that `ticks` intervals take. */
+  private seconds(ticks: number, eps: number): number {
+    return Math.max(0, Math.ceil((ticks - eps) / this.rate));
+  }
+
   /** Drops keys whose TAT has passed: they are indistinguishable from new ones. Bounded memory. */
-  private sweep(now: number): void {
-    if (now - this.lastSweep < 10_000) return;
-    this.lastSweep = now;
+  private sweep(nowMs: number, now: number): void {
+    if (nowMs - this.lastSweep < 10_000) return;
+    this.lastSweep = nowMs;
     for (const [k, tat] of this.tats) if (tat <= now) this.tats.delete(k);
   }
 }

@@ -1,0 +1,209 @@
+// First run (the issue: "`npm start` on an empty DATA_DIR migrates, creates a demo clinic with
+// realistic Spanish data, creates one demo key and prints a ready-to-paste curl line. Later
+// starts never print a key again."). serve() runs for real on a free port; requests go over TCP.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { ESTADOS, RESULTADOS } from '../../src/domain/records.js';
+import { openRuntime } from '../../src/runtime.js';
+import { serve } from '../../src/server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CURL_RE = /curl -H "Authorization: Bearer (svc_[A-Za-z0-9_-]{43})" "(http:\/\/127\.0\.0\.1:(\d+)\/api\/v1\/citas\?limit=5)"/;
+const WIDE = 'desde=2000-01-01&hasta=2099-12-31';
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-first-run-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+/** A port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Started {
+  output: () => string;
+  close: () => Promise<void>;
+}
+
+const running: Started[] = [];
+const signalListeners = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
+
+/** serve() with captured output; closed (and its signal handlers removed) after each test. */
+async function start(env: Record<string, string>): Promise<Started> {
+  let text = '';
+  const out = new PassThrough();
+  out.on('data', (c: Buffer) => { text += c.toString(); });
+  const close = await serve(loadConfig({ HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }), out);
+  const started = { output: () => text, close };
+  running.push(started);
+  return started;
+}
+
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.close();
+  // serve() installs process.once handlers for SIGTERM/SIGINT; drop the ones it added.
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    for (const l of process.listeners(sig)) if (!signalListeners[sig].includes(l)) process.removeListener(sig, l);
+  }
+});
+afterAll(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function get(url: string, key?: string) {
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: res.status, headers: res.headers, body: await res.json() as Record<string, unknown> };
+}
+
+describe('first run through serve()', () => {
+  let dataDir: string;
+  let key: string;
+  let firstOutput: string;
+
+  beforeAll(() => {
+    dataDir = tempDir();
+  });
+
+  it('on an empty DATA_DIR: demo clinic, one key, and a curl line that works against the real port', async () => {
+    const s = await start({ PORT: '0', DATA_DIR: dataDir });
+    firstOutput = s.output();
+    const m = CURL_RE.exec(firstOutput);
+    expect(m, firstOutput).not.toBeNull();
+    key = m![1]!;
+    const url = m![2]!;
+    expect(Number(m![3])).toBeGreaterThan(0);
+    expect(firstOutput).toContain(`\n  ${key}\n`); // the key on its own line, to copy
+    expect(firstOutput).toMatch(/First run: created the demo clinic "[^"]+" \(200 clientas, 1000 citas, 500 llamadas\)/);
+    expect(firstOutput).toMatch(/shown only now/);
+
+    // What the curl line does, with fetch.
+    const res = await get(url, key);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const citas = res.body.citas as { fecha_hora: string; moneda: string; estado: string }[];
+    expect(citas).toHaveLength(5);
+    expect(res.body.total as number).toBeGreaterThan(5); // there are appointments in the next 30 days
+    for (const c of citas) {
+      expect(c.fecha_hora).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0[12]:00$/);
+      expect(c.moneda).toBe('EUR');
+    }
+    // And without the key, nothing.
+    expect((await get(url)).status).toBe(401);
+
+    // The key is stored only as HMAC(pepper, key), the pepper generated into DATA_DIR with mode 0600.
+    const pepperFile = path.join(dataDir, 'api-key-pepper');
+    expect(fs.statSync(pepperFile).mode & 0o777).toBe(0o600);
+    const pepper = fs.readFileSync(pepperFile, 'utf8').trim();
+    expect(pepper.length).toBeGreaterThanOrEqual(32);
+    const rt = await openRuntime(loadConfig({ DATA_DIR: dataDir }));
+    try {
+      const rows = await rt.database.db.selectFrom('api_keys').selectAll().execute();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.key_hash).toBe(createHmac('sha256', pepper).update(key).digest('hex'));
+      expect(JSON.stringify(rows)).not.toContain(key);
+      expect(await rt.database.db.selectFrom('clinics').select(['name', 'timezone', 'currency', 'plan']).execute())
+        .toEqual([expect.objectContaining({ timezone: 'Europe/Madrid', currency: 'EUR' })]);
+    } finally {
+      await rt.close();
+    }
+
+    // Realistic data: every estado and resultado, VIPs and non-VIPs, unknown callers, Spanish names and phones.
+    const base = url.replace(/\/api\/v1\/citas.*$/, '');
+    for (const estado of ESTADOS) {
+      const r = await get(`${base}/api/v1/citas?${WIDE}&estado=${estado}&limit=1`, key);
+      expect(r.status).toBe(200);
+      expect(r.body.total as number, estado).toBeGreaterThan(0);
+    }
+    for (const resultado of RESULTADOS) {
+      const r = await get(`${base}/api/v1/llamadas?${WIDE}&resultado=${resultado}&limit=1`, key);
+      expect(r.body.total as number, resultado).toBeGreaterThan(0);
+    }
+    expect((await get(`${base}/api/v1/clientas?vip=true&limit=1`, key)).body.total as number).toBeGreaterThan(0);
+    expect((await get(`${base}/api/v1/clientas?vip=false&limit=1`, key)).body.total as number).toBeGreaterThan(0);
+    const calls = (await get(`${base}/api/v1/llamadas?${WIDE}&limit=500`, key)).body.llamadas as { cliente_nombre: string | null }[];
+    expect(calls.some((c) => c.cliente_nombre === null)).toBe(true);
+    expect(calls.some((c) => c.cliente_nombre !== null)).toBe(true);
+    const clientas = (await get(`${base}/api/v1/clientas?limit=500`, key)).body.clientas as { nombre: string; telefono: string }[];
+    expect(clientas).toHaveLength(200);
+    expect(clientas.some((c) => /[áéíóúñÁÉÍÓÚÑ]/.test(c.nombre))).toBe(true);
+    expect(clientas.filter((c) => c.telefono.startsWith('+34')).length).toBeGreaterThan(100);
+    // Data around today: some appointments already past, some still to come.
+    const past = await get(`${base}/api/v1/citas?desde=2000-01-01&hasta=${new Date(Date.now() - 86_400_000 * 2).toISOString().slice(0, 10)}&limit=1`, key);
+    expect(past.body.total as number).toBeGreaterThan(0);
+  });
+
+  it('a later start on the same DATA_DIR prints no key, keeps the pepper, and the first key still works', async () => {
+    expect(key).toBeDefined();
+    const pepperBefore = fs.readFileSync(path.join(dataDir, 'api-key-pepper'), 'utf8');
+    const port = await freePort();
+    const s = await start({ PORT: String(port), DATA_DIR: dataDir });
+    expect(s.output()).toBe('');
+    expect(s.output()).not.toContain('svc_');
+    expect(fs.readFileSync(path.join(dataDir, 'api-key-pepper'), 'utf8')).toBe(pepperBefore);
+    const res = await get(`http://127.0.0.1:${port}/api/v1/clientas?limit=1`, key);
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(200); // no second demo clinic's data, no duplicates
+    await s.close();
+    running.splice(running.indexOf(s), 1);
+    // Closed means closed: nothing listens on the port any more.
+    await expect(fetch(`http://127.0.0.1:${port}/api/v1/clientas`)).rejects.toThrow();
+  });
+
+  it('with API_KEY_PEPPER set, no pepper file is written and the printed key works', async () => {
+    const dir = tempDir();
+    const s = await start({ PORT: '0', DATA_DIR: dir, API_KEY_PEPPER: 'operator-pepper-0123456789abcdefghijklmnop' });
+    const m = CURL_RE.exec(s.output());
+    expect(m).not.toBeNull();
+    expect(fs.existsSync(path.join(dir, 'api-key-pepper'))).toBe(false);
+    expect((await get(m![2]!, m![1]!)).status).toBe(200);
+  });
+});
+
+describe('first run as a process (what `npm start` does)', () => {
+  let child: ChildProcess | null = null;
+
+  afterEach(() => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    child = null;
+  });
+
+  it('prints the banner with the curl line on stdout, serves, and exits 0 on SIGTERM', async () => {
+    const dir = tempDir();
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+      cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    let stdout = '';
+    let stderr = '';
+    proc.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+    const m = await new Promise<RegExpExecArray>((resolve, reject) => {
+      proc.stdout!.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        const found = CURL_RE.exec(stdout);
+        if (found) resolve(found);
+      });
+      void exited.then((code) => reject(new Error(`serve exited with ${code} before printing the curl line:\n${stdout}\n${stderr}`)));
+    });
+    const res = await get(m[2]!, m[1]!);
+    expect(res.status).toBe(200);
+    expect((res.body.citas as unknown[]).length).toBe(5);
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

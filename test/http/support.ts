@@ -1,0 +1,115 @@
+// Shared by the HTTP behaviour tests (not a test file itself: vitest only runs *.test.ts).
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import type { ImportRecord } from '../../src/domain/records.js';
+import { parseTimestamp } from '../../src/time.js';
+import { bearer, type TestApp } from '../helpers/app.js';
+import { uid } from '../helpers/fixtures.js';
+
+export const PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'] as const;
+export type ApiPath = (typeof PATHS)[number];
+
+export const JSON_UTF8 = 'application/json; charset=utf-8';
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Fixture ids by their number: cita(2) is the second cita of clinic A, and so on. */
+export const citaA = (n: number) => uid('a', 2, n);
+export const llamadaA = (n: number) => uid('a', 3, n);
+
+/**
+ * Moves the fixed clock forward by `ms` (default 2 s, which refills both a key's burst of 120
+ * and an address's 20 failed authentications), so tests in one file never share a bucket.
+ * Never moves backwards: the limiters would count that as debt.
+ */
+export function tick(t: TestApp, ms = 2_000): void {
+  t.clock.now += ms;
+}
+
+type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'TRACE' | 'QUERY';
+
+export interface CallOptions {
+  /** API key to send as Bearer; null sends no Authorization header. Default: clinic A's key. */
+  key?: string | null;
+  headers?: Record<string, string>;
+  method?: Method;
+  remoteAddress?: string;
+}
+
+/** One request to the app; `url` is a path with its query string. */
+export function call(t: TestApp, url: string, opts: CallOptions = {}): Promise<LightMyRequestResponse> {
+  const key = opts.key === undefined ? t.keyA : opts.key;
+  return t.app.inject({
+    // light-my-request's method type predates QUERY (RFC 10008), which it sends as given
+    method: (opts.method ?? 'GET') as InjectOptions['method'],
+    url,
+    headers: { ...(key === null ? {} : bearer(key)), ...opts.headers },
+    ...(opts.remoteAddress ? { remoteAddress: opts.remoteAddress } : {}),
+  });
+}
+
+/** GET that must succeed; returns the parsed body. */
+export async function ok<T = any>(t: TestApp, url: string, opts: CallOptions = {}): Promise<T> {
+  const res = await call(t, url, opts);
+  expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+  expect(res.headers['content-type']).toBe(JSON_UTF8);
+  return res.json() as T;
+}
+
+export const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  param?: string;
+  request_id: string;
+}
+
+/**
+ * Asserts the one error shape (CONTRACT 5): exactly {error: {code, message, param?, request_id}},
+ * `param` only when expected, request_id equal to the X-Request-Id header, JSON content type.
+ */
+export function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): ApiErrorBody {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toBe(JSON_UTF8);
+  expect(res.headers['cache-control']).toBe('no-store');
+  const body = res.json() as { error: ApiErrorBody };
+  expect(Object.keys(body)).toEqual(['error']);
+  const expectedKeys = param === undefined ? ['code', 'message', 'request_id'] : ['code', 'message', 'param', 'request_id'];
+  expect(Object.keys(body.error).sort()).toEqual(expectedKeys);
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe('string');
+  expect(body.error.message.length).toBeGreaterThan(10);
+  if (param !== undefined) expect(body.error.param).toBe(param);
+  expect(typeof res.headers['x-request-id']).toBe('string');
+  expect(body.error.request_id).toBe(res.headers['x-request-id']);
+  return body.error;
+}
+
+const ts = (s: string): number => {
+  const v = parseTimestamp(s);
+  if (v === null) throw new Error(`bad timestamp ${s}`);
+  return v;
+};
+
+/** Extra records for tests that seed their own app (never added to the shared fixtures). */
+export function extraClienta(id: string, nombre: string, telefono: string, extra: Partial<Record<string, unknown>> = {}): ImportRecord {
+  return {
+    type: 'clienta', id, nombre, telefono, email: null, idioma: 'es', vip: false, cliente_desde: '2025-01-15',
+    created_at: ts('2025-01-15T10:00:00+01:00'), ...extra,
+  } as ImportRecord;
+}
+
+export function extraCita(id: string, clientaId: string, fecha: string, extra: Partial<Record<string, unknown>> = {}): ImportRecord {
+  return {
+    type: 'cita', id, clienta_id: clientaId, fecha_hora: ts(fecha), servicio: 'Manicura', duracion_min: 30, precio_cents: 2000,
+    estado: 'confirmada', profesional_nombre: 'Eva Gil', sede_nombre: 'Sede Norte', notas: null, created_at: ts('2026-03-01T09:00:00+01:00'),
+    ...extra,
+  } as ImportRecord;
+}
+
+export function extraLlamada(id: string, clientaId: string | null, fecha: string, extra: Partial<Record<string, unknown>> = {}): ImportRecord {
+  return {
+    type: 'llamada', id, clienta_id: clientaId, fecha_hora: ts(fecha), cliente_nombre: null, telefono_caller: '+34655000111',
+    duracion_segundos: 30, resultado: 'info', idioma: 'es', created_at: ts(fecha), ...extra,
+  } as ImportRecord;
+}

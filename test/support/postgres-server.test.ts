@@ -1,0 +1,163 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, startEmbeddedPostgres, type PgServer } from './postgres-server.js';
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function waitUntil(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return cond();
+}
+
+/** The cluster's temp dir and postmaster pid, read through SQL. */
+async function serverFiles(url: string): Promise<{ root: string; postmasterPid: number }> {
+  const dataDir = await withClient(url, async (c) => (await c.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory);
+  const pidFile = await fs.readFile(path.join(dataDir, 'postmaster.pid'), 'utf8');
+  return { root: path.dirname(dataDir), postmasterPid: Number.parseInt(pidFile, 10) };
+}
+
+describe('startEmbeddedPostgres', () => {
+  let server: PgServer;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    server = await startEmbeddedPostgres({ log: (line) => logLines.push(line) });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('serves PostgreSQL 17 on 127.0.0.1 with a password URL and forwards the server log', async () => {
+    const url = new URL(server.url);
+    expect(url.hostname).toBe('127.0.0.1');
+    expect(url.username).toBe('postgres');
+    expect(url.password).not.toBe('');
+    const version = await withClient(server.url, async (c) => (await c.query<{ version: string }>('select version()')).rows[0]!.version);
+    expect(version).toMatch(/^PostgreSQL 17\./);
+    expect(logLines.some((l) => l.includes('database system is ready to accept connections'))).toBe(true);
+  });
+
+  it('runs with the test settings: UTC, UTF8 with a UTF-8 ctype, durability off', async () => {
+    const row = await withClient(server.url, async (c) =>
+      (
+        await c.query(`select current_setting('TimeZone') tz, current_setting('fsync') fsync,
+            current_setting('synchronous_commit') sc, current_setting('full_page_writes') fpw,
+            pg_encoding_to_char(encoding) enc, datctype, upper('josé') up
+          from pg_database where datname = current_database()`)
+      ).rows[0],
+    );
+    expect(row).toEqual({ tz: 'UTC', fsync: 'off', sc: 'off', fpw: 'off', enc: 'UTF8', datctype: 'C.UTF-8', up: 'JOSÉ' });
+  });
+
+  it('createDatabase gives a fresh database with pg_trgm and unaccent available', async () => {
+    const dbUrl = await createDatabase(server.url, 'pgserver_test_a');
+    expect(new URL(dbUrl).pathname).toBe('/pgserver_test_a');
+    await withClient(dbUrl, async (c) => {
+      expect((await c.query('select current_database() db')).rows[0].db).toBe('pgserver_test_a');
+      await c.query('create extension pg_trgm');
+      await c.query('create extension unaccent');
+      const r = await c.query(`select similarity('Müller', 'Muller') > 0.3 is_similar, unaccent('José Müller') plain`);
+      expect(r.rows[0]).toEqual({ is_similar: true, plain: 'Jose Muller' });
+      await c.query('create table leftover (id int)');
+    });
+
+    // Same name again: dropped and recreated, even with a connection still open to it.
+    const holder = new pg.Client({ connectionString: dbUrl });
+    holder.on('error', () => {});
+    await holder.connect();
+    const again = await createDatabase(server.url, 'pgserver_test_a');
+    await holder.end().catch(() => {});
+    const tables = await withClient(again, async (c) => (await c.query(`select count(*)::int n from pg_tables where schemaname = 'public'`)).rows[0].n);
+    expect(tables).toBe(0);
+  });
+
+  it('createDatabase rejects names it cannot use verbatim', async () => {
+    await expect(createDatabase(server.url, 'bad name')).rejects.toThrow(/invalid database name/);
+    await expect(createDatabase(server.url, 'x'.repeat(64))).rejects.toThrow(/invalid database name/);
+  });
+});
+
+describe('stop()', () => {
+  it('shuts the server down, removes its temp dir and can be called twice', async () => {
+    const t0 = performance.now();
+    const server = await startEmbeddedPostgres();
+    const started = performance.now();
+    const { root, postmasterPid } = await serverFiles(server.url);
+    expect(root.startsWith(os.tmpdir())).toBe(true);
+    expect(isAlive(postmasterPid)).toBe(true);
+
+    const t1 = performance.now();
+    await Promise.all([server.stop(), server.stop()]);
+    const stopped = performance.now();
+    await server.stop();
+
+    expect(existsSync(root)).toBe(false);
+    expect(isAlive(postmasterPid)).toBe(false);
+    await expect(withClient(server.url, async () => {})).rejects.toThrow(/ECONNREFUSED/);
+    // Shown with --reporter=verbose; typically ~0.7s start, <0.1s stop.
+    console.info(`embedded postgres: start ${Math.round(started - t0)} ms, stop ${Math.round(stopped - t1)} ms`);
+  });
+
+  it('two servers at once get their own port and directory', async () => {
+    const [a, b] = await Promise.all([startEmbeddedPostgres(), startEmbeddedPostgres()]);
+    try {
+      expect(new URL(a.url).port).not.toBe(new URL(b.url).port);
+      const [fa, fb] = await Promise.all([serverFiles(a.url), serverFiles(b.url)]);
+      expect(fa.root).not.toBe(fb.root);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('a test process killed with SIGKILL does not leave its server running', async () => {
+    const helper = fileURLToPath(new URL('./postgres-server.ts', import.meta.url));
+    const script = `
+      import { startEmbeddedPostgres } from ${JSON.stringify(helper)};
+      const s = await startEmbeddedPostgres();
+      console.log(s.url);
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding('utf8');
+      let out = '';
+      child.stdout.on('data', (s: string) => {
+        out += s;
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.on('exit', (code) => reject(new Error(`helper exited early with code ${code}`)));
+    });
+    const { root, postmasterPid } = await serverFiles(url);
+    child.kill('SIGKILL');
+    expect(await waitUntil(() => !isAlive(postmasterPid), 10_000)).toBe(true);
+    // Nobody called stop(), so the dir is still there; the next startEmbeddedPostgres() sweeps it.
+    await fs.rm(root, { recursive: true, force: true });
+  });
+});

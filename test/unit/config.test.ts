@@ -1,0 +1,131 @@
+// Configuration (CONTRACT 7): every variable validated up front, errors naming the variable.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+/** The ConfigError that loadConfig(env) throws (fails the test if it does not throw one). */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
+}
+
+describe('loadConfig defaults', () => {
+  it('an empty environment gives the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      databaseUrl: null,
+      redisUrl: null,
+      apiKeyPrefix: 'svc',
+      apiKeyPepper: null,
+      rateLimitRps: 60,
+      rateLimitBurst: 120,
+      authFailRps: 10,
+      authFailBurst: 20,
+      apiPlans: ['pro_total', 'enterprise', 'premium'],
+      logLevel: 'info',
+      trustProxy: false,
+      dbPoolMax: 10,
+      dbStatementTimeoutMs: 5000,
+    });
+  });
+
+  it('empty and blank values count as unset', () => {
+    const c = loadConfig({ PORT: '', HOST: '  ', API_KEY_PREFIX: '', API_KEY_PEPPER: ' ', DATABASE_URL: '', REDIS_URL: '', API_PLANS: '' });
+    expect(c.port).toBe(3000);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.apiKeyPrefix).toBe('svc');
+    expect(c.apiKeyPepper).toBeNull();
+    expect(c.databaseUrl).toBeNull();
+    expect(c.apiPlans).toEqual(['pro_total', 'enterprise', 'premium']);
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/var/lib/clinic', DATABASE_URL: 'postgres://u:p@db:5432/clinic',
+      API_KEY_PREFIX: 'clin', API_KEY_PEPPER: 'x'.repeat(32), RATE_LIMIT_RPS: '5', RATE_LIMIT_BURST: '9',
+      AUTH_FAIL_RPS: '2', AUTH_FAIL_BURST: '3', API_PLANS: 'basic, premium', LOG_LEVEL: 'DEBUG', TRUST_PROXY: 'true',
+      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500',
+    });
+    expect(c).toMatchObject({
+      port: 8080, host: '0.0.0.0', dataDir: '/var/lib/clinic', databaseUrl: 'postgres://u:p@db:5432/clinic', apiKeyPrefix: 'clin',
+      apiKeyPepper: 'x'.repeat(32), rateLimitRps: 5, rateLimitBurst: 9, authFailRps: 2, authFailBurst: 3, apiPlans: ['basic', 'premium'],
+      logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500,
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/clinic' }).databaseUrl).toBe('postgresql://localhost/clinic');
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+    expect(loadConfig({ DATA_DIR: 'rel/dir' }).dataDir).toBe(path.resolve('rel/dir'));
+  });
+
+  it('the result is frozen, API_PLANS included', () => {
+    const c = loadConfig({});
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.apiPlans)).toBe(true);
+    expect(() => { (c as { port: number }).port = 1; }).toThrow(TypeError);
+    expect(() => { (c.apiPlans as string[]).push('basic'); }).toThrow(TypeError);
+  });
+
+  it('does not read process.env when given an environment', () => {
+    const saved = process.env.PORT;
+    process.env.PORT = 'not-a-port';
+    try {
+      expect(loadConfig({}).port).toBe(3000);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+    }
+  });
+});
+
+describe('loadConfig validation names the bad variable', () => {
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ['PORT', { PORT: 'abc' }, /whole number from 0 to 65535, got "abc"/],
+    ['PORT', { PORT: '70000' }, /got "70000"/],
+    ['PORT', { PORT: '-1' }, /got "-1"/],
+    ['PORT', { PORT: '80.5' }, /got "80.5"/],
+    ['HOST', { HOST: 'bad host!' }, /not a host name or IP address/],
+    ['API_KEY_PREFIX', { API_KEY_PREFIX: 'Bad_' }, /lowercase letters or digits/],
+    ['API_KEY_PREFIX', { API_KEY_PREFIX: 'svc_live' }, /lowercase letters or digits/],
+    ['API_KEY_PREFIX', { API_KEY_PREFIX: '1svc' }, /starting with a letter/],
+    ['API_KEY_PREFIX', { API_KEY_PREFIX: 's' }, /2 to 16/],
+    ['API_KEY_PEPPER', { API_KEY_PEPPER: 'short-secret' }, /at least 32 characters/],
+    ['API_PLANS', { API_PLANS: 'gold' }, /unknown: gold/],
+    ['API_PLANS', { API_PLANS: 'premium,Gold' }, /unknown: Gold/],
+    ['API_PLANS', { API_PLANS: ',,' }, /\(empty\)/],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://u:p@localhost/clinic' }, /postgres:\/\/ or postgresql:\/\//],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://u:p@[bad/clinic' }, /not a valid URL/],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }, /one of fatal, error, warn, info, debug, trace, silent/],
+    ['RATE_LIMIT_RPS', { RATE_LIMIT_RPS: '0' }, /from 1 to/],
+    ['RATE_LIMIT_RPS', { RATE_LIMIT_RPS: 'fast' }, /got "fast"/],
+    ['RATE_LIMIT_BURST', { RATE_LIMIT_BURST: '0' }, /from 1 to/],
+    ['AUTH_FAIL_RPS', { AUTH_FAIL_RPS: '0' }, /from 1 to/],
+    ['TRUST_PROXY', { TRUST_PROXY: 'yes' }, /true or false/],
+    ['DB_POOL_MAX', { DB_POOL_MAX: '0' }, /from 1 to 1000/],
+    ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '5' }, /from 100 to/],
+    ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379' }, /not available in this version; unset REDIS_URL/],
+  ];
+
+  it.each(cases)('%s: %j', (variable, env, message) => {
+    const err = configError(env);
+    expect(err.variable).toBe(variable);
+    expect(err.message.startsWith(`${variable}: `)).toBe(true);
+    expect(err.message).toMatch(message);
+  });
+
+  it('a pepper of exactly 32 characters is accepted', () => {
+    expect(loadConfig({ API_KEY_PEPPER: 'p'.repeat(32) }).apiKeyPepper).toBe('p'.repeat(32));
+  });
+
+  it('the error does not echo the pepper it refused', () => {
+    const err = configError({ API_KEY_PEPPER: 'my-little-secret' });
+    expect(err.message).not.toContain('my-little-secret');
+  });
+});
