@@ -15,6 +15,9 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
   });
   const log = app.log;
+  // API usage for the dashboard is counted in memory and written in one batch every 30 s; the
+  // app's onClose hook writes the rest, before the database closes below.
+  app.usage.start();
   if (rt.pepperGenerated) log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
   if (config.databaseUrl && !config.apiKeyPepper) log.warn('with PostgreSQL, set API_KEY_PEPPER so that every instance shares it');
 

@@ -100,6 +100,44 @@ export interface ClientasPorVipTable {
   n: number;
 }
 
+/** SQLite only (003-search): the stable integer key of each clienta in the FTS5 trigram index. */
+export interface ClientasSearchTable {
+  rid: number;
+  clinic_id: string;
+  id: string;
+}
+
+/** Dashboard sign-in sessions (002-dashboard). id = SHA-256 of the cookie token. */
+export interface DashboardSessionsTable {
+  id: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  /** absolute expiry (epoch seconds); idle expiry is last_seen_at + the idle timeout */
+  expires_at: number;
+  flash: string | null;
+}
+
+/** API requests per key, clinic-local day, status class ('2xx'...) and error code ('' for none). */
+export interface ApiKeyUsageTable {
+  clinic_id: string;
+  key_id: string;
+  day: string;
+  status_class: string;
+  error_code: string;
+  n: number;
+}
+
+/** The last time each key received each error code. */
+export interface ApiKeyErrorsTable {
+  clinic_id: string;
+  key_id: string;
+  error_code: string;
+  status: number;
+  last_at: number;
+  n: number;
+}
+
 export interface DB {
   clinics: ClinicsTable;
   users: UsersTable;
@@ -110,4 +148,8 @@ export interface DB {
   citas_por_dia: CitasPorDiaTable;
   llamadas_por_dia: LlamadasPorDiaTable;
   clientas_por_vip: ClientasPorVipTable;
+  clientas_search: ClientasSearchTable;
+  dashboard_sessions: DashboardSessionsTable;
+  api_key_usage: ApiKeyUsageTable;
+  api_key_errors: ApiKeyErrorsTable;
 }

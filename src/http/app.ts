@@ -4,11 +4,13 @@ import { randomUUID } from 'node:crypto';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { adminPlugin, type AdminTuning } from '../admin/index.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
 import { errors } from '../errors.js';
 import type { KeyService } from '../services/api-keys.js';
 import type { RateLimiter } from '../services/rate-limit.js';
+import { UsageCounter } from '../services/usage.js';
 import { apiAuthHook } from './auth.js';
 import { errorHandler, sendError } from './error-handler.js';
 import { logSerializers } from './log.js';
@@ -25,11 +27,22 @@ export interface AppDeps {
   now?: () => number;
   /** Logger options; false silences (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Per-key API usage counter; made here when absent. Flushed (and stopped) on app close. */
+  usage?: UsageCounter;
+  /** Dashboard timeouts and sign-in throttles (tests shorten them). */
+  admin?: AdminTuning;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    usage: UsageCounter;
+  }
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 const ALLOW = 'GET, HEAD';
-const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+// Every other method Fastify routes (TRACE and QUERY included), so none falls through to a 404.
+const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'] as const;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
@@ -47,6 +60,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('apiErrorCode', null);
+  const usage = deps.usage ?? new UsageCounter(deps.database.db, { onError: (err) => app.log.error({ err }, 'usage flush failed') });
+  app.decorate('usage', usage);
+  app.addHook('onClose', async () => {
+    await usage.close().catch((err) => app.log.error({ err }, 'usage flush on close failed'));
+  });
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'querystring') return compileQueryValidator(schema as never);
     throw new Error(`no validator for ${httpPart}`);
@@ -68,6 +87,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] });
   await app.register(swagger, {
+    // The document describes the public API only (its routes carry tags), never the dashboard.
+    hideUntagged: true,
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -94,9 +115,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       api.addHook('onRequest', apiAuthHook(deps.keys, deps.limiter, deps.authFailLimiter, now));
+      // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
+      api.addHook('onResponse', async (req, reply) => {
+        const k = req.apiKey;
+        if (k) usage.record({ keyId: k.keyId, clinicId: k.clinicId, timezone: k.timezone, status: reply.statusCode, errorCode: req.apiErrorCode, atMs: now() });
+      });
       await api.register(v1Routes, { db: deps.database.db, now });
     },
   );
+
+  // The clinic dashboard (Settings > API): its own sessions, CSRF, HTML errors; never API keys.
+  await app.register(adminPlugin, {
+    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config: deps.config, now, ...deps.admin,
+  });
 
   return app;
 }

@@ -4,6 +4,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseError } from '../db/connect.js';
 import { ApiError, errors } from '../errors.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error code this request was answered with, for the per-key usage counts. */
+    apiErrorCode: string | null;
+  }
+}
+
 export function errorBody(err: ApiError, requestId: string) {
   return {
     error: { code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}), request_id: requestId },
@@ -26,6 +33,7 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
 }
 
 export function sendError(err: ApiError, req: FastifyRequest, reply: FastifyReply) {
+  req.apiErrorCode = err.code;
   return reply.code(err.statusCode).headers(err.headers).send(errorBody(err, req.id));
 }
 

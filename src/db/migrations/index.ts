@@ -3,11 +3,13 @@
 import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import * as m001 from './001-initial.js';
+import * as m002 from './002-dashboard.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
 const ordered: Record<string, DialectMigration> = {
   '001-initial': m001,
+  '002-dashboard': m002,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -1,0 +1,184 @@
+// npm run screenshots: renders the dashboard's main states into docs/screenshots/*.png with
+// headless Chromium (CHROMIUM_PATH, default /usr/bin/chromium), on an in-memory database seeded
+// with realistic clinics, people, keys and a week of API usage. Nothing is downloaded.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { buildApp } from '../src/http/app.js';
+import { touchApiKeys } from '../src/repos/api-keys.js';
+import { createClinic, createUser } from '../src/services/accounts.js';
+import { KeyService } from '../src/services/api-keys.js';
+import { MemoryGcraLimiter } from '../src/services/rate-limit.js';
+import { UsageCounter } from '../src/services/usage.js';
+
+const OUT = path.resolve('docs/screenshots');
+const PASSWORD = 'demo-password-123';
+const PEPPER = 'screenshots-pepper-0123456789abcdefghijklmnop';
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+async function seed() {
+  const config = loadConfig({ DATA_DIR: path.join(tmpdir(), 'clinic-api-screens'), API_KEY_PEPPER: PEPPER, LOG_LEVEL: 'silent' });
+  const database = await openDatabase({ kind: 'sqlite', file: ':memory:' });
+  await migrateToLatest(database);
+  const db = database.db;
+  const real = Date.now();
+  const clock = { now: real };
+  const keys = new KeyService(db, { pepper: PEPPER, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, now: () => clock.now });
+  const usage = new UsageCounter(db);
+
+  const aurora = await createClinic(db, { name: 'Clínica Aurora', plan: 'premium', language: 'es' }, real - 400 * DAY);
+  // Brisa had Pro Total when it made its key, then moved down to Pro: the key still works, but
+  // no new one can be made.
+  const brisa = await createClinic(db, { name: 'Centro Estético Brisa', plan: 'pro_total', language: 'es' }, real - 300 * DAY);
+  const smile = await createClinic(db, { name: 'Bright Smile Dental', plan: 'enterprise', language: 'en', timezone: 'Europe/London', currency: 'GBP' }, real - 200 * DAY);
+  const ana = await createUser(db, { clinicId: aurora.id, email: 'ana.garcia@aurora.example', role: 'owner', password: PASSWORD });
+  await createUser(db, { clinicId: aurora.id, email: 'lucia.mora@aurora.example', role: 'staff', password: PASSWORD });
+  const bea = await createUser(db, { clinicId: brisa.id, email: 'bea@brisa.example', role: 'owner', password: PASSWORD });
+  const emma = await createUser(db, { clinicId: smile.id, email: 'emma@brightsmile.example', role: 'owner', password: PASSWORD });
+  await createUser(db, { clinicId: null, email: 'soporte@plataforma.example', role: 'superadmin', password: PASSWORD });
+
+  const at = async (ms: number, clinicId: string, name: string, by: string | null, expiresInDays: number | null) => {
+    clock.now = ms;
+    const k = await keys.create({ clinicId, name, createdBy: by, expiresAt: expiresInDays === null ? null : Math.floor(ms / 1000) + expiresInDays * 86_400 });
+    clock.now = real;
+    return k;
+  };
+  const web = await at(real - 62 * DAY, aurora.id, 'Reservas web', ana.id, null);
+  const report = await at(real - 20 * DAY, aurora.id, 'Informe mensual (Looker)', ana.id, 365);
+  const crm = await at(real - 190 * DAY, aurora.id, 'CRM antiguo', null, null);
+  await keys.revoke(crm.id);
+  await at(real - 45 * DAY, aurora.id, 'Pruebas agencia', ana.id, 30);
+  await touchApiKeys(db, [web.id], Math.floor((real - 4 * 60_000) / 1000));
+  await touchApiKeys(db, [report.id], Math.floor((real - 3 * HOUR) / 1000));
+  await at(real - 90 * DAY, brisa.id, 'Web de reservas', bea.id, null);
+  await db.updateTable('clinics').set({ plan: 'pro' }).where('id', '=', brisa.id).execute();
+  const smileKey = await at(real - 15 * DAY, smile.id, 'Patient reminders', emma.id, 90);
+  await touchApiKeys(db, [smileKey.id], Math.floor((real - 25 * 60_000) / 1000));
+
+  // A week of traffic: the website's key busy on weekdays, the report's once a day with a few
+  // parameter mistakes, the reminders' steady with one burst over the rate limit.
+  const record = (keyId: string, clinicId: string, tz: string, atMs: number, status: number, errorCode: string | null, n: number) => {
+    for (let i = 0; i < n; i++) usage.record({ keyId, clinicId, timezone: tz, status, errorCode, atMs });
+  };
+  const webDaily = [412, 530, 498, 611, 587, 143, 96];
+  for (let d = 0; d < 7; d++) {
+    const dayMs = real - (6 - d) * DAY;
+    record(web.id, aurora.id, aurora.timezone, dayMs - HOUR, 200, null, webDaily[d]!);
+    record(report.id, aurora.id, aurora.timezone, dayMs - 2 * HOUR, 200, null, 24 + (d % 3) * 6);
+    record(smileKey.id, smile.id, smile.timezone, dayMs - HOUR, 200, null, 180 + d * 15);
+  }
+  record(web.id, aurora.id, aurora.timezone, real - 2 * DAY - 5 * HOUR, 429, 'too_many_requests', 18);
+  record(report.id, aurora.id, aurora.timezone, real - 3 * HOUR, 400, 'invalid_parameter', 3);
+  record(report.id, aurora.id, aurora.timezone, real - 4 * DAY, 400, 'unknown_parameter', 5);
+  record(smileKey.id, smile.id, smile.timezone, real - 26 * HOUR, 429, 'too_many_requests', 40);
+  await usage.flush();
+
+  const app = await buildApp({
+    config, database, keys, usage, logger: false,
+    limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
+    authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
+  });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, database, address };
+}
+
+async function signIn(page: Page, base: string, email: string) {
+  await page.goto(`${base}/dashboard/sign-in`);
+  await page.getByLabel(/correo|e-mail/i).fill(email);
+  await page.getByLabel(/contraseña|password/i).fill(PASSWORD);
+  await page.getByRole('button', { name: /entrar|sign in/i }).click();
+  await page.waitForURL(/settings\/api/);
+}
+
+async function main() {
+  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    process.stderr.write(`screenshots: Chromium not found at ${executablePath}; install it (apt-get install chromium) or set CHROMIUM_PATH\n`);
+    process.exit(2);
+  }
+  mkdirSync(OUT, { recursive: true });
+  const { app, database, address } = await seed();
+  const profile = mkdtempSync(path.join(tmpdir(), 'clinic-shots-'));
+  let browser: Browser | null = null;
+  try {
+    browser = await chromium.launch({
+      executablePath, headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--disk-cache-dir=${profile}`],
+    });
+    const shot = async (page: Page, name: string, fullPage = true) => {
+      await page.screenshot({ path: path.join(OUT, name), fullPage });
+      process.stderr.write(`wrote docs/screenshots/${name}\n`);
+    };
+    const desktop = { viewport: { width: 1280, height: 860 }, locale: 'es-ES' };
+
+    let ctx = await browser.newContext(desktop);
+    let page = await ctx.newPage();
+    await page.goto(`${address}/dashboard/sign-in`);
+    await shot(page, '01-sign-in.png', false);
+
+    await signIn(page, address, 'ana.garcia@aurora.example');
+    await shot(page, '02-keys-owner.png');
+
+    await page.getByLabel('Nombre', { exact: true }).fill('App de recordatorios');
+    await page.getByLabel('Caduca').selectOption('90');
+    await page.getByRole('button', { name: 'Crear clave' }).click();
+    await page.waitForSelector('#new-key');
+    await page.getByRole('button', { name: 'Copiar' }).click().catch(() => {});
+    await page.mouse.move(0, 0);
+    await shot(page, '03-key-created.png', false);
+
+    await page.goto(`${address}/dashboard/settings/api`);
+    await page.getByRole('link', { name: /Revocar la clave «Informe mensual/ }).click();
+    await shot(page, '04-revoke-confirm.png', false);
+    await ctx.close();
+
+    ctx = await browser.newContext(desktop);
+    page = await ctx.newPage();
+    await signIn(page, address, 'lucia.mora@aurora.example');
+    await shot(page, '05-staff-view.png', false);
+    await ctx.close();
+
+    ctx = await browser.newContext(desktop);
+    page = await ctx.newPage();
+    await signIn(page, address, 'bea@brisa.example');
+    await shot(page, '06-lower-plan.png', false);
+    await ctx.close();
+
+    ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-GB' });
+    page = await ctx.newPage();
+    await signIn(page, address, 'emma@brightsmile.example');
+    await shot(page, '07-english-owner.png');
+    await ctx.close();
+
+    ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'es-ES' });
+    page = await ctx.newPage();
+    await signIn(page, address, 'ana.garcia@aurora.example');
+    await page.evaluate(`window.scrollTo(0, document.getElementById('keys-title').getBoundingClientRect().top + window.scrollY - 16)`);
+    await shot(page, '08-mobile.png', false);
+    await ctx.close();
+
+    ctx = await browser.newContext(desktop);
+    page = await ctx.newPage();
+    await signIn(page, address, 'soporte@plataforma.example');
+    await shot(page, '09-superadmin-choose.png', false);
+    await page.getByRole('link', { name: /Bright Smile Dental/ }).click();
+    await page.waitForSelector('#clinic-switch');
+    await shot(page, '10-superadmin-clinic.png', false);
+    await ctx.close();
+  } finally {
+    await browser?.close();
+    await app.close();
+    await database.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`screenshots: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+// What every dashboard route shares: dependencies, the signed-in viewer, page errors and the
+// small helpers that turn a request into a page.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { DB } from '../db/schema.js';
+import type { Role } from '../domain/records.js';
+import type { Clinic } from '../repos/clinics.js';
+import type { KeyService } from '../services/api-keys.js';
+import type { RateLimiter } from '../services/rate-limit.js';
+import type { UsageCounter } from '../services/usage.js';
+import type { Html } from './html.js';
+import { negotiateLang, type Lang } from './i18n.js';
+import type { Sessions } from './session.js';
+
+export interface Viewer {
+  /** the session cookie's token: the CSRF secret and the flash key; never stored */
+  token: string;
+  userId: string;
+  email: string;
+  role: Role;
+  /** null for a superadmin */
+  clinicId: string | null;
+  flash: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    viewer: Viewer | null;
+    /** the viewer's own clinic (owners and staff), loaded with the session */
+    viewerClinic: Clinic | null;
+    sessionState: 'ok' | 'expired' | 'none';
+    /** the language of the clinic in view, once known */
+    lang: Lang | null;
+  }
+}
+
+export interface AdminContext {
+  db: Kysely<DB>;
+  keys: KeyService;
+  usage: UsageCounter;
+  config: Config;
+  now: () => number;
+  sessions: Sessions;
+  accountLimiter: RateLimiter;
+  ipLimiter: RateLimiter;
+}
+
+export type PageErrorKind = 'not_found' | 'forbidden_role' | 'forbidden_plan' | 'csrf' | 'api_key' | 'bad_request';
+
+const STATUS: Record<PageErrorKind, number> = {
+  not_found: 404, forbidden_role: 403, forbidden_plan: 403, csrf: 403, api_key: 401, bad_request: 400,
+};
+
+/** A refusal rendered as an HTML page by the dashboard's error handler. */
+export class PageError extends Error {
+  readonly statusCode: number;
+  constructor(readonly kind: PageErrorKind) {
+    super(kind);
+    this.name = 'PageError';
+    this.statusCode = STATUS[kind];
+  }
+}
+
+export function pageLang(req: FastifyRequest): Lang {
+  return req.lang ?? negotiateLang(req.headers['accept-language']);
+}
+
+export function sendPage(reply: FastifyReply, status: number, page: Html): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page.value);
+}
+
+/** The string value of a form or query field; anything else (absent, repeated) is ''. */
+export function field(source: unknown, name: string): string {
+  if (source === null || typeof source !== 'object') return '';
+  const v = (source as Record<string, unknown>)[name];
+  return typeof v === 'string' ? v : '';
+}
+
+export function canManageKeys(viewer: Viewer, clinicId: string): boolean {
+  return viewer.role === 'superadmin' || (viewer.role === 'owner' && viewer.clinicId === clinicId);
+}

@@ -1,0 +1,158 @@
+// The clinic dashboard (Settings > API) as one Fastify plugin, mounted at /dashboard. It has its
+// own authentication (e-mail + password, server-side sessions), CSRF protection, HTML error
+// pages and security headers; it never accepts API keys, and the API never reads its cookies
+// (they are scoped to Path=/dashboard and the API only reads Authorization).
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { DB } from '../db/schema.js';
+import { ROLES, type Role } from '../domain/records.js';
+import { getClinic } from '../repos/clinics.js';
+import type { KeyService } from '../services/api-keys.js';
+import { MemoryGcraLimiter } from '../services/rate-limit.js';
+import type { UsageCounter } from '../services/usage.js';
+import { ASSET_PREFIX, assets } from './assets.js';
+import { pageLang, PageError, sendPage, type AdminContext } from './context.js';
+import { csrfToken } from './csrf.js';
+import { asLang, messages } from './i18n.js';
+import { authRoutes } from './routes-auth.js';
+import { keyRoutes } from './routes-keys.js';
+import { cookieOptions, DEFAULT_SESSION, SESSION_COOKIE, Sessions, type SessionTuning } from './session.js';
+import { messagePage } from './views/message.js';
+
+export interface ThrottleTuning {
+  /** failed sign-ins allowed in a row for one e-mail address... */
+  accountBurst: number;
+  /** ...then this many more per second (1/60: one a minute) */
+  accountPerSecond: number;
+  ipBurst: number;
+  ipPerSecond: number;
+}
+
+export const DEFAULT_THROTTLE: ThrottleTuning = { accountBurst: 5, accountPerSecond: 1 / 60, ipBurst: 20, ipPerSecond: 1 / 30 };
+
+export interface AdminTuning {
+  session?: Partial<SessionTuning>;
+  throttle?: Partial<ThrottleTuning>;
+}
+
+export interface AdminOptions extends AdminTuning {
+  db: Kysely<DB>;
+  keys: KeyService;
+  usage: UsageCounter;
+  config: Config;
+  now: () => number;
+}
+
+// Everything the pages need comes from this origin; no inline script or style, no framing.
+const CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "form-action 'self'",
+  "frame-ancestors 'none'", "base-uri 'none'",
+].join('; ');
+
+const BEARER_RE = /^\s*bearer\b/i;
+
+export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
+  const session = { ...DEFAULT_SESSION, ...opts.session };
+  const throttle = { ...DEFAULT_THROTTLE, ...opts.throttle };
+  const ctx: AdminContext = {
+    db: opts.db, keys: opts.keys, usage: opts.usage, config: opts.config, now: opts.now,
+    sessions: new Sessions(opts.db, session, opts.now),
+    accountLimiter: new MemoryGcraLimiter(throttle.accountPerSecond, throttle.accountBurst),
+    ipLimiter: new MemoryGcraLimiter(throttle.ipPerSecond, throttle.ipBurst),
+  };
+
+  // Pages, not API: keep every dashboard route out of the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+
+  await app.register(cookie);
+  // Forms only: no JSON or text bodies reach a dashboard route.
+  app.removeAllContentTypeParsers();
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+
+  app.decorateRequest('viewer', null);
+  app.decorateRequest('viewerClinic', null);
+  app.decorateRequest('sessionState', 'none');
+  app.decorateRequest('lang', null);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('content-security-policy', CSP);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'same-origin');
+    reply.header('cross-origin-opener-policy', 'same-origin');
+    if (req.url.startsWith(ASSET_PREFIX)) return;
+    // API keys are for the API. A request bearing one gets no dashboard page, signed in or not.
+    const auth = req.headers.authorization;
+    if (auth !== undefined && BEARER_RE.test(auth)) throw new PageError('api_key');
+    await loadViewer(req, reply);
+  });
+
+  async function loadViewer(req: FastifyRequest, reply: FastifyReply) {
+    const token = req.cookies[SESSION_COOKIE];
+    if (token === undefined) return;
+    const r = await ctx.sessions.resolve(token);
+    if (r.status !== 'ok' || !(ROLES as readonly string[]).includes(r.session.role)) {
+      req.sessionState = r.status === 'ok' ? 'none' : r.status;
+      reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      return;
+    }
+    const s = r.session;
+    req.sessionState = 'ok';
+    req.viewer = { token: token as string, userId: s.user_id, email: s.email, role: s.role as Role, clinicId: s.clinic_id, flash: s.flash };
+    if (s.clinic_id) {
+      const clinic = await getClinic(ctx.db, s.clinic_id);
+      req.viewerClinic = clinic ?? null;
+      req.lang = clinic ? asLang(clinic.language) : null;
+    }
+  }
+
+  app.get('/assets/:file', async (req, reply) => {
+    const asset = assets.get((req.params as { file: string }).file);
+    if (!asset) throw new PageError('not_found');
+    return reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.type).send(asset.body);
+  });
+
+  await authRoutes(app, ctx);
+  await keyRoutes(app, ctx);
+
+  app.setNotFoundHandler(async (req, reply) => renderError(new PageError('not_found'), req, reply));
+  app.setErrorHandler(async (err: FastifyError | PageError, req, reply) => renderError(err, req, reply));
+
+  function renderError(err: FastifyError | PageError, req: FastifyRequest, reply: FastifyReply) {
+    const t = messages(pageLang(req));
+    const v = req.viewer;
+    const person = v ? { email: v.email, role: v.role } : null;
+    const csrf = v ? csrfToken(v.token) : null;
+    let status: number;
+    let title: string;
+    let text: string;
+    let reference: string | undefined;
+    let tone: 'danger' | 'warning' | 'info' = 'danger';
+    if (err instanceof PageError) {
+      status = err.statusCode;
+      switch (err.kind) {
+        case 'not_found': [title, text, tone] = [t.notFoundTitle, t.notFoundText, 'info']; break;
+        case 'forbidden_role': [title, text, tone] = [t.forbiddenTitle, t.forbiddenRole, 'warning']; break;
+        case 'forbidden_plan': [title, text, tone] = [t.forbiddenTitle, t.forbiddenPlan, 'warning']; break;
+        case 'csrf': [title, text, tone] = [t.csrfTitle, t.csrfText, 'warning']; break;
+        case 'api_key': [title, text] = [t.apiKeyTitle, t.apiKeyText]; break;
+        default: [title, text] = [t.badRequestTitle, t.badRequestText];
+      }
+      if (err.kind === 'csrf') req.log.warn({ url: req.url }, 'dashboard: form refused (CSRF)');
+    } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      // Fastify's own client errors: unreadable body, unsupported media type, too large...
+      status = err.statusCode;
+      [title, text] = [t.badRequestTitle, t.badRequestText];
+    } else {
+      req.log.error({ err }, 'dashboard error');
+      status = 500;
+      [title, text, reference] = [t.errorTitle, t.errorText, req.id];
+    }
+    return sendPage(reply, status, messagePage({ t, title, text, person, csrf, tone, reference }));
+  }
+}

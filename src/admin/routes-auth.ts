@@ -1,0 +1,101 @@
+// Sign-in and sign-out. Failed sign-ins are throttled per account and per client IP; while
+// either is over its limit no password is checked at all, so guessing cannot go faster than the
+// limit even with the right password in the list.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { findUserByEmail } from '../repos/users.js';
+import { hashPassword, verifyPassword } from '../services/passwords.js';
+import { field, pageLang, PageError, sendPage, type AdminContext } from './context.js';
+import { CSRF_FIELD, csrfToken, csrfValid, sameOriginRequest } from './csrf.js';
+import { asLang, messages, negotiateLang, type Lang } from './i18n.js';
+import { cookieOptions, isToken, newToken, PRESESSION_COOKIE, SESSION_COOKIE } from './session.js';
+import { signInPage, type SignInModel } from './views/sign-in.js';
+
+const MAX_PASSWORD = 1024;
+
+export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
+  // Unknown e-mails still pay for one scrypt, so response time does not reveal who has an account.
+  let dummyHash: Promise<string> | null = null;
+  const dummy = () => (dummyHash ??= hashPassword(randomBytes(16).toString('hex')));
+
+  /** The pre-session secret for the sign-in form's CSRF token, created on first sight. */
+  function presession(req: FastifyRequest, reply: FastifyReply): string {
+    const existing = req.cookies[PRESESSION_COOKIE];
+    if (isToken(existing)) return existing;
+    const secret = newToken();
+    reply.setCookie(PRESESSION_COOKIE, secret, cookieOptions);
+    return secret;
+  }
+
+  function langOf(req: FastifyRequest, explicit: string): Lang {
+    return asLang(explicit) ?? negotiateLang(req.headers['accept-language']);
+  }
+
+  function render(req: FastifyRequest, reply: FastifyReply, status: number, m: Omit<SignInModel, 't' | 'csrf'>) {
+    const secret = presession(req, reply);
+    return sendPage(reply, status, signInPage({ ...m, t: messages(m.lang), csrf: csrfToken(secret) }));
+  }
+
+  app.get('/', async (req, reply) => reply.redirect(req.viewer ? '/dashboard/settings/api' : '/dashboard/sign-in', 303));
+
+  app.get('/sign-in', async (req, reply) => {
+    if (req.viewer) return reply.redirect('/dashboard/settings/api', 303);
+    const q = req.query;
+    const lang = langOf(req, field(q, 'lang'));
+    req.lang = lang;
+    const notice = field(q, 'expired') || req.sessionState === 'expired' ? 'expired' : field(q, 'signed_out') ? 'signed_out' : null;
+    return render(req, reply, 200, { lang, notice });
+  });
+
+  app.post('/sign-in', async (req, reply) => {
+    const body = req.body;
+    const lang = langOf(req, field(body, 'lang'));
+    req.lang = lang;
+    if (!sameOriginRequest(req) || !csrfValid(req.cookies[PRESESSION_COOKIE], field(body, CSRF_FIELD))) throw new PageError('csrf');
+
+    const email = field(body, 'email').trim().toLowerCase().slice(0, 254);
+    const password = field(body, 'password');
+    const nowMs = ctx.now();
+    const accountKey = `acct:${email}`;
+    const ipKey = `ip:${req.ip}`;
+
+    const [acct, ip] = await Promise.all([ctx.accountLimiter.peek(accountKey, nowMs), ctx.ipLimiter.peek(ipKey, nowMs)]);
+    if (!acct.allowed || !ip.allowed) {
+      const wait = Math.max(acct.allowed ? 0 : acct.retryAfterSeconds, ip.allowed ? 0 : ip.retryAfterSeconds);
+      reply.header('retry-after', String(wait));
+      req.log.warn({ ip: req.ip, throttled: !acct.allowed ? 'account' : 'ip' }, 'dashboard sign-in throttled');
+      return render(req, reply, 429, { lang, email, error: { kind: 'throttled', minutes: Math.max(1, Math.ceil(wait / 60)) } });
+    }
+
+    const user = email ? await findUserByEmail(ctx.db, email) : undefined;
+    let ok = false;
+    if (user && password.length > 0 && password.length <= MAX_PASSWORD) ok = await verifyPassword(password, user.password_hash);
+    else await verifyPassword(password.slice(0, MAX_PASSWORD) || 'x', await dummy());
+
+    if (!ok || !user) {
+      await Promise.all([ctx.accountLimiter.consume(accountKey, nowMs), ctx.ipLimiter.consume(ipKey, nowMs)]);
+      req.log.info({ ip: req.ip }, 'dashboard sign-in failed');
+      return render(req, reply, 401, { lang, email, error: { kind: 'bad_credentials' } });
+    }
+
+    // A fresh token at every sign-in (no session fixation); the old one, if any, ends here.
+    const old = req.cookies[SESSION_COOKIE];
+    if (isToken(old)) await ctx.sessions.destroy(old);
+    const token = await ctx.sessions.create(user.id);
+    reply.setCookie(SESSION_COOKIE, token, cookieOptions);
+    reply.clearCookie(PRESESSION_COOKIE, cookieOptions);
+    req.log.info({ user: user.id }, 'dashboard sign-in');
+    return reply.redirect('/dashboard/settings/api', 303);
+  });
+
+  app.post('/sign-out', async (req, reply) => {
+    const v = req.viewer;
+    if (v) {
+      if (!sameOriginRequest(req) || !csrfValid(v.token, field(req.body, CSRF_FIELD))) throw new PageError('csrf');
+      await ctx.sessions.destroy(v.token);
+    }
+    reply.clearCookie(SESSION_COOKIE, cookieOptions);
+    const lang = pageLang(req);
+    return reply.redirect(`/dashboard/sign-in?signed_out=1&lang=${lang}`, 303);
+  });
+}

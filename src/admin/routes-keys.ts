@@ -1,0 +1,181 @@
+// Settings > API: list, create (the key is shown once), revoke (after a confirmation page).
+// Owners manage their own clinic's keys, superadmins any clinic's; staff only look.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { KeyError, isApiEligible } from '../services/api-keys.js';
+import { getClinic, listClinics, type Clinic } from '../repos/clinics.js';
+import { listClinicOwnerEmails } from '../repos/sessions.js';
+import type { ApiKeyListing } from '../repos/api-keys.js';
+import { addDays, todayIn } from '../time.js';
+import { canManageKeys, field, PageError, sendPage, type AdminContext, type Viewer } from './context.js';
+import { csrfToken, csrfValid, CSRF_FIELD, sameOriginRequest } from './csrf.js';
+import { Formatter, messages, negotiateLang, asLang } from './i18n.js';
+import { apiKeysPage, EXPIRY_CHOICES, type CreateForm, type KeyStatus, type KeyView } from './views/api-keys.js';
+import { clinicsPage } from './views/clinics.js';
+import { revokePage } from './views/revoke.js';
+
+const ID_RE = /^[A-Za-z0-9-]{1,64}$/;
+const DAY_S = 86_400;
+const USAGE_DAYS = 7;
+
+export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
+  const prefix = ctx.config.apiKeyPrefix;
+
+  function viewerOf(req: FastifyRequest): Viewer {
+    // requireViewer runs first on every route here.
+    if (!req.viewer) throw new Error('dashboard route reached without a session');
+    return req.viewer;
+  }
+
+  async function requireViewer(req: FastifyRequest, reply: FastifyReply) {
+    if (req.viewer) return;
+    const lang = asLang(field(req.query, 'lang')) ?? negotiateLang(req.headers['accept-language']);
+    return reply.redirect(`/dashboard/sign-in${req.sessionState === 'expired' ? `?expired=1&lang=${lang}` : ''}`, 303);
+  }
+
+  async function requireCsrf(req: FastifyRequest) {
+    if (!sameOriginRequest(req) || !csrfValid(req.viewer?.token, field(req.body, CSRF_FIELD))) throw new PageError('csrf');
+  }
+
+  /**
+   * The clinic in view. Owners and staff always see their own (asking for another is a 404, as
+   * if it did not exist); a superadmin names one, or gets null and the list to choose from.
+   */
+  async function actingClinic(req: FastifyRequest, v: Viewer, requested: string): Promise<Clinic | null> {
+    if (v.role === 'superadmin') {
+      if (!requested) return null;
+      const clinic = ID_RE.test(requested) ? await getClinic(ctx.db, requested) : undefined;
+      if (!clinic) throw new PageError('not_found');
+      req.lang = asLang(clinic.language);
+      return clinic;
+    }
+    const own = req.viewerClinic;
+    if (!own || (requested && requested !== own.id)) throw new PageError('not_found');
+    return own;
+  }
+
+  const listUrl = (v: Viewer, clinic: Clinic, path = '/dashboard/settings/api') =>
+    v.role === 'superadmin' ? `${path}?clinic=${encodeURIComponent(clinic.id)}` : path;
+
+  function statusOf(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): KeyStatus {
+    if (k.revoked_at !== null) return 'revoked';
+    if (k.expires_at !== null && k.expires_at <= nowS) return 'expired';
+    return 'active';
+  }
+
+  function keyView(k: ApiKeyListing, nowS: number): KeyView {
+    return {
+      id: k.id, name: k.name, hint: k.hint, createdByEmail: k.created_by_email, createdAt: Number(k.created_at),
+      lastUsedAt: k.last_used_at === null ? null : Number(k.last_used_at),
+      expiresAt: k.expires_at === null ? null : Number(k.expires_at), status: statusOf(k, nowS),
+    };
+  }
+
+  async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: CreateForm | null) {
+    const nowMs = ctx.now();
+    const nowS = Math.floor(nowMs / 1000);
+    const t = messages(asLang(clinic.language) ?? 'es');
+    req.lang = asLang(clinic.language);
+    const flashSealed = v.flash;
+    const flashRaw = form ? null : await ctx.sessions.takeFlash(v.token, flashSealed);
+    const flash = flashRaw && flashRaw.clinicId === clinic.id ? flashRaw : null;
+    const today = todayIn(clinic.timezone, nowMs);
+    const days = Array.from({ length: USAGE_DAYS }, (_, i) => addDays(today, i - (USAGE_DAYS - 1)));
+    const canManage = canManageKeys(v, clinic.id);
+    const [listing, usage, owners, clinics] = await Promise.all([
+      ctx.keys.list(clinic.id),
+      ctx.usage.summary(clinic.id, days),
+      canManage ? Promise.resolve([]) : listClinicOwnerEmails(ctx.db, clinic.id),
+      v.role === 'superadmin' ? listClinics(ctx.db) : Promise.resolve(null),
+    ]);
+    const page = apiKeysPage({
+      t, fmt: new Formatter(t, clinic.timezone, nowMs), person: v, csrf: csrfToken(v.token), clinic, clinics,
+      canManage, eligible: isApiEligible(clinic.plan, ctx.config.apiPlans), eligiblePlans: [...ctx.config.apiPlans],
+      owners, keys: listing.map((k) => keyView(k, nowS)), usage, days, flash, form,
+      apiBase: `${req.protocol}://${req.host}/api/v1/`, keyPrefix: prefix, url: (p) => listUrl(v, clinic, p),
+    });
+    return sendPage(reply, status, page);
+  }
+
+  app.get('/settings/api', { preHandler: requireViewer }, async (req, reply) => {
+    const v = viewerOf(req);
+    const clinic = await actingClinic(req, v, field(req.query, 'clinic'));
+    if (!clinic) {
+      const t = messages(req.lang ?? negotiateLang(req.headers['accept-language']));
+      return sendPage(reply, 200, clinicsPage({ t, person: v, csrf: csrfToken(v.token), clinics: await listClinics(ctx.db) }));
+    }
+    return renderList(req, reply, v, clinic, 200, null);
+  });
+
+  app.post('/settings/api/keys', { preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+    const v = viewerOf(req);
+    const body = req.body;
+    const clinic = await actingClinic(req, v, field(body, 'clinic'));
+    if (!clinic) throw new PageError('not_found');
+    if (!canManageKeys(v, clinic.id)) throw new PageError('forbidden_role');
+    if (!isApiEligible(clinic.plan, ctx.config.apiPlans)) throw new PageError('forbidden_plan');
+
+    const t = messages(asLang(clinic.language) ?? 'es');
+    const name = field(body, 'name').trim();
+    const expires = field(body, 'expires');
+    const form: CreateForm = { name, expires, errors: {} };
+    // Control characters would only make a name that cannot be told apart from another.
+    if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name)) form.errors.name = t.nameInvalid;
+    if (!(EXPIRY_CHOICES as readonly string[]).includes(expires)) form.errors.expires = t.expiryInvalid;
+    if (form.errors.name || form.errors.expires) return renderList(req, reply, v, clinic, 400, form);
+
+    const nowS = Math.floor(ctx.now() / 1000);
+    const expiresAt = expires === 'never' ? null : nowS + Number(expires) * DAY_S;
+    try {
+      const issued = await ctx.keys.create({ clinicId: clinic.id, name, expiresAt, createdBy: v.userId });
+      await ctx.sessions.setFlash(v.token, { kind: 'created', clinicId: clinic.id, keyId: issued.id, name: issued.name, key: issued.key, expiresAt });
+      req.log.info({ clinic: clinic.id, key: issued.id, user: v.userId }, 'dashboard: API key created');
+    } catch (err) {
+      if (err instanceof KeyError && err.reason === 'plan_not_eligible') throw new PageError('forbidden_plan');
+      if (err instanceof KeyError && err.reason === 'invalid_name') {
+        form.errors.name = t.nameInvalid;
+        return renderList(req, reply, v, clinic, 400, form);
+      }
+      throw err;
+    }
+    // Post/redirect/get: the key is shown by the next GET, once; reloading shows only its hint.
+    return reply.redirect(listUrl(v, clinic), 303);
+  });
+
+  /** The key named in the path, if the viewer may see it; only owners and superadmins may act. */
+  async function manageableKey(req: FastifyRequest, v: Viewer) {
+    const id = (req.params as { id: string }).id;
+    const key = ID_RE.test(id) ? await ctx.keys.get(id) : undefined;
+    if (!key || (v.role !== 'superadmin' && key.clinic_id !== v.clinicId)) throw new PageError('not_found');
+    const clinic = await getClinic(ctx.db, key.clinic_id);
+    if (!clinic) throw new PageError('not_found');
+    req.lang = asLang(clinic.language);
+    if (!canManageKeys(v, clinic.id)) throw new PageError('forbidden_role');
+    return { key, clinic };
+  }
+
+  app.get('/settings/api/keys/:id/revoke', { preHandler: requireViewer }, async (req, reply) => {
+    const v = viewerOf(req);
+    const { key, clinic } = await manageableKey(req, v);
+    if (key.revoked_at !== null) return reply.redirect(listUrl(v, clinic), 303);
+    const nowMs = ctx.now();
+    const listing = (await ctx.keys.list(clinic.id)).find((k) => k.id === key.id);
+    if (!listing) throw new PageError('not_found');
+    const t = messages(asLang(clinic.language) ?? 'es');
+    return sendPage(reply, 200, revokePage({
+      t, fmt: new Formatter(t, clinic.timezone, nowMs), person: v, csrf: csrfToken(v.token), clinic,
+      key: keyView(listing, Math.floor(nowMs / 1000)), keyPrefix: prefix,
+      action: listUrl(v, clinic, `/dashboard/settings/api/keys/${key.id}/revoke`), cancel: listUrl(v, clinic),
+    }));
+  });
+
+  app.post('/settings/api/keys/:id/revoke', { preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+    const v = viewerOf(req);
+    const { key, clinic } = await manageableKey(req, v);
+    // KeyService.revoke evicts the key from this instance's cache: refused from the next request.
+    if (await ctx.keys.revoke(key.id)) {
+      req.log.info({ clinic: clinic.id, key: key.id, user: v.userId }, 'dashboard: API key revoked');
+    }
+    await ctx.sessions.setFlash(v.token, { kind: 'revoked', clinicId: clinic.id, keyId: key.id, name: key.name });
+    return reply.redirect(listUrl(v, clinic), 303);
+  });
+}

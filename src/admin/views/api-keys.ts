@@ -1,0 +1,264 @@
+// Settings > API: the clinic's keys, creating one (shown once), revoking, and usage at a glance.
+import type { Clinic } from '../../repos/clinics.js';
+import type { KeyUsage } from '../../services/usage.js';
+import { html, type Html, type Renderable } from '../html.js';
+import type { Formatter, Messages } from '../i18n.js';
+import type { Flash } from '../session.js';
+import { icons } from './icons.js';
+import { csrfInput, layout, type Person } from './layout.js';
+
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+export interface KeyView {
+  id: string;
+  name: string;
+  hint: string;
+  createdByEmail: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+  status: KeyStatus;
+}
+
+export const EXPIRY_CHOICES = ['never', '30', '90', '365'] as const;
+export type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
+
+export interface CreateForm {
+  name: string;
+  expires: string;
+  errors: { name?: string; expires?: string };
+}
+
+export interface ApiPageModel {
+  t: Messages;
+  fmt: Formatter;
+  person: Person;
+  csrf: string;
+  clinic: Clinic;
+  /** every clinic, for a superadmin's switcher; null for owners and staff */
+  clinics: Clinic[] | null;
+  canManage: boolean;
+  eligible: boolean;
+  eligiblePlans: string[];
+  owners: string[];
+  keys: KeyView[];
+  usage: Map<string, KeyUsage>;
+  days: string[];
+  flash: Flash | null;
+  form: CreateForm | null;
+  apiBase: string;
+  keyPrefix: string;
+  /** adds ?clinic= for a superadmin */
+  url: (path: string) => string;
+}
+
+function orList(items: string[], or: string): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} ${or} ${items[items.length - 1]}`;
+}
+
+export function maskedKey(prefix: string, hint: string): string {
+  return `${prefix}_…${hint}`;
+}
+
+function timeEl(fmt: Formatter, epochS: number, text: string): Html {
+  return html`<time datetime="${new Date(epochS * 1000).toISOString()}" title="${fmt.dateTimeOf(epochS)}">${text}</time>`;
+}
+
+function superadminBar(m: ApiPageModel): Renderable {
+  if (!m.clinics) return '';
+  const { t } = m;
+  return html`<div class="su-bar">
+    ${icons.info}<span>${t.superadminBar}</span>
+    <form method="get" action="/dashboard/settings/api">
+      <label for="clinic-switch">${t.clinicLabel}</label>
+      <select id="clinic-switch" name="clinic">
+        ${m.clinics.map((c) => html`<option value="${c.id}" ${c.id === m.clinic.id ? html`selected` : ''}>${c.name}</option>`)}
+      </select>
+      <button type="submit" class="btn btn-secondary btn-sm">${t.switchClinic}</button>
+    </form>
+  </div>`;
+}
+
+function flashPanel(m: ApiPageModel): Renderable {
+  const { t, flash } = m;
+  if (!flash) return '';
+  if (flash.kind === 'revoked') {
+    return html`<div class="alert alert-success" role="status">${icons.check}<div class="alert-body"><p>${t.revokedNotice(flash.name)}</p></div></div>`;
+  }
+  return html`<section class="newkey" aria-labelledby="new-key-title" id="new-key-panel">
+    <h2 id="new-key-title">${icons.key}${t.newKeyTitle(flash.name)}</h2>
+    <p class="warn" id="new-key-warning">${icons.lock}<span>${t.newKeyWarning}</span></p>
+    <label for="new-key">${t.newKeyLabel}</label>
+    <div class="keybox">
+      <input type="text" id="new-key" value="${flash.key}" readonly autofocus data-select-on-focus spellcheck="false" autocomplete="off" aria-describedby="new-key-warning">
+      <button type="button" class="btn" hidden data-copy-target="new-key" data-copy-status="copy-status" data-copied="${t.copied}" data-failed="${t.copyFailed}">${icons.copy}${t.copy}</button>
+    </div>
+    <p class="copy-status" id="copy-status" role="status" aria-live="polite"></p>
+    <div class="after">
+      <span>${flash.expiresAt ? t.newKeyExpires(m.fmt.dateOf(flash.expiresAt)) : t.newKeyNoExpiry}</span>
+      <a class="btn btn-secondary btn-sm" href="${m.url('/dashboard/settings/api')}">${t.newKeyDone}</a>
+    </div>
+  </section>`;
+}
+
+function notices(m: ApiPageModel): Renderable {
+  const { t } = m;
+  const out: Html[] = [];
+  if (!m.eligible) {
+    const plan = t.plans[m.clinic.plan] ?? m.clinic.plan;
+    const plans = orList(m.eligiblePlans.map((p) => t.plans[p] ?? p), t.htmlLang === 'es' ? 'o' : 'or');
+    out.push(html`<div class="alert alert-warning" role="status" id="plan-notice">${icons.upgrade}<div class="alert-body">
+      <h2>${t.planTitle(plan)}</h2><p>${t.planText(plans)}</p></div></div>`);
+  }
+  if (!m.canManage) {
+    out.push(html`<div class="alert alert-info" role="status" id="role-notice">${icons.lock}<div class="alert-body">
+      <h2>${t.staffCannotTitle}</h2><p>${t.staffCannotText(m.owners)}</p></div></div>`);
+  }
+  return out;
+}
+
+function createForm(m: ApiPageModel): Renderable {
+  if (!m.canManage || !m.eligible) return '';
+  const { t } = m;
+  const f = m.form ?? { name: '', expires: 'never', errors: {} };
+  const nameDesc = ['key-name-help', f.errors.name ? 'key-name-error' : ''].filter(Boolean).join(' ');
+  return html`<section class="card" aria-labelledby="create-title">
+  <h2 id="create-title">${t.createTitle}</h2>
+  <form method="post" action="/dashboard/settings/api/keys" class="create" novalidate>
+    ${csrfInput(m.csrf)}
+    <input type="hidden" name="clinic" value="${m.clinic.id}">
+    ${f.errors.name || f.errors.expires ? html`<div class="alert alert-danger" role="alert">${icons.warning}<div class="alert-body"><p>${t.formHasErrors}</p></div></div>` : ''}
+    <div class="form-row">
+      <div class="field">
+        <label for="key-name">${t.nameLabel}</label>
+        <input type="text" id="key-name" name="name" value="${f.name}" required maxlength="100" autocomplete="off" aria-describedby="${nameDesc}" ${f.errors.name ? html`aria-invalid="true" autofocus` : ''}>
+        ${f.errors.name ? html`<p class="field-error" id="key-name-error">${f.errors.name}</p>` : ''}
+        <p class="help" id="key-name-help">${t.nameHelp}</p>
+      </div>
+      <div class="field">
+        <label for="key-expires">${t.expiryLabel}</label>
+        <select id="key-expires" name="expires" ${f.errors.expires ? html`aria-invalid="true" aria-describedby="key-expires-error" ${f.errors.name ? '' : html`autofocus`}` : ''}>
+          ${EXPIRY_CHOICES.map((c) => html`<option value="${c}" ${c === f.expires ? html`selected` : ''}>${t.expiryOptions[c]}</option>`)}
+        </select>
+        ${f.errors.expires ? html`<p class="field-error" id="key-expires-error">${f.errors.expires}</p>` : ''}
+      </div>
+      <div class="actions"><button type="submit" class="btn">${icons.key}${t.createButton}</button></div>
+    </div>
+  </form>
+  </section>`;
+}
+
+const STATUS_ORDER: Record<KeyStatus, number> = { active: 0, expired: 1, revoked: 2 };
+
+function keysTable(m: ApiPageModel): Renderable {
+  const { t, fmt } = m;
+  // Active keys first; within a status, newest first (the order they arrive in).
+  const keys = [...m.keys].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
+  if (m.keys.length === 0) {
+    return html`<p class="empty">${t.noKeys} ${m.canManage && m.eligible ? t.noKeysCreateHint : ''}</p>`;
+  }
+  return html`<div class="table-wrap"><table class="keys">
+    <caption class="sr-only">${t.keysTitle}: ${m.clinic.name}</caption>
+    <thead><tr>
+      <th scope="col">${t.colName}</th><th scope="col">${t.colKey}</th><th scope="col">${t.colCreatedBy}</th>
+      <th scope="col">${t.colCreated}</th><th scope="col">${t.colLastUsed}</th><th scope="col">${t.colExpires}</th>
+      <th scope="col">${t.colStatus}</th>${m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''}
+    </tr></thead>
+    <tbody>
+    ${keys.map((k) => html`<tr class="${k.status === 'active' ? '' : 'is-inactive'}" data-key-id="${k.id}">
+      <td data-label="${t.colName}" class="cell-name"><span class="key-name">${k.name}</span></td>
+      <td data-label="${t.colKey}"><span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></td>
+      <td data-label="${t.colCreatedBy}">${k.createdByEmail ?? html`<span class="muted">${t.createdByCli}</span>`}</td>
+      <td data-label="${t.colCreated}" class="nowrap">${timeEl(fmt, k.createdAt, fmt.dateOf(k.createdAt))}</td>
+      <td data-label="${t.colLastUsed}" class="nowrap">${k.lastUsedAt ? timeEl(fmt, k.lastUsedAt, fmt.ago(k.lastUsedAt)) : html`<span class="muted">${t.neverUsed}</span>`}</td>
+      <td data-label="${t.colExpires}" class="nowrap">${k.expiresAt ? timeEl(fmt, k.expiresAt, fmt.dateOf(k.expiresAt)) : html`<span class="muted">${t.noExpiry}</span>`}</td>
+      <td data-label="${t.colStatus}"><span class="badge badge-${k.status}">${t.status[k.status]}</span></td>
+      ${m.canManage ? html`<td class="actions">${k.status !== 'active' ? '' : html`<a class="btn btn-sm btn-outline-danger" href="${m.url(`/dashboard/settings/api/keys/${k.id}/revoke`)}" aria-label="${t.revokeKeyNamed(k.name)}">${t.revoke}</a>`}</td>` : ''}
+    </tr>`)}
+    </tbody>
+  </table></div>`;
+}
+
+function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
+  const { t, fmt } = m;
+  const days = u?.days ?? m.days.map((day) => ({ day, ok: 0, errors: 0 }));
+  const max = Math.max(1, ...days.map((d) => d.ok + d.errors));
+  const total = u?.total ?? 0;
+  const errors = u?.errors ?? 0;
+  return html`<article class="usage-card" aria-labelledby="usage-${k.id}">
+    <header>
+      <h3 id="usage-${k.id}">${k.name} <span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></h3>
+      <span class="totals"><strong>${t.requests(fmt.num(total))}</strong>${errors ? html` · <span class="err">${t.errorsCount(fmt.num(errors))}</span>` : ''}</span>
+    </header>
+    ${html`<ol class="bars">
+      ${days.map((d) => {
+        const n = d.ok + d.errors;
+        const h = n === 0 ? 0 : Math.max(1, Math.round((n / max) * 20));
+        const e = d.errors === 0 ? 0 : Math.max(1, Math.round((d.errors / n) * 20));
+        return html`<li>
+          <span class="sr-only">${t.dayBar(fmt.longDayOf(d.day), fmt.num(d.ok), fmt.num(d.errors))}</span>
+          <span class="bar-track" aria-hidden="true"><span class="bar h${h} ${n ? 'h-min' : ''}"><span class="bar-err e${e}"></span></span></span>
+          <span class="count" aria-hidden="true">${fmt.num(n)}</span>
+          <span class="day" aria-hidden="true">${fmt.shortDay(d.day)}</span>
+        </li>`;
+      })}
+    </ol>`}
+    <div>
+      <h4>${t.lastErrors}</h4>
+      ${u && u.lastErrors.length
+        ? html`<ul class="errors-list">${u.lastErrors.map((e) => html`<li>
+            <code>${e.status} ${e.code}</code>
+            <span class="what">${t.errorHelp[e.code] ?? ''} · ${t.errorTimes(fmt.num(e.count))}</span>
+            ${timeEl(fmt, e.at, fmt.ago(e.at))}
+          </li>`)}</ul>`
+        : html`<p class="ok-line">${t.noErrors}</p>`}
+    </div>
+  </article>`;
+}
+
+function usageSection(m: ApiPageModel): Renderable {
+  const { t } = m;
+  const used = m.keys.filter((k) => (m.usage.get(k.id)?.total ?? 0) > 0);
+  const idle = m.keys.filter((k) => k.status === 'active' && (m.usage.get(k.id)?.total ?? 0) === 0);
+  if (used.length === 0 && idle.length === 0) return '';
+  return html`<section class="card" aria-labelledby="usage-title">
+    <div class="card-head">
+      <div><h2 id="usage-title">${t.usageTitle}</h2><p>${t.usageLead(m.clinic.timezone)}</p></div>
+      <div class="legend" aria-hidden="true" ${used.length ? '' : html`hidden`}><span><i class="swatch swatch-ok"></i>${t.legendOk}</span><span><i class="swatch swatch-err"></i>${t.legendErrors}</span></div>
+    </div>
+    ${used.length ? html`<div class="usage-grid">${used.map((k) => usageCard(m, k, m.usage.get(k.id)))}</div>` : html`<p class="muted">${t.noUsageAtAll}</p>`}
+    ${used.length && idle.length ? html`<p class="idle-keys">${t.idleKeys} ${idle.map((k, i) => html`${i ? ', ' : ''}<span class="key-name">${k.name}</span>`)}</p>` : ''}
+  </section>`;
+}
+
+export function apiKeysPage(m: ApiPageModel): Html {
+  const { t } = m;
+  const body = html`
+  <nav class="crumbs" aria-label="breadcrumb"><ol><li>${t.settings}</li><li aria-current="page">${t.api}</li></ol></nav>
+  ${superadminBar(m)}
+  <div class="page-head">
+    <div><h1>${t.pageTitle}</h1><p class="lead">${t.pageLead}</p></div>
+    <div class="clinic-card">
+      <div class="name">${m.clinic.name}</div>
+      <dl><dt>${t.planLabel}</dt><dd><span class="badge badge-plan plain">${t.plans[m.clinic.plan] ?? m.clinic.plan}</span></dd></dl>
+    </div>
+  </div>
+  ${flashPanel(m)}
+  ${notices(m)}
+  ${createForm(m)}
+  <section class="card" aria-labelledby="keys-title">
+    <h2 id="keys-title">${t.keysTitle}</h2>
+    ${keysTable(m)}
+  </section>
+  ${usageSection(m)}
+  <section class="card howto" aria-labelledby="howto-title">
+    <h2 id="howto-title">${t.howToTitle}</h2>
+    <p>${t.howToText}</p>
+    <pre><code>Authorization: Bearer ${m.keyPrefix}_…
+curl -H "Authorization: Bearer ${m.keyPrefix}_…" "${m.apiBase}citas?limit=5"</code></pre>
+    <p class="muted small">${t.howToMore}</p>
+  </section>
+  <p class="page-foot">${t.timesIn(m.clinic.timezone)}</p>`;
+  return layout({ t, title: `${t.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body });
+}

@@ -1,0 +1,41 @@
+import type { Clinic } from '../../repos/clinics.js';
+import { html, type Html } from '../html.js';
+import type { Formatter, Messages } from '../i18n.js';
+import { maskedKey, type KeyView } from './api-keys.js';
+import { icons } from './icons.js';
+import { csrfInput, layout, type Person } from './layout.js';
+
+export interface RevokeModel {
+  t: Messages;
+  fmt: Formatter;
+  person: Person;
+  csrf: string;
+  clinic: Clinic;
+  key: KeyView;
+  keyPrefix: string;
+  action: string;
+  cancel: string;
+}
+
+export function revokePage(m: RevokeModel): Html {
+  const { t, fmt, key } = m;
+  const body = html`<div class="card narrow confirm">
+    <h1>${t.revokeTitle(key.name)}</h1>
+    <div class="alert alert-warning">${icons.warning}<div class="alert-body"><p>${t.revokeText}</p><p>${t.revokeUndo}</p></div></div>
+    <dl class="facts">
+      <dt>${t.clinicLabel}</dt><dd>${m.clinic.name}</dd>
+      <dt>${t.colName}</dt><dd>${key.name}</dd>
+      <dt>${t.colKey}</dt><dd><span class="hint">${maskedKey(m.keyPrefix, key.hint)}</span></dd>
+      <dt>${t.colCreated}</dt><dd>${fmt.dateTimeOf(key.createdAt)}${key.createdByEmail ? html` · ${key.createdByEmail}` : ''}</dd>
+      <dt>${t.colLastUsed}</dt><dd>${key.lastUsedAt ? `${fmt.dateTimeOf(key.lastUsedAt)} (${fmt.ago(key.lastUsedAt)})` : t.neverUsed}</dd>
+    </dl>
+    <form method="post" action="${m.action}">
+      ${csrfInput(m.csrf)}
+      <div class="btn-row">
+        <button type="submit" class="btn btn-danger">${t.revokeConfirm}</button>
+        <a class="btn btn-secondary" href="${m.cancel}">${t.cancel}</a>
+      </div>
+    </form>
+  </div>`;
+  return layout({ t, title: t.revokeTitle(key.name), person: m.person, csrf: m.csrf, body });
+}

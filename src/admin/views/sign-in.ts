@@ -1,0 +1,49 @@
+import { html, type Html } from '../html.js';
+import type { Lang, Messages } from '../i18n.js';
+import { icons } from './icons.js';
+import { authLayout, csrfInput } from './layout.js';
+
+export interface SignInModel {
+  t: Messages;
+  lang: Lang;
+  csrf: string;
+  email?: string;
+  notice?: 'signed_out' | 'expired' | null;
+  error?: { kind: 'bad_credentials' } | { kind: 'throttled'; minutes: number } | null;
+}
+
+export function signInPage(m: SignInModel): Html {
+  const { t } = m;
+  const err = m.error
+    ? html`<div class="alert alert-danger" role="alert" id="sign-in-error">${icons.warning}<div class="alert-body"><p>${
+      m.error.kind === 'throttled' ? t.throttled(m.error.minutes) : t.badCredentials
+    }</p></div></div>`
+    : '';
+  const notice = m.notice
+    ? html`<div class="alert alert-info" role="status">${icons.info}<div class="alert-body"><p>${m.notice === 'expired' ? t.sessionExpired : t.signedOut}</p></div></div>`
+    : '';
+  const other = t.otherLanguage;
+  return authLayout({
+    t,
+    title: t.signInTitle,
+    body: html`
+    <h1>${t.signInTitle}</h1>
+    <p class="lead">${t.signInLead}</p>
+    ${notice}${err}
+    <form method="post" action="/dashboard/sign-in" novalidate>
+      ${csrfInput(m.csrf)}
+      <input type="hidden" name="lang" value="${m.lang}">
+      <div class="field">
+        <label for="email">${t.email}</label>
+        <input type="email" id="email" name="email" value="${m.email ?? ''}" autocomplete="username" required maxlength="254" spellcheck="false" autocapitalize="none"
+          ${m.error ? html`aria-describedby="sign-in-error"` : ''} ${m.email ? '' : html`autofocus`}>
+      </div>
+      <div class="field">
+        <label for="password">${t.password}</label>
+        <input type="password" id="password" name="password" autocomplete="current-password" required maxlength="1024" ${m.email ? html`autofocus` : ''}>
+      </div>
+      <button type="submit" class="btn">${t.signInButton}</button>
+    </form>`,
+    foot: html`<p>${t.signInHelp}</p><p><a href="/dashboard/sign-in?lang=${other.lang}" lang="${other.lang}" hreflang="${other.lang}">${other.label}</a></p>`,
+  });
+}
