@@ -18,7 +18,10 @@ export interface Config {
   readonly authFailBurst: number;
   readonly apiPlans: readonly Plan[];
   readonly logLevel: string;
-  readonly trustProxy: boolean;
+  /** Fastify's trustProxy: false, true (every hop), a hop count, or trusted addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string[];
+  /** Dashboard session cookie Secure flag: auto (when the request is HTTPS), always, never. */
+  readonly cookieSecure: 'auto' | 'always' | 'never';
   readonly dbPoolMax: number;
   readonly dbStatementTimeoutMs: number;
 }
@@ -73,6 +76,24 @@ function plans(env: Env): Plan[] {
   return list as Plan[];
 }
 
+const IPV4_CIDR = /^(\d{1,3}\.){3}\d{1,3}(\/\d{1,2})?$/;
+const IPV6_CIDR = /^[0-9a-f:]+(\/\d{1,3})?$/i;
+
+/**
+ * Which proxies to believe for the client address and protocol. `true` trusts every hop, which
+ * lets any client spoof X-Forwarded-For (and so escape per-IP limits): prefer a hop count or the
+ * proxies' addresses.
+ */
+function trustProxy(env: Env): boolean | number | string[] {
+  const raw = (str(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
+  if (raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((x) => x.trim()).filter(Boolean);
+  if (list.length > 0 && list.every((x) => IPV4_CIDR.test(x) || IPV6_CIDR.test(x))) return list;
+  throw new ConfigError('TRUST_PROXY', 'must be false, true, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8,127.0.0.1)');
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = str(env, 'HOST') ?? '127.0.0.1';
   if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) throw new ConfigError('HOST', `is not a host name or IP address: "${host}"`);
@@ -95,24 +116,39 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
-  const trust = (str(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
-  if (!['true', 'false'].includes(trust)) throw new ConfigError('TRUST_PROXY', 'must be true or false');
+  const cookieSecure = (str(env, 'COOKIE_SECURE') ?? 'auto').toLowerCase();
+  if (cookieSecure !== 'auto' && cookieSecure !== 'always' && cookieSecure !== 'never') {
+    throw new ConfigError('COOKIE_SECURE', 'must be auto, always or never');
+  }
+  const rateLimitRps = int(env, 'RATE_LIMIT_RPS', 60, 1, 100_000);
+  const rateLimitBurst = int(env, 'RATE_LIMIT_BURST', 120, 1, 1_000_000);
+  if (rateLimitBurst < rateLimitRps) {
+    throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_RPS (${rateLimitRps}): a burst smaller than one second of the sustained rate cannot be sustained`);
+  }
+  const authFailRps = int(env, 'AUTH_FAIL_RPS', 10, 1, 100_000);
+  const authFailBurst = int(env, 'AUTH_FAIL_BURST', 20, 1, 1_000_000);
+  if (authFailBurst < authFailRps) throw new ConfigError('AUTH_FAIL_BURST', `must be at least AUTH_FAIL_RPS (${authFailRps})`);
+  const dbUrl = databaseUrl(env);
+  if (dbUrl !== null && pepper === null) {
+    throw new ConfigError('API_KEY_PEPPER', 'must be set when DATABASE_URL is set: every instance and the CLI must share one secret (a generated one would live in one machine\'s DATA_DIR only); e.g. `openssl rand -base64 48`');
+  }
 
   return Object.freeze({
     port: int(env, 'PORT', 3000, 0, 65535),
     host,
     dataDir: path.resolve(str(env, 'DATA_DIR') ?? './data'),
-    databaseUrl: databaseUrl(env),
+    databaseUrl: dbUrl,
     redisUrl: null,
     apiKeyPrefix: prefix,
     apiKeyPepper: pepper,
-    rateLimitRps: int(env, 'RATE_LIMIT_RPS', 60, 1, 100_000),
-    rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 120, 1, 1_000_000),
-    authFailRps: int(env, 'AUTH_FAIL_RPS', 10, 1, 100_000),
-    authFailBurst: int(env, 'AUTH_FAIL_BURST', 20, 1, 1_000_000),
+    rateLimitRps,
+    rateLimitBurst,
+    authFailRps,
+    authFailBurst,
     apiPlans: Object.freeze(plans(env)),
     logLevel,
-    trustProxy: trust === 'true',
+    trustProxy: trustProxy(env),
+    cookieSecure,
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 1000),
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
   });

@@ -3,11 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { adminPlugin, type AdminTuning } from '../admin/index.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
-import { errors } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import type { KeyService } from '../services/api-keys.js';
 import type { RateLimiter } from '../services/rate-limit.js';
 import { UsageCounter } from '../services/usage.js';
@@ -41,8 +41,19 @@ declare module 'fastify' {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 const ALLOW = 'GET, HEAD';
-// Every other method Fastify routes (TRACE and QUERY included), so none falls through to a 404.
-const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'] as const;
+/** Paths where only GET and HEAD exist: any other method is a 405, whatever the method. */
+const READ_ONLY_PATHS = new Set<string>([...API_PATHS, '/api/v1/openapi.json']);
+
+/** Trust the `hops` proxies nearest to us (Fastify's typings lack the numeric form). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
+}
+
+function commonHeaders(req: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', req.id);
+  reply.header('cache-control', 'no-store');
+  reply.header('x-content-type-options', 'nosniff');
+}
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
@@ -55,8 +66,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     requestIdHeader: false,
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: deps.config.trustProxy,
-    return503OnClosing: true,
+    trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
+    // While closing, requests in flight still get answers in the contract's shape (a closed
+    // database is a 500 database_error with Retry-After), not Fastify's own 503 body.
+    return503OnClosing: false,
+    // Errors Fastify raises before any hook (e.g. a URL with bad percent-encoding) get the one
+    // error shape and headers too.
+    frameworkErrors: (err, rawReq, rawReply) => {
+      const req = rawReq as unknown as FastifyRequest;
+      const reply = rawReply as unknown as FastifyReply;
+      commonHeaders(req, reply);
+      const status = (err as { statusCode?: number }).statusCode ?? 400;
+      const apiErr = status < 500 ? new ApiError('invalid_parameter', `The request could not be read: ${err.message}`) : errors.internalError();
+      void sendError(apiErr, req, reply);
+    },
   });
 
   app.decorateRequest('apiKey', null);
@@ -74,8 +97,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => sendError(errors.notFound(req.url.split('?')[0] ?? '/'), req, reply));
 
   app.addHook('onRequest', async (req, reply) => {
-    reply.header('x-request-id', req.id);
-    reply.header('cache-control', 'no-store');
+    commonHeaders(req, reply);
+    // Before the body is parsed and before authentication: the method alone decides, for every
+    // method (POST with a malformed body, PROPFIND, QUERY ...), and reveals nothing about data.
+    if (req.method !== 'GET' && req.method !== 'HEAD' && READ_ONLY_PATHS.has(req.url.split('?')[0] ?? '')) {
+      throw errors.methodNotAllowed(req.method, ALLOW);
+    }
   });
   // One access-log line per request, with what operators need and no secrets (see log.ts).
   app.addHook('onResponse', async (req, reply) => {
@@ -102,15 +129,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-
-  for (const url of [...API_PATHS, '/api/v1/openapi.json']) {
-    app.route({
-      method: [...OTHER_METHODS],
-      url,
-      schema: { hide: true },
-      handler: (req, reply) => sendError(errors.methodNotAllowed(req.method, ALLOW), req, reply),
-    });
-  }
 
   await app.register(
     async (api) => {

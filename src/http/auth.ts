@@ -20,21 +20,23 @@ export function apiAuthHook(keys: KeyService, limiter: RateLimiter, authFailLimi
     const header = req.headers.authorization;
     const ip = req.ip;
     const nowMs = now();
+    const token = header === undefined ? undefined : BEARER_RE.exec(header)?.[1];
 
-    // An address that keeps failing is refused before its next guess is even checked.
+    // An address over its failed-authentication budget gets no new key checked (no guessing at
+    // speed, no database work), but a key already verified on this instance keeps working, so
+    // one bad integration behind a shared address does not lock out the others.
     const ipState = await authFailLimiter.peek(ip, nowMs);
-    if (!ipState.allowed) throw errors.tooManyRequests(ipState.retryAfterSeconds);
-
-    if (header === undefined) {
-      await authFailLimiter.consume(ip, nowMs);
-      throw errors.missingApiKey();
-    }
-    const m = BEARER_RE.exec(header);
-    const key = m?.[1] ? await keys.verify(m[1]) : null;
-    if (!key) {
-      const failed = await authFailLimiter.consume(ip, nowMs);
-      if (!failed.allowed) throw errors.tooManyRequests(failed.retryAfterSeconds);
-      throw errors.invalidApiKey();
+    let key: AuthenticatedKey | null;
+    if (!ipState.allowed) {
+      key = token ? keys.verifyCached(token) ?? null : null;
+      if (!key) throw errors.tooManyRequests(ipState.retryAfterSeconds);
+    } else {
+      key = token ? await keys.verify(token) : null;
+      if (!key) {
+        const failed = await authFailLimiter.consume(ip, nowMs);
+        if (!failed.allowed) throw errors.tooManyRequests(failed.retryAfterSeconds);
+        throw header === undefined ? errors.missingApiKey() : errors.invalidApiKey();
+      }
     }
     req.apiKey = key;
 

@@ -69,6 +69,9 @@ export interface KeyServiceOptions {
 export class KeyService {
   private readonly cache = new Map<string, { key: AuthenticatedKey; at: number }>();
   private readonly lastWritten = new Map<string, number>();
+  /** Keys revoked here, for longer than the cache lives: a lookup that was already in flight
+   * when revoke() ran must not put the key back into the cache as live. */
+  private readonly revokedHere = new Map<string, number>();
   private readonly now: () => number;
 
   constructor(private readonly db: Kysely<DB>, private readonly opts: KeyServiceOptions) {
@@ -103,9 +106,25 @@ export class KeyService {
 
   /** Revokes and evicts from this instance's cache. Returns false if unknown or already revoked. */
   async revoke(keyId: string): Promise<boolean> {
-    const done = await revokeApiKey(this.db, keyId, Math.floor(this.now() / 1000));
+    const nowMs = this.now();
+    for (const [id, at] of this.revokedHere) if (nowMs - at > 2 * CACHE_TTL_MS) this.revokedHere.delete(id);
+    this.revokedHere.set(keyId, nowMs);
+    const done = await revokeApiKey(this.db, keyId, Math.floor(nowMs / 1000));
     for (const [hash, entry] of this.cache) if (entry.key.keyId === keyId) this.cache.delete(hash);
     return done;
+  }
+
+  /**
+   * Like verify(), but answers only from the in-process cache: undefined when the key is not
+   * cached. Used for callers over their failed-authentication budget, so that they cost no
+   * database work while keys already in use keep working.
+   */
+  verifyCached(token: string): AuthenticatedKey | null | undefined {
+    if (!TOKEN_RE.test(token)) return null;
+    const entry = this.cache.get(hashKey(this.opts.pepper, token));
+    const nowMs = this.now();
+    if (!entry || nowMs - entry.at > CACHE_TTL_MS) return undefined;
+    return this.live(entry.key, nowMs);
   }
 
   /** The key's identity if `token` is a live key, else null. One shape of "no" for every reason. */
@@ -124,8 +143,11 @@ export class KeyService {
       entry = { key: loaded, at: nowMs };
       this.cache.set(hash, entry);
     }
-    const k = entry.key;
-    if (k.revoked || (k.expiresAt !== null && k.expiresAt * 1000 <= nowMs)) return null;
+    return this.live(entry.key, nowMs);
+  }
+
+  private live(k: AuthenticatedKey, nowMs: number): AuthenticatedKey | null {
+    if (k.revoked || this.revokedHere.has(k.keyId) || (k.expiresAt !== null && k.expiresAt * 1000 <= nowMs)) return null;
     this.markUsed(k.keyId, Math.floor(nowMs / 1000));
     return k;
   }

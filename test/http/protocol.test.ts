@@ -103,6 +103,31 @@ describe.each(dialects())('HTTP protocol on %s', (dialect) => {
     }
   });
 
+  it('decides 405 on the method alone: before the body is parsed, and for methods Fastify does not route', async () => {
+    const malformed = await t.app.inject({ method: 'POST', url: '/api/v1/citas', headers: { 'content-type': 'application/json' }, payload: '{not json' });
+    expectError(malformed, 405, 'method_not_allowed');
+    const xml = await t.app.inject({ method: 'PUT', url: '/api/v1/llamadas', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    expectError(xml, 405, 'method_not_allowed');
+    for (const method of ['PROPFIND', 'SEARCH', 'MKCOL']) {
+      const res = await t.app.inject({ method: method as 'GET', url: '/api/v1/clientas' });
+      expectError(res, 405, 'method_not_allowed');
+      expect(res.headers.allow).toBe('GET, HEAD');
+    }
+  });
+
+  it('answers a URL Fastify cannot decode in the error shape, with the usual headers', async () => {
+    const res = await call(t, '/api/v1/citas%zz');
+    expectError(res, 400, 'invalid_parameter');
+    expect(res.headers['x-request-id']).toMatch(UUID_RE);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('tells browsers not to sniff content types, on success and on errors', async () => {
+    for (const url of ['/api/v1/citas', '/api/v1/citas?limit=0', '/nope']) {
+      expect((await call(t, url)).headers['x-content-type-options'], url).toBe('nosniff');
+    }
+  });
+
   it('echoes a sane X-Request-Id and replaces one that is not', async () => {
     const echoed = await call(t, '/api/v1/citas', { headers: { 'x-request-id': 'abc-123' } });
     expect(echoed.headers['x-request-id']).toBe('abc-123');

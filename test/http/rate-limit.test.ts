@@ -108,6 +108,20 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     expect((await call(t, '/api/v1/citas', { key: t.keyA, remoteAddress: attacker })).statusCode).toBe(200);
   });
 
+  it('a throttled address is checked against no new key, but a key in use on this instance keeps working', async () => {
+    const shared = '203.0.113.99';
+    // The integration behind the shared address has just been verified (it is in the key cache) ...
+    expect((await call(t, '/api/v1/citas', { key: t.keyB, remoteAddress: shared })).statusCode).toBe(200);
+    // ... when a broken neighbour behind the same address burns the failure budget.
+    for (let i = 0; i < 20; i++) {
+      expectError(await call(t, '/api/v1/citas', { key: `svc_broken${String(i).padStart(20, '0')}`, remoteAddress: shared }), 401, 'invalid_api_key');
+    }
+    expect((await call(t, '/api/v1/citas', { key: t.keyB, remoteAddress: shared })).statusCode).toBe(200);
+    // A key not verified recently is not looked up for that address until it recovers.
+    expectError(await call(t, '/api/v1/citas', { key: t.keyA, remoteAddress: shared }), 429, 'too_many_requests');
+    expectError(await call(t, '/api/v1/citas', { key: 'svc_broken_again_xxxxxxxx', remoteAddress: shared }), 429, 'too_many_requests');
+  });
+
   it('counts missing keys as failed authentications too', async () => {
     const ip = '192.0.2.55';
     for (const path of [...PATHS, ...PATHS, ...PATHS, ...PATHS, ...PATHS, ...PATHS, PATHS[0], PATHS[1]]) {

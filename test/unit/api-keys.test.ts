@@ -170,6 +170,18 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       clock.now = T0;
     });
 
+    it('a lookup already in flight when the key is revoked cannot put it back in the cache as live', async () => {
+      const a = service();
+      const issued = await a.create({ clinicId: clinics.premium.id, name: 'raced', expiresAt: null, createdBy: null });
+      clock.now = T0;
+      // The first verify misses the cache and reads the row (still live) while revoke() runs.
+      const inFlight = a.verify(issued.key);
+      await a.revoke(issued.id);
+      await inFlight;
+      expect(await a.verify(issued.key)).toBeNull();
+      expect(a.verifyCached(issued.key)).toBeNull();
+    });
+
     it('respects expires_at, to the second, even for a cached key', async () => {
       const keys = service();
       const expiresAt = T0 / 1000 + 3600;

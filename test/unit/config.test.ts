@@ -32,6 +32,7 @@ describe('loadConfig defaults', () => {
       apiPlans: ['pro_total', 'enterprise', 'premium'],
       logLevel: 'info',
       trustProxy: false,
+      cookieSecure: 'auto',
       dbPoolMax: 10,
       dbStatementTimeoutMs: 5000,
     });
@@ -52,14 +53,17 @@ describe('loadConfig defaults', () => {
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/var/lib/clinic', DATABASE_URL: 'postgres://u:p@db:5432/clinic',
       API_KEY_PREFIX: 'clin', API_KEY_PEPPER: 'x'.repeat(32), RATE_LIMIT_RPS: '5', RATE_LIMIT_BURST: '9',
       AUTH_FAIL_RPS: '2', AUTH_FAIL_BURST: '3', API_PLANS: 'basic, premium', LOG_LEVEL: 'DEBUG', TRUST_PROXY: 'true',
-      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500',
+      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500', COOKIE_SECURE: 'Always',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/var/lib/clinic', databaseUrl: 'postgres://u:p@db:5432/clinic', apiKeyPrefix: 'clin',
       apiKeyPepper: 'x'.repeat(32), rateLimitRps: 5, rateLimitBurst: 9, authFailRps: 2, authFailBurst: 3, apiPlans: ['basic', 'premium'],
-      logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500,
+      logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500, cookieSecure: 'always',
     });
-    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/clinic' }).databaseUrl).toBe('postgresql://localhost/clinic');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/clinic', API_KEY_PEPPER: 'x'.repeat(32) }).databaseUrl).toBe('postgresql://localhost/clinic');
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+    expect(loadConfig({ TRUST_PROXY: 'False' }).trustProxy).toBe(false);
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
     expect(loadConfig({ DATA_DIR: 'rel/dir' }).dataDir).toBe(path.resolve('rel/dir'));
@@ -107,7 +111,12 @@ describe('loadConfig validation names the bad variable', () => {
     ['RATE_LIMIT_RPS', { RATE_LIMIT_RPS: 'fast' }, /got "fast"/],
     ['RATE_LIMIT_BURST', { RATE_LIMIT_BURST: '0' }, /from 1 to/],
     ['AUTH_FAIL_RPS', { AUTH_FAIL_RPS: '0' }, /from 1 to/],
-    ['TRUST_PROXY', { TRUST_PROXY: 'yes' }, /true or false/],
+    ['TRUST_PROXY', { TRUST_PROXY: 'yes' }, /false, true, a number of proxy hops/],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/8,proxy.local' }, /list of proxy addresses/],
+    ['COOKIE_SECURE', { COOKIE_SECURE: 'yes' }, /auto, always or never/],
+    ['RATE_LIMIT_BURST', { RATE_LIMIT_RPS: '60', RATE_LIMIT_BURST: '59' }, /at least RATE_LIMIT_RPS \(60\)/],
+    ['AUTH_FAIL_BURST', { AUTH_FAIL_RPS: '10', AUTH_FAIL_BURST: '5' }, /at least AUTH_FAIL_RPS/],
+    ['API_KEY_PEPPER', { DATABASE_URL: 'postgres://db/clinic' }, /must be set when DATABASE_URL is set/],
     ['DB_POOL_MAX', { DB_POOL_MAX: '0' }, /from 1 to 1000/],
     ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '5' }, /from 100 to/],
     ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379' }, /not available in this version; unset REDIS_URL/],
