@@ -1,5 +1,6 @@
 // What every dashboard route shares: dependencies, the signed-in viewer, page errors and the
 // small helpers that turn a request into a page.
+import type {} from '@fastify/compress'; // the `compress` route option
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
@@ -7,11 +8,11 @@ import type { DB } from '../db/schema.js';
 import type { Role } from '../domain/records.js';
 import type { Clinic } from '../repos/clinics.js';
 import type { KeyService } from '../services/api-keys.js';
-import type { RateLimiter } from '../services/rate-limit.js';
 import type { UsageCounter } from '../services/usage.js';
 import type { Html } from './html.js';
 import { negotiateLang, type Lang } from './i18n.js';
-import type { Sessions } from './session.js';
+import type { CookieOptions, Sessions } from './session.js';
+import type { Semaphore, SignInLimiters } from './throttle.js';
 
 export interface Viewer {
   /** the session cookie's token: the CSRF secret and the flash key; never stored */
@@ -42,9 +43,20 @@ export interface AdminContext {
   config: Config;
   now: () => number;
   sessions: Sessions;
-  accountLimiter: RateLimiter;
-  ipLimiter: RateLimiter;
+  /** sign-in buckets: see throttle.ts */
+  limiters: SignInLimiters;
+  /** bounds the scrypt checks running at once */
+  verifySlots: Semaphore;
+  /** every dashboard cookie is set and cleared with these */
+  cookies: CookieOptions;
 }
+
+/**
+ * Options for every route that renders a page. Pages carry secrets (CSRF tokens, the one-time
+ * API key) next to text an attacker may influence, so they are never compressed (BREACH); the
+ * plugin refuses to start if a route other than the static assets lacks this.
+ */
+export const PAGE_ROUTE = { compress: false } as const;
 
 export type PageErrorKind = 'not_found' | 'forbidden_role' | 'forbidden_plan' | 'csrf' | 'api_key' | 'bad_request';
 

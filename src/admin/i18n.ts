@@ -26,6 +26,7 @@ const en = {
   badCredentials: 'The e-mail or the password is not correct.',
   throttled: (minutes: number) =>
     `Too many failed attempts. For your security, wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+  signInBusy: 'Too many sign-in attempts right now. Try again in a moment.',
   signedOut: 'You have signed out.',
   sessionExpired: 'Your session has expired. Sign in again to continue.',
 
@@ -159,6 +160,7 @@ const es: Messages = {
   badCredentials: 'El correo o la contraseña no son correctos.',
   throttled: (minutes: number) =>
     `Demasiados intentos fallidos. Por seguridad, espera ${minutes} minuto${minutes === 1 ? '' : 's'} y vuelve a intentarlo.`,
+  signInBusy: 'Hay demasiados intentos de inicio de sesión en este momento. Vuelve a intentarlo dentro de un momento.',
   signedOut: 'Has cerrado la sesión.',
   sessionExpired: 'Tu sesión ha caducado. Vuelve a iniciar sesión para continuar.',
 

@@ -19,23 +19,42 @@ import { csrfToken } from './csrf.js';
 import { asLang, messages } from './i18n.js';
 import { authRoutes } from './routes-auth.js';
 import { keyRoutes } from './routes-keys.js';
-import { cookieOptions, DEFAULT_SESSION, SESSION_COOKIE, Sessions, type SessionTuning } from './session.js';
+import { cookieOptions, DEFAULT_SESSION, SESSION_COOKIE, Sessions, type CookieSecure, type SessionTuning } from './session.js';
+import { Semaphore } from './throttle.js';
 import { messagePage } from './views/message.js';
 
 export interface ThrottleTuning {
-  /** failed sign-ins allowed in a row for one e-mail address... */
-  accountBurst: number;
+  /** sign-in attempts allowed in a row for one e-mail address from one client IP... */
+  accountIpBurst: number;
   /** ...then this many more per second (1/60: one a minute) */
+  accountIpPerSecond: number;
+  /** attempts for one e-mail address from all IPs together (only a spread-out attack reaches it) */
+  accountBurst: number;
   accountPerSecond: number;
+  /** attempts from one client IP, whatever the e-mail */
   ipBurst: number;
   ipPerSecond: number;
+  /** password checks (scrypt, on libuv's thread pool) running at once; keep it below UV_THREADPOOL_SIZE (4) */
+  verifyConcurrency: number;
+  /** attempts that may wait for a free check; beyond that they get a 503 page at once */
+  verifyQueue: number;
 }
 
-export const DEFAULT_THROTTLE: ThrottleTuning = { accountBurst: 5, accountPerSecond: 1 / 60, ipBurst: 20, ipPerSecond: 1 / 30 };
+export const DEFAULT_THROTTLE: ThrottleTuning = {
+  accountIpBurst: 5, accountIpPerSecond: 1 / 60,
+  accountBurst: 50, accountPerSecond: 1 / 10,
+  ipBurst: 20, ipPerSecond: 1 / 30,
+  verifyConcurrency: 2, verifyQueue: 8,
+};
 
 export interface AdminTuning {
   session?: Partial<SessionTuning>;
   throttle?: Partial<ThrottleTuning>;
+  /**
+   * When the session cookies carry `Secure` (default 'auto': when the request reached Fastify
+   * as HTTPS). Use 'always' in production behind TLS. Meant to be fed by COOKIE_SECURE.
+   */
+  cookieSecure?: CookieSecure;
 }
 
 export interface AdminOptions extends AdminTuning {
@@ -60,13 +79,23 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   const ctx: AdminContext = {
     db: opts.db, keys: opts.keys, usage: opts.usage, config: opts.config, now: opts.now,
     sessions: new Sessions(opts.db, session, opts.now),
-    accountLimiter: new MemoryGcraLimiter(throttle.accountPerSecond, throttle.accountBurst),
-    ipLimiter: new MemoryGcraLimiter(throttle.ipPerSecond, throttle.ipBurst),
+    limiters: {
+      accountIp: new MemoryGcraLimiter(throttle.accountIpPerSecond, throttle.accountIpBurst),
+      account: new MemoryGcraLimiter(throttle.accountPerSecond, throttle.accountBurst),
+      ip: new MemoryGcraLimiter(throttle.ipPerSecond, throttle.ipBurst),
+    },
+    verifySlots: new Semaphore(throttle.verifyConcurrency, throttle.verifyQueue),
+    cookies: cookieOptions(opts.cookieSecure ?? 'auto'),
   };
 
-  // Pages, not API: keep every dashboard route out of the OpenAPI document.
   app.addHook('onRoute', (route) => {
+    // Pages, not API: keep every dashboard route out of the OpenAPI document.
     route.schema = { ...route.schema, hide: true };
+    // Pages hold secrets (CSRF tokens, a new API key) and are never compressed (BREACH): every
+    // route but the public static assets must be declared with PAGE_ROUTE.
+    if (route.compress !== false && !route.url.startsWith(ASSET_PREFIX)) {
+      throw new Error(`dashboard route ${route.method} ${route.url} must opt out of compression (PAGE_ROUTE)`);
+    }
   });
 
   await app.register(cookie);
@@ -98,7 +127,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     const r = await ctx.sessions.resolve(token);
     if (r.status !== 'ok' || !(ROLES as readonly string[]).includes(r.session.role)) {
       req.sessionState = r.status === 'ok' ? 'none' : r.status;
-      reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      reply.clearCookie(SESSION_COOKIE, ctx.cookies);
       return;
     }
     const s = r.session;

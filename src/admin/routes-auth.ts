@@ -1,14 +1,16 @@
-// Sign-in and sign-out. Failed sign-ins are throttled per account and per client IP; while
-// either is over its limit no password is checked at all, so guessing cannot go faster than the
-// limit even with the right password in the list.
+// Sign-in and sign-out. Every attempt is throttled per (e-mail, IP), per e-mail and per IP
+// before any password is checked (throttle.ts), so guessing cannot go faster than the limits,
+// not even with many requests in parallel, and an exhausted bucket refuses even the right password.
+// Password checks (scrypt) run at most a few at a time.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findUserByEmail } from '../repos/users.js';
 import { hashPassword, verifyPassword } from '../services/passwords.js';
-import { field, pageLang, PageError, sendPage, type AdminContext } from './context.js';
+import { field, pageLang, PAGE_ROUTE, PageError, sendPage, type AdminContext } from './context.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOriginRequest } from './csrf.js';
 import { asLang, messages, negotiateLang, type Lang } from './i18n.js';
-import { cookieOptions, isToken, newToken, PRESESSION_COOKIE, SESSION_COOKIE } from './session.js';
+import { isToken, newToken, PRESESSION_COOKIE, SESSION_COOKIE } from './session.js';
+import { takeSignInAttempt } from './throttle.js';
 import { signInPage, type SignInModel } from './views/sign-in.js';
 
 const MAX_PASSWORD = 1024;
@@ -23,7 +25,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     const existing = req.cookies[PRESESSION_COOKIE];
     if (isToken(existing)) return existing;
     const secret = newToken();
-    reply.setCookie(PRESESSION_COOKIE, secret, cookieOptions);
+    reply.setCookie(PRESESSION_COOKIE, secret, ctx.cookies);
     return secret;
   }
 
@@ -36,9 +38,9 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     return sendPage(reply, status, signInPage({ ...m, t: messages(m.lang), csrf: csrfToken(secret) }));
   }
 
-  app.get('/', async (req, reply) => reply.redirect(req.viewer ? '/dashboard/settings/api' : '/dashboard/sign-in', 303));
+  app.get('/', PAGE_ROUTE, async (req, reply) => reply.redirect(req.viewer ? '/dashboard/settings/api' : '/dashboard/sign-in', 303));
 
-  app.get('/sign-in', async (req, reply) => {
+  app.get('/sign-in', PAGE_ROUTE, async (req, reply) => {
     if (req.viewer) return reply.redirect('/dashboard/settings/api', 303);
     const q = req.query;
     const lang = langOf(req, field(q, 'lang'));
@@ -47,7 +49,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     return render(req, reply, 200, { lang, notice });
   });
 
-  app.post('/sign-in', async (req, reply) => {
+  app.post('/sign-in', PAGE_ROUTE, async (req, reply) => {
     const body = req.body;
     const lang = langOf(req, field(body, 'lang'));
     req.lang = lang;
@@ -55,25 +57,30 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
 
     const email = field(body, 'email').trim().toLowerCase().slice(0, 254);
     const password = field(body, 'password');
-    const nowMs = ctx.now();
-    const accountKey = `acct:${email}`;
-    const ipKey = `ip:${req.ip}`;
 
-    const [acct, ip] = await Promise.all([ctx.accountLimiter.peek(accountKey, nowMs), ctx.ipLimiter.peek(ipKey, nowMs)]);
-    if (!acct.allowed || !ip.allowed) {
-      const wait = Math.max(acct.allowed ? 0 : acct.retryAfterSeconds, ip.allowed ? 0 : ip.retryAfterSeconds);
+    // The attempt is paid for before the password is checked: parallel requests cannot all pass.
+    const verdict = await takeSignInAttempt(ctx.limiters, email, req.ip, ctx.now());
+    if (!verdict.allowed) {
+      const wait = verdict.retryAfterSeconds;
       reply.header('retry-after', String(wait));
-      req.log.warn({ ip: req.ip, throttled: !acct.allowed ? 'account' : 'ip' }, 'dashboard sign-in throttled');
+      req.log.warn({ ip: req.ip, throttled: verdict.scope }, 'dashboard sign-in throttled');
       return render(req, reply, 429, { lang, email, error: { kind: 'throttled', minutes: Math.max(1, Math.ceil(wait / 60)) } });
     }
 
     const user = email ? await findUserByEmail(ctx.db, email) : undefined;
-    let ok = false;
-    if (user && password.length > 0 && password.length <= MAX_PASSWORD) ok = await verifyPassword(password, user.password_hash);
-    else await verifyPassword(password.slice(0, MAX_PASSWORD) || 'x', await dummy());
+    const checked = await ctx.verifySlots.run(async () => {
+      if (user && password.length > 0 && password.length <= MAX_PASSWORD) return verifyPassword(password, user.password_hash);
+      await verifyPassword(password.slice(0, MAX_PASSWORD) || 'x', await dummy());
+      return false;
+    }, 'busy' as const);
+    if (checked === 'busy') {
+      // Too many checks already running or waiting: answered at once, without hashing.
+      reply.header('retry-after', '1');
+      req.log.warn({ ip: req.ip, running: ctx.verifySlots.inUse }, 'dashboard sign-in refused: password checks busy');
+      return render(req, reply, 503, { lang, email, error: { kind: 'busy' } });
+    }
 
-    if (!ok || !user) {
-      await Promise.all([ctx.accountLimiter.consume(accountKey, nowMs), ctx.ipLimiter.consume(ipKey, nowMs)]);
+    if (!checked || !user) {
       req.log.info({ ip: req.ip }, 'dashboard sign-in failed');
       return render(req, reply, 401, { lang, email, error: { kind: 'bad_credentials' } });
     }
@@ -82,19 +89,19 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     const old = req.cookies[SESSION_COOKIE];
     if (isToken(old)) await ctx.sessions.destroy(old);
     const token = await ctx.sessions.create(user.id);
-    reply.setCookie(SESSION_COOKIE, token, cookieOptions);
-    reply.clearCookie(PRESESSION_COOKIE, cookieOptions);
+    reply.setCookie(SESSION_COOKIE, token, ctx.cookies);
+    reply.clearCookie(PRESESSION_COOKIE, ctx.cookies);
     req.log.info({ user: user.id }, 'dashboard sign-in');
     return reply.redirect('/dashboard/settings/api', 303);
   });
 
-  app.post('/sign-out', async (req, reply) => {
+  app.post('/sign-out', PAGE_ROUTE, async (req, reply) => {
     const v = req.viewer;
     if (v) {
       if (!sameOriginRequest(req) || !csrfValid(v.token, field(req.body, CSRF_FIELD))) throw new PageError('csrf');
       await ctx.sessions.destroy(v.token);
     }
-    reply.clearCookie(SESSION_COOKIE, cookieOptions);
+    reply.clearCookie(SESSION_COOKIE, ctx.cookies);
     const lang = pageLang(req);
     return reply.redirect(`/dashboard/sign-in?signed_out=1&lang=${lang}`, 303);
   });

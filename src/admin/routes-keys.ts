@@ -6,7 +6,7 @@ import { getClinic, listClinics, type Clinic } from '../repos/clinics.js';
 import { listClinicOwnerEmails } from '../repos/sessions.js';
 import type { ApiKeyListing } from '../repos/api-keys.js';
 import { addDays, todayIn } from '../time.js';
-import { canManageKeys, field, PageError, sendPage, type AdminContext, type Viewer } from './context.js';
+import { canManageKeys, field, PAGE_ROUTE, PageError, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken, csrfValid, CSRF_FIELD, sameOriginRequest } from './csrf.js';
 import { Formatter, messages, negotiateLang, asLang } from './i18n.js';
 import { apiKeysPage, EXPIRY_CHOICES, type CreateForm, type KeyStatus, type KeyView } from './views/api-keys.js';
@@ -75,9 +75,9 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const nowS = Math.floor(nowMs / 1000);
     const t = messages(asLang(clinic.language) ?? 'es');
     req.lang = asLang(clinic.language);
-    const flashSealed = v.flash;
-    const flashRaw = form ? null : await ctx.sessions.takeFlash(v.token, flashSealed);
-    const flash = flashRaw && flashRaw.clinicId === clinic.id ? flashRaw : null;
+    // Taken (and cleared) only by this clinic's page: a superadmin who looks at another clinic
+    // first still gets to see the key just created.
+    const flash = form ? null : await ctx.sessions.takeFlash(v.token, v.flash, clinic.id);
     const today = todayIn(clinic.timezone, nowMs);
     const days = Array.from({ length: USAGE_DAYS }, (_, i) => addDays(today, i - (USAGE_DAYS - 1)));
     const canManage = canManageKeys(v, clinic.id);
@@ -96,7 +96,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     return sendPage(reply, status, page);
   }
 
-  app.get('/settings/api', { preHandler: requireViewer }, async (req, reply) => {
+  app.get('/settings/api', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
     const v = viewerOf(req);
     const clinic = await actingClinic(req, v, field(req.query, 'clinic'));
     if (!clinic) {
@@ -106,7 +106,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     return renderList(req, reply, v, clinic, 200, null);
   });
 
-  app.post('/settings/api/keys', { preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post('/settings/api/keys', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
     const v = viewerOf(req);
     const body = req.body;
     const clinic = await actingClinic(req, v, field(body, 'clinic'));
@@ -153,7 +153,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     return { key, clinic };
   }
 
-  app.get('/settings/api/keys/:id/revoke', { preHandler: requireViewer }, async (req, reply) => {
+  app.get('/settings/api/keys/:id/revoke', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
     const v = viewerOf(req);
     const { key, clinic } = await manageableKey(req, v);
     if (key.revoked_at !== null) return reply.redirect(listUrl(v, clinic), 303);
@@ -168,7 +168,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     }));
   });
 
-  app.post('/settings/api/keys/:id/revoke', { preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post('/settings/api/keys/:id/revoke', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
     const v = viewerOf(req);
     const { key, clinic } = await manageableKey(req, v);
     // KeyService.revoke evicts the key from this instance's cache: refused from the next request.

@@ -16,8 +16,27 @@ export const PRESESSION_COOKIE = 'clinic_presession';
 /** Cookies go to the dashboard only: the API never receives them. */
 export const COOKIE_PATH = '/dashboard';
 
-/** HttpOnly, SameSite=Lax, Path=/dashboard, and Secure whenever the request came over HTTPS. */
-export const cookieOptions = { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: 'auto' } as const;
+/**
+ * When the cookies carry `Secure`: 'auto' when the request reached Fastify as HTTPS
+ * (`request.protocol`, which honours X-Forwarded-Proto only with TRUST_PROXY), 'always' on every
+ * response (for production behind TLS, whatever the proxy says), 'never' (plain-HTTP trials only).
+ */
+export type CookieSecure = 'auto' | 'always' | 'never';
+
+export const COOKIE_SECURE_VALUES: readonly CookieSecure[] = ['auto', 'always', 'never'];
+
+export interface CookieOptions {
+  path: string;
+  httpOnly: true;
+  sameSite: 'lax';
+  secure: boolean | 'auto';
+}
+
+/** HttpOnly, SameSite=Lax, Path=/dashboard, and Secure as `mode` says. */
+export function cookieOptions(mode: CookieSecure): CookieOptions {
+  if (!COOKIE_SECURE_VALUES.includes(mode)) throw new Error(`cookieSecure must be one of ${COOKIE_SECURE_VALUES.join(', ')}, not ${String(mode)}`);
+  return { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: mode === 'auto' ? 'auto' : mode === 'always' };
+}
 
 export interface SessionTuning {
   idleSeconds: number;
@@ -120,10 +139,16 @@ export class Sessions {
     await setSessionFlash(this.db, sessionId(token), sealFlash(token, flash));
   }
 
-  /** Reads and clears the flash; only one request ever gets it. */
-  async takeFlash(token: string, sealed: string | null): Promise<Flash | null> {
+  /**
+   * Reads the flash and, if it belongs to `clinicId`, clears it and returns it: only one request
+   * ever gets it. A flash for another clinic (a superadmin looking elsewhere first) is left in
+   * place for that clinic's page; one that cannot be opened is cleared.
+   */
+  async takeFlash(token: string, sealed: string | null, clinicId: string): Promise<Flash | null> {
     if (!sealed) return null;
+    const flash = openFlash(token, sealed);
+    if (flash && flash.clinicId !== clinicId) return null;
     if (!(await takeSessionFlash(this.db, sessionId(token), sealed))) return null;
-    return openFlash(token, sealed);
+    return flash;
   }
 }

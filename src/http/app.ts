@@ -144,7 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The clinic dashboard (Settings > API): its own sessions, CSRF, HTML errors; never API keys.
   await app.register(adminPlugin, {
-    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config: deps.config, now, ...deps.admin,
+    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config: deps.config, now,
+    cookieSecure: deps.config.cookieSecure, ...deps.admin,
   });
 
   return app;

@@ -192,6 +192,51 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(low.body).not.toContain('action="/dashboard/settings/api/keys"');
   });
 
+  it('keeps a superadmin’s new key for its own clinic’s page when another clinic is viewed first', async () => {
+    const su = new Client(t.app, '203.0.113.80');
+    await su.signIn(EMAILS.superadmin);
+    const page = await su.get(`${API}?clinic=${t.clinicB.id}`);
+    const res = await su.post(`${API}/keys`, { _csrf: csrfOf(page.body), clinic: t.clinicB.id, name: 'Kept for B', expires: 'never' });
+    expect(res.statusCode).toBe(303);
+    // a detour: another clinic, and the clinic chooser
+    const other = await su.get(`${API}?clinic=${t.clinicA.id}`);
+    expect(other.statusCode).toBe(200);
+    expect(shownKey(other.body)).toBeNull();
+    expect(other.body).not.toContain('Kept for B');
+    expect(shownKey((await su.get(API)).body)).toBeNull();
+    // back at clinic B the key is still shown, once
+    const back = await su.get(`${API}?clinic=${t.clinicB.id}`);
+    const key = shownKey(back.body);
+    expect(key).toMatch(/^svc_/);
+    expect((await t.app.inject({ url: '/api/v1/citas', headers: bearer(key!) })).statusCode).toBe(200);
+    expect(shownKey((await su.get(`${API}?clinic=${t.clinicB.id}`)).body)).toBeNull();
+  });
+
+  it('never compresses pages (BREACH): not the one-time key, not forms, not errors; assets still are', async () => {
+    const gz = { 'accept-encoding': 'gzip, deflate, br' };
+    await owner.submit(API, `${API}/keys`, { name: 'Uncompressed', expires: 'never' });
+    const keyPage = await owner.get(API, gz);
+    expect(keyPage.statusCode).toBe(200);
+    expect(keyPage.body.length).toBeGreaterThan(1024); // over the compression threshold
+    expect(keyPage.headers['content-encoding']).toBeUndefined();
+    expect(shownKey(keyPage.body)).toMatch(/^svc_/); // readable as sent
+    const pages = [
+      await owner.get(API, gz),
+      await owner.post(`${API}/keys`, { _csrf: csrfOf(keyPage.body), name: '', expires: 'never' }, gz), // 400 with the form
+      await owner.get(`${API}/keys/no-such-key/revoke`, gz), // 404 page from a route
+      await owner.get('/dashboard/no-such-page', gz), // the not-found handler
+      await new Client(t.app).get('/dashboard/sign-in', gz),
+    ];
+    for (const res of pages) {
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.body).toContain('name="_csrf"');
+    }
+    // compression is on in this app: the static stylesheet (no secrets) is still gzipped
+    const css = /href="(\/dashboard\/assets\/app-[0-9a-f]{12}\.css)"/.exec(keyPage.body)![1]!;
+    expect((await t.app.inject({ url: css, headers: { 'accept-encoding': 'gzip' } })).headers['content-encoding']).toBe('gzip');
+  });
+
   it('answers dashboard errors with HTML pages and leaves the API’s JSON errors alone', async () => {
     const missing = await owner.get('/dashboard/no-such-page');
     expect(missing.statusCode).toBe(404);

@@ -76,6 +76,41 @@ describe.each(dialects())('dashboard sign-in on %s', (dialect) => {
     }
   });
 
+  it("cookieSecure 'always' marks every cookie Secure, even when Fastify sees plain HTTP", async () => {
+    const tls = await buildDashboardApp(dialect, { admin: { cookieSecure: 'always' } });
+    try {
+      const c = new Client(tls.app);
+      const form = await c.get('/dashboard/sign-in');
+      expect(cookieLine(form, 'clinic_presession')).toMatch(/; Secure/);
+      const res = await c.post('/dashboard/sign-in', { _csrf: csrfOf(form.body), email: EMAILS.ownerA, password: PASSWORD });
+      expect(res.statusCode).toBe(303);
+      expect(cookieLine(res, 'clinic_session')).toMatch(/; Secure/);
+      expect(cookieLine(res, 'clinic_presession')).toMatch(/Max-Age=0.*; Secure|; Secure.*Max-Age=0/);
+      const out = await c.submit('/dashboard/settings/api', '/dashboard/sign-out', {});
+      expect(cookieLine(out, 'clinic_session')).toMatch(/; Secure/);
+    } finally {
+      await tls.close();
+    }
+  });
+
+  it("cookieSecure 'never' leaves Secure off even over HTTPS, and 'auto' follows the request", async () => {
+    const plain = await buildDashboardApp(dialect, { env: { TRUST_PROXY: 'true' }, admin: { cookieSecure: 'never' } });
+    const auto = await buildDashboardApp(dialect, { env: { TRUST_PROXY: 'true' }, admin: { cookieSecure: 'auto' } });
+    try {
+      const https = { 'x-forwarded-proto': 'https' };
+      const never = await new Client(plain.app).submit('/dashboard/sign-in', '/dashboard/sign-in', { email: EMAILS.ownerA, password: PASSWORD }, https);
+      expect(never.statusCode).toBe(303);
+      expect(cookieLine(never, 'clinic_session')).not.toMatch(/Secure/);
+      const overTls = await new Client(auto.app, '203.0.113.8').submit('/dashboard/sign-in', '/dashboard/sign-in', { email: EMAILS.ownerA, password: PASSWORD }, https);
+      expect(cookieLine(overTls, 'clinic_session')).toMatch(/; Secure/);
+      const overHttp = await new Client(auto.app, '203.0.113.9').signIn(EMAILS.ownerA);
+      expect(cookieLine(overHttp, 'clinic_session')).not.toMatch(/Secure/);
+    } finally {
+      await plain.close();
+      await auto.close();
+    }
+  });
+
   it('refuses a wrong password with one message for every reason, and sets no session', async () => {
     const c = new Client(t.app, '198.51.100.1');
     const wrong = await c.signIn(EMAILS.ownerB, 'not the password');
@@ -105,19 +140,29 @@ describe.each(dialects())('dashboard sign-in on %s', (dialect) => {
     expect(c.cookies.has('clinic_session')).toBe(false);
   });
 
-  it('throttles failed sign-ins per account: the sixth try is refused even with the right password', async () => {
+  it('throttles sign-ins per e-mail and IP: the sixth try from there is refused even with the right password', async () => {
     const c = new Client(t.app, '198.51.100.20');
     for (let i = 0; i < 5; i++) expect((await c.signIn(EMAILS.staffA, `wrong-${i}-password`)).statusCode).toBe(401);
-    // from another address too: the limit is the account's
-    const other = new Client(t.app, '198.51.100.21');
-    const res = await other.signIn(EMAILS.staffA, PASSWORD);
+    const res = await c.signIn(EMAILS.staffA, PASSWORD);
     expect(res.statusCode).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(res.body).toContain('Demasiados intentos fallidos');
-    expect(other.cookies.has('clinic_session')).toBe(false);
+    expect(c.cookies.has('clinic_session')).toBe(false);
     // a minute later one more try is allowed, and the right password works
     t.clock.now += 61_000;
-    expect((await other.signIn(EMAILS.staffA, PASSWORD)).statusCode).toBe(303);
+    expect((await c.signIn(EMAILS.staffA, PASSWORD)).statusCode).toBe(303);
+  });
+
+  it('does not let failures from one address lock the account out everywhere', async () => {
+    const attacker = new Client(t.app, '198.51.100.22');
+    for (let i = 0; i < 5; i++) expect((await attacker.signIn(EMAILS.ownerB, `wrong-${i}-password`)).statusCode).toBe(401);
+    expect((await attacker.signIn(EMAILS.ownerB, 'one-more-guess')).statusCode).toBe(429);
+    expect((await attacker.signIn(EMAILS.ownerB, PASSWORD)).statusCode).toBe(429);
+    // the owner, from their own address, signs in at once
+    const owner = new Client(t.app, '198.51.100.23');
+    const res = await owner.signIn(EMAILS.ownerB, PASSWORD);
+    expect(res.statusCode).toBe(303);
+    expect(owner.cookies.has('clinic_session')).toBe(true);
   });
 
   it('throttles failed sign-ins per IP address, across accounts', async () => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { csrfToken, csrfValid } from '../../src/admin/csrf.js';
 import { html, trusted } from '../../src/admin/html.js';
 import { Formatter, messages, negotiateLang } from '../../src/admin/i18n.js';
-import { newToken, openFlash, sealFlash } from '../../src/admin/session.js';
+import { cookieOptions, newToken, openFlash, sealFlash } from '../../src/admin/session.js';
+import { Semaphore } from '../../src/admin/throttle.js';
 
 describe('html templates', () => {
   it('escapes every interpolated string, in text and in attributes', () => {
@@ -71,5 +72,42 @@ describe('sealed flash messages', () => {
     expect(openFlash(newToken(), sealed)).toBeNull();
     expect(openFlash(token, sealed.slice(0, -2) + 'AA')).toBeNull();
     expect(sealFlash(token, flash)).not.toBe(sealed); // fresh IV each time
+  });
+});
+
+describe('cookie options', () => {
+  it('map cookieSecure to @fastify/cookie’s secure flag, and refuse anything else', () => {
+    expect(cookieOptions('auto')).toEqual({ path: '/dashboard', httpOnly: true, sameSite: 'lax', secure: 'auto' });
+    expect(cookieOptions('always').secure).toBe(true);
+    expect(cookieOptions('never').secure).toBe(false);
+    expect(() => cookieOptions('sometimes' as never)).toThrow(/cookieSecure/);
+  });
+});
+
+describe('semaphore', () => {
+  it('runs at most `max` at once, queues up to `maxWaiting`, and turns the rest away at once', async () => {
+    const sem = new Semaphore(2, 1);
+    let running = 0;
+    let peak = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const job = async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await gate;
+      running--;
+      return 'done';
+    };
+    const all = Promise.all([1, 2, 3, 4, 5].map(() => sem.run(job, 'busy')));
+    await new Promise((r) => setImmediate(r));
+    expect(running).toBe(2);
+    expect(sem.inUse).toBe(2);
+    open();
+    expect((await all).sort()).toEqual(['busy', 'busy', 'done', 'done', 'done']);
+    expect(peak).toBe(2);
+    expect(sem.inUse).toBe(0);
+    // a failing job frees its slot too
+    await expect(sem.run(async () => { throw new Error('boom'); }, 'busy')).rejects.toThrow('boom');
+    expect(sem.inUse).toBe(0);
   });
 });

@@ -9,14 +9,14 @@ export interface SignInModel {
   csrf: string;
   email?: string;
   notice?: 'signed_out' | 'expired' | null;
-  error?: { kind: 'bad_credentials' } | { kind: 'throttled'; minutes: number } | null;
+  error?: { kind: 'bad_credentials' } | { kind: 'busy' } | { kind: 'throttled'; minutes: number } | null;
 }
 
 export function signInPage(m: SignInModel): Html {
   const { t } = m;
   const err = m.error
     ? html`<div class="alert alert-danger" role="alert" id="sign-in-error">${icons.warning}<div class="alert-body"><p>${
-      m.error.kind === 'throttled' ? t.throttled(m.error.minutes) : t.badCredentials
+      m.error.kind === 'throttled' ? t.throttled(m.error.minutes) : m.error.kind === 'busy' ? t.signInBusy : t.badCredentials
     }</p></div></div>`
     : '';
   const notice = m.notice
