@@ -1,10 +1,22 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { demoCounts } from '../demo/generate.js';
 import { createDemoClinic } from '../services/demo.js';
 import { ImportAborted, importJsonLines } from '../services/import.js';
 import { CliError, info, positiveInt, result, withRuntime, type CliContext } from './io.js';
+import { startProgress } from './progress.js';
 
-export function registerDataCommands(program: Command, ctx: CliContext): void {
+/**
+ * import and demo commit up to millions of rows in one transaction, whose COMMIT alone (deferred
+ * foreign-key checks) runs for a minute on PostgreSQL: like psql, these operator commands run
+ * without the API's statement timeout.
+ */
+function withoutStatementTimeout(ctx: CliContext): CliContext {
+  return { ...ctx, config: () => ({ ...ctx.config(), dbStatementTimeoutMs: 0 }) };
+}
+
+export function registerDataCommands(program: Command, outer: CliContext): void {
+  const ctx = withoutStatementTimeout(outer);
   program
     .command('import')
     .description('import a JSON Lines file (or - for stdin) into a clinic, all or nothing')
@@ -12,23 +24,29 @@ export function registerDataCommands(program: Command, ctx: CliContext): void {
     .argument('<file>', 'path of the .jsonl file, or - for stdin')
     .action(async (file: string, o: { clinic: string }) => {
       let input: NodeJS.ReadableStream;
+      let size: number | null = null;
       if (file === '-') input = ctx.io.stdin;
       else {
         try {
           fs.accessSync(file, fs.constants.R_OK);
+          size = fs.statSync(file).size;
         } catch {
           throw new CliError(`cannot read ${file}: no such file, or no permission`, 2);
         }
-        input = fs.createReadStream(file);
+        input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
       }
       const res = await withRuntime(ctx, async (rt) => {
+        // Position in MB of input: the one measure known up front for a file.
+        const progress = startProgress(ctx.io.stderr, { label: 'import', total: size === null ? null : size / 1e6, unit: 'MB', now: ctx.io.now });
         try {
           return await importJsonLines(rt.database, o.clinic, input as never, {
-            onProgress: ({ lines }) => { if (lines % 100_000 === 0) info(ctx, `… ${lines} lines`); },
+            onProgress: ({ lines, bytes, badLines }) => progress.update(bytes / 1e6, `${lines.toLocaleString('en-US')} lines${badLines ? `, ${badLines} bad` : ''}`),
           });
         } catch (err) {
           if (err instanceof ImportAborted) throw new CliError(err.message, 2);
           throw err;
+        } finally {
+          progress.stop();
         }
       });
       if (!res.ok) {
@@ -52,10 +70,13 @@ export function registerDataCommands(program: Command, ctx: CliContext): void {
       const created = await withRuntime(ctx, async (rt) => {
         const out = [];
         for (let i = 0; i < o.clinics; i++) {
-          const { clinic, counts } = await createDemoClinic(rt.database, i, {
-            seed: o.seed + i, scale: o.scale, nowMs: ctx.io.now(),
-            onProgress: (n) => info(ctx, `… ${n} records`),
+          const want = demoCounts(o.scale);
+          const progress = startProgress(ctx.io.stderr, {
+            label: `demo ${i + 1}/${o.clinics}`, total: want.clientas + want.citas + want.llamadas, unit: 'records', now: ctx.io.now,
           });
+          const { clinic, counts } = await createDemoClinic(rt.database, i, {
+            seed: o.seed + i, scale: o.scale, nowMs: ctx.io.now(), onProgress: (n) => progress.update(n),
+          }).finally(() => progress.stop());
           info(ctx, `created "${clinic.name}": ${counts.clientas} clientas, ${counts.citas} citas, ${counts.llamadas} llamadas`);
           out.push({ id: clinic.id, name: clinic.name, ...counts });
         }

@@ -16,6 +16,7 @@ export interface Database {
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; file: string }
+  /** statementTimeoutMs 0: no limit, for operator commands (import, demo) that run for minutes. */
   | { kind: 'postgres'; url: string; poolMax: number; statementTimeoutMs: number };
 
 export function targetFromConfig(config: Config): DatabaseTarget {
@@ -74,7 +75,9 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
     statement_timeout: target.statementTimeoutMs,
-    query_timeout: target.statementTimeoutMs + 1_000,
+    // The server cancels a statement at statement_timeout; this client-side limit covers a
+    // server that no longer answers at all (it would otherwise hang the request).
+    ...(target.statementTimeoutMs > 0 ? { query_timeout: target.statementTimeoutMs + 1_000 } : {}),
     application_name: 'clinic-api',
   });
   // An idle client losing its connection must not crash the process; the next query reports it.

@@ -1,7 +1,8 @@
 // Appointment queries. clinicId is the first filter of every query and the leading column of
 // every index used here: (clinic_id, fecha_hora, id) and (clinic_id, estado, fecha_hora, id).
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
+import type { CitasTable, DB } from '../db/schema.js';
 
 export interface CitasFilter {
   /** [start, end) in epoch seconds: whole local days already resolved by the caller. */
@@ -35,8 +36,13 @@ export async function listCitas(
   limit: number,
   offset: number,
 ): Promise<CitaRow[]> {
-  let q = db
-    .selectFrom('citas as c')
+  // SQLite: with every column selected, both (clinic_id, fecha_hora, id) and (clinic_id, estado,
+  // fecha_hora, id) look alike to its planner, and it takes the first; for an estado with few
+  // rows in the range that reads the whole range (measured: 2.9 s instead of 0.3 ms at 1 M citas).
+  const from = f.estado !== null && dialectOf(db) === 'sqlite'
+    ? db.selectFrom(sql<CitasTable>`citas`.as<'c'>(sql`c indexed by citas_by_estado_time`))
+    : db.selectFrom('citas as c');
+  let q = from
     .innerJoin('clientas as cl', (j) => j.onRef('cl.clinic_id', '=', 'c.clinic_id').onRef('cl.id', '=', 'c.clienta_id'))
     .select([
       'c.id', 'c.fecha_hora', 'cl.nombre as cliente_nombre', 'cl.telefono', 'c.servicio', 'c.duracion_min',

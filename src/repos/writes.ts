@@ -1,65 +1,172 @@
-// Bulk writes used by import and demo generation: upserts by (clinic_id, id), then a refresh
-// of the per-day counts. Callers run these inside one transaction.
-import { sql, type Insertable, type Kysely } from 'kysely';
+// Bulk writes used by import and demo generation. Callers run these inside one transaction.
+// Millions of rows go through here, so the SQL text is built once per (table, row count) and
+// sent without Kysely's query builder: PostgreSQL gets one array per column through unnest()
+// (a handful of parameters however many rows), SQLite a multi-row VALUES whose prepared
+// statement connect.ts caches.
+import { CompiledQuery, sql, type Insertable, type Kysely, type SqlBool } from 'kysely';
+import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { CitasTable, ClientasTable, DB, LlamadasTable } from '../db/schema.js';
 
-/** Rows per INSERT: keeps every statement under both databases' bound-parameter limits. */
-export const WRITE_BATCH = 500;
+/** Rows per statement: SQLite binds each value (limit 32766), PostgreSQL sends arrays. */
+const ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 500, postgres: 5000 };
 
-type Row<T> = Insertable<T>;
+/** 'insert': rows known to be new (a fresh demo clinic); 'upsert': replace by (clinic_id, id). */
+export type WriteMode = 'insert' | 'upsert';
 
-function updateAll<T extends object>(columns: (keyof T & string)[]) {
-  return (eb: { ref: (c: string) => unknown }) =>
-    Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}`)])) as never;
+type Table = 'clientas' | 'citas' | 'llamadas';
+
+interface TableSpec {
+  /** column name and its PostgreSQL type, key columns first */
+  columns: readonly (readonly [string, string])[];
 }
 
-const CLIENTA_COLUMNS: (keyof ClientasTable & string)[] = [
-  'nombre', 'nombre_norm', 'telefono', 'telefono_digits', 'email', 'idioma', 'vip', 'cliente_desde', 'created_at',
-];
-const CITA_COLUMNS: (keyof CitasTable & string)[] = [
-  'clienta_id', 'fecha_hora', 'dia', 'servicio', 'duracion_min', 'precio_cents', 'estado',
-  'profesional_nombre', 'sede_nombre', 'notas', 'created_at',
-];
-const LLAMADA_COLUMNS: (keyof LlamadasTable & string)[] = [
-  'clienta_id', 'fecha_hora', 'dia', 'cliente_nombre', 'telefono_caller', 'duracion_segundos', 'resultado', 'idioma', 'created_at',
-];
+const SPECS: Record<Table, TableSpec> = {
+  clientas: {
+    columns: [
+      ['clinic_id', 'text'], ['id', 'text'], ['nombre', 'text'], ['nombre_norm', 'text'], ['telefono', 'text'],
+      ['telefono_digits', 'text'], ['email', 'text'], ['idioma', 'text'], ['vip', 'int4'], ['cliente_desde', 'text'],
+      ['created_at', 'int8'],
+    ],
+  },
+  citas: {
+    columns: [
+      ['clinic_id', 'text'], ['id', 'text'], ['clienta_id', 'text'], ['fecha_hora', 'int8'], ['dia', 'text'],
+      ['servicio', 'text'], ['duracion_min', 'int4'], ['precio_cents', 'int8'], ['estado', 'text'],
+      ['profesional_nombre', 'text'], ['sede_nombre', 'text'], ['notas', 'text'], ['created_at', 'int8'],
+    ],
+  },
+  llamadas: {
+    columns: [
+      ['clinic_id', 'text'], ['id', 'text'], ['clienta_id', 'text'], ['fecha_hora', 'int8'], ['dia', 'text'],
+      ['cliente_nombre', 'text'], ['telefono_caller', 'text'], ['duracion_segundos', 'int4'], ['resultado', 'text'],
+      ['idioma', 'text'], ['created_at', 'int8'],
+    ],
+  },
+};
 
-export async function upsertClientas(db: Kysely<DB>, rows: Row<ClientasTable>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += WRITE_BATCH) {
-    await db.insertInto('clientas').values(rows.slice(i, i + WRITE_BATCH))
-      .onConflict((oc) => oc.columns(['clinic_id', 'id']).doUpdateSet(updateAll<ClientasTable>(CLIENTA_COLUMNS)))
-      .execute();
+const statements = new Map<string, string>();
+
+/** The INSERT for `table` and `rows` rows (SQLite) or any row count (PostgreSQL), cached. */
+function insertSql(dialect: Dialect, table: Table, mode: WriteMode, rows: number): string {
+  const key = `${dialect}:${table}:${mode}:${dialect === 'sqlite' ? rows : 0}`;
+  let text = statements.get(key);
+  if (text !== undefined) return text;
+  const cols = SPECS[table].columns;
+  const names = cols.map(([c]) => c);
+  const source = dialect === 'postgres'
+    ? `select * from unnest(${cols.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`
+    : `values ${Array.from({ length: rows }, () => `(${names.map(() => '?').join(', ')})`).join(', ')}`;
+  text = `insert into ${table} (${names.join(', ')}) ${source}`;
+  if (mode === 'upsert') {
+    // Only rows that differ are rewritten: re-importing a file changes nothing, not even a tuple version.
+    const rest = names.slice(2);
+    const distinct = dialect === 'postgres' ? 'is distinct from' : 'is not';
+    text += ` on conflict (clinic_id, id) do update set ${rest.map((c) => `${c} = excluded.${c}`).join(', ')}` +
+      ` where (${rest.map((c) => `${table}.${c}`).join(', ')}) ${distinct} (${rest.map((c) => `excluded.${c}`).join(', ')})`;
+  }
+  statements.set(key, text);
+  return text;
+}
+
+async function write(db: Kysely<DB>, table: Table, rows: readonly Record<string, unknown>[], mode: WriteMode): Promise<void> {
+  const dialect = dialectOf(db);
+  const names = SPECS[table].columns.map(([c]) => c);
+  const step = ROWS_PER_STATEMENT[dialect];
+  for (let i = 0; i < rows.length; i += step) {
+    const chunk = rows.slice(i, i + step);
+    let params: unknown[];
+    if (dialect === 'postgres') {
+      params = names.map((c) => chunk.map((r) => r[c] ?? null));
+    } else {
+      params = new Array<unknown>(chunk.length * names.length);
+      let k = 0;
+      for (const r of chunk) for (const c of names) params[k++] = r[c] ?? null;
+    }
+    await db.executeQuery(CompiledQuery.raw(insertSql(dialect, table, mode, chunk.length), params));
   }
 }
 
-export async function upsertCitas(db: Kysely<DB>, rows: Row<CitasTable>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += WRITE_BATCH) {
-    await db.insertInto('citas').values(rows.slice(i, i + WRITE_BATCH))
-      .onConflict((oc) => oc.columns(['clinic_id', 'id']).doUpdateSet(updateAll<CitasTable>(CITA_COLUMNS)))
-      .execute();
-  }
+export function writeClientas(db: Kysely<DB>, rows: Insertable<ClientasTable>[], mode: WriteMode): Promise<void> {
+  return write(db, 'clientas', rows as unknown as Record<string, unknown>[], mode);
 }
 
-export async function upsertLlamadas(db: Kysely<DB>, rows: Row<LlamadasTable>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += WRITE_BATCH) {
-    await db.insertInto('llamadas').values(rows.slice(i, i + WRITE_BATCH))
-      .onConflict((oc) => oc.columns(['clinic_id', 'id']).doUpdateSet(updateAll<LlamadasTable>(LLAMADA_COLUMNS)))
-      .execute();
-  }
+export function writeCitas(db: Kysely<DB>, rows: Insertable<CitasTable>[], mode: WriteMode): Promise<void> {
+  return write(db, 'citas', rows as unknown as Record<string, unknown>[], mode);
+}
+
+export function writeLlamadas(db: Kysely<DB>, rows: Insertable<LlamadasTable>[], mode: WriteMode): Promise<void> {
+  return write(db, 'llamadas', rows as unknown as Record<string, unknown>[], mode);
+}
+
+/**
+ * `column IN (ids)`. PostgreSQL gets one array parameter: planning an IN list of 5,000
+ * parameters took longer than the look-ups themselves.
+ */
+function inIds(db: Kysely<DB>, column: string, ids: string[]) {
+  return dialectOf(db) === 'postgres'
+    ? sql<SqlBool>`${sql.ref(column)} = any(${ids}::text[])`
+    : sql<SqlBool>`${sql.ref(column)} in (${sql.join(ids)})`;
+}
+
+/** Stored values, before an upsert, of the rows it will replace: the counts' old keys. */
+export async function storedCitaKeys(db: Kysely<DB>, clinicId: string, ids: string[]) {
+  return db.selectFrom('citas').select(['id', 'dia', 'estado']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+}
+
+export async function storedLlamadaKeys(db: Kysely<DB>, clinicId: string, ids: string[]) {
+  return db.selectFrom('llamadas').select(['id', 'dia', 'resultado']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+}
+
+export async function storedClientaKeys(db: Kysely<DB>, clinicId: string, ids: string[]) {
+  return db.selectFrom('clientas').select(['id', 'vip']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
 }
 
 /** Which of `ids` are clientas of this clinic. */
 export async function existingClientaIds(db: Kysely<DB>, clinicId: string, ids: string[]): Promise<Set<string>> {
   const found = new Set<string>();
-  for (let i = 0; i < ids.length; i += WRITE_BATCH) {
+  for (let i = 0; i < ids.length; i += 5_000) {
     const rows = await db.selectFrom('clientas').select('id')
-      .where('clinic_id', '=', clinicId).where('id', 'in', ids.slice(i, i + WRITE_BATCH)).execute();
+      .where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids.slice(i, i + 5_000))).execute();
     for (const r of rows) found.add(r.id);
   }
   return found;
 }
 
-/** Recomputes the clinic's per-day and per-vip counts from the rows themselves. */
+/** Count changes keyed by the count table's key after clinic_id: [dia, estado] etc. */
+export type CountDeltas = Map<string, { key: (string | number)[]; n: number }>;
+
+export function addDelta(deltas: CountDeltas, key: (string | number)[], n: number): void {
+  const k = key.join('\u0000');
+  const d = deltas.get(k);
+  if (d) d.n += n;
+  else deltas.set(k, { key, n });
+}
+
+const COUNT_TABLES = {
+  citas_por_dia: ['dia', 'estado'],
+  llamadas_por_dia: ['dia', 'resultado'],
+  clientas_por_vip: ['vip'],
+} as const;
+
+/**
+ * Applies count changes (n = n + delta) and drops rows that reach zero. The per-day tables have
+ * at most a few thousand rows per clinic, so this is cheap whatever the import's size.
+ */
+export async function applyCountDeltas(db: Kysely<DB>, clinicId: string, table: keyof typeof COUNT_TABLES, deltas: CountDeltas): Promise<void> {
+  const keyCols = COUNT_TABLES[table];
+  const changed = [...deltas.values()].filter((d) => d.n !== 0);
+  for (let i = 0; i < changed.length; i += 500) {
+    const values = changed.slice(i, i + 500).map((d) => ({
+      clinic_id: clinicId, ...Object.fromEntries(keyCols.map((c, j) => [c, d.key[j]])), n: d.n,
+    }));
+    await db.insertInto(table).values(values as never)
+      .onConflict((oc) => oc.columns(['clinic_id', ...keyCols] as never).doUpdateSet({ n: sql`${sql.ref(`${table}.n`)} + excluded.n` } as never))
+      .execute();
+  }
+  if (changed.length > 0) await db.deleteFrom(table).where('clinic_id', '=', clinicId).where('n', '<=', 0).execute();
+}
+
+/** Recomputes the clinic's per-day and per-vip counts from the rows themselves (repair tool). */
 export async function refreshCounts(db: Kysely<DB>, clinicId: string): Promise<void> {
   await db.deleteFrom('citas_por_dia').where('clinic_id', '=', clinicId).execute();
   await db.deleteFrom('llamadas_por_dia').where('clinic_id', '=', clinicId).execute();
@@ -70,4 +177,64 @@ export async function refreshCounts(db: Kysely<DB>, clinicId: string): Promise<v
     select clinic_id, dia, resultado, count(*) from llamadas where clinic_id = ${clinicId} group by clinic_id, dia, resultado`.execute(db);
   await sql`insert into clientas_por_vip (clinic_id, vip, n)
     select clinic_id, vip, count(*) from clientas where clinic_id = ${clinicId} group by clinic_id, vip`.execute(db);
+}
+
+/**
+ * Serialises writers of one clinic's data (import, demo): the count deltas read stored rows, so
+ * two concurrent imports into one clinic must not interleave. SQLite has one writer anyway.
+ */
+export async function lockClinicData(db: Kysely<DB>, clinicId: string): Promise<void> {
+  if (dialectOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`clinic-data:${clinicId}`}))`.execute(db);
+}
+
+/**
+ * Per-transaction set-up of an import: deferred foreign keys (a cita may precede its clienta in
+ * the file; PostgreSQL's are declared DEFERRABLE INITIALLY DEFERRED) and the table that parks
+ * references not resolved yet. Rolled back with the transaction; dropped by dropParkedRefs().
+ */
+export async function prepareImportSession(db: Kysely<DB>): Promise<void> {
+  if (dialectOf(db) === 'postgres') {
+    await sql`create temporary table import_refs (line bigint not null, clienta_id text collate "C" not null) on commit drop`.execute(db);
+  } else {
+    await sql`pragma defer_foreign_keys = on`.execute(db);
+    await sql`create temporary table import_refs (line integer not null, clienta_id text not null)`.execute(db);
+  }
+}
+
+export async function parkRefs(db: Kysely<DB>, refs: { line: number; id: string }[]): Promise<void> {
+  for (let i = 0; i < refs.length; i += 500) {
+    const chunk = refs.slice(i, i + 500);
+    await sql`insert into import_refs (line, clienta_id) values ${sql.join(chunk.map((r) => sql`(${r.line}, ${r.id})`))}`.execute(db);
+  }
+}
+
+/** Parked references whose clienta is still not stored: how many, and the first `max` by line. */
+export async function parkedMissing(db: Kysely<DB>, clinicId: string, max: number) {
+  const missing = sql`from import_refs r where not exists (select 1 from clientas c where c.clinic_id = ${clinicId} and c.id = r.clienta_id)`;
+  const first = await sql<{ line: number; clienta_id: string }>`select r.line, r.clienta_id ${missing} order by r.line limit ${max}`.execute(db);
+  const count = await sql<{ n: number | string }>`select count(*) as n ${missing}`.execute(db);
+  return { count: Number(count.rows[0]?.n ?? 0), first: first.rows.map((r) => ({ line: Number(r.line), clienta_id: r.clienta_id })) };
+}
+
+export async function dropParkedRefs(db: Kysely<DB>): Promise<void> {
+  await sql`drop table if exists import_refs`.execute(db);
+}
+
+/** SQLite page cache (KiB) for a bulk write: the hot index pages stay in memory; it bounds the RSS of an import. */
+const BULK_CACHE_KIB = 262_144;
+
+/**
+ * Runs `fn` with a larger SQLite page cache (a ceiling, not an allocation), restoring the
+ * connection's own setting after. Random-order index inserts (UUIDs) are 2x faster once the
+ * index pages fit. PostgreSQL: the server's shared_buffers decide; nothing to do here.
+ */
+export async function withBulkCache<T>(db: Kysely<DB>, fn: () => Promise<T>): Promise<T> {
+  if (dialectOf(db) !== 'sqlite') return fn();
+  const before = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
+  await sql.raw(`pragma cache_size = -${BULK_CACHE_KIB}`).execute(db);
+  try {
+    return await fn();
+  } finally {
+    await sql.raw(`pragma cache_size = ${Number(before.rows[0]?.cache_size ?? -65536)}`).execute(db);
+  }
 }

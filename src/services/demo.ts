@@ -2,10 +2,11 @@
 // in one transaction per clinic.
 import { sql } from 'kysely';
 import type { Database } from '../db/connect.js';
-import { generateDemo } from '../demo/generate.js';
+import { demoCounts, generateDemo } from '../demo/generate.js';
 import type { Clinic } from '../repos/clinics.js';
 import { todayIn } from '../time.js';
 import { createClinic } from './accounts.js';
+import { lockClinicData, withBulkCache } from '../repos/writes.js';
 import { RecordWriter } from './record-writer.js';
 
 const DEMO_NAMES = ['Clínica Demo Aurora', 'Centro Estético Demo Brisa', 'Clínica Demo Camelia', 'Estudio Demo Dalia', 'Clínica Demo Esencia'];
@@ -17,36 +18,50 @@ export interface DemoClinicOptions {
   name?: string;
   timezone?: string;
   plan?: string;
-  onProgress?: (written: number) => void;
+  /** Called every PROGRESS_EVERY records and at the end, with the records written so far and in all. */
+  onProgress?: (written: number, total: number) => void;
 }
+
+const PROGRESS_EVERY = 50_000;
 
 export function demoClinicName(index: number): string {
   const base = DEMO_NAMES[index % DEMO_NAMES.length] ?? 'Clínica Demo';
   return index < DEMO_NAMES.length ? base : `${base} ${Math.floor(index / DEMO_NAMES.length) + 1}`;
 }
 
-export async function seedDemoData(database: Database, clinic: Clinic, opts: DemoClinicOptions): Promise<RecordWriter['counts']> {
-  return database.db.transaction().execute(async (trx) => {
+/**
+ * Writes a demo data set into `clinic` in one transaction. `fresh`: the clinic has no data yet,
+ * so rows are plain INSERTs with no look-up of stored rows (the fast path for large scales).
+ */
+export async function seedDemoData(database: Database, clinic: Clinic, opts: DemoClinicOptions & { fresh?: boolean }): Promise<RecordWriter['counts']> {
+  const c = demoCounts(opts.scale);
+  const total = c.clientas + c.citas + c.llamadas;
+  return withBulkCache(database.db, () => database.db.transaction().execute(async (trx) => {
     if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const writer = new RecordWriter(trx, clinic.id, clinic.timezone);
+    // The generator writes every clienta before the rows that refer to it, so PostgreSQL can check
+    // references per statement instead of a million at COMMIT, which would outlast the statement
+    // timeout of a runtime opened for the API (e.g. a benchmark's data set).
+    else await sql`set constraints all immediate`.execute(trx);
+    await lockClinicData(trx, clinic.id);
+    const writer = new RecordWriter(trx, clinic.id, clinic.timezone, opts.fresh ? 'insert' : 'upsert');
     let n = 0;
     for (const rec of generateDemo({
       seed: opts.seed, scale: opts.scale, timeZone: clinic.timezone,
       today: todayIn(clinic.timezone, opts.nowMs), nowSeconds: Math.floor(opts.nowMs / 1000),
     })) {
       await writer.add(rec);
-      if (++n % 50_000 === 0) opts.onProgress?.(n);
+      if (++n % PROGRESS_EVERY === 0) opts.onProgress?.(n, total);
     }
     await writer.finish();
-    opts.onProgress?.(n);
+    if (n % PROGRESS_EVERY !== 0) opts.onProgress?.(n, total);
     return writer.counts;
-  });
+  }));
 }
 
 export async function createDemoClinic(database: Database, index: number, opts: DemoClinicOptions) {
   const clinic = await createClinic(database.db, {
     name: opts.name ?? demoClinicName(index), timezone: opts.timezone ?? 'Europe/Madrid', currency: 'EUR', plan: opts.plan ?? 'premium',
   }, opts.nowMs);
-  const counts = await seedDemoData(database, clinic, opts);
+  const counts = await seedDemoData(database, clinic, { ...opts, fresh: true });
   return { clinic, counts };
 }

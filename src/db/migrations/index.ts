@@ -4,12 +4,14 @@ import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import * as m001 from './001-initial.js';
 import * as m002 from './002-dashboard.js';
+import * as m003 from './003-search.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
 const ordered: Record<string, DialectMigration> = {
   '001-initial': m001,
   '002-dashboard': m002,
+  '003-search': m003,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -1,0 +1,92 @@
+// npm run explain -- [--db sqlite|postgres|both] [--scale N] [--analyze]
+//
+// Prints the plan of every statement the three endpoints send (test/db/plan-shapes.ts), on a
+// demo data set of the given scale (default 20: 4,000 clientas, 20,000 citas, 10,000 llamadas
+// in the clinic under test, beside two small clinics), for docs/postgres.md.
+// PostgreSQL: the server of DATABASE_URL when set (a database "clinic_api_explain" is dropped
+// and re-created on it: its user needs CREATEDB), else a throw-away embedded server.
+import { sql, type Kysely } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, type Database } from '../src/db/connect.js';
+import { capturing, explain, selects } from '../src/db/explain.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import type { DB } from '../src/db/schema.js';
+import { SEARCH_TUNING } from '../src/repos/clientas.js';
+import { createDemoClinic } from '../src/services/demo.js';
+import { PLAN_SHAPES } from '../test/db/plan-shapes.js';
+import { createDatabase, startEmbeddedPostgres, type PgServer } from '../test/support/postgres-server.js';
+
+function arg(name: string, def: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : def;
+}
+
+const which = arg('db', 'both');
+const scale = Number(arg('scale', '20'));
+const analyze = process.argv.includes('--analyze');
+const nowMs = Date.now();
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+async function seed(database: Database) {
+  await migrateToLatest(database);
+  await createDemoClinic(database, 1, { seed: 101, scale: Math.max(1, scale / 10), nowMs });
+  const { clinic } = await createDemoClinic(database, 0, { seed: 1, scale, nowMs });
+  await createDemoClinic(database, 2, { seed: 102, scale: Math.max(1, scale / 10), nowMs });
+  if (database.dialect === 'postgres') await sql`analyze`.execute(database.db);
+  return { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency };
+}
+
+async function printPlans(db: Kysely<DB>, title: string, ctx: { clinicId: string; timezone: string; currency: string }) {
+  const defaults = { ...SEARCH_TUNING };
+  process.stdout.write(`\n# ${title}\n`);
+  for (const shape of PLAN_SHAPES) {
+    Object.assign(SEARCH_TUNING, defaults, shape.tuning);
+    const cap = capturing(db);
+    await shape.run(cap.db, ctx, nowMs);
+    process.stdout.write(`\n## ${shape.name}\n`);
+    for (const q of selects(cap.queries)) {
+      process.stdout.write(`\n${q.sql.replace(/\s+/g, ' ')}\n  params: ${JSON.stringify(q.parameters)}\n`);
+      for (const line of await explain(db, q, { analyze })) process.stdout.write(`    ${line}\n`);
+    }
+  }
+  Object.assign(SEARCH_TUNING, defaults);
+}
+
+async function main() {
+  if (which === 'sqlite' || which === 'both') {
+    const database = await openDatabase({ kind: 'sqlite', file: ':memory:' });
+    try {
+      log(`SQLite: generating scale ${scale}…`);
+      await printPlans(database.db, `SQLite (demo scale ${scale})`, await seed(database));
+    } finally {
+      await database.close();
+    }
+  }
+  if (which === 'postgres' || which === 'both') {
+    const configured = loadConfig(process.env).databaseUrl;
+    let server: PgServer | null = null;
+    let admin = configured;
+    if (admin === null) {
+      log('PostgreSQL: starting an embedded server…');
+      server = await startEmbeddedPostgres();
+      admin = server.url;
+    }
+    try {
+      const url = await createDatabase(admin, 'clinic_api_explain');
+      const database = await openDatabase({ kind: 'postgres', url, poolMax: 2, statementTimeoutMs: 600_000 });
+      try {
+        log(`PostgreSQL: generating scale ${scale}…`);
+        await printPlans(database.db, `PostgreSQL (demo scale ${scale})`, await seed(database));
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await server?.stop();
+    }
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`explain: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exitCode = 1;
+});

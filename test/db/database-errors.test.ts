@@ -1,0 +1,137 @@
+// A database that fails, times out or is gone is answered as 500 database_error with
+// Retry-After and nothing of the cause in the body (CONTRACT section 5), on both databases.
+import net from 'node:net';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isDatabaseError, openDatabase } from '../../src/db/connect.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/errors.js';
+import { bearer } from '../helpers/app.js';
+import { dialects } from '../helpers/db.js';
+import { appOn, newPgDatabaseUrl, type OwnApp } from './support.js';
+
+const PATH = '/api/v1/citas?desde=2026-03-01&hasta=2026-03-31';
+
+async function get(t: OwnApp, url = PATH) {
+  return t.app.inject({ method: 'GET', url, headers: bearer(t.key) });
+}
+
+function expectDatabaseError(res: Awaited<ReturnType<typeof get>>) {
+  expect(res.statusCode, res.body).toBe(500);
+  expect(res.headers['retry-after']).toBe(String(DATABASE_RETRY_AFTER_SECONDS));
+  expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  const body = res.json();
+  expect(body).toEqual({
+    error: { code: 'database_error', message: 'The database is unavailable; retry in a few seconds', request_id: expect.any(String) },
+  });
+  // Nothing of the cause: no SQL, table names, driver or server messages.
+  expect(res.body).not.toMatch(/citas_|select|timeout|statement|ECONN|sqlite|postgres|lock/i);
+}
+
+/** A TCP port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+let open: OwnApp[] = [];
+afterEach(async () => {
+  for (const t of open) await t.close();
+  open = [];
+});
+
+describe.skipIf(!dialects().includes('postgres'))('database failures on postgres', () => {
+  it('a statement that outlives DB_STATEMENT_TIMEOUT_MS is cancelled and answered as database_error; the next request works', async () => {
+    const url = await newPgDatabaseUrl();
+    const t = await appOn({ kind: 'postgres', url, poolMax: 2, statementTimeoutMs: 300 });
+    open.push(t);
+    expect((await get(t)).statusCode).toBe(200); // the key is now cached: the next failure is the listing's
+
+    // Another session holds citas locked, so the listing waits until its statement timeout.
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table citas in access exclusive mode');
+      const started = Date.now();
+      expectDatabaseError(await get(t));
+      expect(Date.now() - started).toBeLessThan(3_000);
+      await locker.query('rollback');
+      expect((await get(t)).statusCode).toBe(200);
+    } finally {
+      await locker.end();
+    }
+  });
+
+  it('the pool sets statement_timeout on its connections (pg_sleep past it fails as a database error)', async () => {
+    const url = await newPgDatabaseUrl();
+    const database = await openDatabase({ kind: 'postgres', url, poolMax: 1, statementTimeoutMs: 200 });
+    try {
+      const err = await sql`select pg_sleep(2)`.execute(database.db).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect((err as { code?: string }).code).toBe('57014'); // query_canceled
+      expect(isDatabaseError(err)).toBe(true);
+      expect((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('a database that disappears under a running app is answered as database_error', async () => {
+    const url = await newPgDatabaseUrl();
+    const t = await appOn({ kind: 'postgres', url, poolMax: 2, statementTimeoutMs: 5_000 });
+    open.push(t);
+    expect((await get(t)).statusCode).toBe(200);
+    const admin = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
+    await admin.connect();
+    try {
+      await admin.query(`drop database ${admin.escapeIdentifier(new URL(url).pathname.slice(1))} with (force)`);
+    } finally {
+      await admin.end();
+    }
+    expectDatabaseError(await get(t));
+    expectDatabaseError(await get(t, '/api/v1/clientas?q=mar'));
+  });
+
+  it('an unreachable server is answered as database_error, also while authenticating', async () => {
+    const url = `postgres://u:p@127.0.0.1:${await closedPort()}/none`;
+    const database = await openDatabase({ kind: 'postgres', url, poolMax: 2, statementTimeoutMs: 1_000 });
+    try {
+      const err = await sql`select 1`.execute(database.db).then(() => null, (e: unknown) => e);
+      expect(isDatabaseError(err)).toBe(true);
+    } finally {
+      await database.close();
+    }
+    const t = await appOn({ kind: 'postgres', url, poolMax: 2, statementTimeoutMs: 1_000 }, { prepare: false });
+    open.push(t);
+    expectDatabaseError(await get(t));
+  });
+});
+
+describe.each(dialects())('database failures on %s (HTTP)', (dialect) => {
+  it('a query that fails inside the database is a database_error for that endpoint only', async () => {
+    const target = dialect === 'sqlite'
+      ? { kind: 'sqlite' as const, file: ':memory:' }
+      : { kind: 'postgres' as const, url: await newPgDatabaseUrl(), poolMax: 2, statementTimeoutMs: 5_000 };
+    const t = await appOn(target);
+    open.push(t);
+    expect((await get(t)).statusCode).toBe(200);
+    await sql`drop table citas_por_dia`.execute(t.database.db);
+    expectDatabaseError(await get(t));
+    expect((await get(t, '/api/v1/llamadas')).statusCode).toBe(200);
+  });
+
+  it('a closed database handle is a database_error', async () => {
+    const target = dialect === 'sqlite'
+      ? { kind: 'sqlite' as const, file: ':memory:' }
+      : { kind: 'postgres' as const, url: await newPgDatabaseUrl(), poolMax: 2, statementTimeoutMs: 5_000 };
+    const t = await appOn(target);
+    open.push(t);
+    expect((await get(t)).statusCode).toBe(200);
+    await t.database.close();
+    expectDatabaseError(await get(t));
+  });
+});

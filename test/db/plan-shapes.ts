@@ -1,0 +1,48 @@
+// The query shapes of the three endpoints whose plans must be served by indexes, shared by
+// test/db/plans.test.ts (which asserts them) and scripts/explain.ts (which prints them).
+import type { Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
+import { SEARCH_TUNING } from '../../src/repos/clientas.js';
+import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../src/services/listings.js';
+
+export interface PlanShape {
+  name: string;
+  run(db: Kysely<DB>, ctx: ClinicContext, nowMs: number): Promise<unknown>;
+  /** Search thresholds for this shape (the substring-index path needs a walk that gives up). */
+  tuning?: Partial<typeof SEARCH_TUNING>;
+}
+
+export const PLAN_SHAPES: PlanShape[] = [
+  { name: 'citas (default range)', run: (db, ctx, now) => citasPage(db, ctx, {}, now) },
+  { name: 'citas estado=confirmada', run: (db, ctx, now) => citasPage(db, ctx, { estado: 'confirmada' }, now) },
+  { name: 'citas page 3', run: (db, ctx, now) => citasPage(db, ctx, { limit: 50, offset: 100 }, now) },
+  { name: 'llamadas (default: last 7 days)', run: (db, ctx, now) => llamadasPage(db, ctx, {}, now) },
+  { name: 'llamadas resultado=agendada', run: (db, ctx, now) => llamadasPage(db, ctx, { resultado: 'agendada' }, now) },
+  {
+    name: 'llamadas desde+hasta',
+    run: (db, ctx, now) => {
+      const today = new Date(now).toISOString().slice(0, 10);
+      const month = new Date(now - 30 * 86_400_000).toISOString().slice(0, 10);
+      return llamadasPage(db, ctx, { desde: month, hasta: today }, now);
+    },
+  },
+  { name: 'clientas (default)', run: (db, ctx, now) => clientasPage(db, ctx, {}, now) },
+  { name: 'clientas vip=true', run: (db, ctx, now) => clientasPage(db, ctx, { vip: 'true' }, now) },
+  {
+    name: 'clientas q=mar (common: name walk)',
+    run: (db, ctx, now) => clientasPage(db, ctx, { q: 'mar' }, now),
+    // On a demo clinic of hundreds, even "mar" is rare enough for SQLite to read its FTS5 matches.
+    tuning: { ftsPageCost: 1e6, ftsCountCost: 1e6 },
+  },
+  {
+    name: 'clientas q=garcia lopez (rare: substring index)',
+    run: (db, ctx, now) => clientasPage(db, ctx, { q: 'garcia lopez' }, now),
+    tuning: { walkMinBudget: 50, pgWalkMinBudget: 50, walkBudgetPerRow: 1 },
+  },
+  {
+    name: 'clientas q=600 12 (phone digits: substring index)',
+    run: (db, ctx, now) => clientasPage(db, ctx, { q: '600 12' }, now),
+    tuning: { walkMinBudget: 50, pgWalkMinBudget: 50, walkBudgetPerRow: 1 },
+  },
+  { name: 'clientas q=ez vip=true (short: name walk)', run: (db, ctx, now) => clientasPage(db, ctx, { q: 'ez', vip: 'true' }, now) },
+];

@@ -1,0 +1,80 @@
+// Search latency by clinic size: npx tsx test/scale/search.ts [--db sqlite|postgres] [--sizes 10000,100000,1000000] [--pg-url URL]
+// One clinic of N clientas (the demo generator's names and phones) per database; for each query,
+// the median of 7 runs of the whole use-case (page + total) and of the total alone.
+import { sql } from 'kysely';
+import type { Dialect } from '../../src/db/dialect.js';
+import { generateDemo } from '../../src/demo/generate.js';
+import { countClientas } from '../../src/repos/clientas.js';
+import { createClinic } from '../../src/services/accounts.js';
+import { clientasPage } from '../../src/services/listings.js';
+import { looksLikePhone, normalizeName, phoneDigits } from '../../src/services/normalize.js';
+import { RecordWriter } from '../../src/services/record-writer.js';
+import { arg, median, NOW_MS, pgAdmin, scratchDatabase } from './common.js';
+
+const QUERIES: [string, Record<string, string>][] = [
+  ['no q', {}],
+  ['vip=true', { vip: 'true' }],
+  ['q=mar (common)', { q: 'mar' }],
+  ['q=maria (common, sorts late)', { q: 'maria' }],
+  ['q=garcia lopez (rare)', { q: 'garcia lopez' }],
+  ['q=isabel martinez sanchez (very rare)', { q: 'isabel martinez sanchez' }],
+  ['q=600 12 (phone)', { q: '600 12' }],
+  ['q=ez (2 chars)', { q: 'ez' }],
+  ['q=zzz (no match)', { q: 'zzz' }],
+  ['q=mar vip=true', { q: 'mar', vip: 'true' }],
+  ['q=mar offset=5000', { q: 'mar', offset: '5000' }],
+];
+
+async function measure(dialect: Dialect, size: number, pgUrl: string | null) {
+  const { database, where } = await scratchDatabase(dialect, pgUrl, `s${size}`);
+  const clinic = await createClinic(database.db, { name: 'Grande', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' }, NOW_MS);
+  const t0 = Date.now();
+  await database.db.transaction().execute(async (trx) => {
+    if (dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
+    const w = new RecordWriter(trx, clinic.id, clinic.timezone, 'insert');
+    let n = 0;
+    for (const r of generateDemo({ seed: 1, scale: size / 200, today: '2026-03-28', timeZone: clinic.timezone, nowSeconds: NOW_MS / 1000 })) {
+      if (r.type !== 'clienta' || n === size) break;
+      await w.add(r);
+      n++;
+    }
+    await w.finish();
+  });
+  if (dialect === 'postgres') await sql`vacuum analyze clientas`.execute(database.db);
+  const loadS = (Date.now() - t0) / 1000;
+  const ctx = { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency };
+  const out: string[] = [];
+  for (const [name, q] of QUERIES) {
+    const query = { ...q, ...(q.offset ? { offset: Number(q.offset) } : {}) } as never;
+    const page: number[] = [];
+    const count: number[] = [];
+    let total = 0;
+    const search = q.q?.trim() ?? '';
+    const filter = {
+      nameLike: search ? normalizeName(search) : null,
+      digitsLike: search && looksLikePhone(search) ? phoneDigits(search) : null,
+      vip: q.vip === undefined ? null : q.vip === 'true',
+    };
+    for (let i = 0; i < 7; i++) {
+      let t = performance.now();
+      total = (await clientasPage(database.db, ctx, query, NOW_MS)).total;
+      page.push(performance.now() - t);
+      t = performance.now();
+      await countClientas(database.db, clinic.id, filter);
+      count.push(performance.now() - t);
+    }
+    out.push(`| ${dialect} | ${size.toLocaleString('en-US')} | ${name} | ${total.toLocaleString('en-US')} | ${median(page).toFixed(1)} | ${median(count).toFixed(1)} |`);
+  }
+  process.stdout.write(`<!-- ${dialect} ${size}: loaded in ${loadS.toFixed(0)} s (${where}) -->\n${out.join('\n')}\n`);
+  await database.close();
+}
+
+const dbs = arg('db', 'sqlite,postgres').split(',') as Dialect[];
+const sizes = arg('sizes', '10000,100000,1000000').split(',').map(Number);
+const pg = dbs.includes('postgres') ? await pgAdmin() : null;
+try {
+  process.stdout.write('| db | clientas | query | total | page+total p50 ms | total alone p50 ms |\n|---|---|---|---|---|---|\n');
+  for (const d of dbs) for (const s of sizes) await measure(d, s, pg?.url ?? null);
+} finally {
+  await pg?.server?.stop();
+}
