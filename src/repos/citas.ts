@@ -14,20 +14,11 @@ export interface CitasFilter {
   estado: string | null;
 }
 
-export interface CitaRow {
-  id: string;
-  fecha_hora: number;
-  cliente_nombre: string;
-  telefono: string;
-  servicio: string;
-  duracion_min: number;
-  precio_cents: number;
-  estado: string;
-  profesional_nombre: string;
-  sede_nombre: string;
-  notas: string | null;
-  created_at: number;
-}
+/** A page row: the cita's own columns plus the client's current name and phone. */
+export type CitaRow = Pick<
+  CitasTable,
+  'id' | 'fecha_hora' | 'servicio' | 'duracion_min' | 'precio_cents' | 'estado' | 'profesional_nombre' | 'sede_nombre' | 'notas' | 'created_at'
+> & { cliente_nombre: string; telefono: string };
 
 export async function listCitas(
   db: Kysely<DB>,

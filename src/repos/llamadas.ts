@@ -12,16 +12,11 @@ export interface LlamadasFilter {
   resultado: string | null;
 }
 
-export interface LlamadaRow {
-  id: string;
-  fecha_hora: number;
-  cliente_nombre: string | null;
-  telefono_caller: string;
-  duracion_segundos: number;
-  resultado: string;
-  idioma: string;
-  created_at: number;
-}
+/** A page row: cliente_nombre is the linked client's current name, else what was recorded. */
+export type LlamadaRow = Pick<
+  LlamadasTable,
+  'id' | 'fecha_hora' | 'cliente_nombre' | 'telefono_caller' | 'duracion_segundos' | 'resultado' | 'idioma' | 'created_at'
+>;
 
 export async function listLlamadas(
   db: Kysely<DB>,
