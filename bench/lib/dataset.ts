@@ -1,0 +1,119 @@
+// The benchmark's data set, made with the service's own code (demo generator, RecordWriter,
+// KeyService) so it is stored exactly as an import would store it: one big clinic and small
+// clinics beside it, plus one API key for the big clinic.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ServiceModules } from './service.js';
+
+/** Bumped whenever what the data set holds changes, so a kept --data-dir is rebuilt. */
+const DATASET_VERSION = 1;
+const META_FILE = 'bench-dataset.json';
+
+export interface DatasetClinic {
+  id: string;
+  name: string;
+  timezone: string;
+  scale: number;
+  clientas: number;
+  citas: number;
+  llamadas: number;
+}
+
+export interface Dataset {
+  version: number;
+  dataDir: string;
+  /** The clinic under load (index 0 of `clinics`). */
+  big: DatasetClinic;
+  clinics: DatasetClinic[];
+  /** An API key of the big clinic. Benchmark data only: it lives in the throw-away DATA_DIR. */
+  apiKey: string;
+  /** When the data was generated; the demo's "today" is this instant's date in the clinic zone. */
+  generatedAtMs: number;
+  buildSeconds: number;
+  madeBy: string;
+}
+
+export interface DatasetOptions {
+  dataDir: string;
+  scale: number;
+  smallScale: number;
+  smallClinics: number;
+  /** The environment the service reads (DATA_DIR etc.); the same the server child gets. */
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  /** the service's own code, from the build under test */
+  mods: ServiceModules;
+  /** what made the data, for the record */
+  madeBy: string;
+}
+
+/** Reuses a data set in `dataDir` made with the same options, else builds one there. */
+export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
+  const metaPath = path.join(opts.dataDir, META_FILE);
+  const existing = readMeta(metaPath);
+  if (
+    existing && existing.version === DATASET_VERSION && existing.big.scale === opts.scale &&
+    existing.clinics.length === opts.smallClinics + 1 &&
+    existing.clinics.slice(1).every((c) => c.scale === opts.smallScale) &&
+    fs.existsSync(path.join(opts.dataDir, 'clinic.db'))
+  ) {
+    const ageDays = (Date.now() - existing.generatedAtMs) / 86_400_000;
+    opts.log(`reusing the data set in ${opts.dataDir} (generated ${ageDays.toFixed(1)} days ago by ${existing.madeBy})`);
+    return existing;
+  }
+  if (fs.existsSync(opts.dataDir) && fs.readdirSync(opts.dataDir).length > 0) {
+    // Only ever wipe what a benchmark run left there (an interrupted build has no META_FILE yet).
+    const ours = new Set([META_FILE, 'clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.db-journal', 'api-key-pepper']);
+    const foreign = fs.readdirSync(opts.dataDir).filter((f) => !ours.has(f));
+    if (foreign.length > 0) {
+      throw new Error(`${opts.dataDir} holds files the benchmark did not make (${foreign.slice(0, 3).join(', ')}); give an empty or new directory`);
+    }
+    opts.log(existing ? `the data set in ${opts.dataDir} was made with other options: rebuilding it` : `rebuilding the incomplete data set in ${opts.dataDir}`);
+    for (const f of fs.readdirSync(opts.dataDir)) fs.rmSync(path.join(opts.dataDir, f), { recursive: true, force: true });
+  }
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+
+  const { loadConfig, openRuntime, createDemoClinic, demoCounts } = opts.mods;
+  const started = Date.now();
+  const config = loadConfig(opts.env);
+  const rt = await openRuntime(config);
+  try {
+    const nowMs = Date.now();
+    // Small clinics on both sides of the big one, so its rows are not alone in the tables.
+    const plan: { index: number; scale: number; seed: number }[] = [];
+    for (let i = 0; i < opts.smallClinics; i++) plan.push({ index: i + 1, scale: opts.smallScale, seed: 101 + i });
+    plan.splice(Math.ceil(opts.smallClinics / 2), 0, { index: 0, scale: opts.scale, seed: 1 });
+
+    const made: DatasetClinic[] = [];
+    for (const p of plan) {
+      const want = demoCounts(p.scale);
+      opts.log(`generating clinic ${p.index} at scale ${p.scale}: ${want.clientas} clientas, ${want.citas} citas, ${want.llamadas} llamadas`);
+      const t0 = Date.now();
+      const { clinic, counts } = await createDemoClinic(rt.database, p.index, {
+        seed: p.seed, scale: p.scale, nowMs, plan: 'premium',
+        onProgress: (n) => { if (n % 200_000 === 0) opts.log(`  … ${n} records`); },
+      });
+      opts.log(`  done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      made[p.index] = { id: clinic.id, name: clinic.name, timezone: clinic.timezone, scale: p.scale, ...counts };
+    }
+    const big = made[0]!;
+    const issued = await rt.keys.create({ clinicId: big.id, name: 'benchmark', expiresAt: null, createdBy: null });
+    const dataset: Dataset = {
+      version: DATASET_VERSION, dataDir: opts.dataDir, big, clinics: made, apiKey: issued.key,
+      generatedAtMs: nowMs, buildSeconds: (Date.now() - started) / 1000, madeBy: opts.madeBy,
+    };
+    fs.writeFileSync(metaPath, JSON.stringify(dataset, null, 2) + '\n', { mode: 0o600 });
+    return dataset;
+  } finally {
+    // Closing checkpoints the WAL, so the server starts on a settled file.
+    await rt.close();
+  }
+}
+
+function readMeta(file: string): Dataset | null {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Dataset;
+  } catch {
+    return null;
+  }
+}
