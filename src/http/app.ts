@@ -1,6 +1,7 @@
 // The app factory: one Fastify instance for the server, the CLI and the tests (app.inject).
 // It never listens; src/server.ts does.
 import { randomUUID } from 'node:crypto';
+import zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -112,7 +113,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] });
+  await app.register(compress, {
+    threshold: 1024,
+    encodings: ['br', 'gzip', 'deflate'],
+    // Pages are tens of KB: a 256 KB brotli window (default 4 MB) compresses them as well and
+    // keeps each in-flight stream's native memory small, which bounds RSS under concurrency.
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_LGWIN]: 18 } },
+    zlibOptions: { memLevel: 7 },
+  });
   await app.register(swagger, {
     // The document describes the public API only (its routes carry tags), never the dashboard.
     hideUntagged: true,
