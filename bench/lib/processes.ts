@@ -196,14 +196,21 @@ export interface CpuReport {
   serverMs: number;
   /** CPU time of this process (the load generator), in ms */
   clientMs: number;
+  /** CPU time of the database server's processes (PostgreSQL: postmaster and backends), in ms */
+  dbMs: number;
   /** average number of cores busy with anything else: other programs on the machine */
   otherCores: number;
   elapsedMs: number;
 }
 
-/** Starts counting; `stop()` says where the CPU time went since. `ours` = the servers' pids. */
-export function cpuMeter(serverPid: number, ours: number[]): { stop(): CpuReport } {
-  const mine = [...new Set([...ours, process.pid])];
+/**
+ * Starts counting; `stop()` says where the CPU time went since. `ours` = the servers' pids,
+ * `dbPids` the database server's (counted as ours, and reported apart as dbMs).
+ */
+export function cpuMeter(serverPid: number, ours: number[], dbPids: number[] = []): { stop(): CpuReport } {
+  const mine = [...new Set([...ours, ...dbPids, process.pid])];
+  const sumTicks = (pids: number[]) => pids.reduce((sum, p) => sum + (Number.isFinite(processTicks(p)) ? processTicks(p) : 0), 0);
+  const db0 = sumTicks(dbPids);
   const t0 = performance.now();
   const all0 = allTicks();
   const ours0 = mine.map((p) => processTicks(p));
@@ -221,6 +228,7 @@ export function cpuMeter(serverPid: number, ours: number[]): { stop(): CpuReport
       return {
         serverMs: serverPid > 0 ? (processTicks(serverPid) - s0) * TICK_MS : 0,
         clientMs: (processTicks('self') - c0) * TICK_MS,
+        dbMs: (sumTicks(dbPids) - db0) * TICK_MS,
         otherCores: Math.max(0, foreignMs / elapsedMs),
         elapsedMs,
       };
@@ -234,12 +242,43 @@ export function cpuMeter(serverPid: number, ours: number[]): { stop(): CpuReport
  * cores, so a case does not start in the middle of someone else's build. Returns the load seen
  * in the last second.
  */
-export async function waitForQuiet(ours: number[], threshold: number, maxWaitMs: number): Promise<number> {
+export async function waitForQuiet(ours: number[], threshold: number, maxWaitMs: number, dbPids: number[] = []): Promise<number> {
   const deadline = Date.now() + maxWaitMs;
   for (;;) {
-    const meter = cpuMeter(-1, ours);
+    const meter = cpuMeter(-1, ours, dbPids);
     await new Promise((r) => setTimeout(r, 1000));
     const { otherCores } = meter.stop();
     if (otherCores < threshold || Date.now() >= deadline) return otherCores;
   }
+}
+
+/**
+ * The processes of the PostgreSQL server listening on `port` (postmaster and its children: the
+ * backends of the service's pool, checkpointer, autovacuum, ...), so that their CPU counts as the
+ * system under test and not as other programs' load. Empty when not found or not Linux.
+ */
+export function postgresPids(port: number): number[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return [];
+  }
+  const ppid = new Map<number, number>();
+  let postmaster = -1;
+  for (const name of names) {
+    const pid = Number(name);
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      ppid.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      if (postmaster < 0 && stat.includes('(postgres)')) {
+        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        if (argv.includes(`port=${port}`)) postmaster = pid;
+      }
+    } catch {
+      // gone
+    }
+  }
+  if (postmaster < 0) return [];
+  return [postmaster, ...[...ppid].filter(([, pp]) => pp === postmaster).map(([pid]) => pid)];
 }

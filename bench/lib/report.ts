@@ -3,8 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Dataset } from './dataset.js';
 
-export const RESULTS_START = '<!-- bench:results:start -->';
-export const RESULTS_END = '<!-- bench:results:end -->';
+export type Db = 'sqlite' | 'postgres';
+
+/** One results section per database, so a sqlite run and a postgres run do not replace each other. */
+export const resultsStart = (db: Db) => `<!-- bench:results:${db}:start -->`;
+export const resultsEnd = (db: Db) => `<!-- bench:results:${db}:end -->`;
+/** The single section of earlier versions (SQLite only); a sqlite run takes its place. */
+const LEGACY_START = '<!-- bench:results:start -->';
+const LEGACY_END = '<!-- bench:results:end -->';
+const DB_NAME: Record<Db, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+/** The growth series' goal: p50 at the largest scale within this factor of p50 at the smallest. */
+export const GROWTH_GOAL = 1.5;
 
 export interface Machine {
   cpu: string;
@@ -41,6 +50,8 @@ export interface LoadRow {
   peakRssMiB: number;
   /** the server's CPU time per request, in ms */
   cpuMsPerReq: number;
+  /** PostgreSQL's CPU time per request, in ms (--db postgres only) */
+  dbCpuMsPerReq?: number;
   /** cores used by other programs during the measurement */
   otherCores: number;
 }
@@ -57,12 +68,14 @@ export interface RateRow {
   bad: number;
   peakRssMiB: number;
   cpuMsPerReq: number;
+  dbCpuMsPerReq?: number;
   /** the server's CPU use, in cores */
   serverCores: number;
   otherCores: number;
 }
 
 export interface ScaleReport {
+  db: Db;
   dataset: Dataset;
   settings: { connections: number; duration: number; warmup: number; repeat: number; server: string; rateLimit: string };
   load: LoadRow[];
@@ -86,18 +99,20 @@ export function table(head: string[], rows: string[][], align: ('l' | 'r')[]): s
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 
 export function loadTable(rows: LoadRow[]): string {
+  const db = rows.some((r) => r.dbCpuMsPerReq !== undefined);
   return table(
-    ['case', 'request', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'non-2xx + errors', 'KB/response', 'server CPU ms/req', 'peak RSS MiB', 'other load (cores)'],
-    rows.map((r) => [r.label, `\`${r.path}\``, f0(r.reqPerSec), f1(r.p50), f1(r.p99), f1(r.p999), f1(r.max), String(r.bad), f1(r.kbPerResponse), f2(r.cpuMsPerReq), f0(r.peakRssMiB), f2(r.otherCores)]),
-    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['case', 'request', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'non-2xx + errors', 'KB/response', 'server CPU ms/req', ...(db ? ['PostgreSQL CPU ms/req'] : []), 'peak RSS MiB', 'other load (cores)'],
+    rows.map((r) => [r.label, `\`${r.path}\``, f0(r.reqPerSec), f1(r.p50), f1(r.p99), f1(r.p999), f1(r.max), String(r.bad), f1(r.kbPerResponse), f2(r.cpuMsPerReq), ...(db ? [f2(r.dbCpuMsPerReq ?? NaN)] : []), f0(r.peakRssMiB), f2(r.otherCores)]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(db ? ['r' as const] : []), 'r', 'r'],
   );
 }
 
 export function rateTable(rows: RateRow[]): string {
+  const db = rows.some((r) => r.dbCpuMsPerReq !== undefined);
   return table(
-    ['case', 'request', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'server CPU ms/req', 'server busy (cores)', 'peak RSS MiB', 'other load (cores)'],
-    rows.map((r) => [r.label, `\`${r.path}\``, f0(r.offered), f0(r.achieved), f1(r.p50), f1(r.p99), f1(r.max), String(r.bad), f2(r.cpuMsPerReq), f2(r.serverCores), f0(r.peakRssMiB), f2(r.otherCores)]),
-    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['case', 'request', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'server CPU ms/req', ...(db ? ['PostgreSQL CPU ms/req'] : []), 'server busy (cores)', 'peak RSS MiB', 'other load (cores)'],
+    rows.map((r) => [r.label, `\`${r.path}\``, f0(r.offered), f0(r.achieved), f1(r.p50), f1(r.p99), f1(r.max), String(r.bad), f2(r.cpuMsPerReq), ...(db ? [f2(r.dbCpuMsPerReq ?? NaN)] : []), f2(r.serverCores), f0(r.peakRssMiB), f2(r.otherCores)]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(db ? ['r' as const] : []), 'r', 'r', 'r'],
   );
 }
 
@@ -125,7 +140,7 @@ export function scaleSection(r: ScaleReport): string {
       : 'no other clinics',
   ].join('; ');
   return [
-    `### ${d.big.citas.toLocaleString('en-US')} appointments (scale ${d.big.scale})`,
+    `### ${DB_NAME[r.db]}, ${d.big.citas.toLocaleString('en-US')} appointments (scale ${d.big.scale})`,
     '',
     `Data: ${clinics}. Built in ${f0(d.buildSeconds)} s. ` +
       `Load: ${r.settings.connections} connections, ${r.settings.duration} s per case after ${r.settings.warmup} s of warm-up` +
@@ -148,28 +163,62 @@ export function scaleSection(r: ScaleReport): string {
   ].join('\n');
 }
 
-export function resultsSection(m: Machine, scales: ScaleReport[]): string {
+/**
+ * The growth series: for each endpoint, p50 and req/s at every scale, and p50 at the largest
+ * scale over p50 at the smallest against GROWTH_GOAL. Null with fewer than two scales.
+ */
+export function growthTable(scales: ScaleReport[]): string | null {
+  if (scales.length < 2) return null;
+  const sorted = [...scales].sort((a, b) => a.dataset.big.citas - b.dataset.big.citas);
+  const first = sorted[0]!;
+  const last = sorted[sorted.length - 1]!;
+  const k = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
+  const ids = first.load.map((r) => r.id).filter((id) => sorted.every((s) => s.load.some((r) => r.id === id)));
+  const head = ['case', ...sorted.map((s) => `p50 ms @ ${k(s.dataset.big.citas)}`), ...sorted.map((s) => `req/s @ ${k(s.dataset.big.citas)}`),
+    `p50 ${k(last.dataset.big.citas)} / ${k(first.dataset.big.citas)}`, `≤ ${GROWTH_GOAL}×`];
+  const rows = ids.map((id) => {
+    const at = (s: ScaleReport) => s.load.find((r) => r.id === id)!;
+    const ratio = at(last).p50 / at(first).p50;
+    return [at(first).label, ...sorted.map((s) => f1(at(s).p50)), ...sorted.map((s) => f0(at(s).reqPerSec)),
+      `${f2(ratio)}×`, Number.isFinite(ratio) ? (ratio <= GROWTH_GOAL ? 'met' : '**not met**') : '–'];
+  });
+  return table(head, rows, ['l', ...sorted.map(() => 'r' as const), ...sorted.map(() => 'r' as const), 'r', 'l']);
+}
+
+export function resultsSection(m: Machine, db: Db, scales: ScaleReport[]): string {
+  const growth = growthTable(scales);
   return [
-    RESULTS_START,
+    resultsStart(db),
     '',
-    '## Results',
+    `## Results: ${DB_NAME[db]}`,
     '',
-    'Written by `npm run bench`; the text outside this section is not touched.',
+    `Written by \`npm run bench -- --db ${db}\`; the text outside this section (including the other database's results) is not touched.`,
     '',
     machineTable(m),
     '',
+    ...(growth
+      ? [`### ${DB_NAME[db]}: growth series`, '',
+        `Closed loop, ${scales[0]!.settings.connections} connections; the goal is p50 at the largest scale within ${GROWTH_GOAL}× of p50 at the smallest.`, '',
+        growth, '']
+      : []),
     ...scales.flatMap((s) => [scaleSection(s), '']),
-    RESULTS_END,
+    resultsEnd(db),
   ].join('\n');
 }
 
-/** Replaces the results section of `file` (between the markers), keeping the prose around it. */
-export function writeResults(file: string, section: string): void {
+/**
+ * Replaces the `db` results section of `file` (between its markers), keeping the prose and the
+ * other database's section. A sqlite run also replaces the single section of earlier versions.
+ */
+export function writeResults(file: string, db: Db, section: string): void {
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const a = before.indexOf(RESULTS_START);
-  const b = before.indexOf(RESULTS_END);
-  const next = a >= 0 && b > a
-    ? before.slice(0, a) + section + before.slice(b + RESULTS_END.length)
-    : `${before.trimEnd()}\n\n${section}\n`;
+  const replace = (text: string, start: string, end: string): string | null => {
+    const a = text.indexOf(start);
+    const b = text.indexOf(end, a);
+    return a >= 0 && b > a ? text.slice(0, a) + section + text.slice(b + end.length) : null;
+  };
+  const next = replace(before, resultsStart(db), resultsEnd(db))
+    ?? (db === 'sqlite' ? replace(before, LEGACY_START, LEGACY_END) : null)
+    ?? `${before.trimEnd()}\n\n${section}\n`;
   fs.writeFileSync(file, next);
 }
