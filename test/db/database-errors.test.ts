@@ -8,7 +8,7 @@ import { isDatabaseError, openDatabase } from '../../src/db/connect.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/errors.js';
 import { bearer } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { appOn, newPgDatabaseUrl, type OwnApp } from './support.js';
+import { appOn, newPgDatabaseUrl, ownTarget, type OwnApp } from './support.js';
 
 const PATH = '/api/v1/citas?desde=2026-03-01&hasta=2026-03-31';
 
@@ -113,10 +113,7 @@ describe.skipIf(!dialects().includes('postgres'))('database failures on postgres
 
 describe.each(dialects())('database failures on %s (HTTP)', (dialect) => {
   it('a query that fails inside the database is a database_error for that endpoint only', async () => {
-    const target = dialect === 'sqlite'
-      ? { kind: 'sqlite' as const, file: ':memory:' }
-      : { kind: 'postgres' as const, url: await newPgDatabaseUrl(), poolMax: 2, statementTimeoutMs: 5_000 };
-    const t = await appOn(target);
+    const t = await appOn(await ownTarget(dialect));
     open.push(t);
     expect((await get(t)).statusCode).toBe(200);
     await sql`drop table citas_por_dia`.execute(t.database.db);
@@ -125,10 +122,7 @@ describe.each(dialects())('database failures on %s (HTTP)', (dialect) => {
   });
 
   it('a closed database handle is a database_error', async () => {
-    const target = dialect === 'sqlite'
-      ? { kind: 'sqlite' as const, file: ':memory:' }
-      : { kind: 'postgres' as const, url: await newPgDatabaseUrl(), poolMax: 2, statementTimeoutMs: 5_000 };
-    const t = await appOn(target);
+    const t = await appOn(await ownTarget(dialect));
     open.push(t);
     expect((await get(t)).statusCode).toBe(200);
     await t.database.close();

@@ -2,23 +2,22 @@
 // URL), for failures that test/helpers/app.ts's shared set-up cannot produce.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database, type DatabaseTarget } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { buildApp } from '../../src/http/app.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { KeyService } from '../../src/services/api-keys.js';
-import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
-import { seedRecords, TEST_PEPPER } from '../helpers/app.js';
+import { appFor, seedRecords, TEST_PEPPER } from '../helpers/app.js';
+import { newPgDatabaseUrl } from '../helpers/db.js';
 import { clinicARecords, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
 
-/** A new empty PostgreSQL database on the run's server; its URL. */
-export async function newPgDatabaseUrl(): Promise<string> {
-  const admin = inject('pgAdminUrl');
-  if (!admin) throw new Error('PostgreSQL is not available to this test run');
-  const { createDatabase } = await import('../support/postgres-server.js');
-  return createDatabase(admin, `t_${randomBytes(6).toString('hex')}`);
+export { newPgDatabaseUrl };
+
+/** Where a failure test opens its own database: SQLite in memory, or a new PostgreSQL database. */
+export async function ownTarget(dialect: 'sqlite' | 'postgres'): Promise<DatabaseTarget> {
+  return dialect === 'sqlite'
+    ? { kind: 'sqlite', file: ':memory:' }
+    : { kind: 'postgres', url: await newPgDatabaseUrl(), poolMax: 2, statementTimeoutMs: 5_000 };
 }
 
 export interface OwnApp {
@@ -45,12 +44,7 @@ export async function appOn(target: DatabaseTarget, opts: { prepare?: boolean } 
     await seedRecords(database, clinic, clinicARecords());
     key = (await keys.create({ clinicId: clinic.id, name: 'A', expiresAt: null, createdBy: null })).key;
   }
-  const app = await buildApp({
-    config, database, keys, now, logger: false,
-    limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
-    authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
-  });
-  await app.ready();
+  const app = await appFor(config, database, keys, now);
   return {
     app, database, key,
     close: async () => {

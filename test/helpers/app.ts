@@ -41,6 +41,17 @@ export async function seedRecords(database: Database, clinic: Clinic, records: I
   });
 }
 
+/** The real app on `database`, with real limiters from `config`, silent logs, ready for inject. */
+export async function appFor(config: Config, database: Database, keys: KeyService, now: () => number): Promise<FastifyInstance> {
+  const app = await buildApp({
+    config, database, keys, now, logger: false,
+    limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
+    authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
+  });
+  await app.ready();
+  return app;
+}
+
 export interface TestAppOptions {
   env?: Record<string, string>;
   nowMs?: number;
@@ -64,12 +75,7 @@ export async function buildTestApp(dialect: Dialect, opts: TestAppOptions = {}):
   const keyA = (await keys.create({ clinicId: clinicA.id, name: 'A', expiresAt: null, createdBy: null })).key;
   const keyB = (await keys.create({ clinicId: clinicB.id, name: 'B', expiresAt: null, createdBy: null })).key;
 
-  const app = await buildApp({
-    config, database, keys, now, logger: false,
-    limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
-    authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
-  });
-  await app.ready();
+  const app = await appFor(config, database, keys, now);
   return {
     app, database, keys, config, clinicA, clinicB, keyA, keyB, clock,
     close: async () => {

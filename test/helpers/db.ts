@@ -16,17 +16,21 @@ export function dialects(): Dialect[] {
   return inject('pgAdminUrl') ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
+/** A new empty PostgreSQL database on the run's server; its URL. */
+export async function newPgDatabaseUrl(): Promise<string> {
+  const admin = inject('pgAdminUrl');
+  if (!admin) throw new Error('PostgreSQL is not available to this test run');
+  const { createDatabase } = await import('../support/postgres-server.js');
+  return createDatabase(admin, `t_${randomBytes(6).toString('hex')}`);
+}
+
 /** A fresh, migrated, empty database of the given dialect. */
 export async function freshDatabase(dialect: Dialect): Promise<Database> {
   let database: Database;
   if (dialect === 'sqlite') {
     database = await openDatabase({ kind: 'sqlite', file: ':memory:' });
   } else {
-    const admin = inject('pgAdminUrl');
-    if (!admin) throw new Error('PostgreSQL is not available to this test run');
-    const { createDatabase } = await import('../support/postgres-server.js');
-    const url = await createDatabase(admin, `t_${randomBytes(6).toString('hex')}`);
-    database = await openDatabase({ kind: 'postgres', url, poolMax: 4, statementTimeoutMs: 10_000 });
+    database = await openDatabase({ kind: 'postgres', url: await newPgDatabaseUrl(), poolMax: 4, statementTimeoutMs: 10_000 });
   }
   await migrateToLatest(database);
   return database;
