@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Dialect } from './dialect.js';
 import type { DB } from './schema.js';
+import { statementCache } from './sqlite-statements.js';
 
 export interface Database {
   readonly db: Kysely<DB>;
@@ -44,23 +45,7 @@ function openSqlite(file: string): Database {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('cache_size = -65536');
-  // Kysely's driver calls prepare() for every query; better-sqlite3 does not cache, so this
-  // wrapper does: the hot path then re-uses compiled statements (they are keyed by SQL text).
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  const cached = {
-    prepare(sqlText: string) {
-      let stmt = statements.get(sqlText);
-      if (!stmt) {
-        stmt = raw.prepare(sqlText);
-        if (statements.size > 500) statements.clear();
-        statements.set(sqlText, stmt);
-      }
-      return stmt;
-    },
-    close() {
-      raw.close();
-    },
-  };
+  const cached = statementCache(raw);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached as unknown as BetterSqlite3.Database }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
