@@ -11,6 +11,12 @@ export interface ClinicsTable {
   created_at: number;
 }
 
+/** Bumped by every write of a clinic's clientas (migration 004). */
+export interface ClinicDataVersionsTable {
+  clinic_id: string;
+  clientas: number;
+}
+
 export interface UsersTable {
   id: string;
   clinic_id: string | null;
@@ -140,6 +146,7 @@ export interface ApiKeyErrorsTable {
 
 export interface DB {
   clinics: ClinicsTable;
+  clinic_data_versions: ClinicDataVersionsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   clientas: ClientasTable;

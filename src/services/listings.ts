@@ -4,10 +4,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { errors } from '../errors.js';
 import { countCitas, listCitas } from '../repos/citas.js';
-import { countClientas, listClientas } from '../repos/clientas.js';
+import { countClientas, listClientas, type ClientasFilter } from '../repos/clientas.js';
+import { clientasVersion } from '../repos/clinics.js';
 import { countLlamadas, listLlamadas } from '../repos/llamadas.js';
 import { addDays, dayStart, formatTimestamp, localDate, todayIn } from '../time.js';
 import { looksLikePhone, normalizeName, phoneDigits } from './normalize.js';
+import type { SearchTotals } from './search-totals.js';
 
 /** The tenant, bound once from the API key. */
 export interface ClinicContext {
@@ -57,7 +59,18 @@ export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuer
   };
 }
 
-export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number) {
+async function searchTotal(db: Kysely<DB>, totals: SearchTotals, clinicId: string, filter: ClientasFilter): Promise<number> {
+  const key = { clinicId, ...filter };
+  const version = await clientasVersion(db, clinicId);
+  const cached = totals.get(key, version);
+  if (cached !== undefined) return cached;
+  const total = await countClientas(db, clinicId, filter);
+  totals.set(key, version, total);
+  return total;
+}
+
+/** `totals`: the process's cache of search totals; without it every search counts afresh. */
+export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, totals?: SearchTotals) {
   const limit = q.limit ?? DEFAULT_LIMITS.clientas;
   const offset = q.offset ?? 0;
   const search = q.q?.trim() ?? '';
@@ -68,7 +81,8 @@ export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: Client
   const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };
   const [rows, total] = await Promise.all([
     listClientas(db, ctx.clinicId, filter, limit, offset, Math.floor(nowMs / 1000)),
-    countClientas(db, ctx.clinicId, filter),
+    // Without a search the per-clinic counts answer at once; a search's count is kept (see search-totals.ts).
+    nameLike === null || totals === undefined ? countClientas(db, ctx.clinicId, filter) : searchTotal(db, totals, ctx.clinicId, filter),
   ]);
   const tz = ctx.timezone;
   return {

@@ -2,6 +2,7 @@
 // batches. Import and demo generation share it, so both store data exactly alike.
 import type { Insertable, Kysely } from 'kysely';
 import type { CitasTable, ClientasTable, DB, LlamadasTable } from '../db/schema.js';
+import { bumpClientasVersion } from '../repos/clinics.js';
 import type { CitaRecord, ClientaRecord, ImportRecord, LlamadaRecord } from '../domain/records.js';
 import {
   addDelta, applyCountDeltas, storedCitaKeys, storedClientaKeys, storedLlamadaKeys, writeCitas, writeClientas, writeLlamadas,
@@ -162,5 +163,7 @@ export class RecordWriter {
     await applyCountDeltas(this.db, this.clinicId, 'clientas_por_vip', this.deltas.clientas);
     await applyCountDeltas(this.db, this.clinicId, 'citas_por_dia', this.deltas.citas);
     await applyCountDeltas(this.db, this.clinicId, 'llamadas_por_dia', this.deltas.llamadas);
+    // Cached search totals of this clinic were made at the old version: they are now stale.
+    if (this.counts.clientas > 0) await bumpClientasVersion(this.db, this.clinicId);
   }
 }

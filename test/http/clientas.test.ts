@@ -1,7 +1,7 @@
 // GET /api/v1/clientas: fields, derived fields, ordering, search (q), vip, paging, isolation.
 // Now is 2026-03-28T12:00Z (13:00 in Madrid).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
+import { appFor, bearer, buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { A, B, uid } from '../helpers/fixtures.js';
 import { extraClienta, ids, ok, tick } from './support.js';
@@ -201,6 +201,42 @@ describe.each(dialects())('GET /api/v1/clientas, own data and clock, on %s', (di
       expect((await ok<ClientasBody>(t, '/api/v1/clientas?vip=true')).total).toBe(3);
       expect((await ok<ClientasBody>(t, '/api/v1/clientas', { key: t.keyB })).total).toBe(1);
     } finally {
+      await t.close();
+    }
+  });
+
+  it('a search total is kept until the clinic imports clientas, then counted again (any instance, per clinic)', async () => {
+    const t = await buildTestApp(dialect);
+    // A second app on the same database: another instance of the service with its own cache.
+    const other = await appFor(t.config, t.database, t.keys, () => t.clock.now);
+    try {
+      const total = async (url: string, key = t.keyA, app = t.app) => {
+        const res = await app.inject({ method: 'GET', url, headers: bearer(key) });
+        expect(res.statusCode, res.body).toBe(200);
+        return (res.json() as ClientasBody).total;
+      };
+      expect(await total('/api/v1/clientas?q=mari')).toBe(3);
+      expect(await total('/api/v1/clientas?q=mari', t.keyA, other)).toBe(3);
+      expect(await total('/api/v1/clientas?q=mari', t.keyB)).toBe(1);
+      expect(await total('/api/v1/clientas?q=mari&vip=true')).toBe(2);
+
+      // Clinic A imports two new Marías and renames Mario: both instances see it at once.
+      await seedRecords(t.database, t.clinicA, [
+        extraClienta(uid('a', 1, 950), 'Marina Soto', '+34644000950', { vip: true }),
+        extraClienta(uid('a', 1, 951), 'Mariela Gil', '+34644000951'),
+        extraClienta(A.mario, 'Dario Pérez', '+34611222333'),
+      ]);
+      expect(await total('/api/v1/clientas?q=mari')).toBe(4);
+      expect(await total('/api/v1/clientas?q=mari', t.keyA, other)).toBe(4);
+      expect(await total('/api/v1/clientas?q=dario')).toBe(1);
+      expect(await total('/api/v1/clientas?q=mari&vip=true')).toBe(3);
+      // Clinic B's total was not touched by A's import, and a B import changes only B's.
+      expect(await total('/api/v1/clientas?q=mari', t.keyB)).toBe(1);
+      await seedRecords(t.database, t.clinicB, [extraClienta(uid('b', 1, 950), 'Mariana Ruiz', '+525512340950')]);
+      expect(await total('/api/v1/clientas?q=mari', t.keyB)).toBe(2);
+      expect(await total('/api/v1/clientas?q=mari')).toBe(4);
+    } finally {
+      await other.close();
       await t.close();
     }
   });

@@ -5,6 +5,7 @@ import type { Dialect } from '../dialect.js';
 import * as m001 from './001-initial.js';
 import * as m002 from './002-dashboard.js';
 import * as m003 from './003-search.js';
+import * as m004 from './004-data-versions.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -12,6 +13,7 @@ const ordered: Record<string, DialectMigration> = {
   '001-initial': m001,
   '002-dashboard': m002,
   '003-search': m003,
+  '004-data-versions': m004,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

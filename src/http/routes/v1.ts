@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../services/listings.js';
+import { SearchTotals } from '../../services/search-totals.js';
 import {
   CitasQuery, CitasResponse, ClientasQuery, ClientasResponse, errorResponses, LlamadasQuery, LlamadasResponse,
 } from '../schemas.js';
@@ -20,6 +21,8 @@ function tenant(req: FastifyRequest): ClinicContext {
 
 export async function v1Routes(app: FastifyInstance, opts: { db: Kysely<DB>; now: () => number }) {
   const { db, now } = opts;
+  // One cache of search totals per app (process): see services/search-totals.ts.
+  const totals = new SearchTotals();
 
   app.get<{ Querystring: Static<typeof CitasQuery> }>('/api/v1/citas', {
     schema: {
@@ -39,7 +42,7 @@ export async function v1Routes(app: FastifyInstance, opts: { db: Kysely<DB>; now
       querystring: ClientasQuery,
       response: { 200: ClientasResponse, ...errorResponses },
     },
-  }, async (req) => clientasPage(db, tenant(req), req.query as never, now()));
+  }, async (req) => clientasPage(db, tenant(req), req.query as never, now(), totals));
 
   app.get<{ Querystring: Static<typeof LlamadasQuery> }>('/api/v1/llamadas', {
     schema: {

@@ -1,0 +1,67 @@
+// Totals of client searches (`q`), kept per clinic until its clientas change.
+//
+// `total` is the exact number of matches (CONTRACT section 4), and counting every match of a
+// common term is O(matches): a clinic with a million clients holds 160,000 names with "mar",
+// 50 ms of work per count, while the page itself (a walk of the name index that stops at 100
+// hits) stays below a millisecond. Integrations repeat searches (paging through a result, polling
+// the same term), so the count is made once and kept, keyed by clinic and filter, with the version
+// of the clinic's clientas it was made at (clinic_data_versions, bumped by every import and demo
+// write in its transaction). A search reads that version (one primary-key look-up) and re-counts
+// only when it moved: a cached total is never stale, on this instance or any other.
+//
+// The cache is per process and bounded (least recently used entries go first); it holds clinic
+// ids, normalised search terms and numbers, nothing a request could read across clinics.
+
+export interface SearchKey {
+  clinicId: string;
+  nameLike: string | null;
+  digitsLike: string | null;
+  vip: boolean | null;
+}
+
+interface Entry {
+  version: number;
+  total: number;
+}
+
+export const SEARCH_TOTALS_MAX_ENTRIES = 10_000;
+
+export class SearchTotals {
+  // A Map iterates in insertion order: re-inserting on use makes its first key the least recent.
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly maxEntries = SEARCH_TOTALS_MAX_ENTRIES) {}
+
+  private static key(k: SearchKey): string {
+    // JSON of the parts: unambiguous whatever characters a search term holds.
+    return JSON.stringify([k.clinicId, k.vip, k.nameLike, k.digitsLike]);
+  }
+
+  /** The total made at `version`, or undefined (never made, evicted, or made at another version). */
+  get(k: SearchKey, version: number): number | undefined {
+    const key = SearchTotals.key(k);
+    const e = this.entries.get(key);
+    if (e === undefined) return undefined;
+    if (e.version !== version) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return e.total;
+  }
+
+  set(k: SearchKey, version: number, total: number): void {
+    const key = SearchTotals.key(k);
+    this.entries.delete(key);
+    this.entries.set(key, { version, total });
+    if (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
