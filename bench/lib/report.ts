@@ -54,6 +54,11 @@ export interface LoadRow {
   dbCpuMsPerReq?: number;
   /** cores used by other programs during the measurement */
   otherCores: number;
+  /**
+   * The first request of this case after the server started, alone on an idle server: what a
+   * request costs before any cache holds its answer (e.g. a search's total).
+   */
+  firstMs?: number;
 }
 
 export interface RateRow {
@@ -101,9 +106,9 @@ const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 export function loadTable(rows: LoadRow[]): string {
   const db = rows.some((r) => r.dbCpuMsPerReq !== undefined);
   return table(
-    ['case', 'request', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'non-2xx + errors', 'KB/response', 'server CPU ms/req', ...(db ? ['PostgreSQL CPU ms/req'] : []), 'peak RSS MiB', 'other load (cores)'],
-    rows.map((r) => [r.label, `\`${r.path}\``, f0(r.reqPerSec), f1(r.p50), f1(r.p99), f1(r.p999), f1(r.max), String(r.bad), f1(r.kbPerResponse), f2(r.cpuMsPerReq), ...(db ? [f2(r.dbCpuMsPerReq ?? NaN)] : []), f0(r.peakRssMiB), f2(r.otherCores)]),
-    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(db ? ['r' as const] : []), 'r', 'r'],
+    ['case', 'request', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'first request ms', 'non-2xx + errors', 'KB/response', 'server CPU ms/req', ...(db ? ['PostgreSQL CPU ms/req'] : []), 'peak RSS MiB', 'other load (cores)'],
+    rows.map((r) => [r.label, `\`${r.path}\``, f0(r.reqPerSec), f1(r.p50), f1(r.p99), f1(r.p999), f1(r.max), f1(r.firstMs ?? NaN), String(r.bad), f1(r.kbPerResponse), f2(r.cpuMsPerReq), ...(db ? [f2(r.dbCpuMsPerReq ?? NaN)] : []), f0(r.peakRssMiB), f2(r.otherCores)]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(db ? ['r' as const] : []), 'r', 'r'],
   );
 }
 
@@ -175,14 +180,14 @@ export function growthTable(scales: ScaleReport[]): string | null {
   const k = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
   const ids = first.load.map((r) => r.id).filter((id) => sorted.every((s) => s.load.some((r) => r.id === id)));
   const head = ['case', ...sorted.map((s) => `p50 ms @ ${k(s.dataset.big.citas)}`), ...sorted.map((s) => `req/s @ ${k(s.dataset.big.citas)}`),
-    `p50 ${k(last.dataset.big.citas)} / ${k(first.dataset.big.citas)}`, `≤ ${GROWTH_GOAL}×`];
+    `p50 ${k(last.dataset.big.citas)} / ${k(first.dataset.big.citas)}`, `≤ ${GROWTH_GOAL}×`, ...sorted.map((s) => `first request ms @ ${k(s.dataset.big.citas)}`)];
   const rows = ids.map((id) => {
     const at = (s: ScaleReport) => s.load.find((r) => r.id === id)!;
     const ratio = at(last).p50 / at(first).p50;
     return [at(first).label, ...sorted.map((s) => f1(at(s).p50)), ...sorted.map((s) => f0(at(s).reqPerSec)),
-      `${f2(ratio)}×`, Number.isFinite(ratio) ? (ratio <= GROWTH_GOAL ? 'met' : '**not met**') : '–'];
+      `${f2(ratio)}×`, Number.isFinite(ratio) ? (ratio <= GROWTH_GOAL ? 'met' : '**not met**') : '–', ...sorted.map((s) => f1(at(s).firstMs ?? NaN))];
   });
-  return table(head, rows, ['l', ...sorted.map(() => 'r' as const), ...sorted.map(() => 'r' as const), 'r', 'l']);
+  return table(head, rows, ['l', ...sorted.map(() => 'r' as const), ...sorted.map(() => 'r' as const), 'r', 'l', ...sorted.map(() => 'r' as const)]);
 }
 
 export function resultsSection(m: Machine, db: Db, scales: ScaleReport[]): string {
