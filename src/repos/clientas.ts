@@ -145,14 +145,20 @@ async function candidateIds(db: Kysely<DB>, clinicId: string, f: ClientasFilter,
   return r.rows.map((x) => x.id);
 }
 
-async function searchIds(db: Kysely<DB>, clinicId: string, f: ClientasFilter, limit: number, offset: number): Promise<string[]> {
+async function searchIds(
+  db: Kysely<DB>, clinicId: string, f: ClientasFilter, limit: number, offset: number, knownMatches: number | undefined,
+): Promise<string[]> {
+  // The clinic's exact number of matches, when the caller has it (a kept total): no page past it.
+  if (knownMatches !== undefined && knownMatches <= offset) return [];
   if (!trigramSearchable(f)) return walkIds(db, clinicId, f, limit, offset, null);
   const sqlite = dialectOf(db) === 'sqlite';
   const minBudget = sqlite ? SEARCH_TUNING.walkMinBudget : SEARCH_TUNING.pgWalkMinBudget;
   const budget = Math.max(minBudget, SEARCH_TUNING.walkBudgetPerRow * (offset + limit));
-  // SQLite knows the number of matches cheaply (from the FTS5 doclists): a rare term goes
-  // straight to its matches, a term too common for them gets the clinic's own walk.
-  const global = sqlite ? (await ftsGlobalMatches(db, f)) * SEARCH_TUNING.ftsPageCost : null;
+  // A rare term goes straight to its matches, a term too common for them gets the clinic's own
+  // walk. The clinic's own count decides when known; else SQLite asks FTS5 (its doclists, all
+  // clinics: cheap, but it grows with the term's matches), and PostgreSQL tries the walk first.
+  const matches = knownMatches ?? (sqlite ? await ftsGlobalMatches(db, f) : null);
+  const global = matches === null ? null : matches * SEARCH_TUNING.ftsPageCost;
   if (global !== null && global <= budget) return candidateIds(db, clinicId, f, limit, offset);
   const scope = await scopeSize(db, clinicId, f.vip);
   const walked = await walkIds(db, clinicId, f, limit, offset, budget);
@@ -181,6 +187,7 @@ function withDerived(db: Kysely<DB>, clinicId: string, nowSeconds: number) {
   ]);
 }
 
+/** `knownMatches`: the clinic's exact number of matches of `f`, if known (it only guides the plan). */
 export async function listClientas(
   db: Kysely<DB>,
   clinicId: string,
@@ -188,13 +195,14 @@ export async function listClientas(
   limit: number,
   offset: number,
   nowSeconds: number,
+  knownMatches?: number,
 ): Promise<ClientaRow[]> {
   if (!hasSearch(f)) {
     let q = withDerived(db, clinicId, nowSeconds);
     if (f.vip !== null) q = q.where('c.vip', '=', f.vip ? 1 : 0);
     return q.orderBy('c.nombre_norm').orderBy('c.id').limit(limit).offset(offset).execute() as Promise<ClientaRow[]>;
   }
-  const ids = await searchIds(db, clinicId, f, limit, offset);
+  const ids = await searchIds(db, clinicId, f, limit, offset, knownMatches);
   if (ids.length === 0) return [];
   // Primary-key look-ups, put back in the page's order here: with an ORDER BY, SQLite would
   // rather walk the clinic's whole name index than sort a page.

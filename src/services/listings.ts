@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { errors } from '../errors.js';
 import { countCitas, listCitas } from '../repos/citas.js';
-import { countClientas, listClientas, type ClientasFilter } from '../repos/clientas.js';
+import { countClientas, listClientas, type ClientaRow } from '../repos/clientas.js';
 import { clientasVersion } from '../repos/clinics.js';
 import { countLlamadas, listLlamadas } from '../repos/llamadas.js';
 import { addDays, dayStart, formatTimestamp, localDate, todayIn } from '../time.js';
@@ -59,16 +59,6 @@ export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuer
   };
 }
 
-async function searchTotal(db: Kysely<DB>, totals: SearchTotals, clinicId: string, filter: ClientasFilter): Promise<number> {
-  const key = { clinicId, ...filter };
-  const version = await clientasVersion(db, clinicId);
-  const cached = totals.get(key, version);
-  if (cached !== undefined) return cached;
-  const total = await countClientas(db, clinicId, filter);
-  totals.set(key, version, total);
-  return total;
-}
-
 /** `totals`: the process's cache of search totals; without it every search counts afresh. */
 export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, totals?: SearchTotals) {
   const limit = q.limit ?? DEFAULT_LIMITS.clientas;
@@ -79,11 +69,26 @@ export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: Client
   const nameLike = search === '' ? null : normalizeName(search);
   const digits = search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
   const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };
-  const [rows, total] = await Promise.all([
-    listClientas(db, ctx.clinicId, filter, limit, offset, Math.floor(nowMs / 1000)),
-    // Without a search the per-clinic counts answer at once; a search's count is kept (see search-totals.ts).
-    nameLike === null || totals === undefined ? countClientas(db, ctx.clinicId, filter) : searchTotal(db, totals, ctx.clinicId, filter),
-  ]);
+  const nowSeconds = Math.floor(nowMs / 1000);
+  let rows: ClientaRow[];
+  let total: number;
+  if (nameLike === null || totals === undefined) {
+    // Without a search the per-clinic counts answer at once.
+    [rows, total] = await Promise.all([listClientas(db, ctx.clinicId, filter, limit, offset, nowSeconds), countClientas(db, ctx.clinicId, filter)]);
+  } else {
+    // A search's total is counted once per version of the clinic's clientas (search-totals.ts);
+    // when it is known, it also tells the page which way to find its rows.
+    const key = { clinicId: ctx.clinicId, ...filter };
+    const version = await clientasVersion(db, ctx.clinicId);
+    const kept = totals.get(key, version);
+    [rows, total] = await Promise.all([
+      listClientas(db, ctx.clinicId, filter, limit, offset, nowSeconds, kept),
+      kept ?? countClientas(db, ctx.clinicId, filter).then((n) => {
+        totals.set(key, version, n);
+        return n;
+      }),
+    ]);
+  }
   const tz = ctx.timezone;
   return {
     clientas: rows.map((r) => ({
