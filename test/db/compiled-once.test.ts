@@ -1,0 +1,53 @@
+// compiledOnce: a hot-path query built once per database, re-run with new values. Each run must
+// answer exactly what building the query afresh would, on both databases.
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledOnce } from '../../src/db/compiled-once.js';
+import type { Database } from '../../src/db/connect.js';
+import { capturing } from '../../src/db/explain.js';
+import type { DB } from '../../src/db/schema.js';
+import { createClinic } from '../../src/services/accounts.js';
+import { dialects, freshDatabase } from '../helpers/db.js';
+
+type V = { name: string; limit: number };
+
+describe.each(dialects())('compiledOnce on %s', (dialect) => {
+  let database: Database;
+  let built = 0;
+  const byName = compiledOnce(['name', 'limit'] as const, (db: Kysely<DB>, p: V) => {
+    built++;
+    // 'Europe/Madrid' is a constant the builder places itself: it must stay in every run.
+    return db.selectFrom('clinics').select(['name', sql<number>`${7}`.as('seven')])
+      .where('timezone', '=', 'Europe/Madrid').where('name', '>=', p.name).orderBy('name').limit(p.limit);
+  });
+
+  beforeAll(async () => {
+    database = await freshDatabase(dialect);
+    for (const [name, timezone] of [['Ana', 'Europe/Madrid'], ['Bea', 'Europe/Madrid'], ['Cruz', 'America/Mexico_City'], ['Dora', 'Europe/Madrid']]) {
+      await createClinic(database.db, { name: name!, timezone: timezone!, currency: 'EUR', plan: 'premium' }, Date.UTC(2026, 0, 1));
+    }
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('builds once, then runs with each call’s values and the builder’s own constants', async () => {
+    const names = async (v: V) => (await byName(database.db, v)).map((r) => [r.name, Number(r.seven)]);
+    built = 0;
+    expect(await names({ name: 'A', limit: 10 })).toEqual([['Ana', 7], ['Bea', 7], ['Dora', 7]]);
+    expect(await names({ name: 'B', limit: 1 })).toEqual([['Bea', 7]]);
+    expect(await names({ name: 'C', limit: 5 })).toEqual([['Dora', 7]]);
+    expect(await names({ name: 'Z', limit: 5 })).toEqual([]);
+    expect(built).toBe(1);
+  });
+
+  it('builds on every run for a handle with plugins, so they see the query (plan capture)', async () => {
+    const cap = capturing(database.db);
+    built = 0;
+    expect((await byName(cap.db, { name: 'B', limit: 2 })).map((r) => r.name)).toEqual(['Bea', 'Dora']);
+    expect((await byName(cap.db, { name: 'D', limit: 2 })).map((r) => r.name)).toEqual(['Dora']);
+    expect(built).toBe(2);
+    expect(cap.queries).toHaveLength(2);
+    expect(cap.queries[1]!.parameters).toContain('D');
+  });
+});
