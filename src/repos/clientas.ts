@@ -161,9 +161,14 @@ async function searchIds(
   const global = matches === null ? null : matches * SEARCH_TUNING.ftsPageCost;
   if (global !== null && global <= budget) return candidateIds(db, clinicId, f, limit, offset);
   const scope = await scopeSize(db, clinicId, f.vip);
-  const walked = await walkIds(db, clinicId, f, limit, offset, budget);
+  // With the clinic's own count, the walk's length is known on average: (offset + limit) x
+  // scope / matches entries. Twice that may be walked while it stays below what the candidates
+  // would cost (e.g. a 1.5 % phone term in 200,000 clientas: 13,600 entries, not 176,000).
+  const expected = knownMatches === undefined ? 0 : Math.ceil((2 * (offset + limit) * scope) / Math.max(1, knownMatches));
+  const walkBudget = global === null ? budget : Math.max(budget, Math.min(expected, global));
+  const walked = await walkIds(db, clinicId, f, limit, offset, walkBudget);
   // A full page, or a walk that saw every row of the scope, is the exact answer.
-  if (walked.length === limit || scope <= budget) return walked;
+  if (walked.length === limit || scope <= walkBudget) return walked;
   if (global !== null && global > scope) return walkIds(db, clinicId, f, limit, offset, null);
   return candidateIds(db, clinicId, f, limit, offset);
 }
