@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, startEmbeddedPostgres, type PgServer } from './postgres-server.js';
+import { createDatabase, isAlive, startEmbeddedPostgres, type PgServer } from './postgres-server.js';
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -15,15 +15,6 @@ async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Pro
     return await fn(client);
   } finally {
     await client.end();
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -400,7 +400,8 @@ async function removeDir(dir: string): Promise<void> {
   await fs.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
 
-function isAlive(pid: number): boolean {
+/** True while process `pid` exists (EPERM: it exists, owned by another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
