@@ -4,8 +4,7 @@
 // per request than running the prepared statement for a small page does (the builder showed as
 // ~6-11% of the service's CPU on GET /citas). A query whose shape never changes is therefore
 // built once with placeholder values ("slots"), compiled, and kept: each request only swaps
-// its values into the parameter list. The SQL text is then identical on every run, which also
-// keeps SQLite's statement cache hitting.
+// its values into the parameter list.
 //
 // The builder gets slots, not values: it must only place them in the query (where, limit, ...),
 // never branch on them. A query with optional parts gets one compiled-once builder per shape.

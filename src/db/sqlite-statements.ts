@@ -21,13 +21,11 @@ export interface DriverStatement {
   iterate(parameters: readonly unknown[]): IterableIterator<Row>;
 }
 
-/** Names that an object literal would not store as an own data property. */
-const UNSAFE_NAME = /^__proto__$/;
-
 function rowBuilder(columns: string[]): RowBuilder {
-  // Duplicate names keep the last value, as better-sqlite3's own objects do; an unsafe name
-  // falls back to assignment onto a prototype-less object.
-  if (columns.some((c) => UNSAFE_NAME.test(c))) {
+  // Duplicate names keep the last value, as better-sqlite3's own objects do. An object literal
+  // would set the prototype for "__proto__" instead of storing it: such a row is assigned onto a
+  // prototype-less object.
+  if (columns.includes('__proto__')) {
     return (values) => {
       const row: Row = Object.create(null);
       columns.forEach((c, i) => {
