@@ -8,6 +8,8 @@
 //    budget of entries. Common terms fill a page within a few hundred entries.
 //  - candidates: the substring index (pg_trgm GIN / SQLite FTS5 trigram) gives every match,
 //    which is sorted. Rare terms have few matches. Only when the walk did not fill the page.
+// With kept counts (searchCounts) a third path comes first: names that start with the term are
+// one range of the name index, so a page inside that range is a range seek (see prefixRange).
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
@@ -33,6 +35,33 @@ export interface ClientaRow {
   total_llamadas: number;
   ultima_cita: number | null;
   ultima_llamada: number | null;
+}
+
+/**
+ * A search's matches in name order are three runs: those before the term itself, those that
+ * start with it (a range of the name index), and those after. `before` and `prefix` are null
+ * when they were not counted (a rare term: its candidates are cheap anyway).
+ */
+export interface SearchCounts {
+  total: number;
+  before: number | null;
+  prefix: number | null;
+}
+
+/**
+ * The keys that start with `needle`: [lo, hi) in code-point order, which is the order of both
+ * databases here (SQLite's BINARY collation compares UTF-8 bytes; PostgreSQL's columns are
+ * COLLATE "C"). hi is the needle with its last code point incremented; null when there is none.
+ */
+export function prefixRange(needle: string): { lo: string; hi: string } | null {
+  // A lone surrogate (\p{Cs}) has no UTF-8 form to compare.
+  if (needle === '' || /\p{Cs}/u.test(needle)) return null;
+  const cps = [...needle];
+  const last = cps.pop()!.codePointAt(0)!;
+  if (last === 0x10ffff) return null;
+  // The surrogate block is not a code point a well-formed string can hold.
+  const next = last === 0xd7ff ? 0xe000 : last + 1;
+  return { lo: needle, hi: cps.join('') + String.fromCodePoint(next) };
 }
 
 /**
@@ -145,11 +174,37 @@ async function candidateIds(db: Kysely<DB>, clinicId: string, f: ClientasFilter,
   return r.rows.map((x) => x.id);
 }
 
+/**
+ * The offset into the prefix range at which the page [offset, offset + limit) starts, when the
+ * whole page lies in that range (or runs from it to the end of the matches); else null.
+ */
+export function prefixRangeOffset(known: SearchCounts, offset: number, limit: number): number | null {
+  if (known.before === null || known.prefix === null || known.prefix === 0) return null;
+  const start = offset - known.before;
+  const end = known.before + known.prefix;
+  if (start < 0 || start >= known.prefix) return null;
+  return offset + limit <= end || end === known.total ? start : null;
+}
+
+/** Page ids from the range of names that start with the term: every key there is a match. */
+async function rangeIds(db: Kysely<DB>, clinicId: string, f: ClientasFilter, range: { lo: string; hi: string }, limit: number, start: number) {
+  const rows = await inScope(db, clinicId, f).select('c.id')
+    .where('c.nombre_norm', '>=', range.lo).where('c.nombre_norm', '<', range.hi)
+    .orderBy('c.nombre_norm').orderBy('c.id').limit(limit).offset(start).execute();
+  return rows.map((r) => r.id);
+}
+
 async function searchIds(
-  db: Kysely<DB>, clinicId: string, f: ClientasFilter, limit: number, offset: number, knownMatches: number | undefined,
+  db: Kysely<DB>, clinicId: string, f: ClientasFilter, limit: number, offset: number, known: SearchCounts | undefined,
 ): Promise<string[]> {
-  // The clinic's exact number of matches, when the caller has it (a kept total): no page past it.
+  // The clinic's exact number of matches, when the caller has it (kept counts): no page past it.
+  const knownMatches = known?.total;
   if (knownMatches !== undefined && knownMatches <= offset) return [];
+  // "maria" in a Spanish clinic: thousands of matches, all after half of the name order, where
+  // a walk from the start would read 100,000 entries. They are names that start with the term.
+  const range = f.nameLike === null ? null : prefixRange(f.nameLike);
+  const start = known === undefined || range === null ? null : prefixRangeOffset(known, offset, limit);
+  if (range !== null && start !== null) return rangeIds(db, clinicId, f, range, limit, start);
   if (!trigramSearchable(f)) return walkIds(db, clinicId, f, limit, offset, null);
   const sqlite = dialectOf(db) === 'sqlite';
   const minBudget = sqlite ? SEARCH_TUNING.walkMinBudget : SEARCH_TUNING.pgWalkMinBudget;
@@ -192,7 +247,7 @@ function withDerived(db: Kysely<DB>, clinicId: string, nowSeconds: number) {
   ]);
 }
 
-/** `knownMatches`: the clinic's exact number of matches of `f`, if known (it only guides the plan). */
+/** `known`: the clinic's exact counts of the matches of `f`, if kept (they only guide the plan). */
 export async function listClientas(
   db: Kysely<DB>,
   clinicId: string,
@@ -200,14 +255,14 @@ export async function listClientas(
   limit: number,
   offset: number,
   nowSeconds: number,
-  knownMatches?: number,
+  known?: SearchCounts,
 ): Promise<ClientaRow[]> {
   if (!hasSearch(f)) {
     let q = withDerived(db, clinicId, nowSeconds);
     if (f.vip !== null) q = q.where('c.vip', '=', f.vip ? 1 : 0);
     return q.orderBy('c.nombre_norm').orderBy('c.id').limit(limit).offset(offset).execute() as Promise<ClientaRow[]>;
   }
-  const ids = await searchIds(db, clinicId, f, limit, offset, knownMatches);
+  const ids = await searchIds(db, clinicId, f, limit, offset, known);
   if (ids.length === 0) return [];
   // Primary-key look-ups, put back in the page's order here: with an ORDER BY, SQLite would
   // rather walk the clinic's whole name index than sort a page.
@@ -234,4 +289,23 @@ export async function countClientas(db: Kysely<DB>, clinicId: string, f: Clienta
   const row = await inScope(db, clinicId, f).where(searchCondition(f, 'c'))
     .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * A search's total, and where its matches lie in name order (SearchCounts), for keeping. The
+ * extra counts cost the range of names that start with the term, and, when other matches exist,
+ * the names before the term: paid once per version of the clinic's clientas, and only for terms
+ * too common for their candidates.
+ */
+export async function searchCounts(db: Kysely<DB>, clinicId: string, f: ClientasFilter): Promise<SearchCounts> {
+  const total = await countClientas(db, clinicId, f);
+  const range = f.nameLike === null ? null : prefixRange(f.nameLike);
+  const minBudget = dialectOf(db) === 'sqlite' ? SEARCH_TUNING.walkMinBudget : SEARCH_TUNING.pgWalkMinBudget;
+  if (range === null || total * SEARCH_TUNING.ftsPageCost <= minBudget) return { total, before: null, prefix: null };
+  const count = async (q: ReturnType<typeof inScope>) =>
+    Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const prefix = await count(inScope(db, clinicId, f).where('c.nombre_norm', '>=', range.lo).where('c.nombre_norm', '<', range.hi));
+  if (prefix === 0) return { total, before: null, prefix: 0 };
+  const before = prefix === total ? 0 : await count(inScope(db, clinicId, f).where('c.nombre_norm', '<', range.lo).where(searchCondition(f, 'c')));
+  return { total, before, prefix };
 }

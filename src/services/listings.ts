@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { errors } from '../errors.js';
 import { countCitas, listCitas } from '../repos/citas.js';
-import { countClientas, listClientas, type ClientaRow } from '../repos/clientas.js';
+import { countClientas, listClientas, searchCounts, type ClientaRow } from '../repos/clientas.js';
 import { clientasVersion } from '../repos/clinics.js';
 import { countLlamadas, listLlamadas } from '../repos/llamadas.js';
 import { addDays, dayStart, formatTimestamp, localDate, todayIn } from '../time.js';
@@ -83,9 +83,9 @@ export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: Client
     const kept = totals.get(key, version);
     [rows, total] = await Promise.all([
       listClientas(db, ctx.clinicId, filter, limit, offset, nowSeconds, kept),
-      kept ?? countClientas(db, ctx.clinicId, filter).then((n) => {
-        totals.set(key, version, n);
-        return n;
+      kept?.total ?? searchCounts(db, ctx.clinicId, filter).then((counts) => {
+        totals.set(key, version, counts);
+        return counts.total;
       }),
     ]);
   }

@@ -9,8 +9,13 @@
 // write in its transaction). A search reads that version (one primary-key look-up) and re-counts
 // only when it moved: a cached total is never stale, on this instance or any other.
 //
+// Besides the total it keeps where the matches lie in name order (SearchCounts), which lets a
+// page of a common term be a range seek (repos/clientas.ts).
+//
 // The cache is per process and bounded (least recently used entries go first); it holds clinic
 // ids, normalised search terms and numbers, nothing a request could read across clinics.
+
+import type { SearchCounts } from '../repos/clientas.js';
 
 export interface SearchKey {
   clinicId: string;
@@ -21,7 +26,7 @@ export interface SearchKey {
 
 interface Entry {
   version: number;
-  total: number;
+  counts: SearchCounts;
 }
 
 export const SEARCH_TOTALS_MAX_ENTRIES = 10_000;
@@ -37,8 +42,8 @@ export class SearchTotals {
     return JSON.stringify([k.clinicId, k.vip, k.nameLike, k.digitsLike]);
   }
 
-  /** The total made at `version`, or undefined (never made, evicted, or made at another version). */
-  get(k: SearchKey, version: number): number | undefined {
+  /** The counts made at `version`, or undefined (never made, evicted, or made at another version). */
+  get(k: SearchKey, version: number): SearchCounts | undefined {
     const key = SearchTotals.key(k);
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
@@ -48,13 +53,13 @@ export class SearchTotals {
     }
     this.entries.delete(key);
     this.entries.set(key, e);
-    return e.total;
+    return e.counts;
   }
 
-  set(k: SearchKey, version: number, total: number): void {
+  set(k: SearchKey, version: number, counts: SearchCounts): void {
     const key = SearchTotals.key(k);
     this.entries.delete(key);
-    this.entries.set(key, { version, total });
+    this.entries.set(key, { version, counts });
     if (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
       this.entries.delete(oldest);

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { SEARCH_TUNING } from '../../src/repos/clientas.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../src/services/listings.js';
+import { SearchTotals } from '../../src/services/search-totals.js';
 
 export interface PlanShape {
   name: string;
@@ -43,6 +44,17 @@ export const PLAN_SHAPES: PlanShape[] = [
     name: 'clientas q=600 12 (phone digits: substring index)',
     run: (db, ctx, now) => clientasPage(db, ctx, { q: '600 12' }, now),
     tuning: { walkMinBudget: 50, pgWalkMinBudget: 50, walkBudgetPerRow: 1 },
+  },
+  {
+    // The first request counts (and keeps) where the matches lie; the second is a range seek.
+    name: 'clientas q=maria, kept counts (names that start with it: range seek)',
+    run: async (db, ctx, now) => {
+      const totals = new SearchTotals();
+      await clientasPage(db, ctx, { q: 'maria' }, now, totals);
+      return clientasPage(db, ctx, { q: 'maria', limit: 5 }, now, totals);
+    },
+    // On a demo clinic of hundreds the term is rare enough for its candidates: no counts are kept.
+    tuning: { walkMinBudget: 50, pgWalkMinBudget: 50 },
   },
   { name: 'clientas q=ez vip=true (short: name walk)', run: (db, ctx, now) => clientasPage(db, ctx, { q: 'ez', vip: 'true' }, now) },
 ];

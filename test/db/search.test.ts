@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.js';
 import type { ImportRecord } from '../../src/domain/records.js';
 import { generateDemo } from '../../src/demo/generate.js';
-import type { Clinic } from '../../src/repos/clinics.js';
+import { clientasVersion, type Clinic } from '../../src/repos/clinics.js';
 import { SEARCH_TUNING } from '../../src/repos/clientas.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { clientasPage, type ClinicContext } from '../../src/services/listings.js';
@@ -112,6 +112,29 @@ describe.each(dialects())('clientas search on %s', (dialect) => {
       }
     });
   }
+
+  it('keeps where the matches lie in name order: before the term, starting with it, after it', async () => {
+    // Thresholds under which even this small clinic's terms are "common", so the counts are made.
+    Object.assign(SEARCH_TUNING, DEFAULT_TUNING, TUNINGS['substring index']);
+    const totals = new SearchTotals();
+    const version = await clientasVersion(database.db, clinic.id);
+    for (const q of ['maria', 'mar', 'ana', 'a', 'ñandú', 'lopez', '600']) {
+      await clientasPage(database.db, ctx(clinic), { q }, NOW, totals);
+      const needle = normalizeName(q);
+      const keys = expected(rows, q, undefined).map((id) => normalizeName(rows.find((r) => r.id === id)!.nombre));
+      const kept = totals.get({ clinicId: clinic.id, nameLike: needle, digitsLike: looksLikePhone(q) ? phoneDigits(q) : null, vip: null }, version);
+      const prefix = keys.filter((k) => k.startsWith(needle)).length;
+      expect(kept, q).toEqual({
+        total: keys.length,
+        prefix,
+        // Not counted when nothing starts with the term (no range to seek).
+        before: prefix === 0 ? null : keys.filter((k) => Buffer.compare(Buffer.from(k), Buffer.from(needle)) < 0).length,
+      });
+    }
+    // The demo's "maria" names all start with it; "lopez" is a surname only.
+    expect(totals.get({ clinicId: clinic.id, nameLike: 'maria', digitsLike: null, vip: null }, version)?.before).toBe(0);
+    expect(totals.get({ clinicId: clinic.id, nameLike: 'lopez', digitsLike: null, vip: null }, version)?.prefix).toBe(0);
+  });
 
   it('the substring index follows renames, and unchanged re-imports keep it as it was', async () => {
     Object.assign(SEARCH_TUNING, DEFAULT_TUNING, TUNINGS['substring index']);

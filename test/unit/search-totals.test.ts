@@ -1,15 +1,17 @@
 // The cache of search totals: a total is returned only at the version it was made at, entries
 // are per clinic and filter, and the least recently used go first when the cache is full.
 import { describe, expect, it } from 'vitest';
+import type { SearchCounts } from '../../src/repos/clientas.js';
 import { SearchTotals, type SearchKey } from '../../src/services/search-totals.js';
 
+const counts = (total: number): SearchCounts => ({ total, before: null, prefix: null });
 const key = (over: Partial<SearchKey> = {}): SearchKey => ({ clinicId: 'c1', nameLike: 'mar', digitsLike: null, vip: null, ...over });
 
 describe('SearchTotals', () => {
   it('returns a total at the version it was made at, and forgets it at any other', () => {
     const t = new SearchTotals();
-    t.set(key(), 3, 120);
-    expect(t.get(key(), 3)).toBe(120);
+    t.set(key(), 3, counts(120));
+    expect(t.get(key(), 3)).toEqual(counts(120));
     expect(t.get(key(), 4)).toBeUndefined();
     // The stale entry is gone, not kept for its old version.
     expect(t.get(key(), 3)).toBeUndefined();
@@ -18,26 +20,26 @@ describe('SearchTotals', () => {
 
   it('keeps clinics, terms, phone digits and vip scopes apart', () => {
     const t = new SearchTotals();
-    t.set(key(), 1, 10);
-    t.set(key({ clinicId: 'c2' }), 1, 20);
-    t.set(key({ vip: true }), 1, 30);
-    t.set(key({ vip: false }), 1, 40);
-    t.set(key({ nameLike: '600', digitsLike: '600' }), 1, 50);
-    t.set(key({ nameLike: 'mar\u0000' }), 1, 60);
+    t.set(key(), 1, counts(10));
+    t.set(key({ clinicId: 'c2' }), 1, counts(20));
+    t.set(key({ vip: true }), 1, counts(30));
+    t.set(key({ vip: false }), 1, counts(40));
+    t.set(key({ nameLike: '600', digitsLike: '600' }), 1, counts(50));
+    t.set(key({ nameLike: 'mar\u0000' }), 1, counts(60));
     expect([key(), key({ clinicId: 'c2' }), key({ vip: true }), key({ vip: false }), key({ nameLike: '600', digitsLike: '600' }), key({ nameLike: 'mar\u0000' })]
-      .map((k) => t.get(k, 1))).toEqual([10, 20, 30, 40, 50, 60]);
+      .map((k) => t.get(k, 1)?.total)).toEqual([10, 20, 30, 40, 50, 60]);
     expect(t.get(key({ nameLike: '600' }), 1)).toBeUndefined();
   });
 
   it('evicts the least recently used entry when full', () => {
     const t = new SearchTotals(2);
-    t.set(key({ nameLike: 'a' }), 1, 1);
-    t.set(key({ nameLike: 'b' }), 1, 2);
-    expect(t.get(key({ nameLike: 'a' }), 1)).toBe(1); // a is now the most recent
-    t.set(key({ nameLike: 'c' }), 1, 3);
+    t.set(key({ nameLike: 'a' }), 1, counts(1));
+    t.set(key({ nameLike: 'b' }), 1, counts(2));
+    expect(t.get(key({ nameLike: 'a' }), 1)?.total).toBe(1); // a is now the most recent
+    t.set(key({ nameLike: 'c' }), 1, counts(3));
     expect(t.size).toBe(2);
     expect(t.get(key({ nameLike: 'b' }), 1)).toBeUndefined();
-    expect(t.get(key({ nameLike: 'a' }), 1)).toBe(1);
-    expect(t.get(key({ nameLike: 'c' }), 1)).toBe(3);
+    expect(t.get(key({ nameLike: 'a' }), 1)?.total).toBe(1);
+    expect(t.get(key({ nameLike: 'c' }), 1)?.total).toBe(3);
   });
 });
