@@ -136,6 +136,11 @@ const CASES: Case[] = [
     check: listCheck('clientas', null),
   },
   {
+    // A first name: its matches start with it, and sort after half of the clinic.
+    id: 'clientas-q-first-name', label: 'clientas, first-name search', target: 'service', path: '/api/v1/clientas?q=maria&limit=100',
+    check: listCheck('clientas', 100),
+  },
+  {
     // Three digits match ~1.5 % of the clientas: 35 at 10k. A 25-row page is full at every scale,
     // so the growth series compares the same work (a 100-row page would hold 35 rows at 10k and
     // 100 at 1M, and measure the response's size rather than the data's).
