@@ -139,6 +139,16 @@ function inScope(db: Kysely<DB>, clinicId: string, f: ClientasFilter) {
   return q;
 }
 
+/** How many rows a scope query (inScope and its conditions) holds. */
+async function countOf(q: ReturnType<typeof inScope>): Promise<number> {
+  return Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+}
+
+/** The fewest index entries a walk may examine before the substring index takes over. */
+function walkMinBudget(db: Kysely<DB>): number {
+  return dialectOf(db) === 'sqlite' ? SEARCH_TUNING.walkMinBudget : SEARCH_TUNING.pgWalkMinBudget;
+}
+
 /** Page ids by walking the name order; `budget` caps the index entries examined (null: none). */
 async function walkIds(db: Kysely<DB>, clinicId: string, f: ClientasFilter, limit: number, offset: number, budget: number | null) {
   if (budget === null) {
@@ -207,8 +217,7 @@ async function searchIds(
   if (range !== null && start !== null) return rangeIds(db, clinicId, f, range, limit, start);
   if (!trigramSearchable(f)) return walkIds(db, clinicId, f, limit, offset, null);
   const sqlite = dialectOf(db) === 'sqlite';
-  const minBudget = sqlite ? SEARCH_TUNING.walkMinBudget : SEARCH_TUNING.pgWalkMinBudget;
-  const budget = Math.max(minBudget, SEARCH_TUNING.walkBudgetPerRow * (offset + limit));
+  const budget = Math.max(walkMinBudget(db), SEARCH_TUNING.walkBudgetPerRow * (offset + limit));
   // A rare term goes straight to its matches, a term too common for them gets the clinic's own
   // walk. The clinic's own count decides when known; else SQLite asks FTS5 (its doclists, all
   // clinics: cheap, but it grows with the term's matches), and PostgreSQL tries the walk first.
@@ -286,9 +295,7 @@ export async function countClientas(db: Kysely<DB>, clinicId: string, f: Clienta
     }
   }
   // PostgreSQL picks the trigram index or the clinic's name index itself, from its statistics.
-  const row = await inScope(db, clinicId, f).where(searchCondition(f, 'c'))
-    .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countOf(inScope(db, clinicId, f).where(searchCondition(f, 'c')));
 }
 
 /**
@@ -300,12 +307,9 @@ export async function countClientas(db: Kysely<DB>, clinicId: string, f: Clienta
 export async function searchCounts(db: Kysely<DB>, clinicId: string, f: ClientasFilter): Promise<SearchCounts> {
   const total = await countClientas(db, clinicId, f);
   const range = f.nameLike === null ? null : prefixRange(f.nameLike);
-  const minBudget = dialectOf(db) === 'sqlite' ? SEARCH_TUNING.walkMinBudget : SEARCH_TUNING.pgWalkMinBudget;
-  if (range === null || total * SEARCH_TUNING.ftsPageCost <= minBudget) return { total, before: null, prefix: null };
-  const count = async (q: ReturnType<typeof inScope>) =>
-    Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  const prefix = await count(inScope(db, clinicId, f).where('c.nombre_norm', '>=', range.lo).where('c.nombre_norm', '<', range.hi));
+  if (range === null || total * SEARCH_TUNING.ftsPageCost <= walkMinBudget(db)) return { total, before: null, prefix: null };
+  const prefix = await countOf(inScope(db, clinicId, f).where('c.nombre_norm', '>=', range.lo).where('c.nombre_norm', '<', range.hi));
   if (prefix === 0) return { total, before: null, prefix: 0 };
-  const before = prefix === total ? 0 : await count(inScope(db, clinicId, f).where('c.nombre_norm', '<', range.lo).where(searchCondition(f, 'c')));
+  const before = prefix === total ? 0 : await countOf(inScope(db, clinicId, f).where('c.nombre_norm', '<', range.lo).where(searchCondition(f, 'c')));
   return { total, before, prefix };
 }
