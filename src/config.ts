@@ -8,7 +8,6 @@ export interface Config {
   readonly host: string;
   readonly dataDir: string;
   readonly databaseUrl: string | null;
-  readonly redisUrl: string | null;
   readonly apiKeyPrefix: string;
   /** null: generated into / read from DATA_DIR by resolvePepper(). */
   readonly apiKeyPepper: string | null;
@@ -108,8 +107,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('API_KEY_PEPPER', 'must be at least 32 characters of secret (e.g. `openssl rand -base64 48`); unset it to have one generated into DATA_DIR');
   }
 
-  const redisUrl = str(env, 'REDIS_URL');
-  if (redisUrl !== null) {
+  // Refused until shared limits exist: silently limiting per instance when the operator asked for
+  // shared limits would be worse than a clear no.
+  if (str(env, 'REDIS_URL') !== null) {
     throw new ConfigError('REDIS_URL', 'shared rate limits in Redis are not available in this version; unset REDIS_URL (each instance then limits in memory)');
   }
 
@@ -138,7 +138,6 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir: path.resolve(str(env, 'DATA_DIR') ?? './data'),
     databaseUrl: dbUrl,
-    redisUrl: null,
     apiKeyPrefix: prefix,
     apiKeyPepper: pepper,
     rateLimitRps,

@@ -4,6 +4,7 @@
 // and at sign-out. last_seen_at is written at most once per `touchEverySeconds`, not per page.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
 import type { DB } from '../db/schema.js';
 import {
   deleteExpiredSessions, deleteSession, getSessionWithUser, insertSession, setSessionFlash, takeSessionFlash, touchSession,
@@ -20,10 +21,9 @@ export const COOKIE_PATH = '/dashboard';
  * When the cookies carry `Secure`: 'auto' when the request reached Fastify as HTTPS
  * (`request.protocol`, which honours X-Forwarded-Proto only with TRUST_PROXY), 'always' on every
  * response (for production behind TLS, whatever the proxy says), 'never' (plain-HTTP trials only).
+ * COOKIE_SECURE, validated by loadConfig().
  */
-export type CookieSecure = 'auto' | 'always' | 'never';
-
-export const COOKIE_SECURE_VALUES: readonly CookieSecure[] = ['auto', 'always', 'never'];
+export type CookieSecure = Config['cookieSecure'];
 
 export interface CookieOptions {
   path: string;
@@ -34,7 +34,6 @@ export interface CookieOptions {
 
 /** HttpOnly, SameSite=Lax, Path=/dashboard, and Secure as `mode` says. */
 export function cookieOptions(mode: CookieSecure): CookieOptions {
-  if (!COOKIE_SECURE_VALUES.includes(mode)) throw new Error(`cookieSecure must be one of ${COOKIE_SECURE_VALUES.join(', ')}, not ${String(mode)}`);
   return { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: mode === 'auto' ? 'auto' : mode === 'always' };
 }
 

@@ -10,7 +10,3 @@ export async function insertUser(db: Kysely<DB>, user: User): Promise<void> {
 export async function findUserByEmail(db: Kysely<DB>, email: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
 }
-
-export async function getUser(db: Kysely<DB>, id: string): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-}

@@ -2,7 +2,7 @@
 // Millions of rows go through here, so the SQL text is built once per (table, row count) and
 // sent without Kysely's query builder: PostgreSQL gets one array per column through unnest()
 // (a handful of parameters however many rows), SQLite a multi-row VALUES whose prepared
-// statement connect.ts caches.
+// statement db/sqlite-statements.ts caches.
 import { CompiledQuery, sql, type Insertable, type Kysely, type SqlBool } from 'kysely';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { CitasTable, ClientasTable, DB, LlamadasTable } from '../db/schema.js';

@@ -1,7 +1,7 @@
 // GCRA (the "virtual scheduling" form of a token bucket): a sustained rate with a burst, in one
 // number per key (the theoretical arrival time, TAT). The common Node limiters count fixed
-// windows, which cannot say "60/s sustained, bursts of 120"; this is ~40 lines with exact
-// arithmetic tests. The interface is async so a Redis backend can implement it unchanged.
+// windows, which cannot say "60/s sustained, bursts of 120"; the limiter below is ~45 lines of
+// code with exact arithmetic tests. The interface is async so a Redis backend can implement it unchanged.
 
 export interface RateDecision {
   allowed: boolean;

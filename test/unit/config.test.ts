@@ -22,7 +22,6 @@ describe('loadConfig defaults', () => {
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
       databaseUrl: null,
-      redisUrl: null,
       apiKeyPrefix: 'svc',
       apiKeyPepper: null,
       rateLimitRps: 60,
