@@ -70,6 +70,8 @@ const dayStarts = new Map<string, number>();
  * The half-open instant range [start, end) covering whole local days `from`..`to` inclusive.
  * `to` may be null for "no upper bound".
  */
+export function dayRange(from: string, to: string, zone: string): { start: number; end: number };
+export function dayRange(from: string, to: string | null, zone: string): { start: number; end: number | null };
 export function dayRange(from: string, to: string | null, zone: string): { start: number; end: number | null } {
   return { start: dayStart(from, zone), end: to === null ? null : dayStart(addDays(to, 1), zone) };
 }

@@ -8,7 +8,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { adminPlugin, type AdminTuning } from '../admin/index.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
-import { ApiError, errors } from '../errors.js';
+import { errors } from '../errors.js';
 import type { KeyService } from '../services/api-keys.js';
 import type { RateLimiter } from '../services/rate-limit.js';
 import { UsageCounter } from '../services/usage.js';
@@ -78,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const reply = rawReply as unknown as FastifyReply;
       commonHeaders(req, reply);
       const status = (err as { statusCode?: number }).statusCode ?? 400;
-      const apiErr = status < 500 ? new ApiError('invalid_parameter', `The request could not be read: ${err.message}`) : errors.internalError();
+      const apiErr = status < 500 ? errors.unreadableRequest(err.message) : errors.internalError();
       void sendError(apiErr, req, reply);
     },
   });

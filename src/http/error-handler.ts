@@ -26,7 +26,7 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   const status = (err as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Fastify's own client errors (e.g. an unreadable request): still the one shape.
-    return new ApiError('invalid_parameter', `The request could not be read: ${(err as Error).message}`);
+    return errors.unreadableRequest((err as Error).message);
   }
   req.log.error({ err }, 'unexpected error');
   return errors.internalError();

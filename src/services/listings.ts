@@ -7,7 +7,7 @@ import { countCitas, listCitas } from '../repos/citas.js';
 import { countClientas, listClientas, searchCounts, type ClientaRow } from '../repos/clientas.js';
 import { clientasVersion } from '../repos/clinics.js';
 import { countLlamadas, listLlamadas } from '../repos/llamadas.js';
-import { addDays, dayStart, formatTimestamp, localDate, todayIn } from '../time.js';
+import { addDays, dayRange, formatTimestamp, localDate, todayIn } from '../time.js';
 import { looksLikePhone, normalizeName, phoneDigits } from './normalize.js';
 import type { SearchTotals } from './search-totals.js';
 
@@ -36,10 +36,7 @@ export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuer
   }
   const limit = q.limit ?? DEFAULT_LIMITS.citas;
   const offset = q.offset ?? 0;
-  const filter = {
-    start: dayStart(desde, ctx.timezone), end: dayStart(addDays(hasta, 1), ctx.timezone),
-    desde, hasta, estado: q.estado ?? null,
-  };
+  const filter = { ...dayRange(desde, hasta, ctx.timezone), desde, hasta, estado: q.estado ?? null };
   const [rows, total] = await Promise.all([
     listCitas(db, ctx.clinicId, filter, limit, offset),
     countCitas(db, ctx.clinicId, filter),
@@ -113,10 +110,7 @@ export async function llamadasPage(db: Kysely<DB>, ctx: ClinicContext, q: Llamad
   }
   const limit = q.limit ?? DEFAULT_LIMITS.llamadas;
   const offset = q.offset ?? 0;
-  const filter = {
-    start: dayStart(desde, ctx.timezone), end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
-    desde, hasta, resultado: q.resultado ?? null,
-  };
+  const filter = { ...dayRange(desde, hasta, ctx.timezone), desde, hasta, resultado: q.resultado ?? null };
   const [rows, total] = await Promise.all([
     listLlamadas(db, ctx.clinicId, filter, limit, offset),
     countLlamadas(db, ctx.clinicId, filter),
