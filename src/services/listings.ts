@@ -1,7 +1,13 @@
 // The three list use-cases: defaults from the clinic's "today", ranges as whole local days,
-// rows shaped exactly as the API fields (CONTRACT sections 1-3). Never imports Fastify.
+// rows shaped exactly as the API fields. Input and output are the types of the API's schemas
+// (domain/api-schemas.ts), so the use-case, the validator and the serializer cannot drift apart.
+// Never imports Fastify.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import {
+  CITAS_DEFAULT_DAYS, DEFAULT_LIMITS, LLAMADAS_DEFAULT_DAYS_BACK,
+  type CitasQuery, type CitasResponse, type ClientasQuery, type ClientasResponse, type LlamadasQuery, type LlamadasResponse,
+} from '../domain/api-schemas.js';
 import { errors } from '../errors.js';
 import { countCitas, listCitas } from '../repos/citas.js';
 import { countClientas, listClientas, searchCounts, type ClientaRow } from '../repos/clientas.js';
@@ -18,15 +24,7 @@ export interface ClinicContext {
   currency: string;
 }
 
-export const DEFAULT_LIMITS = { citas: 100, clientas: 200, llamadas: 100 } as const;
-export const CITAS_DEFAULT_DAYS = 30;
-export const LLAMADAS_DEFAULT_DAYS_BACK = 7;
-
-export interface CitasQuery { desde?: string; hasta?: string; estado?: string; limit?: number; offset?: number }
-export interface ClientasQuery { q?: string; vip?: 'true' | 'false'; limit?: number; offset?: number }
-export interface LlamadasQuery { desde?: string; hasta?: string; resultado?: string; limit?: number; offset?: number }
-
-export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuery, nowMs: number) {
+export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuery, nowMs: number): Promise<CitasResponse> {
   const today = todayIn(ctx.timezone, nowMs);
   const desde = q.desde ?? today;
   const hasta = q.hasta ?? addDays(today, CITAS_DEFAULT_DAYS);
@@ -57,7 +55,9 @@ export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuer
 }
 
 /** `totals`: the process's cache of search totals; without it every search counts afresh. */
-export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, totals?: SearchTotals) {
+export async function clientasPage(
+  db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, totals?: SearchTotals,
+): Promise<ClientasResponse> {
   const limit = q.limit ?? DEFAULT_LIMITS.clientas;
   const offset = q.offset ?? 0;
   const search = q.q?.trim() ?? '';
@@ -101,7 +101,7 @@ export async function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: Client
   };
 }
 
-export async function llamadasPage(db: Kysely<DB>, ctx: ClinicContext, q: LlamadasQuery, nowMs: number) {
+export async function llamadasPage(db: Kysely<DB>, ctx: ClinicContext, q: LlamadasQuery, nowMs: number): Promise<LlamadasResponse> {
   const today = todayIn(ctx.timezone, nowMs);
   const desde = q.desde ?? addDays(today, -LLAMADAS_DEFAULT_DAYS_BACK);
   const hasta = q.hasta ?? null;

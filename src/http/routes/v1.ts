@@ -1,14 +1,14 @@
 // GET /api/v1/citas, /clientas, /llamadas. The tenant comes from the key (req.apiKey), never
 // from the request.
-import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import {
+  CitasQuery, CitasResponse, ClientasQuery, ClientasResponse, LlamadasQuery, LlamadasResponse,
+} from '../../domain/api-schemas.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../services/listings.js';
 import { SearchTotals } from '../../services/search-totals.js';
-import {
-  CitasQuery, CitasResponse, ClientasQuery, ClientasResponse, errorResponses, LlamadasQuery, LlamadasResponse,
-} from '../schemas.js';
+import { errorResponses } from '../error-schemas.js';
 
 export const API_PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'] as const;
 
@@ -24,7 +24,7 @@ export async function v1Routes(app: FastifyInstance, opts: { db: Kysely<DB>; now
   // One cache of search totals per app (process): see services/search-totals.ts.
   const totals = new SearchTotals();
 
-  app.get<{ Querystring: Static<typeof CitasQuery> }>('/api/v1/citas', {
+  app.get<{ Querystring: CitasQuery }>('/api/v1/citas', {
     schema: {
       tags: ['citas'],
       summary: 'List appointments in a date range',
@@ -34,7 +34,7 @@ export async function v1Routes(app: FastifyInstance, opts: { db: Kysely<DB>; now
     },
   }, async (req) => citasPage(db, tenant(req), req.query, now()));
 
-  app.get<{ Querystring: Static<typeof ClientasQuery> }>('/api/v1/clientas', {
+  app.get<{ Querystring: ClientasQuery }>('/api/v1/clientas', {
     schema: {
       tags: ['clientas'],
       summary: 'List and search clients',
@@ -42,9 +42,9 @@ export async function v1Routes(app: FastifyInstance, opts: { db: Kysely<DB>; now
       querystring: ClientasQuery,
       response: { 200: ClientasResponse, ...errorResponses },
     },
-  }, async (req) => clientasPage(db, tenant(req), req.query as never, now(), totals));
+  }, async (req) => clientasPage(db, tenant(req), req.query, now(), totals));
 
-  app.get<{ Querystring: Static<typeof LlamadasQuery> }>('/api/v1/llamadas', {
+  app.get<{ Querystring: LlamadasQuery }>('/api/v1/llamadas', {
     schema: {
       tags: ['llamadas'],
       summary: "List calls answered by the clinic's voice assistant",

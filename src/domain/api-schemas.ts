@@ -1,8 +1,9 @@
-// TypeBox schemas: the single source of truth for query validation (through query-validator.ts),
-// response serialization (fast-json-stringify) and the OpenAPI document (@fastify/swagger).
-import { Type, type TSchema } from '@sinclair/typebox';
-import { ESTADOS, RESULTADOS } from '../domain/records.js';
-import { ERROR_CODES, type ErrorCode } from '../errors.js';
+// The API's queries and responses as TypeBox schemas (plain JSON Schema, no HTTP): the single
+// source of truth for the listing use-cases' input and output types (services/listings.ts, via
+// Static<>), query validation (http/query-validator.ts), response serialization
+// (fast-json-stringify) and the OpenAPI document (@fastify/swagger).
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ESTADOS, RESULTADOS } from './records.js';
 
 /** `type: [T, "null"]`: OpenAPI 3.1 / JSON Schema nullability that fast-json-stringify serializes fast. */
 function Nullable<T extends TSchema>(schema: T) {
@@ -14,20 +15,27 @@ const Timestamp = Type.String({ format: 'date-time', description: "RFC 3339 with
 const DateOnly = Type.String({ format: 'date', examples: ['2026-11-21'] });
 const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164', examples: ['+34600123456'] });
 
+/** Page sizes when `limit` is left out. */
+export const DEFAULT_LIMITS = { citas: 100, clientas: 200, llamadas: 100 } as const;
+/** citas: `hasta` defaults to today + this many days. */
+export const CITAS_DEFAULT_DAYS = 30;
+/** llamadas: `desde` defaults to today - this many days. */
+export const LLAMADAS_DEFAULT_DAYS_BACK = 7;
+
 const MAX_OFFSET = 2_147_483_647;
 const limitParam = (def: number) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: def, description: `Page size, 1 to 500 (default ${def})` }));
 const offsetParam = Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Records to skip, for paging' }));
 const dateParam = (description: string) => Type.Optional(Type.String({ format: 'date', description }));
-const enumParam = (values: readonly string[], description: string) =>
-  Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...values], description }));
+const enumParam = <T extends string>(values: readonly T[], description: string) =>
+  Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description }));
 
 export const CitasQuery = Type.Object(
   {
     desde: dateParam("First day (clinic's local date), inclusive. Default: today"),
-    hasta: dateParam('Last day, inclusive. Default: today + 30 days'),
+    hasta: dateParam(`Last day, inclusive. Default: today + ${CITAS_DEFAULT_DAYS} days`),
     estado: enumParam(ESTADOS, 'Only appointments in this status'),
-    limit: limitParam(100),
+    limit: limitParam(DEFAULT_LIMITS.citas),
     offset: offsetParam,
   },
   { additionalProperties: false },
@@ -37,7 +45,7 @@ export const ClientasQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Case- and accent-insensitive substring of the name, or digits of the phone ('600 12')" })),
     vip: enumParam(['true', 'false'], 'true: VIP clients only; false: non-VIP only'),
-    limit: limitParam(200),
+    limit: limitParam(DEFAULT_LIMITS.clientas),
     offset: offsetParam,
   },
   { additionalProperties: false },
@@ -45,10 +53,10 @@ export const ClientasQuery = Type.Object(
 
 export const LlamadasQuery = Type.Object(
   {
-    desde: dateParam('First day, inclusive. Default: today - 7 days'),
+    desde: dateParam(`First day, inclusive. Default: today - ${LLAMADAS_DEFAULT_DAYS_BACK} days`),
     hasta: dateParam('Last day, inclusive. Default: no upper bound'),
     resultado: enumParam(RESULTADOS, 'Only calls with this outcome'),
-    limit: limitParam(100),
+    limit: limitParam(DEFAULT_LIMITS.llamadas),
     offset: offsetParam,
   },
   { additionalProperties: false },
@@ -121,30 +129,9 @@ export const LlamadasResponse = Type.Object({
   offset: paging.offset,
 });
 
-const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
-
-export const ErrorResponse = Type.Object(
-  {
-    error: Type.Object({
-      code: Type.Unsafe<ErrorCode>({
-        type: 'string',
-        enum: CODES,
-        description: `Stable identifier to match on. ${CODES.map((c) => `${ERROR_CODES[c]} ${c}`).join('; ')}`,
-      }),
-      message: Type.String({ description: 'For people; may change' }),
-      param: Type.Optional(Type.String({ description: 'The query parameter at fault (parameter errors only)' })),
-      request_id: Type.String({ description: 'Also in the X-Request-Id header; quote it to support' }),
-    }),
-  },
-  { title: 'Error' },
-);
-
-const errorResponse = (description: string) => ({ ...ErrorResponse, description });
-
-/** Responses every API route documents besides its 200. */
-export const errorResponses = {
-  400: errorResponse('invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it'),
-  401: errorResponse('missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key)'),
-  429: errorResponse('too_many_requests: retry after the Retry-After seconds'),
-  500: errorResponse('database_error (retry after the Retry-After seconds) or internal_error'),
-};
+export type CitasQuery = Static<typeof CitasQuery>;
+export type ClientasQuery = Static<typeof ClientasQuery>;
+export type LlamadasQuery = Static<typeof LlamadasQuery>;
+export type CitasResponse = Static<typeof CitasResponse>;
+export type ClientasResponse = Static<typeof ClientasResponse>;
+export type LlamadasResponse = Static<typeof LlamadasResponse>;
