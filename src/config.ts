@@ -2,6 +2,7 @@
 // bad one, so a mistyped deployment fails at start-up instead of misbehaving later.
 import path from 'node:path';
 import { PLANS, type Plan } from './domain/records.js';
+import { DomainError } from './errors.js';
 
 export interface Config {
   readonly port: number;
@@ -25,11 +26,9 @@ export interface Config {
   readonly dbStatementTimeoutMs: number;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
+/** An invalid variable: reason invalid_config, the variable as the field, named in the message. */
+function invalid(variable: string, message: string): DomainError {
+  return new DomainError('invalid_config', `${variable}: ${message}`, { field: variable });
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -40,7 +39,7 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+    throw invalid(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
 }
@@ -54,12 +53,12 @@ function databaseUrl(env: Env): string | null {
   const url = str(env, 'DATABASE_URL');
   if (url === null) return null;
   if (!/^postgres(ql)?:\/\//i.test(url)) {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL; unset it to use the embedded SQLite database in DATA_DIR');
+    throw invalid('DATABASE_URL', 'must be a postgres:// or postgresql:// URL; unset it to use the embedded SQLite database in DATA_DIR');
   }
   try {
     new URL(url);
   } catch {
-    throw new ConfigError('DATABASE_URL', 'is not a valid URL (percent-encode special characters in the password)');
+    throw invalid('DATABASE_URL', 'is not a valid URL (percent-encode special characters in the password)');
   }
   return url;
 }
@@ -70,7 +69,7 @@ function plans(env: Env): Plan[] {
   const list = raw.split(',').map((p) => p.trim()).filter(Boolean);
   const bad = list.filter((p) => !(PLANS as readonly string[]).includes(p));
   if (list.length === 0 || bad.length > 0) {
-    throw new ConfigError('API_PLANS', `must be a comma-separated list of ${PLANS.join(', ')}; unknown: ${bad.join(', ') || '(empty)'}`);
+    throw invalid('API_PLANS', `must be a comma-separated list of ${PLANS.join(', ')}; unknown: ${bad.join(', ') || '(empty)'}`);
   }
   return list as Plan[];
 }
@@ -90,47 +89,47 @@ function trustProxy(env: Env): boolean | number | string[] {
   if (/^\d{1,2}$/.test(raw)) return Number(raw);
   const list = raw.split(',').map((x) => x.trim()).filter(Boolean);
   if (list.length > 0 && list.every((x) => IPV4_CIDR.test(x) || IPV6_CIDR.test(x))) return list;
-  throw new ConfigError('TRUST_PROXY', 'must be false, true, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8,127.0.0.1)');
+  throw invalid('TRUST_PROXY', 'must be false, true, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8,127.0.0.1)');
 }
 
 export function loadConfig(env: Env = process.env): Config {
   const host = str(env, 'HOST') ?? '127.0.0.1';
-  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) throw new ConfigError('HOST', `is not a host name or IP address: "${host}"`);
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) throw invalid('HOST', `is not a host name or IP address: "${host}"`);
 
   const prefix = str(env, 'API_KEY_PREFIX') ?? 'svc';
   if (!/^[a-z][a-z0-9]{1,15}$/.test(prefix)) {
-    throw new ConfigError('API_KEY_PREFIX', 'must be 2 to 16 lowercase letters or digits, starting with a letter (e.g. "svc")');
+    throw invalid('API_KEY_PREFIX', 'must be 2 to 16 lowercase letters or digits, starting with a letter (e.g. "svc")');
   }
 
   const pepper = str(env, 'API_KEY_PEPPER');
   if (pepper !== null && pepper.length < 32) {
-    throw new ConfigError('API_KEY_PEPPER', 'must be at least 32 characters of secret (e.g. `openssl rand -base64 48`); unset it to have one generated into DATA_DIR');
+    throw invalid('API_KEY_PEPPER', 'must be at least 32 characters of secret (e.g. `openssl rand -base64 48`); unset it to have one generated into DATA_DIR');
   }
 
   // Refused until shared limits exist: silently limiting per instance when the operator asked for
   // shared limits would be worse than a clear no.
   if (str(env, 'REDIS_URL') !== null) {
-    throw new ConfigError('REDIS_URL', 'shared rate limits in Redis are not available in this version; unset REDIS_URL (each instance then limits in memory)');
+    throw invalid('REDIS_URL', 'shared rate limits in Redis are not available in this version; unset REDIS_URL (each instance then limits in memory)');
   }
 
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel)) throw invalid('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
   const cookieSecure = (str(env, 'COOKIE_SECURE') ?? 'auto').toLowerCase();
   if (cookieSecure !== 'auto' && cookieSecure !== 'always' && cookieSecure !== 'never') {
-    throw new ConfigError('COOKIE_SECURE', 'must be auto, always or never');
+    throw invalid('COOKIE_SECURE', 'must be auto, always or never');
   }
   const rateLimitRps = int(env, 'RATE_LIMIT_RPS', 60, 1, 100_000);
   const rateLimitBurst = int(env, 'RATE_LIMIT_BURST', 120, 1, 1_000_000);
   if (rateLimitBurst < rateLimitRps) {
-    throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_RPS (${rateLimitRps}): a burst smaller than one second of the sustained rate cannot be sustained`);
+    throw invalid('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_RPS (${rateLimitRps}): a burst smaller than one second of the sustained rate cannot be sustained`);
   }
   const authFailRps = int(env, 'AUTH_FAIL_RPS', 10, 1, 100_000);
   const authFailBurst = int(env, 'AUTH_FAIL_BURST', 20, 1, 1_000_000);
-  if (authFailBurst < authFailRps) throw new ConfigError('AUTH_FAIL_BURST', `must be at least AUTH_FAIL_RPS (${authFailRps})`);
+  if (authFailBurst < authFailRps) throw invalid('AUTH_FAIL_BURST', `must be at least AUTH_FAIL_RPS (${authFailRps})`);
   const dbUrl = databaseUrl(env);
   if (dbUrl !== null && pepper === null) {
-    throw new ConfigError('API_KEY_PEPPER', 'must be set when DATABASE_URL is set: every instance and the CLI must share one secret (a generated one would live in one machine\'s DATA_DIR only); e.g. `openssl rand -base64 48`');
+    throw invalid('API_KEY_PEPPER', 'must be set when DATABASE_URL is set: every instance and the CLI must share one secret (a generated one would live in one machine\'s DATA_DIR only); e.g. `openssl rand -base64 48`');
   }
 
   return Object.freeze({

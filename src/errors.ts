@@ -1,5 +1,47 @@
-// The error catalogue: every error code the API can answer with is defined here and nowhere
-// else (CONTRACT section 5). The HTTP error handler renders ApiError in the one error shape.
+// Errors, in two parts.
+//
+// DomainError: why a use-case (or the configuration) refused, as one reason code from a small
+// set, with the field at fault when there is one. Services, config and the surfaces' own input
+// checks throw it; each surface maps it once: the API's error handler (http/error-handler.ts),
+// the dashboard's error page (admin/errors.ts) and the CLI's exit codes (cli/main.ts).
+//
+// The API's error catalogue: every error code the HTTP API can answer with is defined here and
+// nowhere else (ERROR_CODES, ApiError, errors.*). The HTTP error handler renders ApiError in the
+// one error shape.
+
+export const DOMAIN_REASONS = [
+  /** malformed or out-of-range input; `field` names it (query parameter, form field, CLI option) */
+  'invalid_input',
+  /** an environment variable is invalid; `field` names it */
+  'invalid_config',
+  /** the thing named does not exist, or is not the caller's to see */
+  'not_found',
+  /** it exists already (e.g. a user's e-mail) */
+  'conflict',
+  /** the clinic's plan does not include API access */
+  'plan_not_eligible',
+  /** the caller's role may not do this */
+  'forbidden',
+  /** a dashboard form without a valid CSRF token, or posted from another site */
+  'csrf_failed',
+  /** an API key sent to the dashboard, which only takes its own sign-in */
+  'api_key_on_dashboard',
+  /** the input was read in full and refused as a whole (an import with bad lines) */
+  'rejected',
+] as const;
+
+export type DomainReason = (typeof DOMAIN_REASONS)[number];
+
+export class DomainError extends Error {
+  constructor(
+    readonly reason: DomainReason,
+    message: string,
+    readonly details: { readonly field?: string } = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
 
 export const ERROR_CODES = {
   invalid_parameter: 400,

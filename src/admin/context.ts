@@ -1,5 +1,5 @@
-// What every dashboard route shares: dependencies, the signed-in viewer, page errors and the
-// small helpers that turn a request into a page.
+// What every dashboard route shares: dependencies, the signed-in viewer and the small helpers
+// that turn a request into a page. Refusals are DomainErrors, rendered by errors.ts.
 import type {} from '@fastify/compress'; // the `compress` route option
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -57,22 +57,6 @@ export interface AdminContext {
  * plugin refuses to start if a route other than the static assets lacks this.
  */
 export const PAGE_ROUTE = { compress: false } as const;
-
-export type PageErrorKind = 'not_found' | 'forbidden_role' | 'forbidden_plan' | 'csrf' | 'api_key' | 'bad_request';
-
-const STATUS: Record<PageErrorKind, number> = {
-  not_found: 404, forbidden_role: 403, forbidden_plan: 403, csrf: 403, api_key: 401, bad_request: 400,
-};
-
-/** A refusal rendered as an HTML page by the dashboard's error handler. */
-export class PageError extends Error {
-  readonly statusCode: number;
-  constructor(readonly kind: PageErrorKind) {
-    super(kind);
-    this.name = 'PageError';
-    this.statusCode = STATUS[kind];
-  }
-}
 
 export function pageLang(req: FastifyRequest): Lang {
   return req.lang ?? negotiateLang(req.headers['accept-language']);

@@ -4,24 +4,24 @@
 // (they are scoped to Path=/dashboard and the API only reads Authorization).
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { DB } from '../db/schema.js';
 import { ROLES, type Role } from '../domain/records.js';
+import { DomainError } from '../errors.js';
 import { getClinic } from '../repos/clinics.js';
 import type { KeyService } from '../services/api-keys.js';
 import { MemoryGcraLimiter } from '../services/rate-limit.js';
 import type { UsageCounter } from '../services/usage.js';
 import { ASSET_PREFIX, assets } from './assets.js';
-import { pageLang, PageError, sendPage, type AdminContext } from './context.js';
-import { csrfToken } from './csrf.js';
-import { asLang, messages } from './i18n.js';
+import type { AdminContext } from './context.js';
+import { renderErrorPage } from './errors.js';
+import { asLang } from './i18n.js';
 import { authRoutes } from './routes-auth.js';
 import { keyRoutes } from './routes-keys.js';
 import { cookieOptions, DEFAULT_SESSION, SESSION_COOKIE, Sessions, type CookieSecure, type SessionTuning } from './session.js';
 import { Semaphore } from './throttle.js';
-import { messagePage } from './views/message.js';
 
 export interface ThrottleTuning {
   /** sign-in attempts allowed in a row for one e-mail address from one client IP... */
@@ -117,7 +117,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     if (req.url.startsWith(ASSET_PREFIX)) return;
     // API keys are for the API. A request bearing one gets no dashboard page, signed in or not.
     const auth = req.headers.authorization;
-    if (auth !== undefined && BEARER_RE.test(auth)) throw new PageError('api_key');
+    if (auth !== undefined && BEARER_RE.test(auth)) throw new DomainError('api_key_on_dashboard', 'an API key was sent to the dashboard');
     await loadViewer(req, reply);
   });
 
@@ -142,46 +142,13 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
 
   app.get('/assets/:file', async (req, reply) => {
     const asset = assets.get((req.params as { file: string }).file);
-    if (!asset) throw new PageError('not_found');
+    if (!asset) throw new DomainError('not_found', 'no such asset');
     return reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.type).send(asset.body);
   });
 
   await authRoutes(app, ctx);
   await keyRoutes(app, ctx);
 
-  app.setNotFoundHandler(async (req, reply) => renderError(new PageError('not_found'), req, reply));
-  app.setErrorHandler(async (err: FastifyError | PageError, req, reply) => renderError(err, req, reply));
-
-  function renderError(err: FastifyError | PageError, req: FastifyRequest, reply: FastifyReply) {
-    const t = messages(pageLang(req));
-    const v = req.viewer;
-    const person = v ? { email: v.email, role: v.role } : null;
-    const csrf = v ? csrfToken(v.token) : null;
-    let status: number;
-    let title: string;
-    let text: string;
-    let reference: string | undefined;
-    let tone: 'danger' | 'warning' | 'info' = 'danger';
-    if (err instanceof PageError) {
-      status = err.statusCode;
-      switch (err.kind) {
-        case 'not_found': [title, text, tone] = [t.notFoundTitle, t.notFoundText, 'info']; break;
-        case 'forbidden_role': [title, text, tone] = [t.forbiddenTitle, t.forbiddenRole, 'warning']; break;
-        case 'forbidden_plan': [title, text, tone] = [t.forbiddenTitle, t.forbiddenPlan, 'warning']; break;
-        case 'csrf': [title, text, tone] = [t.csrfTitle, t.csrfText, 'warning']; break;
-        case 'api_key': [title, text] = [t.apiKeyTitle, t.apiKeyText]; break;
-        default: [title, text] = [t.badRequestTitle, t.badRequestText];
-      }
-      if (err.kind === 'csrf') req.log.warn({ url: req.url }, 'dashboard: form refused (CSRF)');
-    } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-      // Fastify's own client errors: unreadable body, unsupported media type, too large...
-      status = err.statusCode;
-      [title, text] = [t.badRequestTitle, t.badRequestText];
-    } else {
-      req.log.error({ err }, 'dashboard error');
-      status = 500;
-      [title, text, reference] = [t.errorTitle, t.errorText, req.id];
-    }
-    return sendPage(reply, status, messagePage({ t, title, text, person, csrf, tone, reference }));
-  }
+  app.setNotFoundHandler(async (req, reply) => renderErrorPage(new DomainError('not_found', 'no such page'), req, reply));
+  app.setErrorHandler(async (err, req, reply) => renderErrorPage(err, req, reply));
 }

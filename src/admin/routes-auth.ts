@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findUserByEmail } from '../repos/users.js';
 import { hashPassword, verifyPassword } from '../services/passwords.js';
-import { field, pageLang, PAGE_ROUTE, PageError, sendPage, type AdminContext } from './context.js';
+import { DomainError } from '../errors.js';
+import { field, pageLang, PAGE_ROUTE, sendPage, type AdminContext } from './context.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOriginRequest } from './csrf.js';
 import { asLang, messages, negotiateLang, type Lang } from './i18n.js';
 import { isToken, newToken, PRESESSION_COOKIE, SESSION_COOKIE } from './session.js';
@@ -53,7 +54,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     const body = req.body;
     const lang = langOf(req, field(body, 'lang'));
     req.lang = lang;
-    if (!sameOriginRequest(req) || !csrfValid(req.cookies[PRESESSION_COOKIE], field(body, CSRF_FIELD))) throw new PageError('csrf');
+    if (!sameOriginRequest(req) || !csrfValid(req.cookies[PRESESSION_COOKIE], field(body, CSRF_FIELD))) throw new DomainError('csrf_failed', 'form refused (CSRF)');
 
     const email = field(body, 'email').trim().toLowerCase().slice(0, 254);
     const password = field(body, 'password');
@@ -98,7 +99,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
   app.post('/sign-out', PAGE_ROUTE, async (req, reply) => {
     const v = req.viewer;
     if (v) {
-      if (!sameOriginRequest(req) || !csrfValid(v.token, field(req.body, CSRF_FIELD))) throw new PageError('csrf');
+      if (!sameOriginRequest(req) || !csrfValid(v.token, field(req.body, CSRF_FIELD))) throw new DomainError('csrf_failed', 'form refused (CSRF)');
       await ctx.sessions.destroy(v.token);
     }
     reply.clearCookie(SESSION_COOKIE, ctx.cookies);

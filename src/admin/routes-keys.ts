@@ -1,12 +1,13 @@
 // Settings > API: list, create (the key is shown once), revoke (after a confirmation page).
 // Owners manage their own clinic's keys, superadmins any clinic's; staff only look.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { KeyError, isApiEligible } from '../services/api-keys.js';
+import { DomainError } from '../errors.js';
+import { isApiEligible } from '../services/api-keys.js';
 import { getClinic, listClinics, type Clinic } from '../repos/clinics.js';
 import { listClinicOwnerEmails } from '../repos/sessions.js';
 import type { ApiKeyListing } from '../repos/api-keys.js';
 import { addDays, todayIn } from '../time.js';
-import { canManageKeys, field, PAGE_ROUTE, PageError, sendPage, type AdminContext, type Viewer } from './context.js';
+import { canManageKeys, field, PAGE_ROUTE, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken, csrfValid, CSRF_FIELD, sameOriginRequest } from './csrf.js';
 import { Formatter, messages, negotiateLang, asLang } from './i18n.js';
 import { apiKeysPage, EXPIRY_CHOICES, type CreateForm, type KeyStatus, type KeyView } from './views/api-keys.js';
@@ -14,6 +15,8 @@ import { clinicsPage } from './views/clinics.js';
 import { revokePage } from './views/revoke.js';
 
 const ID_RE = /^[A-Za-z0-9-]{1,64}$/;
+/** Also for what exists but is not the viewer's to see: the page must not tell them apart. */
+const notFound = () => new DomainError('not_found', 'no such clinic or key here');
 const DAY_S = 86_400;
 const USAGE_DAYS = 7;
 
@@ -33,7 +36,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
   }
 
   async function requireCsrf(req: FastifyRequest) {
-    if (!sameOriginRequest(req) || !csrfValid(req.viewer?.token, field(req.body, CSRF_FIELD))) throw new PageError('csrf');
+    if (!sameOriginRequest(req) || !csrfValid(req.viewer?.token, field(req.body, CSRF_FIELD))) throw new DomainError('csrf_failed', 'form refused (CSRF)');
   }
 
   /**
@@ -44,12 +47,12 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (v.role === 'superadmin') {
       if (!requested) return null;
       const clinic = ID_RE.test(requested) ? await getClinic(ctx.db, requested) : undefined;
-      if (!clinic) throw new PageError('not_found');
+      if (!clinic) throw notFound();
       req.lang = asLang(clinic.language);
       return clinic;
     }
     const own = req.viewerClinic;
-    if (!own || (requested && requested !== own.id)) throw new PageError('not_found');
+    if (!own || (requested && requested !== own.id)) throw notFound();
     return own;
   }
 
@@ -110,9 +113,9 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const v = viewerOf(req);
     const body = req.body;
     const clinic = await actingClinic(req, v, field(body, 'clinic'));
-    if (!clinic) throw new PageError('not_found');
-    if (!canManageKeys(v, clinic.id)) throw new PageError('forbidden_role');
-    if (!isApiEligible(clinic.plan, ctx.config.apiPlans)) throw new PageError('forbidden_plan');
+    if (!clinic) throw notFound();
+    if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage keys');
+    if (!isApiEligible(clinic.plan, ctx.config.apiPlans)) throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
 
     const t = messages(asLang(clinic.language) ?? 'es');
     const name = field(body, 'name').trim();
@@ -130,8 +133,8 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
       await ctx.sessions.setFlash(v.token, { kind: 'created', clinicId: clinic.id, keyId: issued.id, name: issued.name, key: issued.key, expiresAt });
       req.log.info({ clinic: clinic.id, key: issued.id, user: v.userId }, 'dashboard: API key created');
     } catch (err) {
-      if (err instanceof KeyError && err.reason === 'plan_not_eligible') throw new PageError('forbidden_plan');
-      if (err instanceof KeyError && err.reason === 'invalid_name') {
+      // A plan that changed since the check above is a refusal page (errors.ts) like any other.
+      if (err instanceof DomainError && err.reason === 'invalid_input' && err.details.field === 'name') {
         form.errors.name = t.nameInvalid;
         return renderList(req, reply, v, clinic, 400, form);
       }
@@ -145,11 +148,11 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
   async function manageableKey(req: FastifyRequest, v: Viewer) {
     const id = (req.params as { id: string }).id;
     const key = ID_RE.test(id) ? await ctx.keys.get(id) : undefined;
-    if (!key || (v.role !== 'superadmin' && key.clinic_id !== v.clinicId)) throw new PageError('not_found');
+    if (!key || (v.role !== 'superadmin' && key.clinic_id !== v.clinicId)) throw notFound();
     const clinic = await getClinic(ctx.db, key.clinic_id);
-    if (!clinic) throw new PageError('not_found');
+    if (!clinic) throw notFound();
     req.lang = asLang(clinic.language);
-    if (!canManageKeys(v, clinic.id)) throw new PageError('forbidden_role');
+    if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage keys');
     return { key, clinic };
   }
 
@@ -159,7 +162,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (key.revoked_at !== null) return reply.redirect(listUrl(v, clinic), 303);
     const nowMs = ctx.now();
     const listing = (await ctx.keys.list(clinic.id)).find((k) => k.id === key.id);
-    if (!listing) throw new PageError('not_found');
+    if (!listing) throw notFound();
     const t = messages(asLang(clinic.language) ?? 'es');
     return sendPage(reply, 200, revokePage({
       t, fmt: new Formatter(t, clinic.timezone, nowMs), person: v, csrf: csrfToken(v.token), clinic,

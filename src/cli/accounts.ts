@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { listClinics } from '../repos/clinics.js';
 import { createClinic, createUser } from '../services/accounts.js';
-import { CliError, info, result, withRuntime, type CliContext } from './io.js';
+import { DomainError } from '../errors.js';
+import { info, result, withRuntime, type CliContext } from './io.js';
 
 async function readStdin(ctx: CliContext): Promise<string> {
   const chunks: Buffer[] = [];
@@ -45,7 +46,7 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .option('--password-stdin', 'read the password from the first line of stdin')
     .action(async (o: { clinic?: string; email: string; role: string; passwordStdin?: boolean }) => {
       const password = o.passwordStdin ? await readStdin(ctx) : randomBytes(12).toString('base64url');
-      if (o.passwordStdin && password === '') throw new CliError('--password-stdin: no password on stdin', 2);
+      if (o.passwordStdin && password === '') throw new DomainError('invalid_input', '--password-stdin: no password on stdin', { field: '--password-stdin' });
       const user = await withRuntime(ctx, (rt) =>
         createUser(rt.database.db, { clinicId: o.clinic ?? null, email: o.email, role: o.role, password }, ctx.io.now()));
       info(ctx, `created ${user.role} ${user.email}`);

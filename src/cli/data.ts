@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { demoCounts } from '../demo/generate.js';
+import { DomainError } from '../errors.js';
 import { createDemoClinic } from '../services/demo.js';
-import { ImportAborted, importJsonLines } from '../services/import.js';
-import { CliError, info, positiveInt, result, withRuntime, type CliContext } from './io.js';
+import { importJsonLines } from '../services/import.js';
+import { info, positiveInt, result, withRuntime, type CliContext } from './io.js';
 import { startProgress } from './progress.js';
 
 /**
@@ -23,7 +25,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
     .requiredOption('--clinic <id>', 'clinic id')
     .argument('<file>', 'path of the .jsonl file, or - for stdin')
     .action(async (file: string, o: { clinic: string }) => {
-      let input: NodeJS.ReadableStream;
+      let input: Readable;
       let size: number | null = null;
       if (file === '-') input = ctx.io.stdin;
       else {
@@ -31,7 +33,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
           fs.accessSync(file, fs.constants.R_OK);
           size = fs.statSync(file).size;
         } catch {
-          throw new CliError(`cannot read ${file}: no such file, or no permission`, 2);
+          throw new DomainError('invalid_input', `cannot read ${file}: no such file, or no permission`, { field: 'file' });
         }
         input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
       }
@@ -39,12 +41,9 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
         // Position in MB of input: the one measure known up front for a file.
         const progress = startProgress(ctx.io.stderr, { label: 'import', total: size === null ? null : size / 1e6, unit: 'MB', now: ctx.io.now });
         try {
-          return await importJsonLines(rt.database, o.clinic, input as never, {
+          return await importJsonLines(rt.database, o.clinic, input, {
             onProgress: ({ lines, bytes, badLines }) => progress.update(bytes / 1e6, `${lines.toLocaleString('en-US')} lines${badLines ? `, ${badLines} bad` : ''}`),
           });
-        } catch (err) {
-          if (err instanceof ImportAborted) throw new CliError(err.message, 2);
-          throw err;
         } finally {
           progress.stop();
         }
@@ -53,7 +52,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
         for (const e of res.errors) info(ctx, `line ${e.line}: ${e.reason}`);
         if (res.errorCount > res.errors.length) info(ctx, `… and ${res.errorCount - res.errors.length} more bad lines`);
         if (ctx.json()) result(ctx, '', { ok: false, lines: res.lines, error_count: res.errorCount, errors: res.errors });
-        throw new CliError(`import refused: ${res.errorCount} bad line(s) of ${res.lines}; nothing was changed`, 1);
+        throw new DomainError('rejected', `import refused: ${res.errorCount} bad line(s) of ${res.lines}; nothing was changed`);
       }
       const c = res.counts;
       info(ctx, `imported ${c.clientas} clientas, ${c.citas} citas, ${c.llamadas} llamadas from ${res.lines} lines`);

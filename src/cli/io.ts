@@ -2,9 +2,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
+import { DomainError } from '../errors.js';
 import { openRuntime, type Runtime } from '../runtime.js';
-import { ValidationError } from '../services/accounts.js';
-import { KeyError } from '../services/api-keys.js';
 
 export interface Io {
   stdout: Writable & { isTTY?: boolean };
@@ -21,22 +20,11 @@ export interface CliContext {
   json: () => boolean;
 }
 
-export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-    this.name = 'CliError';
-  }
-}
-
-/** Runs `fn` with an open runtime and turns domain validation errors into CLI errors. */
+/** Runs `fn` with an open runtime, closed afterwards whatever happens. */
 export async function withRuntime<T>(ctx: CliContext, fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const rt = await openRuntime(ctx.config());
   try {
     return await fn(rt);
-  } catch (err) {
-    if (err instanceof ValidationError) throw new CliError(`${err.message}`, 2);
-    if (err instanceof KeyError) throw new CliError(err.message, err.reason === 'plan_not_eligible' ? 3 : 2);
-    throw err;
   } finally {
     await rt.close();
   }
@@ -55,7 +43,7 @@ export function info(ctx: CliContext, text: string): void {
 export function positiveInt(name: string, min = 1, max = 1_000_000) {
   return (raw: string) => {
     if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      throw new CliError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`, 2);
+      throw new DomainError('invalid_input', `${name} must be a whole number from ${min} to ${max}, got "${raw}"`, { field: name });
     }
     return Number(raw);
   };

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { CliError, info, result, withRuntime, type CliContext } from './io.js';
+import { DomainError } from '../errors.js';
+import { info, result, withRuntime, type CliContext } from './io.js';
 
 const EXPIRES_RE = /^(\d{1,4})d$/;
 
@@ -23,7 +24,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       let expiresAt: number | null = null;
       if (o.expiresIn !== undefined) {
         const m = EXPIRES_RE.exec(o.expiresIn);
-        if (!m || Number(m[1]) < 1) throw new CliError(`--expires-in must be a number of days such as 30d, got "${o.expiresIn}"`, 2);
+        if (!m || Number(m[1]) < 1) throw new DomainError('invalid_input', `--expires-in must be a number of days such as 30d, got "${o.expiresIn}"`, { field: '--expires-in' });
         expiresAt = Math.floor(ctx.io.now() / 1000) + Number(m[1]) * 86_400;
       }
       const issued = await withRuntime(ctx, (rt) => rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null }));
@@ -52,7 +53,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .action(async (keyId: string) => {
       const outcome = await withRuntime(ctx, async (rt) => {
         const existing = await rt.keys.get(keyId);
-        if (!existing) throw new CliError(`no API key with id ${keyId}`, 2);
+        if (!existing) throw new DomainError('not_found', `no API key with id ${keyId}`, { field: 'key-id' });
         if (existing.revoked_at !== null) return 'already';
         await rt.keys.revoke(keyId);
         return 'revoked';

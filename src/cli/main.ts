@@ -1,12 +1,29 @@
-// clinic-api: the operator CLI (CONTRACT section 7). Human text goes to stderr, only the result
-// to stdout, so commands compose in scripts; --json prints the result as JSON.
+// clinic-api: the operator CLI. Human text goes to stderr, only the result to stdout, so
+// commands compose in scripts; --json prints the result as JSON. main() is where the CLI maps
+// DomainError to its exit codes.
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import { DomainError, type DomainReason } from '../errors.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerDataCommands } from './data.js';
-import { CliError, type Io } from './io.js';
+import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
 import { registerServerCommands } from './server.js';
+
+/** Exit codes (README): 1 failure (e.g. an import refused), 2 bad usage, input, unknown id or configuration, 3 plan not eligible. */
+function exitCode(reason: DomainReason): number {
+  switch (reason) {
+    case 'invalid_input':
+    case 'invalid_config':
+    case 'not_found':
+    case 'conflict':
+      return 2;
+    case 'plan_not_eligible':
+      return 3;
+    default:
+      return 1;
+  }
+}
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const program = new Command('clinic-api')
@@ -27,13 +44,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    if (err instanceof ConfigError) {
-      io.stderr.write(`clinic-api: configuration error: ${err.message}\n`);
-      return 2;
-    }
-    if (err instanceof CliError) {
-      io.stderr.write(`clinic-api: ${err.message}\n`);
-      return err.exitCode;
+    if (err instanceof DomainError) {
+      io.stderr.write(`clinic-api: ${err.reason === 'invalid_config' ? 'configuration error: ' : ''}${err.message}\n`);
+      return exitCode(err.reason);
     }
     io.stderr.write(`clinic-api: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;

@@ -1,8 +1,9 @@
 // One renderer for every error: the catalogue's shape, request_id always, and no internals in
-// a 5xx body (the cause goes to the log, with the same request id).
+// a 5xx body (the cause goes to the log, with the same request id). This is where the API maps
+// DomainError: a use-case's refusal of a query parameter is a 400 invalid_parameter naming it.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseError } from '../db/connect.js';
-import { ApiError, errors } from '../errors.js';
+import { ApiError, DomainError, errors } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,6 +20,9 @@ export function errorBody(err: ApiError, requestId: string) {
 
 export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof DomainError && err.reason === 'invalid_input' && err.details.field !== undefined) {
+    return errors.invalidParameter(err.details.field, err.message);
+  }
   if (isDatabaseError(err)) {
     req.log.error({ err }, 'database error');
     return errors.databaseError();
@@ -28,6 +32,7 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
     // Fastify's own client errors (e.g. an unreadable request): still the one shape.
     return errors.unreadableRequest((err as Error).message);
   }
+  // Any other DomainError has no meaning on the API (it reads only its own clinic's data): a bug.
   req.log.error({ err }, 'unexpected error');
   return errors.internalError();
 }

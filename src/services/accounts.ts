@@ -3,17 +3,13 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { PLANS, ROLES, type Plan, type Role } from '../domain/records.js';
+import { DomainError } from '../errors.js';
 import { getClinic, insertClinic, type Clinic } from '../repos/clinics.js';
 import { findUserByEmail, insertUser, type User } from '../repos/users.js';
 import { isValidTimeZone } from '../time.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
 
-export class ValidationError extends Error {
-  constructor(readonly field: string, message: string) {
-    super(message);
-    this.name = 'ValidationError';
-  }
-}
+const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 export const LANGUAGES = ['es', 'en'] as const;
@@ -28,15 +24,15 @@ export interface NewClinic {
 
 export async function createClinic(db: Kysely<DB>, input: NewClinic, nowMs = Date.now()): Promise<Clinic> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > 200) throw new ValidationError('name', 'name must be 1 to 200 characters');
+  if (name.length < 1 || name.length > 200) throw invalid('name', 'name must be 1 to 200 characters');
   const timezone = input.timezone ?? 'Europe/Madrid';
-  if (!isValidTimeZone(timezone)) throw new ValidationError('timezone', `"${timezone}" is not an IANA time zone (e.g. Europe/Madrid, America/Mexico_City)`);
+  if (!isValidTimeZone(timezone)) throw invalid('timezone', `"${timezone}" is not an IANA time zone (e.g. Europe/Madrid, America/Mexico_City)`);
   const currency = (input.currency ?? 'EUR').toUpperCase();
-  if (!CURRENCIES.has(currency)) throw new ValidationError('currency', `"${input.currency}" is not an ISO 4217 currency code (e.g. EUR, MXN, USD)`);
+  if (!CURRENCIES.has(currency)) throw invalid('currency', `"${input.currency}" is not an ISO 4217 currency code (e.g. EUR, MXN, USD)`);
   const plan = input.plan ?? 'pro_total';
-  if (!(PLANS as readonly string[]).includes(plan)) throw new ValidationError('plan', `plan must be one of ${PLANS.join(', ')}`);
+  if (!(PLANS as readonly string[]).includes(plan)) throw invalid('plan', `plan must be one of ${PLANS.join(', ')}`);
   const language = input.language ?? 'es';
-  if (!(LANGUAGES as readonly string[]).includes(language)) throw new ValidationError('language', `language must be one of ${LANGUAGES.join(', ')}`);
+  if (!(LANGUAGES as readonly string[]).includes(language)) throw invalid('language', `language must be one of ${LANGUAGES.join(', ')}`);
   const clinic: Clinic = { id: randomUUID(), name, timezone, currency, plan: plan as Plan, language, created_at: Math.floor(nowMs / 1000) };
   await insertClinic(db, clinic);
   return clinic;
@@ -53,14 +49,14 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createUser(db: Kysely<DB>, input: NewUser, nowMs = Date.now()): Promise<User> {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL_RE.test(email) || email.length > 254) throw new ValidationError('email', `"${input.email}" is not an e-mail address`);
-  if (!(ROLES as readonly string[]).includes(input.role)) throw new ValidationError('role', `role must be one of ${ROLES.join(', ')}`);
+  if (!EMAIL_RE.test(email) || email.length > 254) throw invalid('email', `"${input.email}" is not an e-mail address`);
+  if (!(ROLES as readonly string[]).includes(input.role)) throw invalid('role', `role must be one of ${ROLES.join(', ')}`);
   const role = input.role as Role;
-  if (role === 'superadmin' && input.clinicId) throw new ValidationError('clinic', 'a superadmin belongs to no clinic: leave out --clinic');
-  if (role !== 'superadmin' && !input.clinicId) throw new ValidationError('clinic', `${role === 'owner' ? 'an owner' : 'a staff member'} belongs to a clinic: give --clinic ID`);
-  if (input.clinicId && !(await getClinic(db, input.clinicId))) throw new ValidationError('clinic', `no clinic with id ${input.clinicId}`);
-  if (input.password.length < MIN_PASSWORD_LENGTH) throw new ValidationError('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (await findUserByEmail(db, email)) throw new ValidationError('email', `a user with e-mail ${email} already exists`);
+  if (role === 'superadmin' && input.clinicId) throw invalid('clinic', 'a superadmin belongs to no clinic: leave out --clinic');
+  if (role !== 'superadmin' && !input.clinicId) throw invalid('clinic', `${role === 'owner' ? 'an owner' : 'a staff member'} belongs to a clinic: give --clinic ID`);
+  if (input.clinicId && !(await getClinic(db, input.clinicId))) throw new DomainError('not_found', `no clinic with id ${input.clinicId}`, { field: 'clinic' });
+  if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (await findUserByEmail(db, email)) throw new DomainError('conflict', `a user with e-mail ${email} already exists`, { field: 'email' });
   const user: User = {
     id: randomUUID(), clinic_id: role === 'superadmin' ? null : input.clinicId, email, role,
     password_hash: await hashPassword(input.password), created_at: Math.floor(nowMs / 1000),

@@ -6,6 +6,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { Plan } from '../domain/records.js';
+import { DomainError } from '../errors.js';
 import { findApiKeyByHash, getApiKey, insertApiKey, listApiKeys, revokeApiKey, touchApiKeys, type ApiKeyListing } from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
 
@@ -15,13 +16,6 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{8,256}$/;
 const CACHE_TTL_MS = 4_000;
 const CACHE_MAX = 10_000;
 const LAST_USED_EVERY_S = 60;
-
-export class KeyError extends Error {
-  constructor(readonly reason: 'clinic_not_found' | 'plan_not_eligible' | 'key_not_found' | 'invalid_name', message: string) {
-    super(message);
-    this.name = 'KeyError';
-  }
-}
 
 export interface AuthenticatedKey {
   keyId: string;
@@ -80,11 +74,11 @@ export class KeyService {
 
   async create(input: { clinicId: string; name: string; expiresAt: number | null; createdBy: string | null }): Promise<IssuedKey> {
     const name = input.name.trim();
-    if (name.length < 1 || name.length > 100) throw new KeyError('invalid_name', 'The key name must be 1 to 100 characters');
+    if (name.length < 1 || name.length > 100) throw new DomainError('invalid_input', 'The key name must be 1 to 100 characters', { field: 'name' });
     const clinic = await getClinic(this.db, input.clinicId);
-    if (!clinic) throw new KeyError('clinic_not_found', `No clinic with id ${input.clinicId}`);
+    if (!clinic) throw new DomainError('not_found', `No clinic with id ${input.clinicId}`, { field: 'clinic' });
     if (!isApiEligible(clinic.plan, this.opts.apiPlans)) {
-      throw new KeyError('plan_not_eligible', `Clinic plan "${clinic.plan}" does not include API access; eligible plans: ${this.opts.apiPlans.join(', ')}`);
+      throw new DomainError('plan_not_eligible', `Clinic plan "${clinic.plan}" does not include API access; eligible plans: ${this.opts.apiPlans.join(', ')}`);
     }
     const key = generateKey(this.opts.prefix);
     const createdAt = Math.floor(this.now() / 1000);

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
+import { DomainError } from '../errors.js';
 import { getClinic } from '../repos/clinics.js';
 import {
   dropParkedRefs, existingClientaIds, lockClinicData, parkedMissing, parkRefs, prepareImportSession, withBulkCache,
@@ -38,8 +39,6 @@ export interface ImportResult {
   errors: LineProblem[];
   errorCount: number;
 }
-
-export class ImportAborted extends Error {}
 
 export interface ImportProgress {
   lines: number;
@@ -87,7 +86,7 @@ export async function importJsonLines(
   opts: ImportOptions = {},
 ): Promise<ImportResult> {
   const clinic = await getClinic(database.db, clinicId);
-  if (!clinic) throw new ImportAborted(`No clinic with id ${clinicId}`);
+  if (!clinic) throw new DomainError('not_found', `No clinic with id ${clinicId}`, { field: 'clinic' });
 
   let errors: LineProblem[] = [];
   let errorCount = 0;

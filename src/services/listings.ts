@@ -8,7 +8,7 @@ import {
   CITAS_DEFAULT_DAYS, DEFAULT_LIMITS, LLAMADAS_DEFAULT_DAYS_BACK,
   type CitasQuery, type CitasResponse, type ClientasQuery, type ClientasResponse, type LlamadasQuery, type LlamadasResponse,
 } from '../domain/api-schemas.js';
-import { errors } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { countCitas, listCitas } from '../repos/citas.js';
 import { countClientas, listClientas, searchCounts, type ClientaRow } from '../repos/clientas.js';
 import { clientasVersion } from '../repos/clinics.js';
@@ -24,13 +24,16 @@ export interface ClinicContext {
   currency: string;
 }
 
+/** A query parameter the schema accepts but the use-case cannot (the API answers 400 invalid_parameter). */
+const invalidParam = (param: string, message: string) => new DomainError('invalid_input', message, { field: param });
+
 export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuery, nowMs: number): Promise<CitasResponse> {
   const today = todayIn(ctx.timezone, nowMs);
   const desde = q.desde ?? today;
   const hasta = q.hasta ?? addDays(today, CITAS_DEFAULT_DAYS);
   if (desde > hasta) {
     const why = q.hasta === undefined ? ` (hasta defaults to today + ${CITAS_DEFAULT_DAYS} days, ${hasta}; send hasta as well)` : '';
-    throw errors.invalidParameter(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})${why}`);
+    throw invalidParam(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})${why}`);
   }
   const limit = q.limit ?? DEFAULT_LIMITS.citas;
   const offset = q.offset ?? 0;
@@ -62,7 +65,7 @@ export async function clientasPage(
   const offset = q.offset ?? 0;
   const search = q.q?.trim() ?? '';
   // A blank q is malformed, not "no filter": the contract never ignores a parameter silently.
-  if (q.q !== undefined && search === '') throw errors.invalidParameter('q', 'q must hold a name or phone to search for (leave it out to apply no filter)');
+  if (q.q !== undefined && search === '') throw invalidParam('q', 'q must hold a name or phone to search for (leave it out to apply no filter)');
   const nameLike = search === '' ? null : normalizeName(search);
   const digits = search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
   const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };
@@ -106,7 +109,7 @@ export async function llamadasPage(db: Kysely<DB>, ctx: ClinicContext, q: Llamad
   const desde = q.desde ?? addDays(today, -LLAMADAS_DEFAULT_DAYS_BACK);
   const hasta = q.hasta ?? null;
   if (hasta !== null && desde > hasta) {
-    throw errors.invalidParameter(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})`);
+    throw invalidParam(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})`);
   }
   const limit = q.limit ?? DEFAULT_LIMITS.llamadas;
   const offset = q.offset ?? 0;

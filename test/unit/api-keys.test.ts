@@ -9,7 +9,8 @@ import type { Database } from '../../src/db/connect.js';
 import type { Plan } from '../../src/domain/records.js';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic } from '../../src/services/accounts.js';
-import { generateKey, hashKey, isApiEligible, keyHint, KeyError, KeyService } from '../../src/services/api-keys.js';
+import { DomainError } from '../../src/errors.js';
+import { generateKey, hashKey, isApiEligible, keyHint, KeyService } from '../../src/services/api-keys.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
 
 const T0 = Date.UTC(2026, 2, 28, 12, 0, 0);
@@ -301,10 +302,10 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       for (const plan of ['basic', 'pro'] as const) {
         const before = await keyCount();
         const err = await keys.create({ clinicId: clinics[plan].id, name: 'nope', expiresAt: null, createdBy: null }).catch((e: unknown) => e);
-        expect(err).toBeInstanceOf(KeyError);
-        expect((err as KeyError).reason).toBe('plan_not_eligible');
-        expect((err as KeyError).message).toContain(`"${plan}"`);
-        expect((err as KeyError).message).toContain('pro_total, enterprise, premium');
+        expect(err).toBeInstanceOf(DomainError);
+        expect((err as DomainError).reason).toBe('plan_not_eligible');
+        expect((err as DomainError).message).toContain(`"${plan}"`);
+        expect((err as DomainError).message).toContain('pro_total, enterprise, premium');
         expect(await keyCount()).toBe(before);
       }
     });
@@ -338,11 +339,11 @@ describe.each(dialects())('API keys on %s', (dialect) => {
     it('reports an unknown clinic and a bad name', async () => {
       const keys = service();
       await expect(keys.create({ clinicId: '00000000-0000-4000-8000-000000000000', name: 'x', expiresAt: null, createdBy: null }))
-        .rejects.toMatchObject({ reason: 'clinic_not_found' });
+        .rejects.toMatchObject({ reason: 'not_found', details: { field: 'clinic' } });
       await expect(keys.create({ clinicId: clinics.premium.id, name: '   ', expiresAt: null, createdBy: null }))
-        .rejects.toMatchObject({ reason: 'invalid_name' });
+        .rejects.toMatchObject({ reason: 'invalid_input', details: { field: 'name' } });
       await expect(keys.create({ clinicId: clinics.premium.id, name: 'n'.repeat(101), expiresAt: null, createdBy: null }))
-        .rejects.toMatchObject({ reason: 'invalid_name' });
+        .rejects.toMatchObject({ reason: 'invalid_input', details: { field: 'name' } });
     });
   });
 });

@@ -1,15 +1,17 @@
 // Configuration (CONTRACT 7): every variable validated up front, errors naming the variable.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { DomainError } from '../../src/errors.js';
 
-/** The ConfigError that loadConfig(env) throws (fails the test if it does not throw one). */
-function configError(env: Record<string, string>): ConfigError {
+/** The invalid_config error that loadConfig(env) throws (fails the test if it does not throw one). */
+function configError(env: Record<string, string>): DomainError {
   try {
     loadConfig(env);
   } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return err as ConfigError;
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).reason).toBe('invalid_config');
+    return err as DomainError;
   }
   throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
 }
@@ -123,7 +125,7 @@ describe('loadConfig validation names the bad variable', () => {
 
   it.each(cases)('%s: %j', (variable, env, message) => {
     const err = configError(env);
-    expect(err.variable).toBe(variable);
+    expect(err.details.field).toBe(variable);
     expect(err.message.startsWith(`${variable}: `)).toBe(true);
     expect(err.message).toMatch(message);
   });

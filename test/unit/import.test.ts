@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.js';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic } from '../../src/services/accounts.js';
-import { ImportAborted, importJsonLines, MAX_REPORTED, type ImportResult } from '../../src/services/import.js';
+import { DomainError } from '../../src/errors.js';
+import { importJsonLines, MAX_REPORTED, type ImportResult } from '../../src/services/import.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../src/services/listings.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
 
@@ -302,7 +303,9 @@ describe.each(dialects())('import on %s', (dialect) => {
 
     it('refuses an unknown clinic before reading anything', async () => {
       await expect(importJsonLines(database, '00000000-0000-4000-8000-000000000000', Readable.from([validFile()])))
-        .rejects.toBeInstanceOf(ImportAborted);
+        .rejects.toMatchObject({ reason: 'not_found', details: { field: 'clinic' } });
+      await expect(importJsonLines(database, '00000000-0000-4000-8000-000000000000', Readable.from([validFile()])))
+        .rejects.toBeInstanceOf(DomainError);
     });
   });
 });
