@@ -51,7 +51,7 @@ async function seed() {
   const web = await at(real - 62 * DAY, aurora.id, 'Reservas web', ana.id, null);
   const report = await at(real - 20 * DAY, aurora.id, 'Informe mensual (Looker)', ana.id, 365);
   const crm = await at(real - 190 * DAY, aurora.id, 'CRM antiguo', null, null);
-  await keys.revoke(crm.id);
+  await keys.revoke(aurora.id, crm.id);
   await at(real - 45 * DAY, aurora.id, 'Pruebas agencia', ana.id, 30);
   await touchApiKeys(db, [web.id], Math.floor((real - 4 * 60_000) / 1000));
   await touchApiKeys(db, [report.id], Math.floor((real - 3 * HOUR) / 1000));

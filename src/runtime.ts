@@ -14,6 +14,16 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** Applies the database's pending migrations (idempotent); the names of those applied now. */
+export async function migrateDatabase(config: Config): Promise<string[]> {
+  const database = await openDatabase(targetFromConfig(config));
+  try {
+    return await migrateToLatest(database);
+  } finally {
+    await database.close();
+  }
+}
+
 export async function openRuntime(config: Config, opts: { migrate?: boolean; onBackgroundError?: (err: unknown) => void } = {}): Promise<Runtime> {
   const target = targetFromConfig(config);
   const { pepper, generated } = resolvePepper(config);

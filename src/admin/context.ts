@@ -6,12 +6,13 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { DB } from '../db/schema.js';
 import type { Role } from '../domain/records.js';
-import type { Clinic } from '../repos/clinics.js';
+import type { Clinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
 import type { UsageCounter } from '../services/usage.js';
 import type { Html } from './html.js';
 import { negotiateLang, type Lang } from './i18n.js';
-import type { CookieOptions, Sessions } from './session.js';
+import type { Sessions } from '../services/sessions.js';
+import type { CookieOptions } from './session.js';
 import type { Semaphore, SignInLimiters } from './throttle.js';
 
 export interface Viewer {

@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import type { DB } from '../db/schema.js';
 import { ROLES, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
-import { getClinic } from '../repos/clinics.js';
+import { getClinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
 import { MemoryGcraLimiter } from '../services/rate-limit.js';
 import type { UsageCounter } from '../services/usage.js';
@@ -20,7 +20,8 @@ import { renderErrorPage } from './errors.js';
 import { asLang } from './i18n.js';
 import { authRoutes } from './routes-auth.js';
 import { keyRoutes } from './routes-keys.js';
-import { cookieOptions, DEFAULT_SESSION, SESSION_COOKIE, Sessions, type CookieSecure, type SessionTuning } from './session.js';
+import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
+import { cookieOptions, SESSION_COOKIE, type CookieSecure } from './session.js';
 import { Semaphore } from './throttle.js';
 
 export interface ThrottleTuning {

@@ -4,7 +4,7 @@
 // Password checks (scrypt) run at most a few at a time.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findUserByEmail } from '../repos/users.js';
+import { findUserByEmail } from '../services/accounts.js';
 import { hashPassword, verifyPassword } from '../services/passwords.js';
 import { DomainError } from '../errors.js';
 import { field, pageLang, PAGE_ROUTE, sendPage, type AdminContext } from './context.js';

@@ -2,10 +2,8 @@
 // Owners manage their own clinic's keys, superadmins any clinic's; staff only look.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
-import { isApiEligible } from '../services/api-keys.js';
-import { getClinic, listClinics, type Clinic } from '../repos/clinics.js';
-import { listClinicOwnerEmails } from '../repos/sessions.js';
-import type { ApiKeyListing } from '../repos/api-keys.js';
+import { getClinic, listClinicOwnerEmails, listClinics, type Clinic } from '../services/accounts.js';
+import { isApiEligible, type ApiKeyListing } from '../services/api-keys.js';
 import { addDays, todayIn } from '../time.js';
 import { canManageKeys, field, PAGE_ROUTE, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken, csrfValid, CSRF_FIELD, sameOriginRequest } from './csrf.js';
@@ -144,13 +142,17 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     return reply.redirect(listUrl(v, clinic), 303);
   });
 
-  /** The key named in the path, if the viewer may see it; only owners and superadmins may act. */
+  /**
+   * The key named in the path, looked up in the clinic in view (actingClinic: the viewer's own,
+   * or the one a superadmin's links name), so another clinic's key is not found; only owners and
+   * superadmins may act.
+   */
   async function manageableKey(req: FastifyRequest, v: Viewer) {
-    const id = (req.params as { id: string }).id;
-    const key = ID_RE.test(id) ? await ctx.keys.get(id) : undefined;
-    if (!key || (v.role !== 'superadmin' && key.clinic_id !== v.clinicId)) throw notFound();
-    const clinic = await getClinic(ctx.db, key.clinic_id);
+    const clinic = await actingClinic(req, v, field(req.query, 'clinic'));
     if (!clinic) throw notFound();
+    const id = (req.params as { id: string }).id;
+    const key = ID_RE.test(id) ? await ctx.keys.get(clinic.id, id) : undefined;
+    if (!key) throw notFound();
     req.lang = asLang(clinic.language);
     if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage keys');
     return { key, clinic };
@@ -175,7 +177,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const v = viewerOf(req);
     const { key, clinic } = await manageableKey(req, v);
     // KeyService.revoke evicts the key from this instance's cache: refused from the next request.
-    if (await ctx.keys.revoke(key.id)) {
+    if (await ctx.keys.revoke(clinic.id, key.id)) {
       req.log.info({ clinic: clinic.id, key: key.id, user: v.userId }, 'dashboard: API key revoked');
     }
     await ctx.sessions.setFlash(v.token, { kind: 'revoked', clinicId: clinic.id, keyId: key.id, name: key.name });

@@ -1,15 +1,9 @@
-// Dashboard sessions. The cookie carries a random 256-bit token; the database keeps only its
-// SHA-256, so a copy of the table cannot be turned into working cookies. A session ends after
-// `idleSeconds` without a request or `absoluteSeconds` after sign-in, whichever comes first,
-// and at sign-out. last_seen_at is written at most once per `touchEverySeconds`, not per page.
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+// The dashboard's cookies: the session cookie (its token is resolved by services/sessions.ts)
+// and the pre-session cookie of the sign-in form, both scoped to the dashboard.
 import type { Config } from '../config.js';
-import type { DB } from '../db/schema.js';
-import {
-  deleteExpiredSessions, deleteSession, getSessionWithUser, insertSession, setSessionFlash, takeSessionFlash, touchSession,
-  type SessionWithUser,
-} from '../repos/sessions.js';
+
+// The cookies' values are tokens of one kind, made and checked where sessions are.
+export { isToken, newToken } from '../services/sessions.js';
 
 export const SESSION_COOKIE = 'clinic_session';
 /** Before sign-in there is no session; this cookie carries the sign-in form's CSRF secret. */
@@ -35,119 +29,4 @@ export interface CookieOptions {
 /** HttpOnly, SameSite=Lax, Path=/dashboard, and Secure as `mode` says. */
 export function cookieOptions(mode: CookieSecure): CookieOptions {
   return { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: mode === 'auto' ? 'auto' : mode === 'always' };
-}
-
-export interface SessionTuning {
-  idleSeconds: number;
-  absoluteSeconds: number;
-  touchEverySeconds: number;
-}
-
-export const DEFAULT_SESSION: SessionTuning = { idleSeconds: 30 * 60, absoluteSeconds: 12 * 3600, touchEverySeconds: 60 };
-
-const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
-
-/** 32 bytes from the CSPRNG, base64url (43 characters). */
-export function newToken(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-export function isToken(value: unknown): value is string {
-  return typeof value === 'string' && TOKEN_RE.test(value);
-}
-
-export function sessionId(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
-/** One-time messages shown on the next page, e.g. the key that was just created. */
-export type Flash =
-  | { kind: 'created'; clinicId: string; keyId: string; name: string; key: string; expiresAt: number | null }
-  | { kind: 'revoked'; clinicId: string; keyId: string; name: string };
-
-export type Resolved = { status: 'ok'; session: SessionWithUser } | { status: 'expired' } | { status: 'none' };
-
-// The flash is encrypted under a key derived from the cookie token, which the server does not
-// keep: a just-created API key is therefore never readable from the database, and the redirect
-// that shows it works on any instance.
-function flashKey(token: string): Buffer {
-  return createHmac('sha256', token).update('clinic-dashboard flash v1').digest();
-}
-
-export function sealFlash(token: string, flash: Flash): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', flashKey(token), iv);
-  const body = Buffer.concat([cipher.update(JSON.stringify(flash), 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-}
-
-export function openFlash(token: string, sealed: string): Flash | null {
-  try {
-    const raw = Buffer.from(sealed, 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', flashKey(token), raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    return JSON.parse(text) as Flash;
-  } catch {
-    return null;
-  }
-}
-
-export class Sessions {
-  constructor(private readonly db: Kysely<DB>, readonly tuning: SessionTuning, private readonly now: () => number) {}
-
-  private nowS(): number {
-    return Math.floor(this.now() / 1000);
-  }
-
-  /** Starts a session for `userId`; returns the token for the cookie (never stored). */
-  async create(userId: string): Promise<string> {
-    const nowS = this.nowS();
-    // Housekeeping at sign-in, which is rare, rather than on a timer.
-    await deleteExpiredSessions(this.db, nowS, this.tuning.idleSeconds);
-    const token = newToken();
-    await insertSession(this.db, {
-      id: sessionId(token), user_id: userId, created_at: nowS, last_seen_at: nowS,
-      expires_at: nowS + this.tuning.absoluteSeconds, flash: null,
-    });
-    return token;
-  }
-
-  async resolve(token: unknown): Promise<Resolved> {
-    if (!isToken(token)) return { status: 'none' };
-    const id = sessionId(token);
-    const row = await getSessionWithUser(this.db, id);
-    if (!row) return { status: 'none' };
-    const nowS = this.nowS();
-    if (row.expires_at <= nowS || row.last_seen_at + this.tuning.idleSeconds <= nowS) {
-      await deleteSession(this.db, id);
-      return { status: 'expired' };
-    }
-    if (nowS - row.last_seen_at >= this.tuning.touchEverySeconds) {
-      await touchSession(this.db, id, nowS);
-      row.last_seen_at = nowS;
-    }
-    return { status: 'ok', session: row };
-  }
-
-  async destroy(token: string): Promise<void> {
-    await deleteSession(this.db, sessionId(token));
-  }
-
-  async setFlash(token: string, flash: Flash): Promise<void> {
-    await setSessionFlash(this.db, sessionId(token), sealFlash(token, flash));
-  }
-
-  /**
-   * Reads the flash and, if it belongs to `clinicId`, clears it and returns it: only one request
-   * ever gets it. A flash for another clinic (a superadmin looking elsewhere first) is left in
-   * place for that clinic's page; one that cannot be opened is cleared.
-   */
-  async takeFlash(token: string, sealed: string | null, clinicId: string): Promise<Flash | null> {
-    if (!sealed) return null;
-    const flash = openFlash(token, sealed);
-    if (flash && flash.clinicId !== clinicId) return null;
-    if (!(await takeSessionFlash(this.db, sessionId(token), sealed))) return null;
-    return flash;
-  }
 }

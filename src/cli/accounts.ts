@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { listClinics } from '../repos/clinics.js';
-import { createClinic, createUser } from '../services/accounts.js';
+import { createClinic, createUser, listClinics } from '../services/accounts.js';
 import { DomainError } from '../errors.js';
 import { info, result, withRuntime, type CliContext } from './io.js';
 

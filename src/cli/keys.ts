@@ -52,10 +52,13 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .argument('<key-id>', 'the key id')
     .action(async (keyId: string) => {
       const outcome = await withRuntime(ctx, async (rt) => {
-        const existing = await rt.keys.get(keyId);
-        if (!existing) throw new DomainError('not_found', `no API key with id ${keyId}`, { field: 'key-id' });
+        // The operator names a key, not a clinic: find its clinic first (operator-scoped), then
+        // revoke it there, as every key query names its clinic.
+        const clinicId = await rt.keys.locateKey(keyId);
+        const existing = clinicId === undefined ? undefined : await rt.keys.get(clinicId, keyId);
+        if (clinicId === undefined || !existing) throw new DomainError('not_found', `no API key with id ${keyId}`, { field: 'key-id' });
         if (existing.revoked_at !== null) return 'already';
-        await rt.keys.revoke(keyId);
+        await rt.keys.revoke(clinicId, keyId);
         return 'revoked';
       });
       info(ctx, outcome === 'already' ? `key ${keyId} was already revoked` : `revoked key ${keyId}; running servers reject it within 5 seconds`);

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { migrateToLatest } from '../db/migrate.js';
-import { openDatabase, targetFromConfig } from '../db/connect.js';
+import { migrateDatabase } from '../runtime.js';
 import { serve } from '../server.js';
 import { info, result, type CliContext } from './io.js';
 
@@ -18,13 +17,8 @@ export function registerServerCommands(program: Command, ctx: CliContext): void 
     .command('migrate')
     .description('apply database migrations (idempotent)')
     .action(async () => {
-      const database = await openDatabase(targetFromConfig(ctx.config()));
-      try {
-        const applied = await migrateToLatest(database);
-        info(ctx, applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-        result(ctx, applied.join('\n'), { applied });
-      } finally {
-        await database.close();
-      }
+      const applied = await migrateDatabase(ctx.config());
+      info(ctx, applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      result(ctx, applied.join('\n'), { applied });
     });
 }

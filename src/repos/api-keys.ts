@@ -1,3 +1,5 @@
+// API keys. Every query names the clinic, except the two that cannot: the look-up of a presented
+// key by its hash (the key is what tells the clinic) and the operator's locateApiKey.
 import type { Kysely, Selectable } from 'kysely';
 import type { ApiKeysTable, DB } from '../db/schema.js';
 
@@ -11,8 +13,13 @@ export async function findApiKeyByHash(db: Kysely<DB>, keyHash: string): Promise
   return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
 }
 
-export async function getApiKey(db: Kysely<DB>, id: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+export async function getApiKey(db: Kysely<DB>, clinicId: string, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Operator-scoped, across clinics: the clinic a key id belongs to (the CLI's `keys revoke KEY_ID`). */
+export async function locateApiKey(db: Kysely<DB>, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('api_keys').select('clinic_id').where('id', '=', id).executeTakeFirst())?.clinic_id;
 }
 
 export type ApiKeyListing = Omit<ApiKeyRow, 'key_hash'> & { created_by_email: string | null };
@@ -33,10 +40,11 @@ export async function listApiKeys(db: Kysely<DB>, clinicId: string): Promise<Api
 }
 
 /** Marks the key revoked; returns false when it does not exist or was already revoked. */
-export async function revokeApiKey(db: Kysely<DB>, id: string, at: number): Promise<boolean> {
+export async function revokeApiKey(db: Kysely<DB>, clinicId: string, id: string, at: number): Promise<boolean> {
   const res = await db
     .updateTable('api_keys')
     .set({ revoked_at: at })
+    .where('clinic_id', '=', clinicId)
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();

@@ -1,5 +1,5 @@
-// Dashboard sessions and the people lookups the dashboard needs. Sessions are not clinic-scoped
-// (a superadmin's belongs to no clinic); the clinic is bound from the session's user instead.
+// Dashboard sessions. Sessions are not clinic-scoped (a superadmin's belongs to no clinic); the
+// clinic is bound from the session's user instead.
 import type { Kysely, Selectable } from 'kysely';
 import type { DashboardSessionsTable, DB } from '../db/schema.js';
 
@@ -48,16 +48,4 @@ export async function deleteExpiredSessions(db: Kysely<DB>, nowS: number, idleSe
     .deleteFrom('dashboard_sessions')
     .where((eb) => eb.or([eb('expires_at', '<=', nowS), eb('last_seen_at', '<=', nowS - idleSeconds)]))
     .execute();
-}
-
-/** E-mail addresses of a clinic's owners, so staff know whom to ask for a key. */
-export async function listClinicOwnerEmails(db: Kysely<DB>, clinicId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select('email')
-    .where('clinic_id', '=', clinicId)
-    .where('role', '=', 'owner')
-    .orderBy('email')
-    .execute();
-  return rows.map((r) => r.email);
 }

@@ -10,3 +10,15 @@ export async function insertUser(db: Kysely<DB>, user: User): Promise<void> {
 export async function findUserByEmail(db: Kysely<DB>, email: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
 }
+
+/** E-mail addresses of a clinic's owners, so staff know whom to ask for a key. */
+export async function listClinicOwnerEmails(db: Kysely<DB>, clinicId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('email')
+    .where('clinic_id', '=', clinicId)
+    .where('role', '=', 'owner')
+    .orderBy('email')
+    .execute();
+  return rows.map((r) => r.email);
+}

@@ -1,15 +1,24 @@
-// Clinics and people: creation with validation. Used by the CLI, first run and the dashboard.
+// Clinics and people: creation with validation, and the look-ups the dashboard and the CLI make
+// (they reach data through services only). Used by the CLI, first run and the dashboard.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { PLANS, ROLES, type Plan, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
-import { getClinic, insertClinic, type Clinic } from '../repos/clinics.js';
-import { findUserByEmail, insertUser, type User } from '../repos/users.js';
+import { getClinic, insertClinic, listClinics, type Clinic } from '../repos/clinics.js';
+import { findUserByEmail, insertUser, listClinicOwnerEmails, type User } from '../repos/users.js';
 import { isValidTimeZone } from '../time.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
 
 const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
+
+export type { Clinic, User };
+/**
+ * The look-ups the dashboard and the CLI make, which are plain queries: getClinic (a signed-in
+ * user's own clinic, or one an operator or superadmin names), listClinics (by name),
+ * findUserByEmail (any case) and listClinicOwnerEmails (whom staff ask for a key).
+ */
+export { getClinic, listClinics, findUserByEmail, listClinicOwnerEmails };
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 export const LANGUAGES = ['es', 'en'] as const;

@@ -7,8 +7,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { Plan } from '../domain/records.js';
 import { DomainError } from '../errors.js';
-import { findApiKeyByHash, getApiKey, insertApiKey, listApiKeys, revokeApiKey, touchApiKeys, type ApiKeyListing } from '../repos/api-keys.js';
+import {
+  findApiKeyByHash, getApiKey, insertApiKey, listApiKeys, locateApiKey, revokeApiKey, touchApiKeys, type ApiKeyListing,
+} from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
+
+export type { ApiKeyListing };
 
 /** 32 bytes = 256 bits from the CSPRNG, base64url: 43 URL-safe characters. */
 const SECRET_BYTES = 32;
@@ -94,16 +98,30 @@ export class KeyService {
     return listApiKeys(this.db, clinicId);
   }
 
-  get(keyId: string) {
-    return getApiKey(this.db, keyId);
+  /** The clinic's key `keyId`; undefined when it does not exist or belongs to another clinic. */
+  get(clinicId: string, keyId: string) {
+    return getApiKey(this.db, clinicId, keyId);
   }
 
-  /** Revokes and evicts from this instance's cache. Returns false if unknown or already revoked. */
-  async revoke(keyId: string): Promise<boolean> {
+  /**
+   * Operator-scoped, across clinics: the clinic key `keyId` belongs to, for an operator who names
+   * a key and no clinic (the CLI's `keys revoke KEY_ID`). Never for a request of a clinic's user.
+   */
+  locateKey(keyId: string): Promise<string | undefined> {
+    return locateApiKey(this.db, keyId);
+  }
+
+  /**
+   * Revokes the clinic's key and evicts it from this instance's cache. Returns false if it is
+   * unknown, another clinic's, or already revoked.
+   */
+  async revoke(clinicId: string, keyId: string): Promise<boolean> {
     const nowMs = this.now();
+    const done = await revokeApiKey(this.db, clinicId, keyId, Math.floor(nowMs / 1000));
+    // Revoked already (e.g. through the CLI) is still evicted here; another clinic's key is left alone.
+    if (!done && !(await getApiKey(this.db, clinicId, keyId))) return false;
     for (const [id, at] of this.revokedHere) if (nowMs - at > 2 * CACHE_TTL_MS) this.revokedHere.delete(id);
     this.revokedHere.set(keyId, nowMs);
-    const done = await revokeApiKey(this.db, keyId, Math.floor(nowMs / 1000));
     for (const [hash, entry] of this.cache) if (entry.key.keyId === keyId) this.cache.delete(hash);
     return done;
   }

@@ -118,7 +118,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const id = (await t.keys.list(t.clinicA.id)).find((k) => k.revoked_at === null)!.id;
     expect((await owner.post(`${API}/keys/${id}/revoke`, {})).statusCode).toBe(403);
     expect((await t.keys.list(t.clinicA.id)).length).toBe(before);
-    expect((await t.keys.get(id))!.revoked_at).toBeNull();
+    expect((await t.keys.get(t.clinicA.id, id))!.revoked_at).toBeNull();
   });
 
   it('lets staff see the keys and why they cannot manage them, but not create or revoke', async () => {
@@ -187,6 +187,19 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const made = (await t.keys.list(t.clinicB.id)).find((k) => k.name === 'Support-made')!;
     expect(made.created_by_email).toBe(EMAILS.superadmin);
     expect((await su.get(`${API}?clinic=no-such-clinic`)).statusCode).toBe(404);
+    // Revoking: the key is looked up in the clinic the links name, never across clinics.
+    const listing = (await su.get(`${API}?clinic=${t.clinicB.id}`)).body;
+    const revokeUrl = `${API}/keys/${made.id}/revoke?clinic=${encodeURIComponent(t.clinicB.id)}`;
+    expect(listing).toContain(`href="${revokeUrl.replaceAll('&', '&amp;')}"`);
+    expect((await su.get(`${API}/keys/${made.id}/revoke?clinic=${t.clinicA.id}`)).statusCode).toBe(404);
+    expect((await su.post(`${API}/keys/${made.id}/revoke?clinic=${t.clinicA.id}`, { _csrf: csrfOf(listing) })).statusCode).toBe(404);
+    const confirm = await su.get(revokeUrl);
+    expect(confirm.statusCode).toBe(200);
+    const revoked = await su.post(revokeUrl, { _csrf: csrfOf(confirm.body) });
+    expect(revoked.statusCode).toBe(303);
+    expect(revoked.headers.location).toBe(`${API}?clinic=${t.clinicB.id}`);
+    expect((await t.keys.get(t.clinicB.id, made.id))!.revoked_at).not.toBeNull();
+    expect((await t.app.inject({ url: '/api/v1/citas', headers: bearer(key) })).statusCode).toBe(401);
     // the plan gate holds for superadmins too
     const low = await su.get(`${API}?clinic=${t.clinicLow.id}`);
     expect(low.body).not.toContain('action="/dashboard/settings/api/keys"');

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { csrfToken, csrfValid } from '../../src/admin/csrf.js';
 import { html, trusted } from '../../src/admin/html.js';
 import { Formatter, messages, negotiateLang } from '../../src/admin/i18n.js';
-import { cookieOptions, newToken, openFlash, sealFlash } from '../../src/admin/session.js';
+import { cookieOptions } from '../../src/admin/session.js';
+import { newToken, openFlash, sealFlash } from '../../src/services/sessions.js';
 import { Semaphore } from '../../src/admin/throttle.js';
 
 describe('html templates', () => {

@@ -295,7 +295,7 @@ describe('keys', () => {
     expect(r.code, r.stderr).toBe(0);
     const body = JSON.parse(r.stdout);
     expect(body.expires_at).toBe('2026-04-27T12:00:00Z');
-    const row = await withRt((rt) => rt.keys.get(body.id));
+    const row = await withRt((rt) => rt.keys.get(clinic, body.id));
     expect(row!.expires_at).toBe(NOW / 1000 + 30 * 86_400);
     const later = await cli(['keys', 'list', '--clinic', clinic, '--json'], { now: NOW + 31 * 86_400_000 });
     expect(JSON.parse(later.stdout)[0]).toMatchObject({ status: 'expired', expires_at: '2026-04-27T12:00:00Z' });

@@ -30,7 +30,7 @@ describe.each(dialects())('authentication on %s', (dialect) => {
 
   it('answers every kind of bad key with the same 401 invalid_api_key, byte for byte', async () => {
     const revoked = await t.keys.create({ clinicId: t.clinicA.id, name: 'revoked', expiresAt: null, createdBy: null });
-    await t.keys.revoke(revoked.id);
+    await t.keys.revoke(t.clinicA.id, revoked.id);
     const expired = await t.keys.create({
       clinicId: t.clinicA.id, name: 'expired', expiresAt: Math.floor(t.clock.now / 1000) - 1, createdBy: null,
     });
@@ -83,7 +83,7 @@ describe.each(dialects())('authentication on %s', (dialect) => {
   it('a revoked key stops working at once on this instance', async () => {
     const k = await t.keys.create({ clinicId: t.clinicA.id, name: 'to revoke', expiresAt: null, createdBy: null });
     expect((await call(t, '/api/v1/citas', { key: k.key })).statusCode).toBe(200);
-    expect(await t.keys.revoke(k.id)).toBe(true);
+    expect(await t.keys.revoke(t.clinicA.id, k.id)).toBe(true);
     // same instant: the cached verification must not outlive the revocation
     const res = await call(t, '/api/v1/citas', { key: k.key });
     expectError(res, 401, 'invalid_api_key');
@@ -117,13 +117,13 @@ describe.each(dialects())('authentication on %s', (dialect) => {
 
   it('records last_used_at when a key is used, without writing on every request', async () => {
     const k = await t.keys.create({ clinicId: t.clinicA.id, name: 'usage', expiresAt: null, createdBy: null });
-    expect((await t.keys.get(k.id))?.last_used_at).toBeNull();
+    expect((await t.keys.get(t.clinicA.id, k.id))?.last_used_at).toBeNull();
     const first = Math.floor(t.clock.now / 1000);
     expect((await call(t, '/api/v1/citas', { key: k.key })).statusCode).toBe(200);
-    await vi.waitFor(async () => expect(Number((await t.keys.get(k.id))?.last_used_at)).toBe(first));
+    await vi.waitFor(async () => expect(Number((await t.keys.get(t.clinicA.id, k.id))?.last_used_at)).toBe(first));
     tick(t, 61_000);
     expect((await call(t, '/api/v1/citas', { key: k.key })).statusCode).toBe(200);
-    await vi.waitFor(async () => expect(Number((await t.keys.get(k.id))?.last_used_at)).toBe(first + 61));
+    await vi.waitFor(async () => expect(Number((await t.keys.get(t.clinicA.id, k.id))?.last_used_at)).toBe(first + 61));
   });
 
   it('a revocation reaches another instance on the same database within 5 seconds', async () => {
@@ -139,7 +139,7 @@ describe.each(dialects())('authentication on %s', (dialect) => {
       const k = await t.keys.create({ clinicId: t.clinicA.id, name: 'shared', expiresAt: null, createdBy: null });
       const viaApp2 = () => app2.inject({ url: '/api/v1/clientas?limit=1', headers: { authorization: `Bearer ${k.key}` } });
       expect((await viaApp2()).statusCode).toBe(200);
-      expect(await t.keys.revoke(k.id)).toBe(true);
+      expect(await t.keys.revoke(t.clinicA.id, k.id)).toBe(true);
       expectError(await call(t, '/api/v1/clientas?limit=1', { key: k.key }), 401, 'invalid_api_key');
       tick(t, 5_000);
       expectError(await viaApp2(), 401, 'invalid_api_key');

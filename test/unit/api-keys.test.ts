@@ -161,14 +161,44 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       clock.now = T0;
       expect(await a.verify(issued.key)).not.toBeNull();
       expect(await b.verify(issued.key)).not.toBeNull();
-      expect(await a.revoke(issued.id)).toBe(true);
+      expect(await a.revoke(clinics.premium.id, issued.id)).toBe(true);
       expect(await a.verify(issued.key)).toBeNull();
       expect((await row(issued.id)).revoked_at).toBe(T0 / 1000);
       clock.now = T0 + 5000;
       expect(await b.verify(issued.key)).toBeNull();
-      expect(await a.revoke(issued.id)).toBe(false); // already revoked
-      expect(await a.revoke('00000000-0000-4000-8000-000000000000')).toBe(false);
+      expect(await a.revoke(clinics.premium.id, issued.id)).toBe(false); // already revoked
+      expect(await a.revoke(clinics.premium.id, '00000000-0000-4000-8000-000000000000')).toBe(false);
       clock.now = T0;
+    });
+
+    it('every key look-up and revocation names its clinic: another clinic\'s key is not found and stays live', async () => {
+      const keys = service();
+      const issued = await keys.create({ clinicId: clinics.premium.id, name: 'tenant', expiresAt: null, createdBy: null });
+      clock.now = T0;
+      expect(await keys.verify(issued.key)).not.toBeNull(); // cached as live on this instance
+      expect(await keys.get(clinics.enterprise.id, issued.id)).toBeUndefined();
+      expect(await keys.revoke(clinics.enterprise.id, issued.id)).toBe(false);
+      expect((await row(issued.id)).revoked_at).toBeNull();
+      expect(await keys.verify(issued.key)).not.toBeNull();
+      expect(keys.verifyCached(issued.key)).not.toBeNull();
+      // The operator's look-up (the CLI names a key, not a clinic) finds its clinic, and only that.
+      expect(await keys.locateKey(issued.id)).toBe(clinics.premium.id);
+      expect(await keys.locateKey('00000000-0000-4000-8000-000000000000')).toBeUndefined();
+      expect((await keys.get(clinics.premium.id, issued.id))?.name).toBe('tenant');
+      expect(await keys.revoke(clinics.premium.id, issued.id)).toBe(true);
+      expect(await keys.verify(issued.key)).toBeNull();
+    });
+
+    it('revoking a key already revoked elsewhere (e.g. by the CLI) still evicts it from this instance at once', async () => {
+      const here = service();
+      const elsewhere = service();
+      const issued = await here.create({ clinicId: clinics.premium.id, name: 'twice', expiresAt: null, createdBy: null });
+      clock.now = T0;
+      expect(await here.verify(issued.key)).not.toBeNull();
+      expect(await elsewhere.revoke(clinics.premium.id, issued.id)).toBe(true);
+      expect(await here.verify(issued.key)).not.toBeNull(); // still cached here, for up to 4 s
+      expect(await here.revoke(clinics.premium.id, issued.id)).toBe(false);
+      expect(await here.verify(issued.key)).toBeNull();
     });
 
     it('a lookup already in flight when the key is revoked cannot put it back in the cache as live', async () => {
@@ -177,7 +207,7 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       clock.now = T0;
       // The first verify misses the cache and reads the row (still live) while revoke() runs.
       const inFlight = a.verify(issued.key);
-      await a.revoke(issued.id);
+      await a.revoke(clinics.premium.id, issued.id);
       await inFlight;
       expect(await a.verify(issued.key)).toBeNull();
       expect(a.verifyCached(issued.key)).toBeNull();

@@ -1,9 +1,9 @@
 // Settings > API: the clinic's keys, creating one (shown once), revoking, and usage at a glance.
-import type { Clinic } from '../../repos/clinics.js';
+import type { Clinic } from '../../services/accounts.js';
 import type { KeyUsage } from '../../services/usage.js';
 import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter, Messages } from '../i18n.js';
-import type { Flash } from '../session.js';
+import type { Flash } from '../../services/sessions.js';
 import { icons } from './icons.js';
 import { csrfInput, layout, type Person } from './layout.js';
 

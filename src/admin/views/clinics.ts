@@ -1,5 +1,5 @@
 // A superadmin's first page: pick the clinic to act for.
-import type { Clinic } from '../../repos/clinics.js';
+import type { Clinic } from '../../services/accounts.js';
 import { html, type Html } from '../html.js';
 import type { Messages } from '../i18n.js';
 import { layout, type Person } from './layout.js';

@@ -1,4 +1,4 @@
-import type { Clinic } from '../../repos/clinics.js';
+import type { Clinic } from '../../services/accounts.js';
 import { html, type Html } from '../html.js';
 import type { Formatter, Messages } from '../i18n.js';
 import { maskedKey, type KeyView } from './api-keys.js';
