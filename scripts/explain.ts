@@ -11,9 +11,8 @@ import { openDatabase, type Database } from '../src/db/connect.js';
 import { capturing, explain, selects } from '../src/db/explain.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { DB } from '../src/db/schema.js';
-import { SEARCH_TUNING } from '../src/repos/clientas.js';
 import { createDemoClinic } from '../src/services/demo.js';
-import { PLAN_SHAPES } from '../test/db/plan-shapes.js';
+import { PLAN_SHAPES, searchFor } from '../test/db/plan-shapes.js';
 import { createDatabase, startEmbeddedPostgres, type PgServer } from '../test/support/postgres-server.js';
 
 function arg(name: string, def: string): string {
@@ -37,19 +36,16 @@ async function seed(database: Database) {
 }
 
 async function printPlans(db: Kysely<DB>, title: string, ctx: { clinicId: string; timezone: string; currency: string }) {
-  const defaults = { ...SEARCH_TUNING };
   process.stdout.write(`\n# ${title}\n`);
   for (const shape of PLAN_SHAPES) {
-    Object.assign(SEARCH_TUNING, defaults, shape.tuning);
     const cap = capturing(db);
-    await shape.run(cap.db, ctx, nowMs);
+    await shape.run(cap.db, ctx, nowMs, searchFor(shape));
     process.stdout.write(`\n## ${shape.name}\n`);
     for (const q of selects(cap.queries)) {
       process.stdout.write(`\n${q.sql.replace(/\s+/g, ' ')}\n  params: ${JSON.stringify(q.parameters)}\n`);
       for (const line of await explain(db, q, { analyze })) process.stdout.write(`    ${line}\n`);
     }
   }
-  Object.assign(SEARCH_TUNING, defaults);
 }
 
 async function main() {

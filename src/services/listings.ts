@@ -10,12 +10,10 @@ import {
 } from '../domain/api-schemas.js';
 import { DomainError } from '../errors.js';
 import { countCitas, listCitas } from '../repos/citas.js';
-import { countClientas, listClientas, searchCounts, type ClientaRow } from '../repos/clientas.js';
-import { clientasVersion } from '../repos/clinics.js';
 import { countLlamadas, listLlamadas } from '../repos/llamadas.js';
 import { addDays, dayRange, formatTimestamp, localDate, todayIn } from '../time.js';
+import type { ClientasSearch } from './clientas-search/search.js';
 import { looksLikePhone, normalizeName, phoneDigits } from './normalize.js';
-import type { SearchTotals } from './search-totals.js';
 
 /** The tenant, bound once from the API key. */
 export interface ClinicContext {
@@ -57,9 +55,9 @@ export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuer
   };
 }
 
-/** `totals`: the process's cache of search totals; without it every search counts afresh. */
+/** `clientas`: the app's client search (it keeps the counts of searches; see clientas-search/search.ts). */
 export async function clientasPage(
-  db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, totals?: SearchTotals,
+  db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, clientas: ClientasSearch,
 ): Promise<ClientasResponse> {
   const limit = q.limit ?? DEFAULT_LIMITS.clientas;
   const offset = q.offset ?? 0;
@@ -69,26 +67,7 @@ export async function clientasPage(
   const nameLike = search === '' ? null : normalizeName(search);
   const digits = search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
   const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };
-  const nowSeconds = Math.floor(nowMs / 1000);
-  let rows: ClientaRow[];
-  let total: number;
-  if (nameLike === null || totals === undefined) {
-    // Without a search the per-clinic counts answer at once.
-    [rows, total] = await Promise.all([listClientas(db, ctx.clinicId, filter, limit, offset, nowSeconds), countClientas(db, ctx.clinicId, filter)]);
-  } else {
-    // A search's total is counted once per version of the clinic's clientas (search-totals.ts);
-    // when it is known, it also tells the page which way to find its rows.
-    const key = { clinicId: ctx.clinicId, ...filter };
-    const version = await clientasVersion(db, ctx.clinicId);
-    const kept = totals.get(key, version);
-    [rows, total] = await Promise.all([
-      listClientas(db, ctx.clinicId, filter, limit, offset, nowSeconds, kept),
-      kept?.total ?? searchCounts(db, ctx.clinicId, filter).then((counts) => {
-        totals.set(key, version, counts);
-        return counts.total;
-      }),
-    ]);
-  }
+  const { rows, total } = await clientas.page(db, ctx.clinicId, filter, limit, offset, Math.floor(nowMs / 1000));
   const tz = ctx.timezone;
   return {
     clientas: rows.map((r) => ({

@@ -2,15 +2,21 @@
 // test/db/plans.test.ts (which asserts them) and scripts/explain.ts (which prints them).
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
-import { SEARCH_TUNING } from '../../src/repos/clientas.js';
+import { SEARCH_TUNING, type SearchTuning } from '../../src/services/clientas-search/plan.js';
+import { ClientasSearch } from '../../src/services/clientas-search/search.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../src/services/listings.js';
-import { SearchTotals } from '../../src/services/search-totals.js';
 
 export interface PlanShape {
   name: string;
-  run(db: Kysely<DB>, ctx: ClinicContext, nowMs: number): Promise<unknown>;
+  /** `clientas`: a client search with the shape's tuning and no kept counts yet (searchFor). */
+  run(db: Kysely<DB>, ctx: ClinicContext, nowMs: number, clientas: ClientasSearch): Promise<unknown>;
   /** Search thresholds for this shape (the substring-index path needs a walk that gives up). */
-  tuning?: Partial<typeof SEARCH_TUNING>;
+  tuning?: Partial<SearchTuning>;
+}
+
+/** The client search a shape runs with: its tuning over the defaults, nothing kept yet. */
+export function searchFor(shape: PlanShape): ClientasSearch {
+  return new ClientasSearch({ tuning: { ...SEARCH_TUNING, ...shape.tuning } });
 }
 
 export const PLAN_SHAPES: PlanShape[] = [
@@ -27,34 +33,33 @@ export const PLAN_SHAPES: PlanShape[] = [
       return llamadasPage(db, ctx, { desde: month, hasta: today }, now);
     },
   },
-  { name: 'clientas (default)', run: (db, ctx, now) => clientasPage(db, ctx, {}, now) },
-  { name: 'clientas vip=true', run: (db, ctx, now) => clientasPage(db, ctx, { vip: 'true' }, now) },
+  { name: 'clientas (default)', run: (db, ctx, now, s) => clientasPage(db, ctx, {}, now, s) },
+  { name: 'clientas vip=true', run: (db, ctx, now, s) => clientasPage(db, ctx, { vip: 'true' }, now, s) },
   {
     name: 'clientas q=mar (common: name walk)',
-    run: (db, ctx, now) => clientasPage(db, ctx, { q: 'mar' }, now),
+    run: (db, ctx, now, s) => clientasPage(db, ctx, { q: 'mar' }, now, s),
     // On a demo clinic of hundreds, even "mar" is rare enough for SQLite to read its FTS5 matches.
     tuning: { ftsPageCost: 1e6, ftsCountCost: 1e6 },
   },
   {
     name: 'clientas q=garcia lopez (rare: substring index)',
-    run: (db, ctx, now) => clientasPage(db, ctx, { q: 'garcia lopez' }, now),
+    run: (db, ctx, now, s) => clientasPage(db, ctx, { q: 'garcia lopez' }, now, s),
     tuning: { walkMinBudget: 50, pgWalkMinBudget: 50, walkBudgetPerRow: 1 },
   },
   {
     name: 'clientas q=600 12 (phone digits: substring index)',
-    run: (db, ctx, now) => clientasPage(db, ctx, { q: '600 12' }, now),
+    run: (db, ctx, now, s) => clientasPage(db, ctx, { q: '600 12' }, now, s),
     tuning: { walkMinBudget: 50, pgWalkMinBudget: 50, walkBudgetPerRow: 1 },
   },
   {
     // The first request counts (and keeps) where the matches lie; the second is a range seek.
     name: 'clientas q=maria, kept counts (names that start with it: range seek)',
-    run: async (db, ctx, now) => {
-      const totals = new SearchTotals();
-      await clientasPage(db, ctx, { q: 'maria' }, now, totals);
-      return clientasPage(db, ctx, { q: 'maria', limit: 5 }, now, totals);
+    run: async (db, ctx, now, s) => {
+      await clientasPage(db, ctx, { q: 'maria' }, now, s);
+      return clientasPage(db, ctx, { q: 'maria', limit: 5 }, now, s);
     },
     // On a demo clinic of hundreds the term is rare enough for its candidates: no counts are kept.
     tuning: { walkMinBudget: 50, pgWalkMinBudget: 50 },
   },
-  { name: 'clientas q=ez vip=true (short: name walk)', run: (db, ctx, now) => clientasPage(db, ctx, { q: 'ez', vip: 'true' }, now) },
+  { name: 'clientas q=ez vip=true (short: name walk)', run: (db, ctx, now, s) => clientasPage(db, ctx, { q: 'ez', vip: 'true' }, now, s) },
 ];

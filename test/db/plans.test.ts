@@ -8,14 +8,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.js';
 import { capturing, explain, selects } from '../../src/db/explain.js';
-import { SEARCH_TUNING } from '../../src/repos/clientas.js';
 import { createDemoClinic } from '../../src/services/demo.js';
 import type { ClinicContext } from '../../src/services/listings.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
-import { PLAN_SHAPES } from './plan-shapes.js';
+import { PLAN_SHAPES, searchFor } from './plan-shapes.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
-const DEFAULTS = { ...SEARCH_TUNING };
 
 /** A plan fragment one of the shape's statements must have; with `sql`, a statement of that text. */
 type Expectation = string | RegExp | { sql: RegExp; plan: string | RegExp };
@@ -79,7 +77,6 @@ describe.each(dialects())('query plans on %s', (dialect) => {
     if (dialect === 'postgres') await sql`analyze`.execute(database.db);
   });
   afterAll(async () => {
-    Object.assign(SEARCH_TUNING, DEFAULTS);
     await database?.close();
   });
 
@@ -89,9 +86,8 @@ describe.each(dialects())('query plans on %s', (dialect) => {
 
   for (const shape of PLAN_SHAPES) {
     it(shape.name, async () => {
-      Object.assign(SEARCH_TUNING, DEFAULTS, shape.tuning);
       const cap = capturing(database.db);
-      await shape.run(cap.db, ctx, NOW);
+      await shape.run(cap.db, ctx, NOW, searchFor(shape));
       const statements = selects(cap.queries);
       expect(statements.length).toBeGreaterThan(0);
       const explained: { sql: string; plan: string }[] = [];

@@ -1,21 +1,22 @@
-// `q` on /clientas: every search path (budgeted walk, substring index candidates, SQLite's
-// fall-back scan) must give exactly what a plain filter-and-sort of all rows gives, on both
-// databases, including totals, deep pages, LIKE metacharacters and other clinics' rows.
+// `q` on /clientas: every search path (range seek, budgeted walk and its fall-backs, substring
+// index candidates, full walk) must give exactly what a plain filter-and-sort of all rows gives, on
+// both databases, including totals, deep pages, LIKE metacharacters and other clinics' rows. Small
+// tunings drive this small data set down each path (the planner's own table: clientas-search-plan.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.js';
 import type { ImportRecord } from '../../src/domain/records.js';
 import { generateDemo } from '../../src/demo/generate.js';
 import { clientasVersion, type Clinic } from '../../src/repos/clinics.js';
-import { SEARCH_TUNING } from '../../src/repos/clientas.js';
 import { createClinic } from '../../src/services/accounts.js';
+import { SEARCH_TUNING, type SearchTuning } from '../../src/services/clientas-search/plan.js';
+import { ClientasSearch } from '../../src/services/clientas-search/search.js';
+import { SearchTotals } from '../../src/services/clientas-search/totals.js';
 import { clientasPage, type ClinicContext } from '../../src/services/listings.js';
 import { looksLikePhone, normalizeName, phoneDigits } from '../../src/services/normalize.js';
-import { SearchTotals } from '../../src/services/search-totals.js';
 import { seedRecords } from '../helpers/app.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
-const DEFAULT_TUNING = { ...SEARCH_TUNING };
 
 type ClientaRecord = Extract<ImportRecord, { type: 'clienta' }>;
 
@@ -59,14 +60,16 @@ const QUERIES = [
   'lópez', ' mar ', 'rodriguez sanchez',
 ];
 
-const TUNINGS: Record<string, Partial<typeof SEARCH_TUNING>> = {
-  // defaults: this data set is smaller than the walk budget, so every search walks
+const TUNINGS: Record<string, Partial<SearchTuning>> = {
+  // defaults: this data set is smaller than the walk budget: rare terms take their candidates,
+  // the others walk the whole scope
   'default thresholds': {},
-  // a walk of 50 entries rarely fills a page: the substring index (GIN / FTS5) answers
+  // a walk of 50 entries rarely fills a page: the substring index (GIN / FTS5) answers, and
+  // common first names are range seeks
   'substring index': { walkMinBudget: 50, pgWalkMinBudget: 50, walkBudgetPerRow: 1 },
-  // SQLite: a match costs so little that every search goes straight to the FTS5 matches
+  // a match costs so little that every search goes straight to its candidates
   'substring index first': { ftsPageCost: 1e-9, ftsCountCost: 1e-9 },
-  // SQLite: FTS5 matches look expensive, so the clinic's own full walk answers
+  // matches look expensive, so a walk that does not fill the page falls back to the full walk
   'fall-back scan': { walkMinBudget: 50, pgWalkMinBudget: 50, walkBudgetPerRow: 1, ftsPageCost: 1e9, ftsCountCost: 1e9 },
 };
 
@@ -87,22 +90,22 @@ describe.each(dialects())('clientas search on %s', (dialect) => {
     await seedRecords(database, other, demoClientas(11, 1500).map((r, i) => ({ ...r, id: `0e000001-0000-4000-8000-${String(i).padStart(12, '0')}` })));
   });
   afterAll(async () => {
-    Object.assign(SEARCH_TUNING, DEFAULT_TUNING);
     await database?.close();
   });
+  const searchWith = (tuning: Partial<SearchTuning>, totals?: SearchTotals) => new ClientasSearch({ tuning: { ...SEARCH_TUNING, ...tuning }, totals });
 
   for (const [name, tuning] of Object.entries(TUNINGS)) {
     it(`matches a plain filter and sort for every query, page and vip filter (${name})`, async () => {
-      Object.assign(SEARCH_TUNING, DEFAULT_TUNING, tuning);
-      // The first request of a search counts its total; the next ones are given the kept total,
-      // which also steers the page's plan (no page past it, a rare term straight to its matches).
-      const totals = new SearchTotals();
+      // The first request of a search counts (total, runs, scope) and keeps the counts; the next
+      // ones read them. Either way the counts plan the page (no page past the total, a rare term
+      // straight to its matches, a first name's range seek).
+      const search = searchWith(tuning);
       for (const q of QUERIES) {
         for (const vip of [undefined, true, false]) {
           const want = expected(rows, q, vip);
           for (const pass of ['counted', 'kept']) {
             for (const [limit, offset] of [[200, 0], [7, 3], [50, 100], [500, 0], [10, want.length]] as const) {
-              const page = await clientasPage(database.db, ctx(clinic), { q, vip: vip === undefined ? undefined : vip ? 'true' : 'false', limit, offset }, NOW, totals);
+              const page = await clientasPage(database.db, ctx(clinic), { q, vip: vip === undefined ? undefined : vip ? 'true' : 'false', limit, offset }, NOW, search);
               const label = `q=${JSON.stringify(q)} vip=${vip} limit=${limit} offset=${offset} (${pass} total)`;
               expect(page.total, label).toBe(want.length);
               expect(page.clientas.map((c) => c.id), label).toEqual(want.slice(offset, offset + limit));
@@ -115,17 +118,18 @@ describe.each(dialects())('clientas search on %s', (dialect) => {
 
   it('keeps where the matches lie in name order: before the term, starting with it, after it', async () => {
     // Thresholds under which even this small clinic's terms are "common", so the counts are made.
-    Object.assign(SEARCH_TUNING, DEFAULT_TUNING, TUNINGS['substring index']);
     const totals = new SearchTotals();
+    const search = searchWith(TUNINGS['substring index']!, totals);
     const version = await clientasVersion(database.db, clinic.id);
     for (const q of ['maria', 'mar', 'ana', 'a', 'ñandú', 'lopez', '600']) {
-      await clientasPage(database.db, ctx(clinic), { q }, NOW, totals);
+      await clientasPage(database.db, ctx(clinic), { q }, NOW, search);
       const needle = normalizeName(q);
       const keys = expected(rows, q, undefined).map((id) => normalizeName(rows.find((r) => r.id === id)!.nombre));
       const kept = totals.get({ clinicId: clinic.id, nameLike: needle, digitsLike: looksLikePhone(q) ? phoneDigits(q) : null, vip: null }, version);
       const prefix = keys.filter((k) => k.startsWith(needle)).length;
       expect(kept, q).toEqual({
         total: keys.length,
+        scope: rows.length,
         prefix,
         // Not counted when nothing starts with the term (no range to seek).
         before: prefix === 0 ? null : keys.filter((k) => Buffer.compare(Buffer.from(k), Buffer.from(needle)) < 0).length,
@@ -137,9 +141,10 @@ describe.each(dialects())('clientas search on %s', (dialect) => {
   });
 
   it('the substring index follows renames, and unchanged re-imports keep it as it was', async () => {
-    Object.assign(SEARCH_TUNING, DEFAULT_TUNING, TUNINGS['substring index']);
+    // One search for the whole test: each write bumps the clinic's version, so no kept count outlives it.
+    const clientas = searchWith(TUNINGS['substring index']!);
     const target = SPECIAL[0]!;
-    const search = async (q: string) => (await clientasPage(database.db, ctx(clinic), { q }, NOW)).clientas.map((c) => c.id);
+    const search = async (q: string) => (await clientasPage(database.db, ctx(clinic), { q }, NOW, clientas)).clientas.map((c) => c.id);
     expect(await search('100%_r')).toEqual([target.id]);
     await seedRecords(database, clinic, [{ ...target, nombre: 'Anabel Quintanilla', telefono: '+34699000111' }]);
     expect(await search('100%_r')).toEqual([]);

@@ -6,6 +6,7 @@ import type { Database } from '../../src/db/connect.js';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { DomainError } from '../../src/errors.js';
+import { ClientasSearch } from '../../src/services/clientas-search/search.js';
 import { importJsonLines, MAX_REPORTED, type ImportResult } from '../../src/services/import.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../src/services/listings.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
@@ -73,7 +74,7 @@ describe.each(dialects())('import on %s', (dialect) => {
   async function apiTotals(c: Clinic) {
     const range = { desde: '2026-01-01', hasta: '2026-12-31' };
     return {
-      clientas: (await clientasPage(database.db, ctx(c), {}, NOW)).total,
+      clientas: (await clientasPage(database.db, ctx(c), {}, NOW, new ClientasSearch())).total,
       citas: (await citasPage(database.db, ctx(c), range, NOW)).total,
       llamadas: (await llamadasPage(database.db, ctx(c), range, NOW)).total,
     };
@@ -113,7 +114,7 @@ describe.each(dialects())('import on %s', (dialect) => {
         ['2026-03-29T03:00:00+02:00', 'María José Núñez', 55.5, 'EUR'],
         ['2026-04-01T10:00:00+02:00', 'Ángela Ibáñez', 19.99, 'EUR'],
       ]);
-      const maria = (await clientasPage(database.db, ctx(clinicA), { q: 'maria' }, NOW)).clientas;
+      const maria = (await clientasPage(database.db, ctx(clinicA), { q: 'maria' }, NOW, new ClientasSearch())).clientas;
       expect(maria).toHaveLength(1);
       expect(maria[0]).toMatchObject({ id: C1, total_citas: 1, total_llamadas: 1, ultima_llamada: '2026-03-27T18:00:00+01:00' });
     });

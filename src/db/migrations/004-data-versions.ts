@@ -1,7 +1,7 @@
 // A per-clinic version of the data a cached answer depends on. Writers (import, demo: the
 // RecordWriter) bump it in the same transaction as their rows; readers compare it with the
 // version their cached answer was made at. Today it versions the clientas only, for the cached
-// totals of searches (services/search-totals.ts). No row means version 0.
+// totals of searches (services/clientas-search/totals.ts). No row means version 0.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
 

@@ -7,7 +7,7 @@ import {
   CitasQuery, CitasResponse, ClientasQuery, ClientasResponse, LlamadasQuery, LlamadasResponse,
 } from '../../domain/api-schemas.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../services/listings.js';
-import { SearchTotals } from '../../services/search-totals.js';
+import { ClientasSearch } from '../../services/clientas-search/search.js';
 import { errorResponses } from '../error-schemas.js';
 
 export const API_PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'] as const;
@@ -21,8 +21,8 @@ function tenant(req: FastifyRequest): ClinicContext {
 
 export async function v1Routes(app: FastifyInstance, opts: { db: Kysely<DB>; now: () => number }) {
   const { db, now } = opts;
-  // One cache of search totals per app (process): see services/search-totals.ts.
-  const totals = new SearchTotals();
+  // One client search per app: it keeps the counts of searches (services/clientas-search/).
+  const search = new ClientasSearch();
 
   app.get<{ Querystring: CitasQuery }>('/api/v1/citas', {
     schema: {
@@ -42,7 +42,7 @@ export async function v1Routes(app: FastifyInstance, opts: { db: Kysely<DB>; now
       querystring: ClientasQuery,
       response: { 200: ClientasResponse, ...errorResponses },
     },
-  }, async (req) => clientasPage(db, tenant(req), req.query, now(), totals));
+  }, async (req) => clientasPage(db, tenant(req), req.query, now(), search));
 
   app.get<{ Querystring: LlamadasQuery }>('/api/v1/llamadas', {
     schema: {

@@ -1,21 +1,21 @@
 // Totals of client searches (`q`), kept per clinic until its clientas change.
 //
-// `total` is the exact number of matches (CONTRACT section 4), and counting every match of a
-// common term is O(matches): a clinic with a million clients holds 160,000 names with "mar",
-// 50 ms of work per count, while the page itself (a walk of the name index that stops at 100
-// hits) stays below a millisecond. Integrations repeat searches (paging through a result, polling
+// `total` is the exact number of matches, and counting every match of a common term is
+// O(matches): a clinic with a million clients holds 160,000 names with "mar", 50 ms of work per
+// count, while the page itself (a walk of the name index that stops at 100 hits) stays below a
+// millisecond. Integrations repeat searches (paging through a result, polling
 // the same term), so the count is made once and kept, keyed by clinic and filter, with the version
 // of the clinic's clientas it was made at (clinic_data_versions, bumped by every import and demo
 // write in its transaction). A search reads that version (one primary-key look-up) and re-counts
 // only when it moved: a cached total is never stale, on this instance or any other.
 //
-// Besides the total it keeps where the matches lie in name order (SearchCounts), which lets a
-// page of a common term be a range seek (repos/clientas.ts).
+// Besides the total it keeps where the matches lie in name order and the size of the filter's
+// scope (SearchCounts), which plan every page of the search (plan.ts).
 //
 // The cache is per process and bounded (least recently used entries go first); it holds clinic
 // ids, normalised search terms and numbers, nothing a request could read across clinics.
 
-import type { SearchCounts } from '../repos/clientas.js';
+import type { SearchCounts } from './plan.js';
 
 export interface SearchKey {
   clinicId: string;

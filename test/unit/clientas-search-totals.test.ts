@@ -1,10 +1,10 @@
 // The cache of search totals: a total is returned only at the version it was made at, entries
 // are per clinic and filter, and the least recently used go first when the cache is full.
 import { describe, expect, it } from 'vitest';
-import type { SearchCounts } from '../../src/repos/clientas.js';
-import { SearchTotals, type SearchKey } from '../../src/services/search-totals.js';
+import type { SearchCounts } from '../../src/services/clientas-search/plan.js';
+import { SearchTotals, type SearchKey } from '../../src/services/clientas-search/totals.js';
 
-const counts = (total: number): SearchCounts => ({ total, before: null, prefix: null });
+const counts = (total: number): SearchCounts => ({ total, before: null, prefix: null, scope: 1000 });
 const key = (over: Partial<SearchKey> = {}): SearchKey => ({ clinicId: 'c1', nameLike: 'mar', digitsLike: null, vip: null, ...over });
 
 describe('SearchTotals', () => {

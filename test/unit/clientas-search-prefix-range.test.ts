@@ -2,7 +2,7 @@
 // code-point order (the order of SQLite's BINARY collation and PostgreSQL's COLLATE "C"), and a
 // page is served from it only when the kept counts place the whole page inside it.
 import { describe, expect, it } from 'vitest';
-import { prefixRange, prefixRangeOffset } from '../../src/repos/clientas.js';
+import { prefixRange, prefixRangeOffset } from '../../src/services/clientas-search/plan.js';
 
 /** Code-point order, as the databases compare (JS's < compares UTF-16 code units). */
 const cmp = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
