@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/app.js';
 import { touchApiKeys } from '../src/repos/api-keys.js';
 import { createClinic, createUser } from '../src/services/accounts.js';
 import { KeyService } from '../src/services/api-keys.js';

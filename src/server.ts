@@ -1,8 +1,9 @@
-// Entry: config -> database -> first run -> app -> listen; graceful close on SIGTERM/SIGINT.
+// The server: runtime (config -> database -> services) -> first run -> app (app.ts) -> listen, and
+// a graceful close on SIGTERM/SIGINT. Only the CLI's `serve` command starts it (cli/server.ts).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { firstRun, firstRunBanner } from './first-run.js';
-import { buildApp } from './http/app.js';
+import { buildApp } from './app.js';
 import { openRuntime } from './runtime.js';
 import { MemoryGcraLimiter } from './services/rate-limit.js';
 

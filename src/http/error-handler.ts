@@ -1,9 +1,10 @@
 // One renderer for every error: the catalogue's shape, request_id always, and no internals in
 // a 5xx body (the cause goes to the log, with the same request id). This is where the API maps
 // DomainError: a use-case's refusal of a query parameter is a 400 invalid_parameter naming it.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { isDatabaseError } from '../db/connect.js';
 import { ApiError, DomainError, errors } from '../errors.js';
+import { commonHeaders } from './plugins/request-id.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,3 +46,15 @@ export function sendError(err: ApiError, req: FastifyRequest, reply: FastifyRepl
 export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   return sendError(toApiError(err, req), req, reply);
 }
+
+/**
+ * Fastify's frameworkErrors option: errors Fastify raises before any hook runs (e.g. a URL with
+ * bad percent-encoding) get the common headers and the one error shape too.
+ */
+export const frameworkErrors: FastifyServerOptions['frameworkErrors'] = (err, rawReq, rawReply) => {
+  const req = rawReq as unknown as FastifyRequest;
+  const reply = rawReply as unknown as FastifyReply;
+  commonHeaders(req, reply);
+  const status = (err as { statusCode?: number }).statusCode ?? 400;
+  void sendError(status < 500 ? errors.unreadableRequest(err.message) : errors.internalError(), req, reply);
+};

@@ -14,7 +14,7 @@ interface PropSchema {
   maxLength?: number;
 }
 
-interface ObjectSchema {
+export interface ObjectSchema {
   properties?: Record<string, PropSchema>;
 }
 

@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import type { AdminTuning } from '../../src/admin/index.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic, createUser } from '../../src/services/accounts.js';
 import { KeyService } from '../../src/services/api-keys.js';

@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import type { ImportRecord } from '../../src/domain/records.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { KeyService } from '../../src/services/api-keys.js';

@@ -1,7 +1,7 @@
 // Authentication (CONTRACT 4): Bearer only, one answer for every bad key, revocation and expiry
 // at once, auth before anything else, and a key reads its own clinic only.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import { KeyService } from '../../src/services/api-keys.js';
 import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
 import { buildTestApp, TEST_PEPPER, type TestApp } from '../helpers/app.js';

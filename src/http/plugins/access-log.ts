@@ -1,0 +1,11 @@
+// One access-log line per request, with what operators need and no secrets (see ../log.ts).
+import fp from 'fastify-plugin';
+
+export const accessLog = fp(async (app) => {
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { req, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, clinic: req.apiKey?.clinicId, key: req.apiKey?.keyId },
+      'request',
+    );
+  });
+}, { name: 'access-log' });

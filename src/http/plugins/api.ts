@@ -1,0 +1,41 @@
+// The API scope: /api/v1/citas, /clientas, /llamadas behind API-key authentication and rate
+// limits (../auth.ts), with the strict query validator (../query-validator.ts) and per-key usage
+// counts. Its hooks and validator apply to its own routes only (an encapsulated child scope);
+// the request's `apiKey` field is declared app-wide, since the access log reads it.
+import type { Kysely } from 'kysely';
+import fp from 'fastify-plugin';
+import type { DB } from '../../db/schema.js';
+import type { KeyService } from '../../services/api-keys.js';
+import type { RateLimiter } from '../../services/rate-limit.js';
+import type { UsageCounter } from '../../services/usage.js';
+import { apiAuthHook } from '../auth.js';
+import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
+import { v1Routes } from '../routes/v1.js';
+
+export interface ApiOptions {
+  db: Kysely<DB>;
+  keys: KeyService;
+  /** per key */
+  limiter: RateLimiter;
+  /** per client address, for failed authentications */
+  authFailLimiter: RateLimiter;
+  usage: UsageCounter;
+  now: () => number;
+}
+
+export const api = fp(async (app, opts: ApiOptions) => {
+  app.decorateRequest('apiKey', null);
+  await app.register(async (scope) => {
+    scope.setValidatorCompiler(({ schema, httpPart }) => {
+      if (httpPart === 'querystring') return compileQueryValidator(schema as ObjectSchema);
+      throw new Error(`no validator for ${httpPart}`);
+    });
+    scope.addHook('onRequest', apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now));
+    // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
+    scope.addHook('onResponse', async (req, reply) => {
+      const k = req.apiKey;
+      if (k) opts.usage.record({ keyId: k.keyId, clinicId: k.clinicId, timezone: k.timezone, status: reply.statusCode, errorCode: req.apiErrorCode, atMs: opts.now() });
+    });
+    await scope.register(v1Routes, { db: opts.db, now: opts.now });
+  });
+}, { name: 'api' });
