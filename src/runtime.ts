@@ -1,4 +1,6 @@
-// Composition shared by the entry points (server, CLI): config -> database -> services.
+// Composition shared by the server and the CLI: config -> database (migrated) -> services.
+// Migrations run under the database's start-up lock (db/connect.ts), so instances and commands
+// starting at once on one database apply each migration once.
 import type { Config } from './config.js';
 import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -18,7 +20,7 @@ export interface Runtime {
 export async function migrateDatabase(config: Config): Promise<string[]> {
   const database = await openDatabase(targetFromConfig(config));
   try {
-    return await migrateToLatest(database);
+    return await database.exclusive(() => migrateToLatest(database));
   } finally {
     await database.close();
   }
@@ -29,7 +31,7 @@ export async function openRuntime(config: Config, opts: { migrate?: boolean; onB
   const { pepper, generated } = resolvePepper(config);
   const database = await openDatabase(target);
   try {
-    if (opts.migrate !== false) await migrateToLatest(database);
+    if (opts.migrate !== false) await database.exclusive(() => migrateToLatest(database));
   } catch (err) {
     await database.close();
     throw err;

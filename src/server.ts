@@ -2,9 +2,10 @@
 // a graceful close on SIGTERM/SIGINT. Only the CLI's `serve` command starts it (cli/server.ts).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { firstRun, firstRunBanner } from './first-run.js';
+
 import { buildApp } from './app.js';
 import { openRuntime } from './runtime.js';
+import { firstRun, type FirstRunResult } from './services/first-run.js';
 import { MemoryGcraLimiter } from './services/rate-limit.js';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
@@ -16,7 +17,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     onBackgroundError: (err) => log?.error({ err }, 'background database write failed (last_used_at)'),
   });
   let app: FastifyInstance | undefined;
-  let first: Awaited<ReturnType<typeof firstRun>>;
+  let first: FirstRunResult | null;
   try {
     app = await buildApp({
       config,
@@ -27,7 +28,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     });
     log = app.log;
     if (rt.pepperGenerated) log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
-    first = await firstRun(rt, Date.now());
+    first = await firstRun(rt.database, rt.keys, Date.now());
     // API usage for the dashboard is counted in memory and written in one batch every 30 s; the
     // app's onClose hook writes the rest, before the database closes below.
     app.usage.start();
@@ -65,4 +66,22 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     });
   }
   return close;
+}
+
+/** What the first start prints on stdout: the demo's key (once), a curl line, the dashboard sign-in. */
+export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
+  return [
+    '',
+    `First run: created the demo clinic "${r.clinicName}" (${r.counts.clientas} clientas, ${r.counts.citas} citas, ${r.counts.llamadas} llamadas).`,
+    '',
+    'Your demo API key (shown only now; it is stored only as a keyed hash):',
+    `  ${r.key}`,
+    '',
+    'Try it:',
+    `  curl -H "Authorization: Bearer ${r.key}" "${baseUrl}/api/v1/citas?limit=5"`,
+    '',
+    `Dashboard sign-in (Settings > API): ${baseUrl}/dashboard  as ${r.ownerEmail} / ${r.ownerPassword}`,
+    `OpenAPI document: ${baseUrl}/api/v1/openapi.json`,
+    '',
+  ].join('\n');
 }

@@ -68,7 +68,7 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
   }
   if (fs.existsSync(opts.dataDir) && fs.readdirSync(opts.dataDir).length > 0) {
     // Only ever wipe what a benchmark run left there (an interrupted build has no META_FILE yet).
-    const ours = new Set([META_FILE, 'clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.db-journal', 'api-key-pepper']);
+    const ours = new Set([META_FILE, 'clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.db-journal', 'clinic.db.lock', 'clinic.db.lock-journal', 'api-key-pepper']);
     const foreign = fs.readdirSync(opts.dataDir).filter((f) => !ours.has(f));
     if (foreign.length > 0) {
       throw new Error(`${opts.dataDir} holds files the benchmark did not make (${foreign.slice(0, 3).join(', ')}); give an empty or new directory`);

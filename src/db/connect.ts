@@ -12,8 +12,22 @@ import { statementCache } from './sqlite-statements.js';
 export interface Database {
   readonly db: Kysely<DB>;
   readonly dialect: Dialect;
+  /**
+   * Runs `fn` while this process holds the database's start-up lock, so that instances starting
+   * at once on one database migrate it and make the first-run demo one at a time. The lock is the
+   * database's own and dies with the process that holds it: PostgreSQL, a session advisory lock
+   * on a connection of its own (outside the pool, which `fn` may need whole); SQLite, an exclusive
+   * transaction on a lock file beside the database (clinic.db.lock), waited for without blocking.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** Arbitrary constant naming the start-up lock (PostgreSQL advisory lock key). */
+const STARTUP_LOCK = 720_431_915;
+/** How long an instance waits for another's start-up (migrations, the demo) before giving up. */
+const STARTUP_LOCK_WAIT_MS = 300_000;
+const SQLITE_LOCK_POLL_MS = 50;
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; file: string }
@@ -47,7 +61,40 @@ function openSqlite(file: string): Database {
   raw.pragma('cache_size = -65536');
   const cached = statementCache(raw);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached as unknown as BetterSqlite3.Database }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  // An in-memory database has this one connection: nothing else can reach it.
+  const exclusive = file === ':memory:' ? <T>(fn: () => Promise<T>) => fn() : sqliteLock(`${file}.lock`);
+  return { db, dialect: 'sqlite', exclusive, close: () => db.destroy() };
+}
+
+/**
+ * SQLite has no advisory locks, so the lock is another SQLite file's exclusive transaction (the
+ * OS releases it if the process dies). Taken with busy_timeout 0 and polled, so that waiting
+ * never blocks the event loop.
+ */
+function sqliteLock(lockFile: string) {
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    const lock = new BetterSqlite3(lockFile, { timeout: 0 });
+    try {
+      const deadline = Date.now() + STARTUP_LOCK_WAIT_MS;
+      for (;;) {
+        try {
+          lock.exec('begin exclusive');
+          break;
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+          if (Date.now() > deadline) throw new Error(`another instance has held ${lockFile} for over ${STARTUP_LOCK_WAIT_MS / 1000} s (migrating or making the demo)`);
+          await new Promise((r) => setTimeout(r, SQLITE_LOCK_POLL_MS));
+        }
+      }
+      try {
+        return await fn();
+      } finally {
+        lock.exec('rollback');
+      }
+    } finally {
+      lock.close();
+    }
+  };
 }
 
 // int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: parse them as numbers.
@@ -68,7 +115,26 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', exclusive: pgLock(target.url), close: () => db.destroy() };
+}
+
+function pgLock(url: string) {
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, application_name: 'clinic-api start-up lock' });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      await client.query(`set lock_timeout = ${STARTUP_LOCK_WAIT_MS}`);
+      await client.query('select pg_advisory_lock($1)', [STARTUP_LOCK]);
+      try {
+        return await fn();
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [STARTUP_LOCK]).catch(() => {});
+      }
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
 }
 
 /** True when `err` came from the database or its connection (answered as 500 database_error). */

@@ -17,13 +17,19 @@ export function resolvePepper(config: Config): { pepper: string; generated: bool
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
   const pepper = randomBytes(48).toString('base64url');
-  // 'wx' never overwrites: a pepper that exists is never replaced (that would void every key).
+  // Written whole to a file of our own, then linked into place: link() never overwrites (a pepper
+  // that exists is never replaced: that would void every key), and an instance starting at the
+  // same moment never reads a pepper file that is still being written.
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(temp, `${pepper}\n`, { mode: 0o600, flag: 'wx' });
   try {
-    fs.writeFileSync(file, `${pepper}\n`, { mode: 0o600, flag: 'wx' });
+    fs.linkSync(temp, file);
   } catch (err) {
     // Another process created it first: use theirs.
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return resolvePepper(config);
     throw err;
+  } finally {
+    fs.rmSync(temp, { force: true });
   }
   return { pepper, generated: true, file };
 }

@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { ESTADOS, RESULTADOS } from '../../src/domain/records.js';
 import { openRuntime } from '../../src/runtime.js';
 import { serve } from '../../src/server.js';
+import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CURL_RE = /curl -H "Authorization: Bearer (svc_[A-Za-z0-9_-]{43})" "(http:\/\/127\.0\.0\.1:(\d+)\/api\/v1\/citas\?limit=5)"/;
@@ -205,5 +206,60 @@ describe('first run as a process (what `npm start` does)', () => {
     expect((res.body.citas as unknown[]).length).toBe(5);
     proc.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+});
+
+describe.each(dialects())('several instances starting at once on one empty %s database', (dialect) => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+
+  /** An instance that has loaded everything and waits for the word (start-together.ts). */
+  function instance(env: Record<string, string>) {
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/start-together.ts'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    children.push(proc);
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
+    proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    const seen = (text: string) => new Promise<void>((resolve, reject) => {
+      const check = () => { if (out.includes(text)) resolve(); };
+      proc.stdout!.on('data', check);
+      check();
+      void exited.then((code) => reject(new Error(`instance exited with ${code} before "${text}":\n${out}`)));
+    });
+    return { proc, exited, output: () => out, ready: seen('ready\n'), listening: () => seen('clinic-api listening') };
+  }
+
+  it('make exactly one demo clinic, owner and key, print one banner, and all serve', async () => {
+    // SQLite: the instances share DATA_DIR (clinic.db and the generated pepper). The start-up lock
+    // (Database.exclusive) makes them migrate and check for clinics one at a time: SQLite's single
+    // writer alone would not, since each checks before it writes. PostgreSQL: an advisory lock.
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATA_DIR: tempDir(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    if (dialect === 'postgres') {
+      env.DATABASE_URL = await newPgDatabaseUrl();
+      env.API_KEY_PEPPER = 'several-instances-pepper-0123456789abcdef';
+    }
+    const all = [instance(env), instance(env), instance(env)];
+    await Promise.all(all.map((i) => i.ready));
+    for (const i of all) i.proc.stdin!.write('go\n');
+    await Promise.all(all.map((i) => i.listening()));
+
+    const banners = all.filter((i) => i.output().includes('First run: created the demo clinic'));
+    expect(banners, all.map((i) => i.output()).join('\n---\n')).toHaveLength(1);
+    const key = CURL_RE.exec(banners[0]!.output())![1]!;
+    for (const i of all) i.proc.kill('SIGTERM');
+    expect(await Promise.all(all.map((i) => i.exited))).toEqual([0, 0, 0]);
+
+    const rt = await openRuntime(loadConfig(env));
+    try {
+      const count = async (table: 'clinics' | 'users' | 'api_keys') =>
+        Number((await rt.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      expect([await count('clinics'), await count('users'), await count('api_keys')]).toEqual([1, 1, 1]);
+      expect(await rt.keys.verify(key)).not.toBeNull();
+    } finally {
+      await rt.close();
+    }
   });
 });
