@@ -5,7 +5,7 @@
 //   node --import tsx bench/profile-summary.ts FILE.cpuprofile [--top 25]
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine } from '../tools/args.js';
 
 interface CallFrame {
   functionName: string;
@@ -28,16 +28,14 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({
-  options: { top: { type: 'string', default: '25' }, help: { type: 'boolean', short: 'h', default: false } },
-  allowPositionals: true,
+const cli = commandLine({
+  name: 'profile-summary',
+  usage: 'Usage: node --import tsx bench/profile-summary.ts FILE.cpuprofile [--top N]\n',
+  options: { top: { type: 'string', default: '25' } },
+  positionals: 1,
 });
-if (values.help || positionals.length !== 1) {
-  process.stderr.write('usage: node --import tsx bench/profile-summary.ts FILE.cpuprofile [--top N]\n');
-  process.exit(values.help ? 0 : 2);
-}
-const top = Number(values.top);
-const profile = JSON.parse(fs.readFileSync(positionals[0]!, 'utf8')) as Profile;
+const top = cli.number('top', cli.values.top, 1, 10_000);
+const profile = JSON.parse(fs.readFileSync(cli.positionals[0]!, 'utf8')) as Profile;
 
 // Self time per node: each sample's time delta goes to the node it hit.
 const self = new Map<number, number>();
@@ -112,7 +110,7 @@ for (const [id, us] of self) {
 const pct = (us: number) => `${((100 * us) / busyUs).toFixed(1).padStart(5)}%`;
 const ms = (us: number) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
 const out: string[] = [];
-out.push(`${positionals[0]}: ${wallMs.toFixed(0)} ms profiled, ${(busyUs / 1000).toFixed(0)} ms busy (${((100 * busyUs) / 1000 / wallMs).toFixed(0)}% of one core); percentages are of busy time`);
+out.push(`${cli.positionals[0]}: ${wallMs.toFixed(0)} ms profiled, ${(busyUs / 1000).toFixed(0)} ms busy (${((100 * busyUs) / 1000 / wallMs).toFixed(0)}% of one core); percentages are of busy time`);
 out.push('', `Self time by function (top ${top}):`);
 for (const e of [...fnSelf.values()].sort((a, b) => b.us - a.us).slice(0, top)) {
   out.push(`${pct(e.us)} ${ms(e.us)}  ${(e.frame.functionName || '(anonymous)').padEnd(36)} ${owner(e.frame).padEnd(24)} ${where(e.frame)}`);

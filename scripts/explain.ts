@@ -1,6 +1,6 @@
 // npm run explain -- [--db sqlite|postgres|both] [--scale N] [--analyze]
 //
-// Prints the plan of every statement the three endpoints send (test/db/plan-shapes.ts), on a
+// Prints the plan of every statement the three endpoints send (tools/plan-shapes.ts), on a
 // demo data set of the given scale (default 20: 4,000 clientas, 20,000 citas, 10,000 llamadas
 // in the clinic under test, beside two small clinics), for docs/postgres.md.
 // PostgreSQL: the server of DATABASE_URL when set (a database "clinic_api_explain" is dropped
@@ -12,17 +12,27 @@ import { capturing, explain, selects } from '../src/db/explain.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { DB } from '../src/db/schema.js';
 import { createDemoClinic } from '../src/services/demo.js';
-import { PLAN_SHAPES, searchFor } from '../test/db/plan-shapes.js';
-import { createDatabase, startEmbeddedPostgres, type PgServer } from '../test/support/postgres-server.js';
+import { commandLine } from '../tools/args.js';
+import { PLAN_SHAPES, searchFor } from '../tools/plan-shapes.js';
+import { createDatabase, startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
 
-function arg(name: string, def: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : def;
-}
+const cli = commandLine({
+  name: 'explain',
+  usage: `Usage: npm run explain -- [--db sqlite|postgres|both] [--scale N] [--analyze]
 
-const which = arg('db', 'both');
-const scale = Number(arg('scale', '20'));
-const analyze = process.argv.includes('--analyze');
+  --db        which database's plans to print (default both)
+  --scale     demo scale of the clinic under test (default 20)
+  --analyze   PostgreSQL: EXPLAIN ANALYZE (runs the statements)
+`,
+  options: {
+    db: { type: 'string', default: 'both' },
+    scale: { type: 'string', default: '20' },
+    analyze: { type: 'boolean', default: false },
+  },
+});
+const which = cli.choice('db', cli.values.db, ['sqlite', 'postgres', 'both'] as const);
+const scale = cli.number('scale', cli.values.scale, 0.1, 10_000);
+const analyze = cli.values.analyze;
 const nowMs = Date.now();
 const log = (s: string) => process.stderr.write(`${s}\n`);
 

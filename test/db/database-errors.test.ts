@@ -8,7 +8,7 @@ import { isDatabaseError, openDatabase } from '../../src/db/connect.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/errors.js';
 import { bearer } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { appOn, newPgDatabaseUrl, ownTarget, type OwnApp } from './support.js';
+import { appOn, newPgDatabaseUrl, ownTarget, type OwnApp } from './helpers.js';
 
 const PATH = '/api/v1/citas?desde=2026-03-01&hasta=2026-03-31';
 

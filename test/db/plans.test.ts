@@ -11,7 +11,7 @@ import { capturing, explain, selects } from '../../src/db/explain.js';
 import { createDemoClinic } from '../../src/services/demo.js';
 import type { ClinicContext } from '../../src/services/listings.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
-import { PLAN_SHAPES, searchFor } from './plan-shapes.js';
+import { PLAN_SHAPES, searchFor } from '../../tools/plan-shapes.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 

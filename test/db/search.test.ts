@@ -15,6 +15,7 @@ import { clientasPage, type ClinicContext } from '../../src/services/listings.js
 import { looksLikePhone, normalizeName, phoneDigits } from '../../src/services/normalize.js';
 import { seedRecords } from '../helpers/app.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
+import { clientaRecord } from '../helpers/fixtures.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 
@@ -29,9 +30,7 @@ function demoClientas(seed: number, n: number): ClientaRecord[] {
   return out;
 }
 
-const extra = (id: string, nombre: string, telefono: string, vip = false): ClientaRecord => ({
-  type: 'clienta', id, nombre, telefono, email: null, idioma: null, vip, cliente_desde: '2025-01-01', created_at: NOW / 1000 - 86_400,
-});
+const extra = (id: string, nombre: string, telefono: string, vip = false) => clientaRecord(id, nombre, telefono, { vip }) as ClientaRecord;
 
 /** Names that exercise LIKE metacharacters, FTS5 syntax and accents. */
 const SPECIAL: ClientaRecord[] = [

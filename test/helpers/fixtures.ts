@@ -1,4 +1,5 @@
-// Hand-made records whose every expected answer can be worked out by hand.
+// The test suite's records: one builder per record type (with defaults every field can override),
+// and the hand-made fixtures built with them, whose every expected answer can be worked out by hand.
 // Clinic A is in Europe/Madrid around the 2026 DST start (Sun 29 March, 02:00 -> 03:00) and the
 // DST end (Sun 25 October, 03:00 -> 02:00). "Now" is Saturday 2026-03-28 12:00 UTC (13:00 in
 // Madrid), so A's today is 2026-03-28, today+30 is 2026-04-27 and today-7 is 2026-03-21.
@@ -8,11 +9,39 @@ import { parseTimestamp } from '../../src/time.js';
 
 export const FIXTURE_NOW_MS = Date.UTC(2026, 2, 28, 12, 0, 0);
 
-const t = (s: string): number => {
+/** Epoch seconds of an RFC 3339 timestamp with its offset (throws on a malformed one). */
+export function ts(s: string): number {
   const v = parseTimestamp(s);
-  if (v === null) throw new Error(`bad fixture timestamp ${s}`);
+  if (v === null) throw new Error(`bad test timestamp ${s}`);
   return v;
-};
+}
+
+type Over = Partial<Record<string, unknown>>;
+
+/** A clienta of the import format; `over` replaces any field (vip, email, idioma...). */
+export function clientaRecord(id: string, nombre: string, telefono: string, over: Over = {}): ImportRecord {
+  return {
+    type: 'clienta', id, nombre, telefono, email: null, idioma: 'es', vip: false, cliente_desde: '2024-05-10',
+    created_at: ts('2024-05-10T10:00:00+02:00'), ...over,
+  } as ImportRecord;
+}
+
+/** A cita at `fecha` (RFC 3339 with offset); `over` replaces any field. */
+export function citaRecord(id: string, clientaId: string, fecha: string, over: Over = {}): ImportRecord {
+  return {
+    type: 'cita', id, clienta_id: clientaId, fecha_hora: ts(fecha), servicio: 'Limpieza facial', duracion_min: 60, precio_cents: 5550,
+    estado: 'confirmada', profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: null,
+    created_at: ts('2026-03-01T09:00:00+01:00'), ...over,
+  } as ImportRecord;
+}
+
+/** A llamada at `fecha` (clientaId null: an unknown caller); `over` replaces any field. */
+export function llamadaRecord(id: string, clientaId: string | null, fecha: string, over: Over = {}): ImportRecord {
+  return {
+    type: 'llamada', id, clienta_id: clientaId, fecha_hora: ts(fecha), cliente_nombre: null, telefono_caller: '+34600123456',
+    duracion_segundos: 95, resultado: 'info', idioma: 'es', created_at: ts(fecha), ...over,
+  } as ImportRecord;
+}
 
 /** Deterministic UUIDs that also sort in the order of their number. */
 export const uid = (prefix: 'a' | 'b', kind: 1 | 2 | 3, n: number) =>
@@ -26,23 +55,14 @@ export const A = {
   pct: uid('a', 1, 5),
 };
 
-const clienta = (id: string, nombre: string, telefono: string, extra: Partial<ImportRecord & { type: 'clienta' }> = {}): ImportRecord => ({
-  type: 'clienta', id, nombre, telefono, email: null, idioma: 'es', vip: false, cliente_desde: '2024-05-10',
-  created_at: t('2024-05-10T10:00:00+02:00'), ...extra,
-} as ImportRecord);
+const clienta = clientaRecord;
 
+// The fixtures' citas and llamadas are numbered in the order they are made.
 let citaN = 0;
-const cita = (prefix: 'a' | 'b', clientaId: string, fecha: string, extra: Record<string, unknown> = {}): ImportRecord => ({
-  type: 'cita', id: uid(prefix, 2, ++citaN), clienta_id: clientaId, fecha_hora: t(fecha), servicio: 'Limpieza facial',
-  duracion_min: 60, precio_cents: 5550, estado: 'confirmada', profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro',
-  notas: null, created_at: t('2026-03-01T09:00:00+01:00'), ...extra,
-} as ImportRecord);
+const cita = (prefix: 'a' | 'b', clientaId: string, fecha: string, over: Over = {}) => citaRecord(uid(prefix, 2, ++citaN), clientaId, fecha, over);
 
 let callN = 0;
-const llamada = (prefix: 'a' | 'b', clientaId: string | null, fecha: string, extra: Record<string, unknown> = {}): ImportRecord => ({
-  type: 'llamada', id: uid(prefix, 3, ++callN), clienta_id: clientaId, fecha_hora: t(fecha), cliente_nombre: null,
-  telefono_caller: '+34600123456', duracion_segundos: 95, resultado: 'info', idioma: 'es', created_at: t(fecha), ...extra,
-} as ImportRecord);
+const llamada = (prefix: 'a' | 'b', clientaId: string | null, fecha: string, over: Over = {}) => llamadaRecord(uid(prefix, 3, ++callN), clientaId, fecha, over);
 
 /** Citas of clinic A by name, so tests can refer to them. */
 export const citasA: Record<string, ImportRecord> = {};

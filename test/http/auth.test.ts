@@ -6,7 +6,7 @@ import { KeyService } from '../../src/services/api-keys.js';
 import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
 import { buildTestApp, TEST_PEPPER, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, expectError, ok, PATHS, tick } from './support.js';
+import { call, expectError, ok, PATHS, tick } from './helpers.js';
 
 const WWW_AUTHENTICATE = 'Bearer realm="api"';
 const FIXED_ID = 'auth-test-1';

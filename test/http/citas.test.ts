@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { A, uid } from '../helpers/fixtures.js';
-import { call, citaA, expectError, extraCita, extraClienta, ids, ok, tick } from './support.js';
+import { A, citaRecord, clientaRecord, uid } from '../helpers/fixtures.js';
+import { call, citaA, expectError, ids, ok, tick } from './helpers.js';
 
 interface Cita {
   id: string;
@@ -234,7 +234,7 @@ describe.each(dialects())('GET /api/v1/citas, own data and clock, on %s', (diale
       const before = await ok<CitasBody>(t, '/api/v1/citas?desde=2026-03-28&hasta=2026-03-28');
       expect(before.citas[0]).toMatchObject({ cliente_nombre: 'María José Núñez', telefono: '+34600123456' });
       await seedRecords(t.database, t.clinicA, [
-        extraClienta(A.maria, 'María José Núñez Gil', '+34600999888', { vip: true, email: 'mj@example.com' }),
+        clientaRecord(A.maria, 'María José Núñez Gil', '+34600999888', { vip: true, email: 'mj@example.com' }),
       ]);
       const after = await ok<CitasBody>(t, '/api/v1/citas?desde=2026-03-28&hasta=2026-03-28');
       expect(after.citas[0]).toMatchObject({ id: citaA(2), cliente_nombre: 'María José Núñez Gil', telefono: '+34600999888' });
@@ -250,8 +250,8 @@ describe.each(dialects())('GET /api/v1/citas, own data and clock, on %s', (diale
       const hi = uid('a', 2, 902);
       const lo = uid('a', 2, 901);
       await seedRecords(t.database, t.clinicA, [
-        extraCita(hi, A.angela, '2026-04-01T10:00:00+02:00'),
-        extraCita(lo, A.mario, '2026-04-01T10:00:00+02:00'),
+        citaRecord(hi, A.angela, '2026-04-01T10:00:00+02:00'),
+        citaRecord(lo, A.mario, '2026-04-01T10:00:00+02:00'),
       ]);
       const body = await ok<CitasBody>(t, '/api/v1/citas?desde=2026-04-01&hasta=2026-04-01');
       expect(ids(body.citas)).toEqual([lo, hi]);

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appFor, bearer, buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { A, B, uid } from '../helpers/fixtures.js';
-import { extraClienta, ids, ok, tick } from './support.js';
+import { A, B, clientaRecord, uid } from '../helpers/fixtures.js';
+import { ids, ok, tick } from './helpers.js';
 
 interface Clienta {
   id: string;
@@ -188,9 +188,9 @@ describe.each(dialects())('GET /api/v1/clientas, own data and clock, on %s', (di
     try {
       const [z1, z2, z3] = [uid('a', 1, 901), uid('a', 1, 902), uid('a', 1, 903)];
       await seedRecords(t.database, t.clinicA, [
-        extraClienta(z3, 'Zoé Ruiz', '+34644000003'),
-        extraClienta(z1, 'ZOE RUIZ', '+34644000001', { vip: true }),
-        extraClienta(z2, 'zoe ruiz', '+34644000002'),
+        clientaRecord(z3, 'Zoé Ruiz', '+34644000003'),
+        clientaRecord(z1, 'ZOE RUIZ', '+34644000001', { vip: true }),
+        clientaRecord(z2, 'zoe ruiz', '+34644000002'),
       ]);
       const body = await ok<ClientasBody>(t, '/api/v1/clientas?q=zoe');
       expect(ids(body.clientas)).toEqual([z1, z2, z3]);
@@ -222,9 +222,9 @@ describe.each(dialects())('GET /api/v1/clientas, own data and clock, on %s', (di
 
       // Clinic A imports two new Marías and renames Mario: both instances see it at once.
       await seedRecords(t.database, t.clinicA, [
-        extraClienta(uid('a', 1, 950), 'Marina Soto', '+34644000950', { vip: true }),
-        extraClienta(uid('a', 1, 951), 'Mariela Gil', '+34644000951'),
-        extraClienta(A.mario, 'Dario Pérez', '+34611222333'),
+        clientaRecord(uid('a', 1, 950), 'Marina Soto', '+34644000950', { vip: true }),
+        clientaRecord(uid('a', 1, 951), 'Mariela Gil', '+34644000951'),
+        clientaRecord(A.mario, 'Dario Pérez', '+34611222333'),
       ]);
       expect(await total('/api/v1/clientas?q=mari')).toBe(4);
       expect(await total('/api/v1/clientas?q=mari', t.keyA, other)).toBe(4);
@@ -232,7 +232,7 @@ describe.each(dialects())('GET /api/v1/clientas, own data and clock, on %s', (di
       expect(await total('/api/v1/clientas?q=mari&vip=true')).toBe(3);
       // Clinic B's total was not touched by A's import, and a B import changes only B's.
       expect(await total('/api/v1/clientas?q=mari', t.keyB)).toBe(1);
-      await seedRecords(t.database, t.clinicB, [extraClienta(uid('b', 1, 950), 'Mariana Ruiz', '+525512340950')]);
+      await seedRecords(t.database, t.clinicB, [clientaRecord(uid('b', 1, 950), 'Mariana Ruiz', '+525512340950')]);
       expect(await total('/api/v1/clientas?q=mari', t.keyB)).toBe(2);
       expect(await total('/api/v1/clientas?q=mari')).toBe(4);
     } finally {

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { A, uid } from '../helpers/fixtures.js';
-import { call, expectError, extraLlamada, ids, llamadaA, ok, tick } from './support.js';
+import { A, clientaRecord, llamadaRecord, uid } from '../helpers/fixtures.js';
+import { call, expectError, ids, llamadaA, ok, tick } from './helpers.js';
 
 interface Llamada { id: string; fecha_hora: string; cliente_nombre: string | null; resultado: string }
 interface LlamadasBody { llamadas: Llamada[]; total: number; desde: string; hasta: string | null; limit: number; offset: number }
@@ -126,9 +126,9 @@ describe.each(dialects())('GET /api/v1/llamadas, own data, on %s', (dialect) => 
     try {
       const [lo, hi, future] = [uid('a', 3, 901), uid('a', 3, 902), uid('a', 3, 903)];
       await seedRecords(t.database, t.clinicA, [
-        extraLlamada(lo, A.mariaLopez, '2026-03-26T10:00:00+01:00'),
-        extraLlamada(hi, null, '2026-03-26T10:00:00+01:00', { resultado: 'agendada' }),
-        extraLlamada(future, A.mario, '2026-04-10T09:15:00+02:00'),
+        llamadaRecord(lo, A.mariaLopez, '2026-03-26T10:00:00+01:00'),
+        llamadaRecord(hi, null, '2026-03-26T10:00:00+01:00', { resultado: 'agendada' }),
+        llamadaRecord(future, A.mario, '2026-04-10T09:15:00+02:00'),
       ]);
       const body = await ok<LlamadasBody>(t, '/api/v1/llamadas');
       expect(ids(body.llamadas)).toEqual([future, llamadaA(1), llamadaA(2), hi, lo, llamadaA(5), llamadaA(3)]);
@@ -140,10 +140,7 @@ describe.each(dialects())('GET /api/v1/llamadas, own data, on %s', (dialect) => 
       const page = await ok<LlamadasBody>(t, '/api/v1/llamadas?limit=1&offset=3');
       expect(ids(page.llamadas)).toEqual([hi]);
 
-      await seedRecords(t.database, t.clinicA, [{
-        type: 'clienta', id: A.mario, nombre: 'Mario Pérez Sanz', telefono: '+34611222333', email: null, idioma: 'en',
-        vip: false, cliente_desde: '2024-05-10', created_at: Date.UTC(2024, 4, 10, 8) / 1000,
-      }]);
+      await seedRecords(t.database, t.clinicA, [clientaRecord(A.mario, 'Mario Pérez Sanz', '+34611222333', { idioma: 'en' })]);
       const renamed = await ok<LlamadasBody>(t, '/api/v1/llamadas?resultado=cancelada');
       expect(renamed.llamadas.map((l) => l.cliente_nombre)).toEqual(['Mario Pérez Sanz']);
     } finally {

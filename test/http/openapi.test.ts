@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, JSON_UTF8, PATHS, tick, type ApiPath } from './support.js';
+import { call, JSON_UTF8, PATHS, tick, type ApiPath } from './helpers.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is module.exports, which carries .default.
 const addFormats = addFormatsModule.default;

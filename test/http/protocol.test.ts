@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, expectError, JSON_UTF8, PATHS, tick, UUID_RE } from './support.js';
+import { call, expectError, JSON_UTF8, PATHS, tick, UUID_RE } from './helpers.js';
 
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'QUERY'] as const;
 

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, expectError, PATHS, tick } from './support.js';
+import { call, expectError, PATHS, tick } from './helpers.js';
 
 const POLICY = '"key";q=120;w=2';
 const STATE_RE = /^"key";r=(\d+);t=(\d+)$/;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, expectError, ok, PATHS, tick, type ApiPath } from './support.js';
+import { call, expectError, ok, PATHS, tick, type ApiPath } from './helpers.js';
 
 type Case = [query: string, param: string, code?: 'invalid_parameter' | 'unknown_parameter'];
 

@@ -1,4 +1,4 @@
-// Search latency by clinic size: npx tsx test/scale/search.ts [--db sqlite|postgres] [--sizes 10000,100000,1000000] [--pg-url URL]
+// Search latency by clinic size: npx tsx bench/scale/search.ts [--db sqlite,postgres] [--sizes 10000,100000,1000000] [--pg-url URL]
 // One clinic of N clientas (the demo generator's names and phones) per database; for each query,
 // the median of 7 runs of the whole use-case (page + total) and of the total alone.
 import { sql } from 'kysely';
@@ -9,7 +9,8 @@ import { ClientasSearch } from '../../src/services/clientas-search/search.js';
 import { clientasPage } from '../../src/services/listings.js';
 import { looksLikePhone, normalizeName, phoneDigits } from '../../src/services/normalize.js';
 import { RecordWriter } from '../../src/services/record-writer.js';
-import { arg, median, NOW_MS, pgAdmin, scratchDatabase } from './common.js';
+import { commandLine } from '../../tools/args.js';
+import { median, NOW_MS, pgAdmin, scratchDatabase } from './common.js';
 
 const QUERIES: [string, Record<string, string>][] = [
   ['no q', {}],
@@ -70,9 +71,23 @@ async function measure(dialect: Dialect, size: number, pgUrl: string | null) {
   await database.close();
 }
 
-const dbs = arg('db', 'sqlite,postgres').split(',') as Dialect[];
-const sizes = arg('sizes', '10000,100000,1000000').split(',').map(Number);
-const pg = dbs.includes('postgres') ? await pgAdmin() : null;
+const cli = commandLine({
+  name: 'scale/search',
+  usage: `Usage: npx tsx bench/scale/search.ts [--db sqlite,postgres] [--sizes N,N...] [--pg-url URL]
+
+  --db      databases, comma-separated (default sqlite,postgres)
+  --sizes   clientas in the clinic, comma-separated (default 10000,100000,1000000)
+  --pg-url  a PostgreSQL server whose user may CREATE DATABASE (default: an embedded one)
+`,
+  options: {
+    db: { type: 'string', default: 'sqlite,postgres' },
+    sizes: { type: 'string', default: '10000,100000,1000000' },
+    'pg-url': { type: 'string' },
+  },
+});
+const dbs = cli.values.db.split(',').map((d) => cli.choice('db', d.trim(), ['sqlite', 'postgres'] as const));
+const sizes = cli.numbers('sizes', cli.values.sizes, 1, 100_000_000);
+const pg = dbs.includes('postgres') ? await pgAdmin(cli.values['pg-url']) : null;
 try {
   process.stdout.write('| db | clientas | query | total | page+total p50 ms | total alone p50 ms |\n|---|---|---|---|---|---|\n');
   for (const d of dbs) for (const s of sizes) await measure(d, s, pg?.url ?? null);

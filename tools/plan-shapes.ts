@@ -1,10 +1,10 @@
 // The query shapes of the three endpoints whose plans must be served by indexes, shared by
 // test/db/plans.test.ts (which asserts them) and scripts/explain.ts (which prints them).
 import type { Kysely } from 'kysely';
-import type { DB } from '../../src/db/schema.js';
-import { SEARCH_TUNING, type SearchTuning } from '../../src/services/clientas-search/plan.js';
-import { ClientasSearch } from '../../src/services/clientas-search/search.js';
-import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../src/services/listings.js';
+import type { DB } from '../src/db/schema.js';
+import { SEARCH_TUNING, type SearchTuning } from '../src/services/clientas-search/plan.js';
+import { ClientasSearch } from '../src/services/clientas-search/search.js';
+import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../src/services/listings.js';
 
 export interface PlanShape {
   name: string;

@@ -1,4 +1,5 @@
-// Shared by the scale measurements (not part of `npm test`; run with tsx, see docs/postgres.md).
+// Shared by the scale measurements (bench/scale/*.ts: not part of `npm test`; run with tsx, see
+// docs/postgres.md).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,18 +9,12 @@ import type { Dialect } from '../../src/db/dialect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { ImportRecord } from '../../src/domain/records.js';
 import { formatTimestamp } from '../../src/time.js';
-import { createDatabase, startEmbeddedPostgres, type PgServer } from '../support/postgres-server.js';
+import { createDatabase, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
 
 export const NOW_MS = Date.UTC(2026, 2, 28, 12, 0, 0);
 
-export function arg(name: string, def: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : def;
-}
-
-/** PostgreSQL for a measurement: --pg-url (a server whose user may CREATE DATABASE) or an embedded one. */
-export async function pgAdmin(): Promise<{ url: string; server: PgServer | null }> {
-  const given = arg('pg-url', '');
+/** PostgreSQL for a measurement: `given` (--pg-url: a server whose user may CREATE DATABASE) or an embedded one. */
+export async function pgAdmin(given: string | undefined): Promise<{ url: string; server: PgServer | null }> {
   if (given) return { url: given, server: null };
   const server = await startEmbeddedPostgres();
   return { url: server.url, server };

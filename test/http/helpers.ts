@@ -1,8 +1,6 @@
 // Shared by the HTTP behaviour tests (not a test file itself: vitest only runs *.test.ts).
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import type { ImportRecord } from '../../src/domain/records.js';
-import { parseTimestamp } from '../../src/time.js';
 import { bearer, type TestApp } from '../helpers/app.js';
 import { uid } from '../helpers/fixtures.js';
 
@@ -83,33 +81,4 @@ export function expectError(res: LightMyRequestResponse, status: number, code: s
   expect(typeof res.headers['x-request-id']).toBe('string');
   expect(body.error.request_id).toBe(res.headers['x-request-id']);
   return body.error;
-}
-
-const ts = (s: string): number => {
-  const v = parseTimestamp(s);
-  if (v === null) throw new Error(`bad timestamp ${s}`);
-  return v;
-};
-
-/** Extra records for tests that seed their own app (never added to the shared fixtures). */
-export function extraClienta(id: string, nombre: string, telefono: string, extra: Partial<Record<string, unknown>> = {}): ImportRecord {
-  return {
-    type: 'clienta', id, nombre, telefono, email: null, idioma: 'es', vip: false, cliente_desde: '2025-01-15',
-    created_at: ts('2025-01-15T10:00:00+01:00'), ...extra,
-  } as ImportRecord;
-}
-
-export function extraCita(id: string, clientaId: string, fecha: string, extra: Partial<Record<string, unknown>> = {}): ImportRecord {
-  return {
-    type: 'cita', id, clienta_id: clientaId, fecha_hora: ts(fecha), servicio: 'Manicura', duracion_min: 30, precio_cents: 2000,
-    estado: 'confirmada', profesional_nombre: 'Eva Gil', sede_nombre: 'Sede Norte', notas: null, created_at: ts('2026-03-01T09:00:00+01:00'),
-    ...extra,
-  } as ImportRecord;
-}
-
-export function extraLlamada(id: string, clientaId: string | null, fecha: string, extra: Partial<Record<string, unknown>> = {}): ImportRecord {
-  return {
-    type: 'llamada', id, clienta_id: clientaId, fecha_hora: ts(fecha), cliente_nombre: null, telefono_caller: '+34655000111',
-    duracion_segundos: 30, resultado: 'info', idioma: 'es', created_at: ts(fecha), ...extra,
-  } as ImportRecord;
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, isAlive, startEmbeddedPostgres, type PgServer } from './postgres-server.js';
+import { createDatabase, isAlive, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -128,7 +128,7 @@ describe('stop()', () => {
   });
 
   it('a test process killed with SIGKILL does not leave its server running', async () => {
-    const helper = fileURLToPath(new URL('./postgres-server.ts', import.meta.url));
+    const helper = fileURLToPath(new URL('../../tools/postgres-server.ts', import.meta.url));
     const script = `
       import { startEmbeddedPostgres } from ${JSON.stringify(helper)};
       const s = await startEmbeddedPostgres();

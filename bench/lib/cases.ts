@@ -1,0 +1,115 @@
+// The benchmark's cases: what each requests, and the check that its first answer has the
+// expected shape (a benchmark of error responses would be worthless).
+import type { Dataset } from './dataset.js';
+import type { ChildServer } from './processes.js';
+
+export type Json = Record<string, unknown>;
+export type Target = 'bare' | 'service';
+
+export interface Case {
+  id: string;
+  label: string;
+  target: Target;
+  path: string;
+  headers?: Record<string, string>;
+  /**
+   * Measured after everything else: compression buffers (brotli's above all) raise the
+   * process's resident memory, which it keeps, and would inflate the other cases' RSS.
+   */
+  runLast?: boolean;
+  /** null when the (decoded) body has the expected shape, else what is wrong. */
+  check: (body: Json, res: Response, ds: Dataset) => string | null;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
+
+function listCheck(key: string, exactly: number | null, opts: { total?: (ds: Dataset) => number; timestamp?: string } = {}) {
+  return (body: Json, _res: Response, ds: Dataset): string | null => {
+    const items = body[key];
+    if (!Array.isArray(items)) return `no "${key}" array`;
+    if (typeof body.total !== 'number' || body.total < items.length) return `"total" is ${String(body.total)}`;
+    // A full page (a tiny --scale may have fewer matches than the limit, never none).
+    if (exactly !== null ? items.length !== Math.min(exactly, body.total) : items.length === 0) {
+      return `"${key}" has ${items.length} items, expected ${exactly !== null ? Math.min(exactly, body.total) : 'at least 1'}`;
+    }
+    if (items.length === 0) return `"${key}" is empty`;
+    const want = opts.total?.(ds);
+    if (want !== undefined && body.total !== want) return `"total" is ${body.total}, expected ${want}`;
+    const first = items[0] as Json;
+    if (typeof first?.id !== 'string') return 'items have no "id"';
+    if (opts.timestamp && !RFC3339.test(String(first[opts.timestamp]))) return `"${opts.timestamp}" is ${String(first[opts.timestamp])}, not RFC 3339 with an offset`;
+    return null;
+  };
+}
+
+export const CASES: Case[] = [
+  {
+    id: 'bare', label: 'bare route (reference)', target: 'bare', path: '/bare/citas',
+    check: listCheck('citas', 100),
+  },
+  {
+    id: 'citas', label: 'citas, default 30 days', target: 'service', path: '/api/v1/citas?limit=100',
+    check: listCheck('citas', 100, { timestamp: 'fecha_hora' }),
+  },
+  {
+    id: 'citas-br', label: 'citas, client accepts br/gzip', target: 'service', path: '/api/v1/citas?limit=100',
+    headers: { 'accept-encoding': 'gzip, deflate, br' }, runLast: true,
+    check: (body, res, ds) => (res.headers.get('content-encoding') ? listCheck('citas', 100)(body, res, ds) : 'response is not compressed'),
+  },
+  {
+    id: 'clientas', label: 'clientas, first page', target: 'service', path: '/api/v1/clientas?limit=100',
+    check: listCheck('clientas', 100, { total: (ds) => ds.big.clientas, timestamp: 'created_at' }),
+  },
+  {
+    id: 'clientas-q-name', label: 'clientas, name search', target: 'service', path: '/api/v1/clientas?q=mar&limit=100',
+    check: listCheck('clientas', null),
+  },
+  {
+    // A first name: its matches start with it, and sort after half of the clinic.
+    id: 'clientas-q-first-name', label: 'clientas, first-name search', target: 'service', path: '/api/v1/clientas?q=maria&limit=100',
+    check: listCheck('clientas', 100),
+  },
+  {
+    // Three digits match ~1.5 % of the clientas: 35 at 10k. A 25-row page is full at every scale,
+    // so the growth series compares the same work (a 100-row page would hold 35 rows at 10k and
+    // 100 at 1M, and measure the response's size rather than the data's).
+    id: 'clientas-q-phone', label: 'clientas, phone digits (25 per page)', target: 'service', path: '/api/v1/clientas?q=600&limit=25',
+    check: listCheck('clientas', 25),
+  },
+  {
+    // What a receptionist types: one client's number, spaced. It is the phone of the demo's first
+    // client (seed 1), which every scale generates first.
+    id: 'clientas-q-number', label: 'clientas, one phone number', target: 'service', path: '/api/v1/clientas?q=650%2026%2081%2080&limit=100',
+    check: listCheck('clientas', null),
+  },
+  {
+    id: 'llamadas', label: 'llamadas, default 7 days', target: 'service', path: '/api/v1/llamadas?limit=100',
+    check: listCheck('llamadas', 100, { timestamp: 'fecha_hora' }),
+  },
+];
+
+/** Open-loop cases: the same requests at a fixed offered rate. */
+export const RATE_CASES = ['bare', 'citas'];
+
+/** One request of case `c`, checked: its parsed body, or an error saying what was wrong. */
+export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (line: string) => void): Promise<Json> {
+  const url = server.baseUrl + c.path;
+  const res = await fetch(url, {
+    // fetch() would ask for gzip by default; ask for what the load will ask for.
+    headers: { authorization: `Bearer ${ds.apiKey}`, 'accept-encoding': 'identity', ...c.headers },
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`case ${c.id}: GET ${c.path} answered ${res.status}: ${text.slice(0, 300)}`);
+  let body: Json;
+  try {
+    body = JSON.parse(text) as Json;
+  } catch {
+    throw new Error(`case ${c.id}: GET ${c.path} did not answer JSON: ${text.slice(0, 300)}`);
+  }
+  const problem = c.check(body, res, ds);
+  if (problem) throw new Error(`case ${c.id}: GET ${c.path}: unexpected body: ${problem}`);
+  const enc = res.headers.get('content-encoding');
+  log(`  ok  ${c.id.padEnd(17)} 200, total=${String(body.total)}${enc ? `, content-encoding: ${enc}` : ''}`);
+  return body;
+}

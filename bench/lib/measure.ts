@@ -1,0 +1,50 @@
+// One measurement: wait for a quiet machine, warm up, then run the load with the server's CPU
+// time and peak RSS accounted (closed loop by autocannon, or a fixed offered rate).
+import autocannon, { type Result } from 'autocannon';
+import { openLoop, type OpenLoopResult } from './open-loop.js';
+import { cpuMeter, rssSampler, waitForQuiet, type ChildServer, type CpuReport } from './processes.js';
+
+const MiB = 2 ** 20;
+/** Before each case, wait for other programs to use less than this many cores (see --quiet-wait). */
+const QUIET_CORES = 0.15;
+
+export interface Measured<T> {
+  result: T;
+  peakRssMiB: number;
+  cpu: CpuReport;
+}
+
+/** Waits for a quiet machine, warms up, then measures `run` with RSS and CPU accounting. */
+export async function measure<T>(server: ChildServer, pids: number[], dbPids: () => number[], o: { warmup: number; quietWait: number }, run: (seconds: number) => Promise<T>): Promise<Measured<T>> {
+  if (o.quietWait > 0) await waitForQuiet(pids, QUIET_CORES, o.quietWait * 1000, dbPids());
+  if (o.warmup > 0) await run(o.warmup);
+  const sampler = rssSampler(server.pid);
+  // After the warm-up: the pool's backends exist by now.
+  const meter = cpuMeter(server.pid, pids, dbPids());
+  const result = await run(-1);
+  const cpu = meter.stop();
+  return { result, peakRssMiB: sampler.stop() / MiB, cpu };
+}
+
+/** Closed loop: `connections` connections, each sending its next request when answered. */
+export function closedLoop(url: string, headers: Record<string, string>, o: { connections: number; duration: number }) {
+  return (seconds: number): Promise<Result> =>
+    Promise.resolve(autocannon({ url, headers, connections: o.connections, timeout: 10, duration: seconds > 0 ? seconds : o.duration }));
+}
+
+/** Open loop at a fixed offered rate (see lib/open-loop.ts for why not autocannon's overallRate). */
+export function fixedRate(url: string, headers: Record<string, string>, o: { rate: number; duration: number }) {
+  return (seconds: number): Promise<OpenLoopResult> => openLoop(url, headers, o.rate, seconds > 0 ? seconds : o.duration);
+}
+
+/** Of `n` runs, the one with the median `key` (the typical run, not the luckiest). */
+export async function medianOf<T>(n: number, key: (m: Measured<T>) => number, once: () => Promise<Measured<T>>): Promise<Measured<T>> {
+  const runs: Measured<T>[] = [];
+  for (let i = 0; i < n; i++) runs.push(await once());
+  runs.sort((a, b) => key(a) - key(b));
+  return runs[Math.floor((runs.length - 1) / 2)]!;
+}
+
+export function bad(r: Result): number {
+  return r.non2xx + r.errors;
+}

@@ -1,0 +1,109 @@
+// The command line of `npm run bench` (see USAGE, or `npm run bench -- --help`).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { commandLine } from '../../tools/args.js';
+import { CASES } from './cases.js';
+
+/** The repository's root. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+const USAGE = `Usage: npm run bench -- [options]
+
+  --db sqlite|postgres   database (default sqlite). postgres starts a throw-away PostgreSQL 17
+                         (embedded binaries, 127.0.0.1), one database per scale; the bare route
+                         (SQLite only) is skipped and --data-dir keeps nothing between runs
+  --scale N[,N...]       size of the clinic under load: N x (1000 citas, 200 clientas, 500 llamadas);
+                         a list runs a growth series, e.g. 10,100,1000 (default 100)
+  --small-clinics N      other clinics beside it (default 2)
+  --small-scale N        their scale (default 5)
+  --duration S           seconds of load per case (default 10)
+  --warmup S             seconds of warm-up before each case, not measured (default 2)
+  --connections N        concurrent connections in the closed-loop cases (default 20)
+  --rate N               offered requests/s in the open-loop cases (default 300)
+  --repeat N             run each case N times and report the median run (default 1)
+  --quiet-wait S         before each case, wait up to S seconds for other programs on the
+                         machine to go quiet (default 60; 0: do not wait)
+  --cases LIST           run only these cases (ids: CASE_IDS)
+  --ref REV              benchmark a git revision (e.g. HEAD, main~1) instead of the working
+                         tree: exported and compiled into bench/.build, no checkout needed
+  --dist                 run the existing dist/ (bin/clinic-api.js) instead of compiling
+  --prebuilt DIR         run DIR/bin/clinic-api.js on DIR/dist (e.g. an experiment compiled by hand)
+  --data-dir DIR         keep the data set in DIR/<db>-scale-N and reuse it on later runs
+                         (default: a temporary directory, removed at the end)
+  --node-arg ARG         pass ARG to the service's node (repeatable), e.g. --node-arg=--max-semi-space-size=8
+  --cpu-prof DIR         run the service under node --cpu-prof, write the .cpuprofile to DIR
+  --doc FILE             where to write the results (default docs/benchmarks.md)
+  --no-doc               print the results only
+  -h, --help
+`;
+
+export function parseOptions(argv?: string[]) {
+  const cli = commandLine({
+    name: 'bench',
+    usage: USAGE.replace('CASE_IDS', CASES.map((c) => c.id).join(', ')),
+    argv,
+    options: {
+      db: { type: 'string', default: 'sqlite' },
+      scale: { type: 'string', default: '100' },
+      'small-clinics': { type: 'string', default: '2' },
+      'small-scale': { type: 'string', default: '5' },
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '20' },
+      rate: { type: 'string', default: '300' },
+      repeat: { type: 'string', default: '1' },
+      'quiet-wait': { type: 'string', default: '60' },
+      cases: { type: 'string' },
+      ref: { type: 'string' },
+      dist: { type: 'boolean', default: false },
+      prebuilt: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      'node-arg': { type: 'string', multiple: true },
+      doc: { type: 'string', default: 'docs/benchmarks.md' },
+      'no-doc': { type: 'boolean', default: false },
+    },
+  });
+  const { values, fail } = cli;
+  const db = cli.choice('db', values.db, ['sqlite', 'postgres'] as const);
+  if ([values.ref !== undefined, values.dist, values.prebuilt !== undefined].filter(Boolean).length > 1) fail('--ref, --dist and --prebuilt exclude each other');
+  const scales = cli.numbers('scale', values.scale, 0.01, 10_000);
+  let cases = CASES;
+  if (values.cases) {
+    const ids = values.cases.split(',').map((s) => s.trim());
+    const unknown = ids.filter((id) => !CASES.some((c) => c.id === id));
+    if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
+    cases = CASES.filter((c) => ids.includes(c.id));
+  }
+  // The bare route is plain better-sqlite3 on the SQLite file: there is nothing to run it on.
+  const skippedBare = db === 'postgres' && cases.some((c) => c.target === 'bare');
+  if (skippedBare) {
+    cases = cases.filter((c) => c.target !== 'bare');
+    process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
+  }
+  if (cases.length === 0) fail('no cases left to run');
+  return {
+    db,
+    scales,
+    smallClinics: cli.number('small-clinics', values['small-clinics'], 0, 20),
+    smallScale: cli.number('small-scale', values['small-scale'], 0.01, 1000),
+    duration: cli.number('duration', values.duration, 1, 3600),
+    warmup: cli.number('warmup', values.warmup, 0, 600),
+    connections: cli.number('connections', values.connections, 1, 1000),
+    rate: cli.number('rate', values.rate, 1, 100_000),
+    repeat: cli.number('repeat', values.repeat, 1, 99),
+    quietWait: cli.number('quiet-wait', values['quiet-wait'], 0, 3600),
+    cases,
+    skippedBare,
+    ref: values.ref ?? null,
+    prebuilt: values.prebuilt !== undefined ? path.resolve(values.prebuilt) : values.dist ? ROOT : null,
+    dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : null,
+    cpuProf: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
+    nodeArgs: values['node-arg'] ?? [],
+    doc: values['no-doc'] ? null : path.resolve(ROOT, values.doc),
+  };
+}
+
+export type Options = ReturnType<typeof parseOptions>;

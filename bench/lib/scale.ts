@@ -1,0 +1,166 @@
+// One scale of a benchmark run, in named steps: its database and data set, the servers, the
+// first requests (checked, and timed before any cache holds their answers), the closed-loop and
+// fixed-rate cases, then the verdicts against the targets.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PgServer } from '../../tools/postgres-server.js';
+import { createDatabase } from '../../tools/postgres-server.js';
+import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
+import { prepareDataset, type Dataset } from './dataset.js';
+import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
+import { percentile } from './open-loop.js';
+import { log, ROOT, type Options } from './options.js';
+import { postgresPids, readMemory, type ChildServer } from './processes.js';
+import type { LoadRow, RateRow, ScaleReport } from './report.js';
+import { serviceEnv, startServers, type Servers } from './servers.js';
+import type { ServiceBuild, ServiceModules } from './service.js';
+import { verdicts } from './verdicts.js';
+
+const MiB = 2 ** 20;
+/** Statement timeout while the data set is generated (one transaction per clinic, up to 1M rows). */
+const BUILD_STATEMENT_TIMEOUT_MS = 600_000;
+
+/** Where the service under load reads and measures: the servers, their pids and the database's. */
+interface UnderLoad {
+  opts: Options;
+  ds: Dataset;
+  serverOf: (t: Target) => ChildServer;
+  pids: number[];
+  dbPids: () => number[];
+  pg: boolean;
+}
+
+export async function runScale(opts: Options, scale: number, tmpRoot: string | null, build: ServiceBuild, mods: ServiceModules, pg: PgServer | null): Promise<ScaleReport> {
+  const dataDir = path.join(opts.dataDir ?? tmpRoot!, `${opts.db}-scale-${scale}`);
+  let servers: Servers | null = null;
+  try {
+    const databaseUrl = await scaleDatabase(pg, scale);
+    const ds = await prepareDataset({
+      db: opts.db, dataDir, scale, smallScale: opts.smallScale, smallClinics: opts.smallClinics, log, mods, madeBy: build.describe,
+      env: { ...serviceEnv(dataDir, 0, databaseUrl), DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS) },
+    });
+    servers = await startServers(opts, ROOT, scale, dataDir, databaseUrl, ds, build, defaultCitasRange(ds, mods), log);
+    const { bare, service } = servers;
+    const idleRss = service ? (readMemory(service.pid)?.rss ?? NaN) / MiB : NaN;
+    // PostgreSQL's processes are part of the system under test, not other programs' load.
+    const pgPort = pg ? Number(new URL(pg.url).port) : 0;
+    const run: UnderLoad = {
+      opts, ds, serverOf: (t) => (t === 'bare' ? bare : service)!, pids: servers.all.map((x) => x.pid),
+      dbPids: () => (pg ? postgresPids(pgPort) : []), pg: pg !== null,
+    };
+
+    const firstMs = await firstRequests(run);
+    const loadRows: LoadRow[] = [];
+    for (const c of opts.cases) if (!c.runLast) loadRows.push(await loadCase(run, c, firstMs.get(c.id)));
+    const rateRows: RateRow[] = [];
+    for (const id of RATE_CASES) {
+      const c = opts.cases.find((x) => x.id === id);
+      if (c) rateRows.push(await rateCase(run, c));
+    }
+    // Compression last: see Case.runLast.
+    const hwmBeforeCompression = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
+    for (const c of opts.cases) if (c.runLast) loadRows.push(await loadCase(run, c, firstMs.get(c.id)));
+    loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
+
+    const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
+    const compressedLast = opts.cases.some((c) => c.runLast);
+    return {
+      db: opts.db,
+      dataset: ds,
+      settings: {
+        connections: opts.connections, duration: opts.duration, warmup: opts.warmup, repeat: opts.repeat, server: build.describe,
+        rateLimit: 'RATE_LIMIT_RPS=100000, RATE_LIMIT_BURST=1000000',
+      },
+      load: loadRows, rate: rateRows, serviceHwmMiB: serviceHwm, serviceHwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
+      serviceIdleRssMiB: idleRss, bareHwmMiB: bare ? (readMemory(bare.pid)?.hwm ?? NaN) / MiB : null,
+      verdicts: verdicts({
+        load: loadRows, rate: rateRows, serviceHwmMiB: service ? serviceHwm : null, hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
+        bareSkipped: opts.db === 'postgres' && opts.skippedBare,
+      }),
+    };
+  } finally {
+    // SIGTERM: the service closes cleanly (and writes its CPU profile when --cpu-prof is on).
+    await Promise.all((servers?.all ?? []).map((s) => s.stop()));
+    // A temporary data set goes as soon as its scale is done (a 1M-appointment one is ~1 GB).
+    if (tmpRoot) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (opts.cpuProf && servers && servers.all.length > 0) log(`CPU profile(s) in ${opts.cpuProf}; summarise with: node --import tsx bench/profile-summary.ts ${opts.cpuProf}/<file>.cpuprofile`);
+  }
+}
+
+/** PostgreSQL: a database of its own for this scale; SQLite: null (the file in DATA_DIR). */
+async function scaleDatabase(pg: PgServer | null, scale: number): Promise<string | null> {
+  if (!pg) return null;
+  const url = await createDatabase(pg.url, `bench_scale_${String(scale).replace('.', '_')}`);
+  log(`PostgreSQL database for scale ${scale}: ${new URL(url).pathname.slice(1)}`);
+  return url;
+}
+
+/** The range GET /api/v1/citas reads by default, for the bare route: today .. today + 30, whole local days. */
+function defaultCitasRange(ds: Dataset, mods: ServiceModules): { start: number; end: number } {
+  const tz = ds.big.timezone;
+  const today = mods.todayIn(tz, Date.now());
+  return { start: mods.dayStart(today, tz), end: mods.dayStart(mods.addDays(today, 31), tz) };
+}
+
+/**
+ * One request per case, checked (a benchmark of error responses would be worthless). They are the
+ * first requests the server sees: their time is what a request costs before any cache holds its
+ * answer ("first request ms").
+ */
+async function firstRequests(run: UnderLoad): Promise<Map<string, number>> {
+  log('checking that every case answers 200 with the expected body ...');
+  const totals = new Map<string, unknown>();
+  const firstMs = new Map<string, number>();
+  for (const c of run.opts.cases) {
+    const t0 = performance.now();
+    totals.set(c.id, (await verify(c, run.serverOf(c.target), run.ds, log)).total);
+    firstMs.set(c.id, performance.now() - t0);
+  }
+  if (totals.has('bare') && totals.has('citas') && totals.get('bare') !== totals.get('citas')) {
+    throw new Error(`the bare route counts ${String(totals.get('bare'))} citas but the service ${String(totals.get('citas'))}: they do not run the same query`);
+  }
+  return firstMs;
+}
+
+/** A closed-loop case: `connections` clients, each sending its next request when answered. */
+async function loadCase(run: UnderLoad, c: Case, firstMs: number | undefined): Promise<LoadRow> {
+  const { opts } = run;
+  log(`load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections${opts.repeat > 1 ? `, median of ${opts.repeat}` : ''}) ...`);
+  const server = run.serverOf(c.target);
+  const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
+  const m = await medianOf(opts.repeat, (x) => x.result.requests.average,
+    () => measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts)));
+  const r = m.result;
+  const row: LoadRow = {
+    id: c.id, label: c.label, path: c.path + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
+    reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max,
+    bad: bad(r), kbPerResponse: r.throughput.total / Math.max(1, r.requests.total) / 1024, peakRssMiB: m.peakRssMiB,
+    cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.requests.total), otherCores: m.cpu.otherCores,
+    ...(run.pg ? { dbCpuMsPerReq: m.cpu.dbMs / Math.max(1, r.requests.total) } : {}),
+    firstMs,
+  };
+  log(`  ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.bad} non-2xx/errors, ` +
+    `server CPU ${row.cpuMsPerReq.toFixed(2)} ms/req${row.dbCpuMsPerReq !== undefined ? `, PostgreSQL CPU ${row.dbCpuMsPerReq.toFixed(2)} ms/req` : ''}, peak RSS ${row.peakRssMiB.toFixed(0)} MiB, other load ${row.otherCores.toFixed(2)} cores`);
+  return row;
+}
+
+/** An open-loop case: the same requests at a fixed offered rate. */
+async function rateCase(run: UnderLoad, c: Case): Promise<RateRow> {
+  const { opts } = run;
+  log(`fixed rate: ${c.id} at ${opts.rate} req/s for ${opts.duration} s${opts.repeat > 1 ? `, median of ${opts.repeat}` : ''} ...`);
+  const server = run.serverOf(c.target);
+  const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
+  const m = await medianOf(opts.repeat, (x) => percentile(x.result.latencies, 99),
+    () => measure(server, run.pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, opts)));
+  const r = m.result;
+  const row: RateRow = {
+    id: c.id, label: c.label, path: c.path, offered: r.offered, achieved: r.achieved,
+    p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), max: percentile(r.latencies, 100),
+    bad: r.non2xx + r.errors, peakRssMiB: m.peakRssMiB,
+    cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.completed), serverCores: m.cpu.serverMs / m.cpu.elapsedMs, otherCores: m.cpu.otherCores,
+    ...(run.pg ? { dbCpuMsPerReq: m.cpu.dbMs / Math.max(1, r.completed) } : {}),
+  };
+  log(`  ${row.achieved.toFixed(0)} req/s achieved, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, ${row.bad} non-2xx/errors, ` +
+    `server busy ${(row.serverCores * 100).toFixed(0)}% of a core, other load ${row.otherCores.toFixed(2)} cores`);
+  return row;
+}

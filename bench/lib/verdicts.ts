@@ -1,0 +1,46 @@
+// The figures of one scale against the targets (the service beats the bare route, p99 < 25 ms
+// at the offered rate, RSS < 200 MB), and what makes them unreliable (errors, a busy machine).
+import type { LoadRow, RateRow } from './report.js';
+
+const TARGET_P99_MS = 25;
+const TARGET_RSS_MIB = 200;
+/** A case during which other programs used this many cores is flagged in the report. */
+const NOISY_CORES = 0.2;
+
+export interface VerdictInput {
+  load: LoadRow[];
+  rate: RateRow[];
+  /** null when the service was not run */
+  serviceHwmMiB: number | null;
+  /** the peak before the compressed case, when one ran last */
+  hwmBeforeCompressionMiB: number | null;
+  /** PostgreSQL run: the bare route (SQLite only) was skipped */
+  bareSkipped: boolean;
+}
+
+export function verdicts(v: VerdictInput): string[] {
+  const out: string[] = [];
+  const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
+  const bareRow = v.load.find((r) => r.id === 'bare');
+  const citasRow = v.load.find((r) => r.id === 'citas');
+  if (bareRow && citasRow) {
+    const ratio = citasRow.reqPerSec / bareRow.reqPerSec;
+    out.push(`Service vs bare route, same query, same run: ${citasRow.reqPerSec.toFixed(0)} vs ${bareRow.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
+      `p99 ${citasRow.p99.toFixed(1)} vs ${bareRow.p99.toFixed(1)} ms: ${mark(ratio > 1)} (target: the service is faster).`);
+  }
+  const rateCitas = v.rate.find((r) => r.id === 'citas');
+  if (rateCitas) out.push(`citas at ${rateCitas.offered} req/s offered: p99 ${rateCitas.p99.toFixed(1)} ms: ${mark(rateCitas.p99 < TARGET_P99_MS && rateCitas.bad === 0)} (target: p99 < ${TARGET_P99_MS} ms).`);
+  if (v.serviceHwmMiB !== null) {
+    const withoutBr = v.hwmBeforeCompressionMiB !== null ? ` (${v.hwmBeforeCompressionMiB.toFixed(0)} MiB before the compressed case)` : '';
+    out.push(`Service peak RSS ${v.serviceHwmMiB.toFixed(0)} MiB${withoutBr}: ${mark(v.serviceHwmMiB < TARGET_RSS_MIB)} (target: < ${TARGET_RSS_MIB} MB).`);
+  }
+  const failing = [...v.load, ...v.rate].filter((r) => r.bad > 0);
+  if (failing.length) out.push(`**Non-2xx responses or errors** in: ${failing.map((r) => r.label).join(', ')}.`);
+  const noisy = [...v.load, ...v.rate].filter((r) => r.otherCores >= NOISY_CORES);
+  if (noisy.length) {
+    out.push(`**Other programs were busy** during: ${noisy.map((r) => `${r.label} (${r.otherCores.toFixed(2)} cores)`).join(', ')}; ` +
+      'those figures understate the service. Run again on a quiet machine.');
+  }
+  if (v.bareSkipped) out.push('The bare route (plain better-sqlite3 on the SQLite file) is SQLite only: skipped for PostgreSQL.');
+  return out;
+}
