@@ -37,7 +37,7 @@ export async function scratchDatabase(dialect: Dialect, pgAdminUrl: string | nul
   return { database, where };
 }
 
-/** An ImportRecord as a line of the import format (CONTRACT section 7). */
+/** An ImportRecord as a line of the import format (docs/import.md). */
 export function toJsonLine(r: ImportRecord, zone: string): string {
   const ts = (s: number) => formatTimestamp(s, zone);
   if (r.type === 'clienta') return JSON.stringify({ ...r, created_at: ts(r.created_at) });

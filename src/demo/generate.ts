@@ -1,4 +1,4 @@
-// Deterministic, realistic demo data for one clinic (CONTRACT section 7, `clinic-api demo`).
+// Deterministic, realistic demo data for one clinic (`clinic-api demo` and the first run).
 //
 // Same options => same records, byte for byte: every random choice comes from one seeded PRNG,
 // consumed in a fixed order (clinic setup, clientas, citas, llamadas), and "today"/"now" are

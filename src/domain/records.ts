@@ -1,4 +1,4 @@
-// The records the service stores, in the shape of the import format (CONTRACT section 7).
+// The records the service stores, in the shape of the import format (docs/import.md).
 // Import, the demo generator and the repositories all speak this shape, so there is one
 // definition of "a clienta" outside the HTTP schemas.
 

@@ -1,7 +1,7 @@
 // API keys: issue, verify, list, revoke. Only HMAC-SHA256(pepper, key) is stored, with a
 // 4-character hint for display. Verification is on the hot path, so verified keys (and the
 // clinic facts a request needs) are cached in process for a few seconds; revoking through this
-// service evicts at once, other instances see it within the cache TTL (<= 5 s, CONTRACT 4).
+// service evicts at once, other instances see it within the cache TTL (<= 5 s).
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';

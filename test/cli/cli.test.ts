@@ -1,4 +1,4 @@
-// The operator CLI (CONTRACT 7), run in-process through main(argv, io) with captured streams and
+// The operator CLI (README, "CLI"), run in-process through main(argv, io) with captured streams and
 // a temporary DATA_DIR (the embedded SQLite database), plus a few runs of the real entry
 // `node bin/clinic-api.js` (which runs the compiled dist/, built once in beforeAll).
 // Contract: only the result on stdout, human text on stderr, --json gives JSON, errors are clear
@@ -491,7 +491,7 @@ describe('configuration and usage errors', () => {
     expect(none.stderr).toMatch(/Usage: clinic-api/);
   });
 
-  it('--help prints usage on stdout and exits 0, listing every command of CONTRACT 7', async () => {
+  it('--help prints usage on stdout and exits 0, listing every command of the README', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
     for (const command of ['serve', 'migrate', 'clinics', 'users', 'keys', 'import', 'demo']) expect(r.stdout).toContain(command);

@@ -1,4 +1,4 @@
-// Authentication (CONTRACT 4): Bearer only, one answer for every bad key, revocation and expiry
+// Authentication: Bearer only, one answer for every bad key, revocation and expiry
 // at once, auth before anything else, and a key reads its own clinic only.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';

@@ -63,7 +63,7 @@ export interface ApiErrorBody {
 }
 
 /**
- * Asserts the one error shape (CONTRACT 5): exactly {error: {code, message, param?, request_id}},
+ * Asserts the one error shape (README, "Errors"): exactly {error: {code, message, param?, request_id}},
  * `param` only when expected, request_id equal to the X-Request-Id header, JSON content type.
  */
 export function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): ApiErrorBody {

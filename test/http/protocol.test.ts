@@ -1,4 +1,4 @@
-// HTTP protocol (CONTRACT 3 and 5): 404 and 405 in the error shape, HEAD, content type, caching,
+// HTTP protocol: 404 and 405 in the error shape, HEAD, content type, caching,
 // request ids, compression, and database failures answered as 500 database_error.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Rate limits (CONTRACT 6): per key 60/s sustained with bursts of 120, IETF RateLimit headers on
+// Rate limits: per key 60/s sustained with bursts of 120, IETF RateLimit headers on
 // every authenticated response, and failed authentications limited per client IP (10/s, burst 20).
 // The clock is fixed, so "at one instant" is exact; each test builds its own app (fresh buckets).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

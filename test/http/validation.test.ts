@@ -1,4 +1,4 @@
-// Strict query validation (CONTRACT 3 and 5): every malformed, out-of-range, impossible, repeated
+// Strict query validation: every malformed, out-of-range, impossible, repeated
 // or unknown parameter is a 400 naming it; nothing is clamped or ignored.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-// API keys (CONTRACT 4) on a real database: format and entropy, only a keyed hash stored,
+// API keys on a real database: format and entropy, only a keyed hash stored,
 // verification with an in-process cache (no database read per request), revocation and expiry,
 // last_used_at written at most once a minute, and the plan rule. The clock is injected.
 import { createHmac } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Configuration (CONTRACT 7): every variable validated up front, errors naming the variable.
+// Configuration (README, "Configuration"): every variable validated up front, errors naming the variable.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';

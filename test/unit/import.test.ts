@@ -1,4 +1,4 @@
-// JSON Lines import (CONTRACT 7): all or nothing, upsert by id within the clinic, every bad line
+// JSON Lines import (docs/import.md): all or nothing, upsert by id within the clinic, every bad line
 // reported with its number and reason, other clinics never touched.
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// GCRA arithmetic (CONTRACT 6: 60 requests per second sustained, bursts of 120), with explicit
+// GCRA arithmetic (60 requests per second sustained, bursts of 120), with explicit
 // clocks. Every scenario runs at a small clock (0) and at real epoch-millisecond clocks, because
 // floating-point rounding depends on the clock's magnitude and production uses Date.now().
 //
