@@ -1,5 +1,5 @@
 import { html, type Html } from '../html.js';
-import type { Lang, Messages } from '../i18n.js';
+import { count, type Lang, type Messages } from '../i18n.js';
 import { icons } from './icons.js';
 import { authLayout, csrfInput } from './layout.js';
 
@@ -16,7 +16,7 @@ export function signInPage(m: SignInModel): Html {
   const { t } = m;
   const err = m.error
     ? html`<div class="alert alert-danger" role="alert" id="sign-in-error">${icons.warning}<div class="alert-body"><p>${
-      m.error.kind === 'throttled' ? t.throttled(m.error.minutes) : m.error.kind === 'busy' ? t.signInBusy : t.badCredentials
+      m.error.kind === 'throttled' ? count(t, t.throttled, m.error.minutes) : m.error.kind === 'busy' ? t.signInBusy : t.badCredentials
     }</p></div></div>`
     : '';
   const notice = m.notice
