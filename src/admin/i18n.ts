@@ -1,10 +1,16 @@
-// Dashboard text in English and Spanish. The clinic's `language` picks the set for signed-in
-// pages; before sign-in the browser's Accept-Language does (Spanish by default). English is the
+// Dashboard text in English and Spanish. Which set a page uses is decided by resolveLang()
+// (a person's explicit choice, the clinic's `language`, Accept-Language, Spanish). English is the
 // reference type, so a Spanish string that goes missing is a compile error. Counted phrases are
 // Plural forms chosen with Intl.PluralRules, so a language with other plural rules (e.g. Polish's
 // few/many) only needs its own forms, never code.
 
 export type Lang = 'es' | 'en';
+
+/** Every language the dashboard speaks, in the order the language switch lists them. */
+export const LANGS: readonly Lang[] = ['es', 'en'];
+
+/** Each language's name in that language (what the switch shows, so everyone finds their own). */
+export const LANG_NAMES: Record<Lang, string> = { es: 'Español', en: 'English' };
 
 /**
  * A counted phrase by CLDR plural category (Intl.PluralRules); `{n}` is the count formatted with
@@ -23,7 +29,7 @@ const en = {
   plans: { basic: 'Basic', pro: 'Pro', pro_total: 'Pro Total', enterprise: 'Enterprise', premium: 'Premium' } as Record<string, string>,
   settings: 'Settings',
   api: 'API',
-  otherLanguage: { lang: 'es', label: 'Español' },
+  languageLabel: 'Language',
 
   signInTitle: 'Sign in',
   signInLead: 'Use the e-mail and password of your clinic account.',
@@ -161,7 +167,7 @@ const es: Messages = {
   plans: { basic: 'Basic', pro: 'Pro', pro_total: 'Pro Total', enterprise: 'Enterprise', premium: 'Premium' },
   settings: 'Ajustes',
   api: 'API',
-  otherLanguage: { lang: 'en', label: 'English' },
+  languageLabel: 'Idioma',
 
   signInTitle: 'Iniciar sesión',
   signInLead: 'Usa el correo y la contraseña de tu cuenta de la clínica.',
@@ -292,7 +298,17 @@ export function messages(lang: Lang): Messages {
 }
 
 export function asLang(value: unknown): Lang | null {
-  return value === 'es' || value === 'en' ? value : null;
+  return (LANGS as readonly unknown[]).includes(value) ? (value as Lang) : null;
+}
+
+/**
+ * The language of a dashboard page, most explicit first: a `?lang=` (or the sign-in form's
+ * hidden `lang`) for that page only, then the person's stored choice (the language cookie), then
+ * the language of the clinic in view (signed-in pages), then the browser's Accept-Language, then
+ * Spanish. Each input is already validated (null when absent or unknown).
+ */
+export function resolveLang(o: { page?: Lang | null; chosen?: Lang | null; clinic?: Lang | null; acceptLanguage?: string }): Lang {
+  return o.page ?? o.chosen ?? o.clinic ?? negotiateLang(o.acceptLanguage);
 }
 
 const pluralRules = new Map<string, Intl.PluralRules>();

@@ -14,9 +14,10 @@ import type { KeyService } from '../services/api-keys.js';
 import { MemoryGcraLimiter } from '../services/rate-limit.js';
 import type { UsageCounter } from '../services/usage.js';
 import { ASSET_PREFIX, assets } from './assets.js';
-import { pageLang, PageError, sendPage, type AdminContext } from './context.js';
+import { herePath, pageLang, PageError, sendPage, type AdminContext } from './context.js';
 import { csrfToken } from './csrf.js';
 import { asLang, messages } from './i18n.js';
+import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
 import { keyRoutes } from './routes-keys.js';
 import { cookieOptions, DEFAULT_SESSION, SESSION_COOKIE, Sessions, type CookieSecure, type SessionTuning } from './session.js';
@@ -107,6 +108,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   app.decorateRequest('viewerClinic', null);
   app.decorateRequest('sessionState', 'none');
   app.decorateRequest('lang', null);
+  app.decorateRequest('chosenLang', null);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('content-security-policy', CSP);
@@ -115,6 +117,8 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     reply.header('referrer-policy', 'same-origin');
     reply.header('cross-origin-opener-policy', 'same-origin');
     if (req.url.startsWith(ASSET_PREFIX)) return;
+    // Read first, so that even the refusal below is in the person's language.
+    req.chosenLang = readChosenLang(req, reply, ctx.cookies);
     // API keys are for the API. A request bearing one gets no dashboard page, signed in or not.
     const auth = req.headers.authorization;
     if (auth !== undefined && BEARER_RE.test(auth)) throw new PageError('api_key');
@@ -148,6 +152,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
 
   await authRoutes(app, ctx);
   await keyRoutes(app, ctx);
+  await languageRoutes(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => renderError(new PageError('not_found'), req, reply));
   app.setErrorHandler(async (err: FastifyError | PageError, req, reply) => renderError(err, req, reply));
@@ -182,6 +187,6 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
       status = 500;
       [title, text, reference] = [t.errorTitle, t.errorText, req.id];
     }
-    return sendPage(reply, status, messagePage({ t, title, text, person, csrf, tone, reference }));
+    return sendPage(reply, status, messagePage({ t, title, text, person, csrf, tone, reference, here: herePath(req) }));
   }
 }

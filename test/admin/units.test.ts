@@ -1,8 +1,10 @@
-// The dashboard's small pure parts: escaping, language negotiation, plurals, CSRF tokens, sealed flashes.
+// The dashboard's small pure parts: escaping, language negotiation and precedence, plurals, the
+// language switch's way back, CSRF tokens, sealed flashes.
 import { describe, expect, it } from 'vitest';
 import { csrfToken, csrfValid } from '../../src/admin/csrf.js';
 import { html, trusted } from '../../src/admin/html.js';
-import { count, countIn, Formatter, messages, negotiateLang, type Plural } from '../../src/admin/i18n.js';
+import { count, countIn, Formatter, messages, negotiateLang, resolveLang, type Plural } from '../../src/admin/i18n.js';
+import { returnPath } from '../../src/admin/language.js';
 import { cookieOptions, newToken, openFlash, sealFlash } from '../../src/admin/session.js';
 import { Semaphore } from '../../src/admin/throttle.js';
 
@@ -29,6 +31,16 @@ describe('language', () => {
     expect(negotiateLang('es;q=0.4,en;q=0.8')).toBe('en');
     expect(negotiateLang('de, es-MX;q=0.7, en;q=0.5')).toBe('es');
     expect(negotiateLang('en;q=0')).toBe('es');
+  });
+
+  it('takes the page’s ?lang=, then the person’s choice, then the clinic’s, then the browser’s, then Spanish', () => {
+    const en = 'en-GB,en;q=0.9';
+    expect(resolveLang({ page: 'es', chosen: 'en', clinic: 'en', acceptLanguage: en })).toBe('es');
+    expect(resolveLang({ page: null, chosen: 'en', clinic: 'es', acceptLanguage: 'es' })).toBe('en');
+    expect(resolveLang({ chosen: 'es', clinic: 'en', acceptLanguage: en })).toBe('es');
+    expect(resolveLang({ chosen: null, clinic: 'en', acceptLanguage: 'es' })).toBe('en');
+    expect(resolveLang({ chosen: null, clinic: null, acceptLanguage: en })).toBe('en');
+    expect(resolveLang({})).toBe('es');
   });
 
   it('has every message in both languages', () => {
@@ -105,6 +117,25 @@ describe('plurals', () => {
     expect(new Formatter(es, 'UTC', 0).or(['ana@uno.example', 'olga@uno.example'])).toBe('ana@uno.example u olga@uno.example');
     expect(new Formatter(es, 'UTC', 0).or(['Pro Total', 'Enterprise', 'Premium'])).toBe('Pro Total, Enterprise o Premium');
     expect(new Formatter(en, 'UTC', 0).or(['Pro Total', 'Enterprise', 'Premium'])).toBe('Pro Total, Enterprise or Premium');
+  });
+});
+
+describe('the language switch’s way back', () => {
+  it('returns to the dashboard page it came from, without its ?lang=', () => {
+    expect(returnPath('/dashboard/settings/api?clinic=abc')).toBe('/dashboard/settings/api?clinic=abc');
+    expect(returnPath('/dashboard/sign-in?signed_out=1&lang=en')).toBe('/dashboard/sign-in?signed_out=1');
+    expect(returnPath('/dashboard/sign-in?lang=es')).toBe('/dashboard/sign-in');
+    expect(returnPath('/dashboard')).toBe('/dashboard');
+  });
+
+  it('never leaves the dashboard (no open redirect)', () => {
+    for (const next of ['', 'https://evil.example/dashboard', '//evil.example/dashboard', '/api/v1/citas', '/dashboardx', '/dashboard/../api/v1/citas',
+      '/dashboard/%2e%2e/api', 'javascript:alert(1)', '/dashboard/language', `/dashboard/${'x'.repeat(3000)}`]) {
+      const back = returnPath(next);
+      expect(back === '/dashboard' || back.startsWith('/dashboard/'), next).toBe(true);
+      expect(back, next).not.toMatch(/^\/\/|evil|\/api/);
+    }
+    expect(returnPath('/dashboard\\evil.example')).toBe('/dashboard/evil.example');
   });
 });
 

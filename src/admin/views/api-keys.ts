@@ -256,5 +256,5 @@ curl -H "Authorization: Bearer ${m.keyPrefix}_…" "${m.apiBase}citas?limit=5"</
     <p class="muted small">${t.howToMore}</p>
   </section>
   <p class="page-foot">${t.timesIn(m.clinic.timezone)}</p>`;
-  return layout({ t, title: `${t.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body });
+  return layout({ t, title: `${t.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body, here: m.url('/dashboard/settings/api') });
 }
