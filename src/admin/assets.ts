@@ -48,6 +48,14 @@ code { background: #eef1f5; border-radius: 6px; padding: .1em .4em; }
 .who-name { font-size: .9rem; color: var(--muted); overflow-wrap: anywhere; }
 .who form { margin: 0; }
 
+/* language switch (top bar and under the sign-in card) */
+.lang-switch form { margin: 0; }
+.lang-switch ul { list-style: none; display: flex; align-items: center; gap: 4px; padding: 0; margin: 0; font-size: .875rem; }
+.lang-switch li + li::before { content: "·"; margin-right: 4px; color: var(--muted); }
+.lang-switch .lang-current { font-weight: 600; padding: 4px 2px; }
+.lang-switch .btn-link { font-weight: 400; }
+.auth-foot .lang-switch ul { justify-content: center; }
+
 /* page */
 .container { max-width: 1160px; margin: 0 auto; padding: 24px; }
 .crumbs { font-size: .875rem; color: var(--muted); margin-bottom: 8px; }
@@ -208,9 +216,10 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 
 @media (max-width: 760px) {
   .container { padding: 16px; }
-  .topbar-inner { padding: 8px 16px; }
+  .topbar-inner { padding: 8px 16px; flex-wrap: wrap; row-gap: 4px; }
   .who-name { display: none; }
   .who { flex-wrap: nowrap; }
+  .topbar .lang-switch { margin-left: auto; }
   h1 { font-size: 1.5rem; }
   .page-head { flex-direction: column; gap: 12px; }
   .clinic-card { width: 100%; }

@@ -10,7 +10,7 @@ import type { Clinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
 import type { UsageCounter } from '../services/usage.js';
 import type { Html } from './html.js';
-import { negotiateLang, type Lang } from './i18n.js';
+import { resolveLang, type Lang } from './i18n.js';
 import type { Sessions } from '../services/sessions.js';
 import type { CookieOptions } from './session.js';
 import type { Semaphore, SignInLimiters } from './throttle.js';
@@ -34,6 +34,8 @@ declare module 'fastify' {
     sessionState: 'ok' | 'expired' | 'none';
     /** the language of the clinic in view, once known */
     lang: Lang | null;
+    /** the person's explicit choice (the language cookie), validated; null when none */
+    chosenLang: Lang | null;
   }
 }
 
@@ -59,8 +61,14 @@ export interface AdminContext {
  */
 export const PAGE_ROUTE = { compress: false } as const;
 
-export function pageLang(req: FastifyRequest): Lang {
-  return req.lang ?? negotiateLang(req.headers['accept-language']);
+/** The page's language (precedence in resolveLang); `page` is a validated `?lang=` for this page only. */
+export function pageLang(req: FastifyRequest, page: Lang | null = null): Lang {
+  return resolveLang({ page, chosen: req.chosenLang, clinic: req.lang, acceptLanguage: req.headers['accept-language'] });
+}
+
+/** Where the language switch comes back to: this page if a GET can show it again, else /dashboard. */
+export function herePath(req: FastifyRequest): string {
+  return req.method === 'GET' ? req.url : '/dashboard';
 }
 
 export function sendPage(reply: FastifyReply, status: number, page: Html): FastifyReply {

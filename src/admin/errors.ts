@@ -3,7 +3,7 @@
 // each rendered as an HTML page with its status. This is where the dashboard maps DomainError.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type DomainReason } from '../errors.js';
-import { pageLang, sendPage } from './context.js';
+import { herePath, pageLang, sendPage } from './context.js';
 import { csrfToken } from './csrf.js';
 import { messages, type Messages } from './i18n.js';
 import { messagePage } from './views/message.js';
@@ -44,7 +44,7 @@ export function renderErrorPage(err: unknown, req: FastifyRequest, reply: Fastif
   }
   if (page === null) {
     req.log.error({ err }, 'dashboard error');
-    return sendPage(reply, 500, messagePage({ t, title: t.errorTitle, text: t.errorText, person, csrf, tone: 'danger', reference: req.id }));
+    return sendPage(reply, 500, messagePage({ t, title: t.errorTitle, text: t.errorText, person, csrf, tone: 'danger', reference: req.id, here: herePath(req) }));
   }
-  return sendPage(reply, page.status, messagePage({ t, title: page.title, text: page.text, person, csrf, tone: page.tone }));
+  return sendPage(reply, page.status, messagePage({ t, title: page.title, text: page.text, person, csrf, tone: page.tone, here: herePath(req) }));
 }

@@ -1,8 +1,22 @@
-// Dashboard text in English and Spanish. The clinic's `language` picks the set for signed-in
-// pages; before sign-in the browser's Accept-Language does (Spanish by default). English is the
-// reference type, so a Spanish string that goes missing is a compile error.
+// Dashboard text in English and Spanish. Which set a page uses is decided by resolveLang()
+// (a person's explicit choice, the clinic's `language`, Accept-Language, Spanish). English is the
+// reference type, so a Spanish string that goes missing is a compile error. Counted phrases are
+// Plural forms chosen with Intl.PluralRules, so a language with other plural rules (e.g. Polish's
+// few/many) only needs its own forms, never code.
 
 export type Lang = 'es' | 'en';
+
+/** Every language the dashboard speaks, in the order the language switch lists them. */
+export const LANGS: readonly Lang[] = ['es', 'en'];
+
+/** Each language's name in that language (what the switch shows, so everyone finds their own). */
+export const LANG_NAMES: Record<Lang, string> = { es: 'Español', en: 'English' };
+
+/**
+ * A counted phrase by CLDR plural category (Intl.PluralRules); `{n}` is the count formatted with
+ * the locale's grouping. A category a language does not list falls back to `other`.
+ */
+export type Plural = { readonly other: string } & { readonly [K in Intl.LDMLPluralRule]?: string };
 
 const en = {
   htmlLang: 'en',
@@ -15,7 +29,7 @@ const en = {
   plans: { basic: 'Basic', pro: 'Pro', pro_total: 'Pro Total', enterprise: 'Enterprise', premium: 'Premium' } as Record<string, string>,
   settings: 'Settings',
   api: 'API',
-  otherLanguage: { lang: 'es', label: 'Español' },
+  languageLabel: 'Language',
 
   signInTitle: 'Sign in',
   signInLead: 'Use the e-mail and password of your clinic account.',
@@ -24,8 +38,10 @@ const en = {
   signInButton: 'Sign in',
   signInHelp: 'No account, or forgot your password? Ask your clinic’s owner or your administrator.',
   badCredentials: 'The e-mail or the password is not correct.',
-  throttled: (minutes: number) =>
-    `Too many failed attempts. For your security, wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+  throttled: {
+    one: 'Too many failed attempts. For your security, wait {n} minute and try again.',
+    other: 'Too many failed attempts. For your security, wait {n} minutes and try again.',
+  } as Plural,
   signInBusy: 'Too many sign-in attempts right now. Try again in a moment.',
   signedOut: 'You have signed out.',
   sessionExpired: 'Your session has expired. Sign in again to continue.',
@@ -76,24 +92,26 @@ const en = {
   noKeysCreateHint: 'Create the first one above.',
 
   staffCannotTitle: 'Only the clinic owner can create or revoke API keys.',
-  staffCannotText: (owners: string[]) =>
-    owners.length ? `If you need a key, ask ${owners.join(' or ')}. You can still see the keys and how they are used.` : 'If you need a key, ask the clinic owner. You can still see the keys and how they are used.',
+  staffCannotText: (owners: string | null) =>
+    owners ? `If you need a key, ask ${owners}. You can still see the keys and how they are used.` : 'If you need a key, ask the clinic owner. You can still see the keys and how they are used.',
   planTitle: (plan: string) => `The API is not included in the ${plan} plan.`,
   planText: (plans: string) => `To create API keys, upgrade the clinic to ${plans}. Keys that already exist keep working until they are revoked or expire.`,
   revokedNotice: (name: string) => `The key “${name}” is revoked. Requests that use it are refused from now on.`,
 
-  usageTitle: 'Usage in the last 7 days',
+  usageTitle: { one: 'Usage in the last day', other: 'Usage in the last {n} days' } as Plural,
   usageLead: (tz: string) => `Requests each key made per day (${tz} time). A working integration shows steady bars with few or no errors.`,
   legendOk: 'Successful',
   legendErrors: 'Errors',
-  requests: (n: string) => `${n} requests`,
-  errorsCount: (n: string) => `${n} with errors`,
-  dayBar: (day: string, ok: string, err: string) => `${day}: ${ok} successful, ${err} with errors`,
+  requests: { one: '{n} request', other: '{n} requests' } as Plural,
+  errorsCount: { one: '{n} with an error', other: '{n} with errors' } as Plural,
+  okRequests: { one: '{n} successful request', other: '{n} successful requests' } as Plural,
+  /** `ok` and `err` are okRequests and errorsCount, already counted */
+  dayBar: (day: string, ok: string, err: string) => `${day}: ${ok}, ${err}`,
   lastErrors: 'Last errors',
   noErrors: 'No errors.',
-  noUsageAtAll: 'No key has made requests in the last 7 days.',
-  idleKeys: 'No requests in the last 7 days:',
-  errorTimes: (n: string) => `${n}×`,
+  noUsageAtAll: { one: 'No key has made requests in the last day.', other: 'No key has made requests in the last {n} days.' } as Plural,
+  idleKeys: { one: 'No requests in the last day:', other: 'No requests in the last {n} days:' } as Plural,
+  errorTimes: { one: '{n} time', other: '{n} times' } as Plural,
   errorHelp: {
     invalid_parameter: 'a request had a wrong parameter value',
     unknown_parameter: 'a request used a parameter the API does not take',
@@ -149,7 +167,7 @@ const es: Messages = {
   plans: { basic: 'Basic', pro: 'Pro', pro_total: 'Pro Total', enterprise: 'Enterprise', premium: 'Premium' },
   settings: 'Ajustes',
   api: 'API',
-  otherLanguage: { lang: 'en', label: 'English' },
+  languageLabel: 'Idioma',
 
   signInTitle: 'Iniciar sesión',
   signInLead: 'Usa el correo y la contraseña de tu cuenta de la clínica.',
@@ -158,8 +176,10 @@ const es: Messages = {
   signInButton: 'Entrar',
   signInHelp: '¿No tienes cuenta o has olvidado la contraseña? Pídesela a la persona titular de tu clínica o a tu administrador.',
   badCredentials: 'El correo o la contraseña no son correctos.',
-  throttled: (minutes: number) =>
-    `Demasiados intentos fallidos. Por seguridad, espera ${minutes} minuto${minutes === 1 ? '' : 's'} y vuelve a intentarlo.`,
+  throttled: {
+    one: 'Demasiados intentos fallidos. Por seguridad, espera {n} minuto y vuelve a intentarlo.',
+    other: 'Demasiados intentos fallidos. Por seguridad, espera {n} minutos y vuelve a intentarlo.',
+  },
   signInBusy: 'Hay demasiados intentos de inicio de sesión en este momento. Vuelve a intentarlo dentro de un momento.',
   signedOut: 'Has cerrado la sesión.',
   sessionExpired: 'Tu sesión ha caducado. Vuelve a iniciar sesión para continuar.',
@@ -210,24 +230,25 @@ const es: Messages = {
   noKeysCreateHint: 'Crea la primera arriba.',
 
   staffCannotTitle: 'Solo la persona titular de la clínica puede crear o revocar claves de API.',
-  staffCannotText: (owners: string[]) =>
-    owners.length ? `Si necesitas una clave, pídesela a ${owners.join(' o ')}. Puedes ver las claves y cómo se usan.` : 'Si necesitas una clave, pídesela a la persona titular de la clínica. Puedes ver las claves y cómo se usan.',
+  staffCannotText: (owners: string | null) =>
+    owners ? `Si necesitas una clave, pídesela a ${owners}. Puedes ver las claves y cómo se usan.` : 'Si necesitas una clave, pídesela a la persona titular de la clínica. Puedes ver las claves y cómo se usan.',
   planTitle: (plan: string) => `La API no está incluida en el plan ${plan}.`,
   planText: (plans: string) => `Para crear claves de API, cambia la clínica a ${plans}. Las claves que ya existen siguen funcionando hasta que se revoquen o caduquen.`,
   revokedNotice: (name: string) => `La clave «${name}» está revocada. Las peticiones que la usen se rechazan desde ahora.`,
 
-  usageTitle: 'Uso en los últimos 7 días',
+  usageTitle: { one: 'Uso en el último día', other: 'Uso en los últimos {n} días' },
   usageLead: (tz: string) => `Peticiones de cada clave por día (hora de ${tz}). Una integración que funciona muestra barras regulares con pocos errores o ninguno.`,
   legendOk: 'Correctas',
   legendErrors: 'Con error',
-  requests: (n: string) => `${n} peticiones`,
-  errorsCount: (n: string) => `${n} con error`,
-  dayBar: (day: string, ok: string, err: string) => `${day}: ${ok} correctas, ${err} con error`,
+  requests: { one: '{n} petición', other: '{n} peticiones' },
+  errorsCount: { one: '{n} con error', other: '{n} con error' },
+  okRequests: { one: '{n} correcta', other: '{n} correctas' },
+  dayBar: (day: string, ok: string, err: string) => `${day}: ${ok}, ${err}`,
   lastErrors: 'Últimos errores',
   noErrors: 'Sin errores.',
-  noUsageAtAll: 'Ninguna clave ha hecho peticiones en los últimos 7 días.',
-  idleKeys: 'Sin peticiones en los últimos 7 días:',
-  errorTimes: (n: string) => `${n}×`,
+  noUsageAtAll: { one: 'Ninguna clave ha hecho peticiones en el último día.', other: 'Ninguna clave ha hecho peticiones en los últimos {n} días.' },
+  idleKeys: { one: 'Sin peticiones en el último día:', other: 'Sin peticiones en los últimos {n} días:' },
+  errorTimes: { one: '{n} vez', other: '{n} veces' },
   errorHelp: {
     invalid_parameter: 'una petición llevaba un parámetro con un valor incorrecto',
     unknown_parameter: 'una petición usó un parámetro que la API no admite',
@@ -277,7 +298,35 @@ export function messages(lang: Lang): Messages {
 }
 
 export function asLang(value: unknown): Lang | null {
-  return value === 'es' || value === 'en' ? value : null;
+  return (LANGS as readonly unknown[]).includes(value) ? (value as Lang) : null;
+}
+
+/**
+ * The language of a dashboard page, most explicit first: a `?lang=` (or the sign-in form's
+ * hidden `lang`) for that page only, then the person's stored choice (the language cookie), then
+ * the language of the clinic in view (signed-in pages), then the browser's Accept-Language, then
+ * Spanish. Each input is already validated (null when absent or unknown).
+ */
+export function resolveLang(o: { page?: Lang | null; chosen?: Lang | null; clinic?: Lang | null; acceptLanguage?: string }): Lang {
+  return o.page ?? o.chosen ?? o.clinic ?? negotiateLang(o.acceptLanguage);
+}
+
+const pluralRules = new Map<string, Intl.PluralRules>();
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+/** `forms` for the count `n` in `locale`: the plural category of n, with n formatted for the locale. */
+export function countIn(locale: string, forms: Plural, n: number): string {
+  let rules = pluralRules.get(locale);
+  if (!rules) pluralRules.set(locale, (rules = new Intl.PluralRules(locale)));
+  let number = numberFormats.get(locale);
+  if (!number) numberFormats.set(locale, (number = new Intl.NumberFormat(locale)));
+  const form = forms[rules.select(n)] ?? forms.other;
+  return form.replaceAll('{n}', number.format(n));
+}
+
+/** `forms` for the count `n` in the language of `t`. */
+export function count(t: Messages, forms: Plural, n: number): string {
+  return countIn(t.locale, forms, n);
 }
 
 /** Spanish unless the browser prefers English over Spanish (Accept-Language, q-values honoured). */
@@ -305,6 +354,7 @@ export class Formatter {
   private readonly longDay: Intl.DateTimeFormat;
   private readonly number: Intl.NumberFormat;
   private readonly relative: Intl.RelativeTimeFormat;
+  private readonly orList: Intl.ListFormat;
 
   constructor(readonly t: Messages, readonly timeZone: string, private readonly nowMs: number) {
     this.dateTime = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone });
@@ -313,6 +363,17 @@ export class Formatter {
     this.longDay = new Intl.DateTimeFormat(t.locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
     this.number = new Intl.NumberFormat(t.locale);
     this.relative = new Intl.RelativeTimeFormat(t.locale, { numeric: 'auto' });
+    this.orList = new Intl.ListFormat(t.locale, { type: 'disjunction' });
+  }
+
+  /** A counted phrase: "1 petición", "2 peticiones", "12.345 peticiones". */
+  count(forms: Plural, n: number): string {
+    return count(this.t, forms, n);
+  }
+
+  /** "a, b or c" in the page's language (Spanish also turns "o" into "u" before an o- sound). */
+  or(items: readonly string[]): string {
+    return this.orList.format(items);
   }
 
   dateTimeOf(epochS: number): string {

@@ -18,6 +18,7 @@ import { ASSET_PREFIX, assets } from './assets.js';
 import type { AdminContext } from './context.js';
 import { renderErrorPage } from './errors.js';
 import { asLang } from './i18n.js';
+import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
 import { keyRoutes } from './routes-keys.js';
 import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
@@ -108,6 +109,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   app.decorateRequest('viewerClinic', null);
   app.decorateRequest('sessionState', 'none');
   app.decorateRequest('lang', null);
+  app.decorateRequest('chosenLang', null);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('content-security-policy', CSP);
@@ -116,6 +118,8 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     reply.header('referrer-policy', 'same-origin');
     reply.header('cross-origin-opener-policy', 'same-origin');
     if (req.url.startsWith(ASSET_PREFIX)) return;
+    // Read first, so that even the refusal below is in the person's language.
+    req.chosenLang = readChosenLang(req, reply, ctx.cookies);
     // API keys are for the API. A request bearing one gets no dashboard page, signed in or not.
     const auth = req.headers.authorization;
     if (auth !== undefined && BEARER_RE.test(auth)) throw new DomainError('api_key_on_dashboard', 'an API key was sent to the dashboard');
@@ -149,6 +153,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
 
   await authRoutes(app, ctx);
   await keyRoutes(app, ctx);
+  await languageRoutes(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => renderErrorPage(new DomainError('not_found', 'no such page'), req, reply));
   app.setErrorHandler(async (err, req, reply) => renderErrorPage(err, req, reply));

@@ -7,9 +7,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findUserByEmail } from '../services/accounts.js';
 import { hashPassword, verifyPassword } from '../services/passwords.js';
 import { DomainError } from '../errors.js';
-import { field, pageLang, PAGE_ROUTE, sendPage, type AdminContext } from './context.js';
+import { field, herePath, pageLang, PAGE_ROUTE, sendPage, type AdminContext } from './context.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOriginRequest } from './csrf.js';
-import { asLang, messages, negotiateLang, type Lang } from './i18n.js';
+import { asLang, messages, type Lang } from './i18n.js';
 import { isToken, newToken, PRESESSION_COOKIE, SESSION_COOKIE } from './session.js';
 import { takeSignInAttempt } from './throttle.js';
 import { signInPage, type SignInModel } from './views/sign-in.js';
@@ -30,13 +30,16 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     return secret;
   }
 
+  /** `?lang=` (or the form's hidden copy of it) for this page only, else the usual precedence. */
   function langOf(req: FastifyRequest, explicit: string): Lang {
-    return asLang(explicit) ?? negotiateLang(req.headers['accept-language']);
+    return pageLang(req, asLang(explicit));
   }
 
-  function render(req: FastifyRequest, reply: FastifyReply, status: number, m: Omit<SignInModel, 't' | 'csrf'>) {
+  function render(req: FastifyRequest, reply: FastifyReply, status: number, m: Omit<SignInModel, 't' | 'csrf' | 'here'>) {
     const secret = presession(req, reply);
-    return sendPage(reply, status, signInPage({ ...m, t: messages(m.lang), csrf: csrfToken(secret) }));
+    // A failed POST comes back to the sign-in page itself (a GET of the POST's URL).
+    const here = req.method === 'GET' ? herePath(req) : '/dashboard/sign-in';
+    return sendPage(reply, status, signInPage({ ...m, t: messages(m.lang), csrf: csrfToken(secret), here }));
   }
 
   app.get('/', PAGE_ROUTE, async (req, reply) => reply.redirect(req.viewer ? '/dashboard/settings/api' : '/dashboard/sign-in', 303));

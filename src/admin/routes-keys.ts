@@ -5,9 +5,9 @@ import { DomainError } from '../errors.js';
 import { getClinic, listClinicOwnerEmails, listClinics, type Clinic } from '../services/accounts.js';
 import { isApiEligible, type ApiKeyListing } from '../services/api-keys.js';
 import { addDays, todayIn } from '../time.js';
-import { canManageKeys, field, PAGE_ROUTE, sendPage, type AdminContext, type Viewer } from './context.js';
+import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken, csrfValid, CSRF_FIELD, sameOriginRequest } from './csrf.js';
-import { Formatter, messages, negotiateLang, asLang } from './i18n.js';
+import { Formatter, messages, asLang } from './i18n.js';
 import { apiKeysPage, EXPIRY_CHOICES, type CreateForm, type KeyStatus, type KeyView } from './views/api-keys.js';
 import { clinicsPage } from './views/clinics.js';
 import { revokePage } from './views/revoke.js';
@@ -29,7 +29,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
 
   async function requireViewer(req: FastifyRequest, reply: FastifyReply) {
     if (req.viewer) return;
-    const lang = asLang(field(req.query, 'lang')) ?? negotiateLang(req.headers['accept-language']);
+    const lang = pageLang(req, asLang(field(req.query, 'lang')));
     return reply.redirect(`/dashboard/sign-in${req.sessionState === 'expired' ? `?expired=1&lang=${lang}` : ''}`, 303);
   }
 
@@ -74,8 +74,8 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
   async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: CreateForm | null) {
     const nowMs = ctx.now();
     const nowS = Math.floor(nowMs / 1000);
-    const t = messages(asLang(clinic.language) ?? 'es');
     req.lang = asLang(clinic.language);
+    const t = messages(pageLang(req));
     // Taken (and cleared) only by this clinic's page: a superadmin who looks at another clinic
     // first still gets to see the key just created.
     const flash = form ? null : await ctx.sessions.takeFlash(v.token, v.flash, clinic.id);
@@ -101,7 +101,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const v = viewerOf(req);
     const clinic = await actingClinic(req, v, field(req.query, 'clinic'));
     if (!clinic) {
-      const t = messages(req.lang ?? negotiateLang(req.headers['accept-language']));
+      const t = messages(pageLang(req));
       return sendPage(reply, 200, clinicsPage({ t, person: v, csrf: csrfToken(v.token), clinics: await listClinics(ctx.db) }));
     }
     return renderList(req, reply, v, clinic, 200, null);
@@ -115,7 +115,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage keys');
     if (!isApiEligible(clinic.plan, ctx.config.apiPlans)) throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
 
-    const t = messages(asLang(clinic.language) ?? 'es');
+    const t = messages(pageLang(req));
     const name = field(body, 'name').trim();
     const expires = field(body, 'expires');
     const form: CreateForm = { name, expires, errors: {} };
@@ -165,7 +165,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const nowMs = ctx.now();
     const listing = (await ctx.keys.list(clinic.id)).find((k) => k.id === key.id);
     if (!listing) throw notFound();
-    const t = messages(asLang(clinic.language) ?? 'es');
+    const t = messages(pageLang(req));
     return sendPage(reply, 200, revokePage({
       t, fmt: new Formatter(t, clinic.timezone, nowMs), person: v, csrf: csrfToken(v.token), clinic,
       key: keyView(listing, Math.floor(nowMs / 1000)), keyPrefix: prefix,

@@ -49,10 +49,11 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
         }
       });
       if (!res.ok) {
+        // One line per problem (a line with several faults shows them all, in field order).
         for (const e of res.errors) info(ctx, `line ${e.line}: ${e.reason}`);
-        if (res.errorCount > res.errors.length) info(ctx, `… and ${res.errorCount - res.errors.length} more bad lines`);
-        if (ctx.json()) result(ctx, '', { ok: false, lines: res.lines, error_count: res.errorCount, errors: res.errors });
-        throw new DomainError('rejected', `import refused: ${res.errorCount} bad line(s) of ${res.lines}; nothing was changed`);
+        if (res.errorCount > res.errors.length) info(ctx, `… and ${res.errorCount - res.errors.length} more problem(s)`);
+        if (ctx.json()) result(ctx, '', { ok: false, lines: res.lines, bad_lines: res.badLines, error_count: res.errorCount, errors: res.errors });
+        throw new DomainError('rejected', `import refused: ${res.badLines} bad line(s) of ${res.lines}, ${res.errorCount} problem(s); nothing was changed`);
       }
       const c = res.counts;
       info(ctx, `imported ${c.clientas} clientas, ${c.citas} citas, ${c.llamadas} llamadas from ${res.lines} lines`);

@@ -194,26 +194,34 @@ export async function lockClinicData(db: Kysely<DB>, clinicId: string): Promise<
  */
 export async function prepareImportSession(db: Kysely<DB>): Promise<void> {
   if (dialectOf(db) === 'postgres') {
-    await sql`create temporary table import_refs (line bigint not null, clienta_id text collate "C" not null) on commit drop`.execute(db);
+    await sql`create temporary table import_refs (line bigint not null, clienta_id text collate "C" not null, bad_line smallint not null) on commit drop`.execute(db);
   } else {
     await sql`pragma defer_foreign_keys = on`.execute(db);
-    await sql`create temporary table import_refs (line integer not null, clienta_id text not null)`.execute(db);
+    await sql`create temporary table import_refs (line integer not null, clienta_id text not null, bad_line integer not null)`.execute(db);
   }
 }
 
-export async function parkRefs(db: Kysely<DB>, refs: { line: number; id: string }[]): Promise<void> {
+/** `badLine`: the line already has other problems (so a missing clienta adds a problem, not a bad line). */
+export async function parkRefs(db: Kysely<DB>, refs: { line: number; id: string; badLine: boolean }[]): Promise<void> {
   for (let i = 0; i < refs.length; i += 500) {
     const chunk = refs.slice(i, i + 500);
-    await sql`insert into import_refs (line, clienta_id) values ${sql.join(chunk.map((r) => sql`(${r.line}, ${r.id})`))}`.execute(db);
+    await sql`insert into import_refs (line, clienta_id, bad_line) values ${sql.join(chunk.map((r) => sql`(${r.line}, ${r.id}, ${r.badLine ? 1 : 0})`))}`.execute(db);
   }
 }
 
-/** Parked references whose clienta is still not stored: how many, and the first `max` by line. */
+/**
+ * Parked references whose clienta is still not stored: how many, how many of them are on lines
+ * with no other problem, and the first `max` by line.
+ */
 export async function parkedMissing(db: Kysely<DB>, clinicId: string, max: number) {
   const missing = sql`from import_refs r where not exists (select 1 from clientas c where c.clinic_id = ${clinicId} and c.id = r.clienta_id)`;
   const first = await sql<{ line: number; clienta_id: string }>`select r.line, r.clienta_id ${missing} order by r.line limit ${max}`.execute(db);
-  const count = await sql<{ n: number | string }>`select count(*) as n ${missing}`.execute(db);
-  return { count: Number(count.rows[0]?.n ?? 0), first: first.rows.map((r) => ({ line: Number(r.line), clienta_id: r.clienta_id })) };
+  const count = await sql<{ n: number | string; good: number | string | null }>`select count(*) as n, sum(1 - r.bad_line) as good ${missing}`.execute(db);
+  return {
+    count: Number(count.rows[0]?.n ?? 0),
+    onGoodLines: Number(count.rows[0]?.good ?? 0),
+    first: first.rows.map((r) => ({ line: Number(r.line), clienta_id: r.clienta_id })),
+  };
 }
 
 export async function dropParkedRefs(db: Kysely<DB>): Promise<void> {

@@ -1,5 +1,6 @@
 // Validation of one JSON Lines record of the import format (CONTRACT section 7). Returns the
-// typed record or the reason it is bad, phrased so an operator can fix the line.
+// typed record, or every problem of the line (each field checked on its own, in the format's
+// order), phrased so an operator can fix the whole line in one round.
 import { ESTADOS, RESULTADOS, type ImportRecord } from '../domain/records.js';
 import { isValidDate, parseTimestamp } from '../time.js';
 
@@ -11,17 +12,37 @@ const LANG_RE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DERIVED = ['total_citas', 'total_llamadas', 'ultima_cita', 'ultima_llamada'];
 
+/**
+ * Each type's fields in the order of the format (docs/import.md), which is also the order a
+ * line's problems are reported in; required or optional is decided where each is read below.
+ */
 const FIELDS = {
-  clienta: { required: ['id', 'nombre', 'telefono', 'vip', 'cliente_desde', 'created_at'], optional: ['email', 'idioma'] },
-  cita: {
-    required: ['id', 'clienta_id', 'fecha_hora', 'servicio', 'duracion_min', 'precio', 'estado', 'profesional_nombre', 'sede_nombre', 'created_at'],
-    optional: ['notas'],
-  },
-  llamada: {
-    required: ['id', 'fecha_hora', 'telefono_caller', 'duracion_segundos', 'resultado', 'idioma', 'created_at'],
-    optional: ['clienta_id', 'cliente_nombre'],
-  },
+  clienta: ['id', 'nombre', 'telefono', 'email', 'idioma', 'vip', 'cliente_desde', 'created_at'],
+  cita: ['id', 'clienta_id', 'fecha_hora', 'servicio', 'duracion_min', 'precio', 'estado', 'profesional_nombre', 'sede_nombre', 'notas', 'created_at'],
+  llamada: ['id', 'clienta_id', 'fecha_hora', 'cliente_nombre', 'telefono_caller', 'duracion_segundos', 'resultado', 'idioma', 'created_at'],
 } as const;
+
+type RecordType = keyof typeof FIELDS;
+
+/** One problem of a line: the field it is about (null for the whole line) and what to fix. */
+export interface FieldProblem {
+  field: string | null;
+  reason: string;
+  /** where it sorts among the line's problems: `type` first, then the format's order, then unknown fields */
+  order: number;
+}
+
+function orderOf(type: RecordType, field: string): number {
+  return 1 + (FIELDS[type] as readonly string[]).indexOf(field);
+}
+
+/**
+ * The place of `clienta_id` among a line's problems. A reference that resolves to no clienta is
+ * known only at the end of the file and is then merged into its line's problems at this place;
+ * citas and llamadas both have clienta_id second, so one number serves both.
+ */
+export const REFERENCE_ORDER = orderOf('cita', 'clienta_id');
+if (orderOf('llamada', 'clienta_id') !== REFERENCE_ORDER) throw new Error('import-lines: clienta_id must have the same place in citas and llamadas');
 
 class LineError extends Error {}
 
@@ -34,10 +55,6 @@ function text(o: Obj, f: string, max: number): string {
   if (typeof v !== 'string' || v.trim() === '') fail(`${f} must be a non-empty string`);
   if (v.length > max) fail(`${f} must be at most ${max} characters`);
   return v;
-}
-
-function optText(o: Obj, f: string, max: number): string | null {
-  return o[f] === undefined || o[f] === null ? null : text(o, f, max);
 }
 
 function uuid(o: Obj, f: string): string {
@@ -77,9 +94,8 @@ function oneOf<T extends string>(o: Obj, f: string, values: readonly T[]): T {
   return v as T;
 }
 
-function lang(o: Obj, f: string, required: boolean): string | null {
+function lang(o: Obj, f: string): string {
   const v = o[f];
-  if (!required && (v === undefined || v === null)) return null;
   if (typeof v !== 'string' || !LANG_RE.test(v)) fail(`${f} must be a language code such as es, en or pt-BR`);
   return v;
 }
@@ -92,63 +108,127 @@ function cents(o: Obj, f: string): number {
   return c;
 }
 
-function checkFields(o: Obj, type: keyof typeof FIELDS): void {
-  const spec = FIELDS[type];
-  const allowed = new Set<string>(['type', ...spec.required, ...spec.optional]);
-  for (const k of Object.keys(o)) {
-    if (DERIVED.includes(k)) fail(`${k} is derived by the service and cannot be imported; remove it`);
-    if (!allowed.has(k)) fail(`unknown field "${k}" for type ${type}; allowed: ${[...allowed].join(', ')}`);
+/**
+ * Reads the fields of one line, each with its own check, and keeps every problem instead of
+ * stopping at the first, so a line's faults are all reported in one round. A failed check
+ * yields `undefined`; the record is only used when there was no problem.
+ */
+class FieldReader {
+  readonly problems: FieldProblem[] = [];
+
+  constructor(private readonly o: Obj, private readonly type: RecordType) {}
+
+  private take<T>(f: string, check: (o: Obj, f: string) => T): T {
+    try {
+      return check(this.o, f);
+    } catch (err) {
+      if (!(err instanceof LineError)) throw err;
+      this.problems.push({ field: f, reason: err.message, order: orderOf(this.type, f) });
+      return undefined as T;
+    }
   }
-  for (const k of spec.required) if (o[k] === undefined) fail(`missing required field "${k}"`);
+
+  required<T>(f: string, check: (o: Obj, f: string) => T): T {
+    if (this.o[f] === undefined) {
+      this.problems.push({ field: f, reason: `missing required field "${f}"`, order: orderOf(this.type, f) });
+      return undefined as T;
+    }
+    return this.take(f, check);
+  }
+
+  /** absent or null: null */
+  optional<T>(f: string, check: (o: Obj, f: string) => T): T | null {
+    return this.o[f] === undefined || this.o[f] === null ? null : this.take(f, check);
+  }
+
+  /** Fields the type does not have, in the order they appear on the line, after the known ones. */
+  extraFields(): void {
+    const spec = FIELDS[this.type] as readonly string[];
+    const allowed = ['type', ...spec];
+    let order = spec.length + 1;
+    for (const k of Object.keys(this.o)) {
+      if (allowed.includes(k)) continue;
+      const reason = DERIVED.includes(k)
+        ? `${k} is derived by the service and cannot be imported; remove it`
+        : `unknown field "${k}" for type ${this.type}; allowed: ${allowed.join(', ')}`;
+      this.problems.push({ field: k, reason, order: order++ });
+    }
+  }
 }
 
-/** Parses one line. `null` result for a blank line; throws nothing. */
-export function parseImportLine(line: string): { record: ImportRecord } | { error: string } | null {
+function bool(o: Obj, f: string): boolean {
+  const v = o[f];
+  if (typeof v !== 'boolean') fail(`${f} must be true or false`);
+  return v;
+}
+
+function email(o: Obj, f: string): string {
+  const v = text(o, f, 254);
+  if (!EMAIL_RE.test(v)) fail(`${f} must be an e-mail address or null`);
+  return v;
+}
+
+// The checks with their limits, made once rather than per line.
+const text200 = (o: Obj, f: string) => text(o, f, 200);
+const text2000 = (o: Obj, f: string) => text(o, f, 2000);
+const minutes = (o: Obj, f: string) => int(o, f, 1, 1440);
+const seconds = (o: Obj, f: string) => int(o, f, 0, 86_400);
+const estado = (o: Obj, f: string) => oneOf(o, f, ESTADOS);
+const resultado = (o: Obj, f: string) => oneOf(o, f, RESULTADOS);
+
+function parseRecord(obj: Obj, type: RecordType): ParsedLine {
+  const r = new FieldReader(obj, type);
+  // Each record literal reads its fields in the format's order, so problems come out in it.
+  let record: ImportRecord;
+  if (type === 'clienta') {
+    record = {
+      type, id: r.required('id', uuid), nombre: r.required('nombre', text200), telefono: r.required('telefono', phone),
+      email: r.optional('email', email), idioma: r.optional('idioma', lang), vip: r.required('vip', bool),
+      cliente_desde: r.required('cliente_desde', date), created_at: r.required('created_at', timestamp),
+    };
+  } else if (type === 'cita') {
+    record = {
+      type, id: r.required('id', uuid), clienta_id: r.required('clienta_id', uuid), fecha_hora: r.required('fecha_hora', timestamp),
+      servicio: r.required('servicio', text200), duracion_min: r.required('duracion_min', minutes),
+      precio_cents: r.required('precio', cents), estado: r.required('estado', estado),
+      profesional_nombre: r.required('profesional_nombre', text200), sede_nombre: r.required('sede_nombre', text200),
+      notas: r.optional('notas', text2000), created_at: r.required('created_at', timestamp),
+    };
+  } else {
+    record = {
+      type, id: r.required('id', uuid), clienta_id: r.optional('clienta_id', uuid), fecha_hora: r.required('fecha_hora', timestamp),
+      cliente_nombre: r.optional('cliente_nombre', text200), telefono_caller: r.required('telefono_caller', phone),
+      duracion_segundos: r.required('duracion_segundos', seconds), resultado: r.required('resultado', resultado),
+      idioma: r.required('idioma', lang), created_at: r.required('created_at', timestamp),
+    };
+  }
+  r.extraFields();
+  if (r.problems.length === 0) return { record };
+  // The reference is still worth checking: a clienta it does not find is one more problem of this line.
+  return { problems: r.problems, clientaId: record.type === 'clienta' ? null : record.clienta_id ?? null };
+}
+
+export type ParsedLine =
+  | { record: ImportRecord }
+  /** every problem of the line in report order, and its clienta_id when that one is a valid UUID */
+  | { problems: FieldProblem[]; clientaId: string | null };
+
+const wholeLine = (reason: string): ParsedLine => ({ problems: [{ field: null, reason, order: 0 }], clientaId: null });
+
+/** Parses one line. `null` for a blank line; throws nothing. */
+export function parseImportLine(line: string): ParsedLine | null {
   if (line.trim() === '') return null;
   let o: unknown;
   try {
     o = JSON.parse(line);
   } catch {
-    return { error: 'not valid JSON' };
+    return wholeLine('not valid JSON');
   }
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) return { error: 'must be a JSON object' };
-  const obj = o as Obj;
-  try {
-    const type = obj.type;
-    if (type !== 'clienta' && type !== 'cita' && type !== 'llamada') fail('type must be one of: clienta, cita, llamada');
-    checkFields(obj, type);
-    if (type === 'clienta') {
-      const email = optText(obj, 'email', 254);
-      if (email !== null && !EMAIL_RE.test(email)) fail('email must be an e-mail address or null');
-      if (typeof obj.vip !== 'boolean') fail('vip must be true or false');
-      return {
-        record: {
-          type, id: uuid(obj, 'id'), nombre: text(obj, 'nombre', 200), telefono: phone(obj, 'telefono'), email,
-          idioma: lang(obj, 'idioma', false), vip: obj.vip, cliente_desde: date(obj, 'cliente_desde'),
-          created_at: timestamp(obj, 'created_at'),
-        },
-      };
-    }
-    if (type === 'cita') {
-      return {
-        record: {
-          type, id: uuid(obj, 'id'), clienta_id: uuid(obj, 'clienta_id'), fecha_hora: timestamp(obj, 'fecha_hora'),
-          servicio: text(obj, 'servicio', 200), duracion_min: int(obj, 'duracion_min', 1, 1440), precio_cents: cents(obj, 'precio'),
-          estado: oneOf(obj, 'estado', ESTADOS), profesional_nombre: text(obj, 'profesional_nombre', 200),
-          sede_nombre: text(obj, 'sede_nombre', 200), notas: optText(obj, 'notas', 2000), created_at: timestamp(obj, 'created_at'),
-        },
-      };
-    }
-    return {
-      record: {
-        type, id: uuid(obj, 'id'), clienta_id: obj.clienta_id === undefined || obj.clienta_id === null ? null : uuid(obj, 'clienta_id'),
-        fecha_hora: timestamp(obj, 'fecha_hora'), cliente_nombre: optText(obj, 'cliente_nombre', 200),
-        telefono_caller: phone(obj, 'telefono_caller'), duracion_segundos: int(obj, 'duracion_segundos', 0, 86_400),
-        resultado: oneOf(obj, 'resultado', RESULTADOS), idioma: lang(obj, 'idioma', true) as string, created_at: timestamp(obj, 'created_at'),
-      },
-    };
-  } catch (err) {
-    if (err instanceof LineError) return { error: err.message };
-    throw err;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return wholeLine('must be a JSON object');
+  const type = (o as Obj).type;
+  // Without a known type there is no list of fields to check the rest against.
+  if (type !== 'clienta' && type !== 'cita' && type !== 'llamada') {
+    return { problems: [{ field: 'type', reason: 'type must be one of: clienta, cita, llamada', order: 0 }], clientaId: null };
   }
+  return parseRecord(o as Obj, type);
 }

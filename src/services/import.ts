@@ -1,6 +1,6 @@
 // clinic-api import: a JSON Lines stream applied in one transaction. Lines are validated and
 // written in batches as they stream; if any line is bad the transaction is rolled back and every
-// bad line is reported (the first MAX_REPORTED in full, then a count).
+// problem of every bad line is reported (the first MAX_REPORTED in full, then a count).
 //
 // Memory stays bounded however long the file: rows and references are buffered a batch at a
 // time, and references are checked against the database (where the file's earlier clientas
@@ -17,7 +17,7 @@ import { getClinic } from '../repos/clinics.js';
 import {
   dropParkedRefs, existingClientaIds, lockClinicData, parkedMissing, parkRefs, prepareImportSession, withBulkCache,
 } from '../repos/writes.js';
-import { parseImportLine } from './import-lines.js';
+import { parseImportLine, REFERENCE_ORDER, type FieldProblem } from './import-lines.js';
 import { RecordWriter } from './record-writer.js';
 
 export const MAX_REPORTED = 100;
@@ -26,8 +26,14 @@ const REF_BATCH = 5_000;
 /** onProgress is called every this many lines, and once at the end. */
 export const PROGRESS_LINES = 10_000;
 
+/**
+ * One problem: a line with several gets one entry per problem, in the format's field order, so
+ * each reads as one fix (`line 3: precio must ...`) and `--json` stays a flat list.
+ */
 export interface LineProblem {
   line: number;
+  /** the field it is about; null when it is about the whole line (not JSON, not an object) */
+  field: string | null;
   reason: string;
 }
 
@@ -35,10 +41,18 @@ export interface ImportResult {
   ok: boolean;
   lines: number;
   counts: { clientas: number; citas: number; llamadas: number };
-  /** the first MAX_REPORTED problems, by line number */
+  /** the first MAX_REPORTED problems, by line number and then field order */
   errors: LineProblem[];
+  /** every problem, listed or not */
   errorCount: number;
+  /** lines with at least one problem */
+  badLines: number;
 }
+
+/** A problem with its place in the line, for merging the references found missing at the end. */
+type Placed = LineProblem & { order: number };
+
+const byPlace = (a: Placed, b: Placed) => a.line - b.line || a.order - b.order;
 
 export interface ImportProgress {
   lines: number;
@@ -53,15 +67,17 @@ export interface ImportOptions {
 
 const danglingReason = (id: string) => `clienta_id ${id} is not a clienta of this clinic nor in the file`;
 
+type Ref = { line: number; id: string; badLine: boolean };
+
 /** The references of a stretch of lines, resolved against the database in one query. */
 class RefChecker {
-  private refs: { line: number; id: string }[] = [];
+  private refs: Ref[] = [];
   parked = 0;
 
   constructor(private readonly db: Kysely<DB>, private readonly clinicId: string, private readonly writer: RecordWriter) {}
 
-  async add(line: number, id: string): Promise<void> {
-    this.refs.push({ line, id });
+  async add(line: number, id: string, badLine: boolean): Promise<void> {
+    this.refs.push({ line, id, badLine });
     if (this.refs.length >= REF_BATCH) await this.check();
   }
 
@@ -88,11 +104,16 @@ export async function importJsonLines(
   const clinic = await getClinic(database.db, clinicId);
   if (!clinic) throw new DomainError('not_found', `No clinic with id ${clinicId}`, { field: 'clinic' });
 
-  let errors: LineProblem[] = [];
+  let errors: Placed[] = [];
   let errorCount = 0;
-  const report = (line: number, reason: string) => {
-    errorCount++;
-    if (errors.length < MAX_REPORTED) errors.push({ line, reason });
+  let badLines = 0;
+  const report = (line: number, problems: FieldProblem[]) => {
+    badLines++;
+    errorCount += problems.length;
+    for (const p of problems) {
+      if (errors.length >= MAX_REPORTED) break;
+      errors.push({ line, field: p.field, reason: p.reason, order: p.order });
+    }
   };
 
   let lines = 0;
@@ -111,31 +132,33 @@ export async function importJsonLines(
       for await (const raw of rl) {
         lines++;
         bytes += Buffer.byteLength(raw) + 1;
-        if (lines % PROGRESS_LINES === 0) opts.onProgress?.({ lines, bytes, badLines: errorCount });
+        if (lines % PROGRESS_LINES === 0) opts.onProgress?.({ lines, bytes, badLines });
         const parsed = parseImportLine(raw);
         if (parsed === null) continue;
-        if ('error' in parsed) {
-          report(lines, parsed.error);
+        if ('problems' in parsed) {
+          report(lines, parsed.problems);
+          if (parsed.clientaId !== null) await refs.add(lines, parsed.clientaId, true);
           continue;
         }
         const rec = parsed.record;
-        if (rec.type !== 'clienta' && rec.clienta_id !== null) await refs.add(lines, rec.clienta_id);
+        if (rec.type !== 'clienta' && rec.clienta_id !== null) await refs.add(lines, rec.clienta_id, false);
         // Once a line is bad nothing will be kept: only clientas are still written, because the
         // references of later lines are resolved against them.
         if (errorCount === 0 || rec.type === 'clienta') await writer.add(rec);
       }
-      opts.onProgress?.({ lines, bytes, badLines: errorCount });
+      opts.onProgress?.({ lines, bytes, badLines });
       await refs.check();
       await writer.flush();
 
       if (refs.parked > 0) {
         const missing = await parkedMissing(trx, clinic.id, MAX_REPORTED);
-        // Dangling references are known only now but may come before lines already reported:
-        // the list stays the first MAX_REPORTED problems by line number.
+        // Dangling references are known only now but may come before problems already listed,
+        // even on the same line (clienta_id is the second field): the list stays the first
+        // MAX_REPORTED problems by line and field order.
         errorCount += missing.count;
-        errors = [...errors, ...missing.first.map((m) => ({ line: m.line, reason: danglingReason(m.clienta_id) }))]
-          .sort((a, b) => a.line - b.line)
-          .slice(0, MAX_REPORTED);
+        badLines += missing.onGoodLines;
+        const dangling = missing.first.map((m): Placed => ({ line: m.line, field: 'clienta_id', reason: danglingReason(m.clienta_id), order: REFERENCE_ORDER }));
+        errors = [...errors, ...dangling].sort(byPlace).slice(0, MAX_REPORTED);
       }
       if (errorCount > 0) throw Rollback;
       await writer.finish();
@@ -145,5 +168,5 @@ export async function importJsonLines(
   } catch (err) {
     if (err !== Rollback) throw err;
   }
-  return { ok: errorCount === 0, lines, counts, errors, errorCount };
+  return { ok: errorCount === 0, lines, counts, errors: errors.map(({ line, field, reason }) => ({ line, field, reason })), errorCount, badLines };
 }

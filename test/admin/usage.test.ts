@@ -79,10 +79,10 @@ describe.each(dialects())('API usage counting on %s', (dialect) => {
     expect(page).toContain('id="usage-' + keyId + '"');
     // 28 March: 25 + 3 + 1 + 5; 29 March: 1 ok + 1 pending error
     expect(page).toContain('sábado, 28 de marzo: 30 correctas, 4 con error');
-    expect(page).toContain('domingo, 29 de marzo: 1 correctas, 1 con error');
+    expect(page).toContain('domingo, 29 de marzo: 1 correcta, 1 con error'); // singular: not "1 correctas"
     expect(page).toContain('36 peticiones');
-    expect(page).toMatch(/<code>400 invalid_parameter<\/code>[\s\S]*?4×/);
-    expect(page).toContain('<code>400 unknown_parameter</code>');
+    expect(page).toMatch(/<code>400 invalid_parameter<\/code>[\s\S]*?· 4 veces</);
+    expect(page).toMatch(/<code>400 unknown_parameter<\/code>[\s\S]*?· 1 vez</);
   });
 
   it('flushes what is pending when the app closes', async () => {

@@ -164,6 +164,36 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect((await t.keys.list(t.clinicA.id)).length).toBe(before);
   });
 
+  it('language: English chosen on the sign-in page stays after a reload and after signing in to a Spanish clinic', async () => {
+    const page = await newPage(); // a Spanish browser (Accept-Language: es-ES)
+    const lang = () => page.locator('html').getAttribute('lang');
+    await page.goto(`${base}/dashboard/sign-in`);
+    expect(await lang()).toBe('es');
+    await page.getByRole('navigation', { name: 'Idioma' }).getByRole('button', { name: 'English' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    expect(page.url()).toBe(`${base}/dashboard/sign-in`);
+
+    await page.reload();
+    expect(await lang()).toBe('en');
+    expect(await page.getByRole('navigation', { name: 'Language' }).getByText('English').getAttribute('aria-current')).toBe('true');
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'clinic_lang');
+    expect(cookie).toMatchObject({ value: 'en', path: '/dashboard', sameSite: 'Lax', httpOnly: true });
+    expect(cookie!.expires).toBeGreaterThan(Date.now() / 1000 + 300 * 86_400); // kept across browser restarts
+
+    await page.getByLabel('E-mail').fill(EMAILS.ownerA); // Clínica Uno speaks Spanish
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard/settings/api`);
+    await expect.poll(() => page.getByRole('heading', { name: 'API keys' }).isVisible()).toBe(true);
+    expect(await lang()).toBe('en');
+
+    // and back to Spanish from the top bar, with the keyboard
+    await page.getByRole('navigation', { name: 'Language' }).getByRole('button', { name: 'Español' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { name: 'Claves de API' }).isVisible()).toBe(true);
+    expect(page.url()).toBe(`${base}/dashboard/settings/api`);
+  });
+
   it('throttles wrong passwords: after five failures the account must wait', async () => {
     const page = await newPage();
     for (let i = 1; i <= 5; i++) {

@@ -341,7 +341,7 @@ describe('import', () => {
     expect(await tableCounts(clinic)).toEqual({ clientas: 1, citas: 1, llamadas: 1 });
   });
 
-  it('a bad file exits 1, lists every bad line on stderr as "line N: reason", and changes nothing', async () => {
+  it('a bad file exits 1, lists every problem on stderr as "line N: reason", and changes nothing', async () => {
     const clinic = await createClinic(['--plan', 'premium']);
     const good = path.join(tempDir(), 'good.jsonl');
     fs.writeFileSync(good, VALID_JSONL);
@@ -354,7 +354,7 @@ describe('import', () => {
       '{"type":"cita",',
       lines[1]!.replace('"precio":25', '"precio":25.555'),
       JSON.stringify({ type: 'cita', id: cid(2, 2), clienta_id: cid(1, 77), fecha_hora: '2026-03-30T10:00:00+02:00', servicio: 'Manicura', duracion_min: 45, precio: 25, estado: 'confirmada', profesional_nombre: 'Elena Ruiz', sede_nombre: 'Sede Norte', created_at: '2026-03-01T09:00:00+01:00' }),
-      lines[2]!.replace('"resultado":"info"', '"resultado":"maybe"'),
+      lines[2]!.replace('"resultado":"info"', '"resultado":"maybe"').replace('"duracion_segundos":', '"duracion":'),
     ].join('\n');
     const file = path.join(tempDir(), 'bad.jsonl');
     fs.writeFileSync(file, bad);
@@ -366,9 +366,11 @@ describe('import', () => {
       'line 2: not valid JSON',
       'line 3: precio must have at most 2 decimals',
       `line 4: clienta_id ${cid(1, 77)} is not a clienta of this clinic nor in the file`,
+      'line 5: missing required field "duracion_segundos"',
       expect.stringMatching(/^line 5: resultado must be one of: /),
+      expect.stringMatching(/^line 5: unknown field "duracion" for type llamada; allowed: /),
     ]);
-    expect(r.stderr).toMatch(/import refused: 4 bad line\(s\) of 5; nothing was changed/);
+    expect(r.stderr).toMatch(/import refused: 4 bad line\(s\) of 5, 6 problem\(s\); nothing was changed/);
     expect(await tableCounts(clinic)).toEqual(before);
     const name = await withRt(async (rt) => (await rt.database.db.selectFrom('clientas').select('nombre').where('clinic_id', '=', clinic).executeTakeFirstOrThrow()).nombre);
     expect(name).toBe('Lucía Gómez');
@@ -376,8 +378,10 @@ describe('import', () => {
     const json = await cli(['import', '--clinic', clinic, file, '--json']);
     expect(json.code).toBe(1);
     const body = JSON.parse(json.stdout);
-    expect(body).toMatchObject({ ok: false, lines: 5, error_count: 4 });
-    expect(body.errors.map((e: { line: number }) => e.line)).toEqual([2, 3, 4, 5]);
+    expect(body).toMatchObject({ ok: false, lines: 5, bad_lines: 4, error_count: 6 });
+    expect(body.errors.map((e: { line: number; field: string | null }) => [e.line, e.field])).toEqual([
+      [2, null], [3, 'precio'], [4, 'clienta_id'], [5, 'duracion_segundos'], [5, 'resultado'], [5, 'duracion'],
+    ]);
   });
 
   it('more than 100 bad lines: 100 listed, then how many more', async () => {
@@ -385,8 +389,8 @@ describe('import', () => {
     const r = await cli(['import', '--clinic', clinic, '-'], { stdin: Array.from({ length: 130 }, () => 'x').join('\n') });
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n').filter((l) => /^line \d+: not valid JSON$/.test(l))).toHaveLength(100);
-    expect(r.stderr).toMatch(/… and 30 more bad lines/);
-    expect(r.stderr).toMatch(/import refused: 130 bad line\(s\) of 130/);
+    expect(r.stderr).toMatch(/… and 30 more problem\(s\)/);
+    expect(r.stderr).toMatch(/import refused: 130 bad line\(s\) of 130, 130 problem\(s\)/);
   });
 
   it('a missing file or an unknown clinic exits 2', async () => {

@@ -108,8 +108,8 @@ describe.each(dialects())('import at scale on %s', (dialect) => {
     expect(res.ok).toBe(false);
     expect(res.errorCount).toBe(bad.length);
     expect(res.errors.map((e) => e.line)).toEqual(bad.slice(0, MAX_REPORTED));
-    expect(res.errors[0]).toEqual({ line: 5, reason: 'not valid JSON' });
-    expect(res.errors[1]).toEqual({ line: 7, reason: `clienta_id ${uuid(1, 900_006)} is not a clienta of this clinic nor in the file` });
+    expect(res.errors[0]).toEqual({ line: 5, field: null, reason: 'not valid JSON' });
+    expect(res.errors[1]).toEqual({ line: 7, field: 'clienta_id', reason: `clienta_id ${uuid(1, 900_006)} is not a clienta of this clinic nor in the file` });
     expect(await countTables()).toEqual({ citas: [], llamadas: [], vip: [] });
     const stored = await database.db.selectFrom('clientas').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(0);
@@ -117,7 +117,7 @@ describe.each(dialects())('import at scale on %s', (dialect) => {
 
   it('after a bad line, later references still resolve against clientas that come after them', async () => {
     const res = await run(['not json', cita(1, 1), llamada(1, 2), clienta(1), clienta(2)]);
-    expect(res).toMatchObject({ ok: false, errorCount: 1, errors: [{ line: 1, reason: 'not valid JSON' }] });
+    expect(res).toMatchObject({ ok: false, errorCount: 1, errors: [{ line: 1, field: null, reason: 'not valid JSON' }] });
   });
 
   it('keeps the count tables exact through re-imports, moved days, changed statuses, vip flips and duplicate ids', async () => {

@@ -1,5 +1,5 @@
-// JSON Lines import (docs/import.md): all or nothing, upsert by id within the clinic, every bad line
-// reported with its number and reason, other clinics never touched.
+// JSON Lines import (docs/import.md): all or nothing, upsert by id within the clinic, every problem
+// of every bad line reported with its line number, field and reason, other clinics never touched.
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.js';
@@ -97,7 +97,7 @@ describe.each(dialects())('import on %s', (dialect) => {
   describe('a valid file', () => {
     it('imports clientas, citas and llamadas with their counts', async () => {
       const res = await importInto(clinicA, validFile());
-      expect(res).toEqual({ ok: true, lines: 8, counts: { clientas: 3, citas: 2, llamadas: 2 }, errors: [], errorCount: 0 });
+      expect(res).toEqual({ ok: true, lines: 8, counts: { clientas: 3, citas: 2, llamadas: 2 }, errors: [], errorCount: 0, badLines: 0 });
       expect(await apiTotals(clinicA)).toEqual({ clientas: 3, citas: 2, llamadas: 2 });
 
       const s = await snapshot(clinicA);
@@ -166,7 +166,7 @@ describe.each(dialects())('import on %s', (dialect) => {
     });
 
     it('an empty file is a successful no-op', async () => {
-      expect(await importInto(clinicA, '')).toEqual({ ok: true, lines: 0, counts: { clientas: 0, citas: 0, llamadas: 0 }, errors: [], errorCount: 0 });
+      expect(await importInto(clinicA, '')).toEqual({ ok: true, lines: 0, counts: { clientas: 0, citas: 0, llamadas: 0 }, errors: [], errorCount: 0, badLines: 0 });
       await expectEmpty(clinicA);
     });
   });
@@ -177,7 +177,7 @@ describe.each(dialects())('import on %s', (dialect) => {
       const res = await importInto(clinicA, text);
       expect(res.ok).toBe(false);
       expect(res.errorCount).toBe(1);
-      expect(res.errors).toEqual([{ line: 3, reason: expect.stringMatching(/telefono must be an E\.164 phone number/) }]);
+      expect(res.errors).toEqual([{ line: 3, field: 'telefono', reason: expect.stringMatching(/telefono must be an E\.164 phone number/) }]);
       expect(res.counts).toEqual({ clientas: 0, citas: 0, llamadas: 0 });
       await expectEmpty(clinicA);
     });
@@ -222,6 +222,7 @@ describe.each(dialects())('import on %s', (dialect) => {
       expect(res.ok).toBe(false);
       expect(res.lines).toBe(cases.length + 2);
       expect(res.errorCount).toBe(cases.length);
+      expect(res.badLines).toBe(cases.length);
       expect(res.errors.map((e) => e.line)).toEqual(cases.map((_, i) => i + 2));
       res.errors.forEach((e, i) => expect(e.reason, `line ${e.line}`).toMatch(cases[i]![1]));
       await expectEmpty(clinicA);
@@ -233,9 +234,9 @@ describe.each(dialects())('import on %s', (dialect) => {
       expect(res.ok).toBe(false);
       expect(res.errorCount).toBe(3);
       expect(res.errors).toEqual([
-        { line: 2, reason: `clienta_id ${ghost} is not a clienta of this clinic nor in the file` },
-        { line: 4, reason: `clienta_id ${ghost} is not a clienta of this clinic nor in the file` },
-        { line: 5, reason: `clienta_id ${id(1, 98)} is not a clienta of this clinic nor in the file` },
+        { line: 2, field: 'clienta_id', reason: `clienta_id ${ghost} is not a clienta of this clinic nor in the file` },
+        { line: 4, field: 'clienta_id', reason: `clienta_id ${ghost} is not a clienta of this clinic nor in the file` },
+        { line: 5, field: 'clienta_id', reason: `clienta_id ${id(1, 98)} is not a clienta of this clinic nor in the file` },
       ]);
       await expectEmpty(clinicA);
     });
@@ -245,8 +246,8 @@ describe.each(dialects())('import on %s', (dialect) => {
       const res = await importInto(clinicA, jsonl([cita(id(2, 1), C1), llamada(id(3, 1), C1)]));
       expect(res.ok).toBe(false);
       expect(res.errors).toEqual([
-        { line: 1, reason: expect.stringContaining(`clienta_id ${C1} is not a clienta of this clinic`) },
-        { line: 2, reason: expect.stringContaining(`clienta_id ${C1} is not a clienta of this clinic`) },
+        { line: 1, field: 'clienta_id', reason: expect.stringContaining(`clienta_id ${C1} is not a clienta of this clinic`) },
+        { line: 2, field: 'clienta_id', reason: expect.stringContaining(`clienta_id ${C1} is not a clienta of this clinic`) },
       ]);
       await expectEmpty(clinicA);
     });
@@ -254,6 +255,59 @@ describe.each(dialects())('import on %s', (dialect) => {
     it('reference errors and line errors are reported together, in line order', async () => {
       const res = await importInto(clinicA, jsonl([cita(id(2, 1), id(1, 97)), 'nope', clienta(C1, { vip: 1 })]));
       expect(res.errors.map((e) => [e.line, e.reason.split(' ')[0]])).toEqual([[1, 'clienta_id'], [2, 'not'], [3, 'vip']]);
+    });
+
+    it('reports every problem of a line at once, one entry per problem, in the format’s field order', async () => {
+      const five = cita(id(2, 30), C1, { fecha_hora: '2026-03-29 10:00', precio: -5, estado: 'hecha', sede: 'Centro' });
+      delete five.servicio;
+      const res = await importInto(clinicA, jsonl([clienta(C1), five, cita(id(2, 31), C1)]));
+      expect(res).toMatchObject({ ok: false, lines: 3, errorCount: 5, badLines: 1 });
+      expect(res.errors).toEqual([
+        { line: 2, field: 'fecha_hora', reason: 'fecha_hora must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T10:30:00+01:00' },
+        { line: 2, field: 'servicio', reason: 'missing required field "servicio"' },
+        { line: 2, field: 'precio', reason: 'precio must be a number from 0 to 10000000' },
+        { line: 2, field: 'estado', reason: 'estado must be one of: pendiente, confirmada, completada, cancelada, no_asistio' },
+        { line: 2, field: 'sede', reason: expect.stringMatching(/^unknown field "sede" for type cita; allowed: type, id, clienta_id, /) },
+      ]);
+      await expectEmpty(clinicA);
+    });
+
+    it('checks every field of every type, and unknown and derived fields after the known ones, in the line’s order', async () => {
+      const badClienta = { type: 'clienta', ultima_cita: '2026-01-01', id: 'x', telefono: '600', email: 'no', idioma: 'Spanish', vip: 'yes', cliente_desde: '2026-02-30', created_at: 'ayer', apodo: 'Mari' };
+      const badLlamada = { type: 'llamada', id: id(3, 40), clienta_id: 'nope', fecha_hora: 1, cliente_nombre: '', telefono_caller: 'anon', duracion_segundos: -1, resultado: 'colgada', created_at: '2026-03-27T18:02:00+01:00' };
+      const res = await importInto(clinicA, jsonl([badClienta, badLlamada]));
+      expect(res).toMatchObject({ errorCount: 17, badLines: 2 });
+      expect(res.errors.map((e) => `${e.line} ${e.field}`)).toEqual([
+        '1 id', '1 nombre', '1 telefono', '1 email', '1 idioma', '1 vip', '1 cliente_desde', '1 created_at', '1 ultima_cita', '1 apodo',
+        '2 clienta_id', '2 fecha_hora', '2 cliente_nombre', '2 telefono_caller', '2 duracion_segundos', '2 resultado', '2 idioma',
+      ]);
+      expect(res.errors.find((e) => e.field === 'ultima_cita')!.reason).toMatch(/is derived by the service/);
+      expect(res.errors.find((e) => e.line === 1 && e.field === 'nombre')!.reason).toBe('missing required field "nombre"');
+      expect(res.errors.find((e) => e.line === 2 && e.field === 'idioma')!.reason).toBe('missing required field "idioma"');
+    });
+
+    it('a line’s missing clienta is one more of its problems, in clienta_id’s place, and the line counts once', async () => {
+      const ghost = id(1, 90);
+      const res = await importInto(clinicA, jsonl([
+        cita(id(2, 40), ghost, { id: 'not-a-uuid', servicio: '' }), // three problems: id, the missing clienta, servicio
+        cita(id(2, 41), ghost), // only the missing clienta
+        llamada(id(3, 41), ghost, { resultado: 'x' }),
+      ]));
+      expect(res).toMatchObject({ errorCount: 6, badLines: 3 });
+      expect(res.errors.map((e) => [e.line, e.field])).toEqual([
+        [1, 'id'], [1, 'clienta_id'], [1, 'servicio'], [2, 'clienta_id'], [3, 'clienta_id'], [3, 'resultado'],
+      ]);
+      expect(res.errors[1]!.reason).toBe(`clienta_id ${ghost} is not a clienta of this clinic nor in the file`);
+    });
+
+    it(`the limit counts problems: the first ${MAX_REPORTED} by line and field, then a count of all`, async () => {
+      // 30 lines with 4 problems each: 120 problems; the list ends inside line 25, the count has all.
+      const lines = Array.from({ length: 30 }, (_, i) => cita(id(2, 300 + i), C1, { precio: -1, estado: 'x', duracion_min: 0, servicio: '' }));
+      const res = await importInto(clinicA, jsonl([clienta(C1), ...lines]));
+      expect(res).toMatchObject({ errorCount: 120, badLines: 30 });
+      expect(res.errors).toHaveLength(MAX_REPORTED);
+      expect(res.errors.slice(0, 4).map((e) => e.field)).toEqual(['servicio', 'duracion_min', 'precio', 'estado']);
+      expect(res.errors.at(-1)).toMatchObject({ line: 26, field: 'estado' });
     });
 
     it(`more than ${MAX_REPORTED} bad lines: the first ${MAX_REPORTED} are listed, all are counted`, async () => {

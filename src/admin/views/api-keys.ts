@@ -52,11 +52,6 @@ export interface ApiPageModel {
   url: (path: string) => string;
 }
 
-function orList(items: string[], or: string): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} ${or} ${items[items.length - 1]}`;
-}
-
 export function maskedKey(prefix: string, hint: string): string {
   return `${prefix}_…${hint}`;
 }
@@ -103,17 +98,17 @@ function flashPanel(m: ApiPageModel): Renderable {
 }
 
 function notices(m: ApiPageModel): Renderable {
-  const { t } = m;
+  const { t, fmt } = m;
   const out: Html[] = [];
   if (!m.eligible) {
     const plan = t.plans[m.clinic.plan] ?? m.clinic.plan;
-    const plans = orList(m.eligiblePlans.map((p) => t.plans[p] ?? p), t.htmlLang === 'es' ? 'o' : 'or');
+    const plans = fmt.or(m.eligiblePlans.map((p) => t.plans[p] ?? p));
     out.push(html`<div class="alert alert-warning" role="status" id="plan-notice">${icons.upgrade}<div class="alert-body">
       <h2>${t.planTitle(plan)}</h2><p>${t.planText(plans)}</p></div></div>`);
   }
   if (!m.canManage) {
     out.push(html`<div class="alert alert-info" role="status" id="role-notice">${icons.lock}<div class="alert-body">
-      <h2>${t.staffCannotTitle}</h2><p>${t.staffCannotText(m.owners)}</p></div></div>`);
+      <h2>${t.staffCannotTitle}</h2><p>${t.staffCannotText(m.owners.length ? fmt.or(m.owners) : null)}</p></div></div>`);
   }
   return out;
 }
@@ -189,7 +184,7 @@ function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
   return html`<article class="usage-card" aria-labelledby="usage-${k.id}">
     <header>
       <h3 id="usage-${k.id}">${k.name} <span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></h3>
-      <span class="totals"><strong>${t.requests(fmt.num(total))}</strong>${errors ? html` · <span class="err">${t.errorsCount(fmt.num(errors))}</span>` : ''}</span>
+      <span class="totals"><strong>${fmt.count(t.requests, total)}</strong>${errors ? html` · <span class="err">${fmt.count(t.errorsCount, errors)}</span>` : ''}</span>
     </header>
     ${html`<ol class="bars">
       ${days.map((d) => {
@@ -197,7 +192,7 @@ function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
         const h = n === 0 ? 0 : Math.max(1, Math.round((n / max) * 20));
         const e = d.errors === 0 ? 0 : Math.max(1, Math.round((d.errors / n) * 20));
         return html`<li>
-          <span class="sr-only">${t.dayBar(fmt.longDayOf(d.day), fmt.num(d.ok), fmt.num(d.errors))}</span>
+          <span class="sr-only">${t.dayBar(fmt.longDayOf(d.day), fmt.count(t.okRequests, d.ok), fmt.count(t.errorsCount, d.errors))}</span>
           <span class="bar-track" aria-hidden="true"><span class="bar h${h} ${n ? 'h-min' : ''}"><span class="bar-err e${e}"></span></span></span>
           <span class="count" aria-hidden="true">${fmt.num(n)}</span>
           <span class="day" aria-hidden="true">${fmt.shortDay(d.day)}</span>
@@ -209,7 +204,7 @@ function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
       ${u && u.lastErrors.length
         ? html`<ul class="errors-list">${u.lastErrors.map((e) => html`<li>
             <code>${e.status} ${e.code}</code>
-            <span class="what">${t.errorHelp[e.code] ?? ''} · ${t.errorTimes(fmt.num(e.count))}</span>
+            <span class="what">${t.errorHelp[e.code] ?? ''} · ${fmt.count(t.errorTimes, e.count)}</span>
             ${timeEl(fmt, e.at, fmt.ago(e.at))}
           </li>`)}</ul>`
         : html`<p class="ok-line">${t.noErrors}</p>`}
@@ -218,17 +213,18 @@ function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
 }
 
 function usageSection(m: ApiPageModel): Renderable {
-  const { t } = m;
+  const { t, fmt } = m;
+  const nDays = m.days.length;
   const used = m.keys.filter((k) => (m.usage.get(k.id)?.total ?? 0) > 0);
   const idle = m.keys.filter((k) => k.status === 'active' && (m.usage.get(k.id)?.total ?? 0) === 0);
   if (used.length === 0 && idle.length === 0) return '';
   return html`<section class="card" aria-labelledby="usage-title">
     <div class="card-head">
-      <div><h2 id="usage-title">${t.usageTitle}</h2><p>${t.usageLead(m.clinic.timezone)}</p></div>
+      <div><h2 id="usage-title">${fmt.count(t.usageTitle, nDays)}</h2><p>${t.usageLead(m.clinic.timezone)}</p></div>
       <div class="legend" aria-hidden="true" ${used.length ? '' : html`hidden`}><span><i class="swatch swatch-ok"></i>${t.legendOk}</span><span><i class="swatch swatch-err"></i>${t.legendErrors}</span></div>
     </div>
-    ${used.length ? html`<div class="usage-grid">${used.map((k) => usageCard(m, k, m.usage.get(k.id)))}</div>` : html`<p class="muted">${t.noUsageAtAll}</p>`}
-    ${used.length && idle.length ? html`<p class="idle-keys">${t.idleKeys} ${idle.map((k, i) => html`${i ? ', ' : ''}<span class="key-name">${k.name}</span>`)}</p>` : ''}
+    ${used.length ? html`<div class="usage-grid">${used.map((k) => usageCard(m, k, m.usage.get(k.id)))}</div>` : html`<p class="muted">${fmt.count(t.noUsageAtAll, nDays)}</p>`}
+    ${used.length && idle.length ? html`<p class="idle-keys">${fmt.count(t.idleKeys, nDays)} ${idle.map((k, i) => html`${i ? ', ' : ''}<span class="key-name">${k.name}</span>`)}</p>` : ''}
   </section>`;
 }
 
@@ -260,5 +256,5 @@ curl -H "Authorization: Bearer ${m.keyPrefix}_…" "${m.apiBase}citas?limit=5"</
     <p class="muted small">${t.howToMore}</p>
   </section>
   <p class="page-foot">${t.timesIn(m.clinic.timezone)}</p>`;
-  return layout({ t, title: `${t.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body });
+  return layout({ t, title: `${t.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body, here: m.url('/dashboard/settings/api') });
 }

@@ -19,5 +19,5 @@ export function clinicsPage(m: { t: Messages; person: Person; csrf: string; clin
           <span class="badge badge-plan plain">${t.plans[c.plan] ?? c.plan}</span></a></li>`)}</ul>`}
   </div>
   </div>`;
-  return layout({ t, title: t.chooseClinicTitle, person: m.person, csrf: m.csrf, body });
+  return layout({ t, title: t.chooseClinicTitle, person: m.person, csrf: m.csrf, body, here: '/dashboard/settings/api' });
 }

@@ -4,6 +4,7 @@ import { assetUrls, ICON_SVG } from '../assets.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, trusted, type Html, type Renderable } from '../html.js';
 import type { Messages } from '../i18n.js';
+import { languageSwitch } from './language-switch.js';
 
 export interface Person {
   email: string;
@@ -28,7 +29,11 @@ export function csrfInput(token: string): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
 }
 
-export function layout(opts: { t: Messages; title: string; person: Person | null; csrf: string | null; body: Renderable }): Html {
+/**
+ * A signed-in page. `here` is where the language switch comes back to (a path a GET can show
+ * again; /dashboard when there is none); the switch needs the CSRF token, so without one there is none.
+ */
+export function layout(opts: { t: Messages; title: string; person: Person | null; csrf: string | null; body: Renderable; here?: string }): Html {
   const { t, person } = opts;
   return html`<!doctype html>
 <html lang="${t.htmlLang}">
@@ -45,6 +50,7 @@ ${head(t, opts.title)}
       ${opts.csrf ? html`<form method="post" action="/dashboard/sign-out">${csrfInput(opts.csrf)}<button type="submit" class="btn btn-secondary btn-sm">${t.signOut}</button></form>` : ''}
     </div>`
       : ''}
+    ${opts.csrf ? languageSwitch(t, opts.csrf, opts.here ?? '/dashboard') : ''}
   </div>
 </header>
 <main id="main" class="container" tabindex="-1">
@@ -54,7 +60,7 @@ ${opts.body}
 </html>`;
 }
 
-/** The signed-out shell: a centred card, no top bar. */
+/** The signed-out shell: a centred card, no top bar; `foot` goes under the card. */
 export function authLayout(opts: { t: Messages; title: string; body: Renderable; foot?: Renderable }): Html {
   const { t } = opts;
   return html`<!doctype html>

@@ -14,6 +14,8 @@ export interface MessageModel {
   /** where the button leads; defaults to the dashboard (or sign-in when signed out) */
   back?: { href: string; label: string };
   reference?: string;
+  /** where the language switch comes back to */
+  here?: string;
 }
 
 export function messagePage(m: MessageModel): Html {
@@ -26,5 +28,5 @@ export function messagePage(m: MessageModel): Html {
     ${m.reference ? html`<p><code>${m.reference}</code></p>` : ''}
     <div class="btn-row"><a class="btn btn-secondary" href="${back.href}">${back.label}</a></div>`;
   if (!m.person) return authLayout({ t, title: m.title, body });
-  return layout({ t, title: m.title, person: m.person, csrf: m.csrf, body: html`<div class="card narrow">${body}</div>` });
+  return layout({ t, title: m.title, person: m.person, csrf: m.csrf, body: html`<div class="card narrow">${body}</div>`, here: m.here });
 }

@@ -37,5 +37,5 @@ export function revokePage(m: RevokeModel): Html {
       </div>
     </form>
   </div>`;
-  return layout({ t, title: t.revokeTitle(key.name), person: m.person, csrf: m.csrf, body });
+  return layout({ t, title: t.revokeTitle(key.name), person: m.person, csrf: m.csrf, body, here: m.action });
 }

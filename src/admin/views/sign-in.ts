@@ -1,12 +1,15 @@
 import { html, type Html } from '../html.js';
-import type { Lang, Messages } from '../i18n.js';
+import { count, type Lang, type Messages } from '../i18n.js';
 import { icons } from './icons.js';
+import { languageSwitch } from './language-switch.js';
 import { authLayout, csrfInput } from './layout.js';
 
 export interface SignInModel {
   t: Messages;
   lang: Lang;
   csrf: string;
+  /** where the language switch comes back to */
+  here: string;
   email?: string;
   notice?: 'signed_out' | 'expired' | null;
   error?: { kind: 'bad_credentials' } | { kind: 'busy' } | { kind: 'throttled'; minutes: number } | null;
@@ -16,13 +19,12 @@ export function signInPage(m: SignInModel): Html {
   const { t } = m;
   const err = m.error
     ? html`<div class="alert alert-danger" role="alert" id="sign-in-error">${icons.warning}<div class="alert-body"><p>${
-      m.error.kind === 'throttled' ? t.throttled(m.error.minutes) : m.error.kind === 'busy' ? t.signInBusy : t.badCredentials
+      m.error.kind === 'throttled' ? count(t, t.throttled, m.error.minutes) : m.error.kind === 'busy' ? t.signInBusy : t.badCredentials
     }</p></div></div>`
     : '';
   const notice = m.notice
     ? html`<div class="alert alert-info" role="status">${icons.info}<div class="alert-body"><p>${m.notice === 'expired' ? t.sessionExpired : t.signedOut}</p></div></div>`
     : '';
-  const other = t.otherLanguage;
   return authLayout({
     t,
     title: t.signInTitle,
@@ -44,6 +46,6 @@ export function signInPage(m: SignInModel): Html {
       </div>
       <button type="submit" class="btn">${t.signInButton}</button>
     </form>`,
-    foot: html`<p>${t.signInHelp}</p><p><a href="/dashboard/sign-in?lang=${other.lang}" lang="${other.lang}" hreflang="${other.lang}">${other.label}</a></p>`,
+    foot: html`<p>${t.signInHelp}</p>${languageSwitch(t, m.csrf, m.here)}`,
   });
 }
