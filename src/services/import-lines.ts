@@ -1,4 +1,4 @@
-// Validation of one JSON Lines record of the import format (CONTRACT section 7). Returns the
+// Validation of one JSON Lines record of the import format (docs/import.md). Returns the
 // typed record, or every problem of the line (each field checked on its own, in the format's
 // order), phrased so an operator can fix the whole line in one round.
 import { ESTADOS, RESULTADOS, type ImportRecord } from '../domain/records.js';
