@@ -23,6 +23,7 @@ import { methodGuard } from './http/plugins/method-guard.js';
 import { openapi } from './http/plugins/openapi.js';
 import { genReqId, requestId } from './http/plugins/request-id.js';
 import type { KeyService } from './services/api-keys.js';
+import { EventRetention } from './services/event-retention.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import { UsageCounter } from './services/usage.js';
 
@@ -45,6 +46,8 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     usage: UsageCounter;
+    /** Removes events past EVENT_RETENTION_DAYS in the background once started (server.ts); stopped on close. */
+    retention: EventRetention;
   }
 }
 
@@ -73,6 +76,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('usage', usage);
   app.addHook('onClose', async () => {
     await usage.close().catch((err) => app.log.error({ err }, 'usage flush on close failed'));
+  });
+  // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
+  const retention = new EventRetention(deps.database, { days: config.eventRetentionDays, now, log: app.log });
+  app.decorate('retention', retention);
+  app.addHook('onClose', async () => {
+    await retention.stop();
   });
 
   await app.register(requestId);

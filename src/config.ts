@@ -24,6 +24,8 @@ export interface Config {
   readonly cookieSecure: 'auto' | 'always' | 'never';
   readonly dbPoolMax: number;
   readonly dbStatementTimeoutMs: number;
+  /** Days the change feed keeps its events (at least 30). */
+  readonly eventRetentionDays: number;
 }
 
 /** An invalid variable: reason invalid_config, the variable as the field, named in the message. */
@@ -149,5 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure,
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 1000),
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
+    // The contract promises integrators at least 30 days to come back to a cursor.
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 30, 3650),
   });
 }

@@ -28,6 +28,8 @@ export const DOMAIN_REASONS = [
   'api_key_on_dashboard',
   /** the input was read in full and refused as a whole (an import with bad lines) */
   'rejected',
+  /** a position in the change feed that is no longer kept (or never was): start again from the lists */
+  'expired',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];
@@ -50,6 +52,7 @@ export const ERROR_CODES = {
   invalid_api_key: 401,
   not_found: 404,
   method_not_allowed: 405,
+  cursor_expired: 410,
   too_many_requests: 429,
   database_error: 500,
   internal_error: 500,
@@ -97,6 +100,8 @@ export const errors = {
   notFound: (path: string) => new ApiError('not_found', `No such path: ${path}. The API lives under /api/v1/ (citas, clientas, llamadas)`),
   methodNotAllowed: (method: string, allow: string) =>
     new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}`, undefined, { allow }),
+  cursorExpired: (detail: string) =>
+    new ApiError('cursor_expired', `${detail}. Read the collections again and follow the feed from cursor=now`),
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError('too_many_requests', `Too many requests; retry after ${retryAfterSeconds} second(s)`, undefined, {
       'retry-after': String(retryAfterSeconds),

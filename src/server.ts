@@ -32,6 +32,8 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     // API usage for the dashboard is counted in memory and written in one batch every 30 s; the
     // app's onClose hook writes the rest, before the database closes below.
     app.usage.start();
+    // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
+    app.retention.start();
     const address = await app.listen({ port: config.port, host: config.host });
     log.info({ database: rt.describe, address }, 'clinic-api listening');
   } catch (err) {

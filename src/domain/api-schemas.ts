@@ -3,7 +3,7 @@
 // Static<>), query validation (http/query-validator.ts), response serialization
 // (fast-json-stringify) and the OpenAPI document (@fastify/swagger).
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ESTADOS, RESULTADOS } from './records.js';
+import { ESTADOS, EVENT_TYPES, RESULTADOS } from './records.js';
 
 /** `type: [T, "null"]`: OpenAPI 3.1 / JSON Schema nullability that fast-json-stringify serializes fast. */
 function Nullable<T extends TSchema>(schema: T) {
@@ -12,6 +12,11 @@ function Nullable<T extends TSchema>(schema: T) {
 
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time', description: "RFC 3339 with the clinic's UTC offset, whole seconds", examples: ['2026-11-21T10:30:00+01:00'] });
+const UpdatedAt = Type.String({
+  format: 'date-time',
+  description: "When the record last changed as the API shows it (the time of its latest event), RFC 3339 with the clinic's offset",
+  examples: ['2026-11-21T10:30:00+01:00'],
+});
 const DateOnly = Type.String({ format: 'date', examples: ['2026-11-21'] });
 const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164', examples: ['+34600123456'] });
 
@@ -27,14 +32,21 @@ const limitParam = (def: number) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: def, description: `Page size, 1 to 500 (default ${def})` }));
 const offsetParam = Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Records to skip, for paging' }));
 const dateParam = (description: string) => Type.Optional(Type.String({ format: 'date', description }));
+const updatedSinceParam = Type.Optional(Type.String({
+  format: 'date-time',
+  description: 'Only records changed at or after this RFC 3339 timestamp (with an offset or Z), ordered by updated_at then id; ' +
+    'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a feed cursor: see GET /api/v1/eventos for a complete change feed',
+  examples: ['2026-03-28T09:00:00+01:00'],
+}));
 const enumParam = <T extends string>(values: readonly T[], description: string) =>
   Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description }));
 
 export const CitasQuery = Type.Object(
   {
-    desde: dateParam("First day (clinic's local date), inclusive. Default: today"),
-    hasta: dateParam(`Last day, inclusive. Default: today + ${CITAS_DEFAULT_DAYS} days`),
+    desde: dateParam("First day (clinic's local date), inclusive. Default: today (none with updated_since)"),
+    hasta: dateParam(`Last day, inclusive. Default: today + ${CITAS_DEFAULT_DAYS} days (none with updated_since)`),
     estado: enumParam(ESTADOS, 'Only appointments in this status'),
+    updated_since: updatedSinceParam,
     limit: limitParam(DEFAULT_LIMITS.citas),
     offset: offsetParam,
   },
@@ -45,6 +57,7 @@ export const ClientasQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Case- and accent-insensitive substring of the name, or digits of the phone ('600 12')" })),
     vip: enumParam(['true', 'false'], 'true: VIP clients only; false: non-VIP only'),
+    updated_since: updatedSinceParam,
     limit: limitParam(DEFAULT_LIMITS.clientas),
     offset: offsetParam,
   },
@@ -53,9 +66,10 @@ export const ClientasQuery = Type.Object(
 
 export const LlamadasQuery = Type.Object(
   {
-    desde: dateParam(`First day, inclusive. Default: today - ${LLAMADAS_DEFAULT_DAYS_BACK} days`),
+    desde: dateParam(`First day, inclusive. Default: today - ${LLAMADAS_DEFAULT_DAYS_BACK} days (none with updated_since)`),
     hasta: dateParam('Last day, inclusive. Default: no upper bound'),
     resultado: enumParam(RESULTADOS, 'Only calls with this outcome'),
+    updated_since: updatedSinceParam,
     limit: limitParam(DEFAULT_LIMITS.llamadas),
     offset: offsetParam,
   },
@@ -76,6 +90,7 @@ export const Cita = Type.Object({
   sede_nombre: Type.String(),
   notas: Nullable(Type.String()),
   created_at: Timestamp,
+  updated_at: UpdatedAt,
 });
 
 export const Clienta = Type.Object({
@@ -91,6 +106,7 @@ export const Clienta = Type.Object({
   ultima_llamada: Nullable(Timestamp),
   cliente_desde: DateOnly,
   created_at: Timestamp,
+  updated_at: UpdatedAt,
 });
 
 export const Llamada = Type.Object({
@@ -102,6 +118,7 @@ export const Llamada = Type.Object({
   resultado: Type.Unsafe<string>({ type: 'string', enum: [...RESULTADOS] }),
   idioma: Type.String(),
   created_at: Timestamp,
+  updated_at: UpdatedAt,
 });
 
 const paging = {
@@ -113,7 +130,10 @@ const paging = {
 export const CitasResponse = Type.Object({
   citas: Type.Array(Cita),
   total: paging.total,
-  rango: Type.Object({ desde: DateOnly, hasta: DateOnly }),
+  rango: Type.Object(
+    { desde: Nullable(DateOnly), hasta: Nullable(DateOnly) },
+    { description: 'The days applied; null ends only with updated_since (no default window)' },
+  ),
   limit: paging.limit,
   offset: paging.offset,
 });
@@ -123,12 +143,55 @@ export const ClientasResponse = Type.Object({ clientas: Type.Array(Clienta), ...
 export const LlamadasResponse = Type.Object({
   llamadas: Type.Array(Llamada),
   total: paging.total,
-  desde: DateOnly,
+  desde: Nullable({ ...DateOnly, description: 'The first day applied; null only with updated_since and no desde' }),
   hasta: Nullable(DateOnly),
   limit: paging.limit,
   offset: paging.offset,
 });
 
+// The change feed: GET /api/v1/eventos.
+
+/** Events per page when `limit` is left out. */
+export const FEED_DEFAULT_LIMIT = 100;
+
+export const EventosQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({
+      minLength: 1, maxLength: 100,
+      description: 'Where to continue: a next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from now on). ' +
+        'Leave it out to start at the oldest event kept',
+    })),
+    limit: limitParam(FEED_DEFAULT_LIMIT),
+    tipo: Type.Optional(Type.String({
+      minLength: 1, maxLength: 400,
+      description: `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')}`,
+    })),
+  },
+  { additionalProperties: false },
+);
+
+const Deleted = Type.Object({ id: Uuid }, { description: 'A deleted record (*.eliminada): its id only' });
+
+export const Evento = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Unique; also the webhook-id of its webhook deliveries' }),
+  tipo: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_TYPES] }),
+  ocurrido_at: Timestamp,
+  datos: Type.Unsafe<unknown>({
+    anyOf: [Cita, Clienta, Llamada, Deleted],
+    description: "The record as the API showed it at the event (the same as its updated_at); for *.eliminada, {\"id\": ...}. A clienta's derived counters (total_citas, ultima_cita ...) are as of the event: they change without events",
+  }),
+});
+
+export const EventosResponse = Type.Object({
+  eventos: Type.Array(Evento, { description: 'Oldest first' }),
+  next_cursor: Type.String({ description: 'Always present: send it as cursor to get what happened after this page' }),
+  has_more: Type.Boolean({ description: 'true: more events are already waiting; ask again at once' }),
+});
+
+export type EventosQuery = Static<typeof EventosQuery>;
+export type Cita = Static<typeof Cita>;
+export type Clienta = Static<typeof Clienta>;
+export type Llamada = Static<typeof Llamada>;
 export type CitasQuery = Static<typeof CitasQuery>;
 export type ClientasQuery = Static<typeof ClientasQuery>;
 export type LlamadasQuery = Static<typeof LlamadasQuery>;

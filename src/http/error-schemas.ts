@@ -30,3 +30,28 @@ export const errorResponses = {
   429: errorResponse('too_many_requests: retry after the Retry-After seconds'),
   500: errorResponse('database_error (retry after the Retry-After seconds) or internal_error'),
 };
+
+const ETAG_HEADER = {
+  etag: {
+    type: 'string',
+    description: 'Strong entity tag of this answer: send it back as If-None-Match to get 304 while nothing changed',
+  },
+};
+
+/**
+ * The 200 of a conditional GET (with its ETag header) and its 304 (no body, the same ETag). A 304
+ * still needs a valid key and counts against the rate limit.
+ */
+export function conditionalResponses<T extends object>(schema: T, description: string) {
+  return {
+    200: { ...schema, description, headers: ETAG_HEADER },
+    304: {
+      type: 'null',
+      description: 'Not Modified: If-None-Match named the current ETag. No body; the data is the same as in the answer that carried that ETag',
+      headers: ETAG_HEADER,
+    },
+  } as const;
+}
+
+/** 410 of the change feed. */
+export const goneResponse = errorResponse('cursor_expired: the cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now');

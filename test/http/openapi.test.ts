@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, JSON_UTF8, PATHS, tick, type ApiPath } from './helpers.js';
+import { ALL_PATHS, call, JSON_UTF8, PATHS, tick, type ApiPath } from './helpers.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is module.exports, which carries .default.
 const addFormats = addFormatsModule.default;
@@ -15,15 +15,19 @@ type Schema = Record<string, any>;
 interface OpenApiDoc {
   openapi: string;
   info: { title: string; version: string };
-  paths: Record<string, Record<string, { parameters: { name: string; in: string; required?: boolean; schema: Schema }[]; responses: Record<string, { description: string; content: Record<string, { schema: Schema }> }> }>>;
+  paths: Record<string, Record<string, {
+    operationId?: string;
+    parameters: { name: string; in: string; required?: boolean; schema: Schema }[];
+    responses: Record<string, { description: string; headers?: Record<string, { schema: Schema; description?: string }>; content?: Record<string, { schema: Schema }> }>;
+  }>>;
   components: { securitySchemes: Record<string, Schema> };
   security: Record<string, string[]>[];
 }
 
 const PARAMS: Record<ApiPath, string[]> = {
-  '/api/v1/citas': ['desde', 'hasta', 'estado', 'limit', 'offset'],
-  '/api/v1/clientas': ['q', 'vip', 'limit', 'offset'],
-  '/api/v1/llamadas': ['desde', 'hasta', 'resultado', 'limit', 'offset'],
+  '/api/v1/citas': ['desde', 'hasta', 'estado', 'updated_since', 'limit', 'offset'],
+  '/api/v1/clientas': ['q', 'vip', 'updated_since', 'limit', 'offset'],
+  '/api/v1/llamadas': ['desde', 'hasta', 'resultado', 'updated_since', 'limit', 'offset'],
 };
 const COLLECTION: Record<ApiPath, string> = { '/api/v1/citas': 'citas', '/api/v1/clientas': 'clientas', '/api/v1/llamadas': 'llamadas' };
 
@@ -32,6 +36,12 @@ const SAMPLES: Record<ApiPath, string[]> = {
   '/api/v1/citas': ['/api/v1/citas', '/api/v1/citas?desde=2026-01-01&hasta=2026-12-31', '/api/v1/citas?estado=pendiente&limit=1&offset=0'],
   '/api/v1/clientas': ['/api/v1/clientas', '/api/v1/clientas?q=maria&vip=true', '/api/v1/clientas?offset=99'],
   '/api/v1/llamadas': ['/api/v1/llamadas', '/api/v1/llamadas?desde=2026-03-01&hasta=2026-03-31', '/api/v1/llamadas?resultado=transferida'],
+};
+// The same with updated_since: every list answers the same shape (rango and desde may be null).
+const CHANGED_SAMPLES: Record<ApiPath, string> = {
+  '/api/v1/citas': '/api/v1/citas?updated_since=2026-01-01T00:00:00Z',
+  '/api/v1/clientas': '/api/v1/clientas?updated_since=2026-01-01T00:00:00Z',
+  '/api/v1/llamadas': '/api/v1/llamadas?updated_since=2026-01-01T00:00:00Z',
 };
 
 describe.each(dialects())('OpenAPI document on %s', (dialect) => {
@@ -64,8 +74,10 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
   it('is served without a key as OpenAPI 3.1.0 with the three paths, GET only, and bearer auth', async () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBe('Clinic Integration API');
-    expect(Object.keys(doc.paths).sort()).toEqual([...PATHS].sort());
-    for (const path of PATHS) expect(Object.keys(doc.paths[path]!), path).toEqual(['get']);
+    expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
+    for (const path of ALL_PATHS) expect(Object.keys(doc.paths[path]!), path).toEqual(['get']);
+    const ids = ALL_PATHS.map((p) => doc.paths[p]!.get!.operationId);
+    expect(ids).toEqual(['listCitas', 'listClientas', 'listLlamadas', 'listEventos']);
     expect(doc.components.securitySchemes['bearerAuth']).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
   });
@@ -80,6 +92,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const byName = Object.fromEntries(params.map((p) => [p.name, p.schema]));
     expect(byName['limit']).toMatchObject({ type: 'integer', minimum: 1, maximum: 500, default: path === '/api/v1/clientas' ? 200 : 100 });
     expect(byName['offset']).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
+    expect(byName['updated_since']).toMatchObject({ type: 'string', format: 'date-time' });
     if (path === '/api/v1/citas') {
       expect(byName['estado']!.enum).toEqual(['pendiente', 'confirmada', 'completada', 'cancelada', 'no_asistio']);
       expect(byName['desde']).toMatchObject({ type: 'string', format: 'date' });
@@ -92,9 +105,18 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     }
   });
 
-  it.each(PATHS)('%s documents its 200 and its error responses with the error codes', (path) => {
+  it.each(ALL_PATHS)('%s documents its 200 and 304 with their ETag, and its error responses with the error codes', (path) => {
     const responses = doc.paths[path]!.get!.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '429', '500']);
+    const feed = path === '/api/v1/eventos';
+    expect(Object.keys(responses).sort()).toEqual(['200', '304', '400', '401', ...(feed ? ['410'] : []), '429', '500']);
+    for (const status of ['200', '304']) {
+      expect(responses[status]!.headers?.['etag'], `${status} ETag`).toMatchObject({ schema: { type: 'string' }, description: expect.stringContaining('If-None-Match') });
+    }
+    expect(responses['304']!.content, '304 has no body').toBeUndefined();
+    if (feed) {
+      expect(responses['410']!.description).toContain('cursor_expired');
+      expect(validate(responseSchema(path, '410'), { error: { code: 'cursor_expired', message: 'gone', request_id: 'r' } }).valid).toBe(true);
+    }
     for (const status of ['400', '401', '429', '500']) {
       const schema = responseSchema(path, status);
       expect(schema.required).toEqual(['error']);
@@ -114,7 +136,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const schema = responseSchema(path, '200');
     const itemSchema = schema.properties[COLLECTION[path]].items;
     let items = 0;
-    for (const [url, key] of [...SAMPLES[path].map((u) => [u, t.keyA]), [SAMPLES[path][0], t.keyB]] as [string, string][]) {
+    for (const [url, key] of [...SAMPLES[path].map((u) => [u, t.keyA]), [SAMPLES[path][0], t.keyB], [CHANGED_SAMPLES[path], t.keyA]] as [string, string][]) {
       const res = await call(t, url, { key });
       expect(res.statusCode, url).toBe(200);
       const body = res.json();
@@ -129,6 +151,33 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
       }
     }
     expect(items).toBeGreaterThan(5);
+  });
+
+  it('real pages of the change feed validate against its published schema, each datos against its record\'s', async () => {
+    const schema = responseSchema('/api/v1/eventos' as ApiPath, '200');
+    const res = await call(t, '/api/v1/eventos?limit=500');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(validate(schema, body).valid, validate(schema, body).errors).toBe(true);
+    expect(Object.keys(body).sort()).toEqual(Object.keys(schema.properties).sort());
+    expect(body.eventos.length).toBeGreaterThan(20);
+    // datos of clienta.*, cita.*, llamada.* events is exactly the list's item.
+    const items: Record<string, Schema> = {
+      clienta: responseSchema('/api/v1/clientas', '200').properties.clientas.items,
+      cita: responseSchema('/api/v1/citas', '200').properties.citas.items,
+      llamada: responseSchema('/api/v1/llamadas', '200').properties.llamadas.items,
+    };
+    for (const e of body.eventos) {
+      const item = items[e.tipo.split('.')[0]]!;
+      expect(validate(item, e.datos).valid, `${e.tipo} ${validate(item, e.datos).errors}`).toBe(true);
+      expect(Object.keys(e.datos).sort()).toEqual(Object.keys(item.properties).sort());
+    }
+    const wrong = structuredClone(body);
+    wrong.eventos[0].tipo = 'cita.borrada';
+    expect(validate(schema, wrong).valid).toBe(false);
+    const noCursor = structuredClone(body);
+    delete noCursor.next_cursor;
+    expect(validate(schema, noCursor).valid).toBe(false);
   });
 
   it('the schemas are not vacuous: a wrong body fails them', async () => {

@@ -1,0 +1,124 @@
+// The change feed (GET /api/v1/eventos): a clinic's events after a cursor, oldest first.
+//
+// A cursor is a position in the clinic's event log: "every event up to seq S has been read". Seqs
+// are assigned per clinic under its writer lock and committed in order, so the events after S are
+// a gap-free range that only ever grows at its end (docs/architecture.md, "Following changes").
+// The head (the clinic's last seq) is read BEFORE the events and bounds the range read: every
+// event up to the head is already committed, so next_cursor never passes an event not yet seen.
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { FEED_DEFAULT_LIMIT, type EventosQuery } from '../domain/api-schemas.js';
+import { EVENT_TYPES } from '../domain/records.js';
+import { DomainError } from '../errors.js';
+import { dataVersions, type DataVersions } from '../repos/clinics.js';
+import { eventsAfter } from '../repos/events.js';
+import { formatTimestamp } from '../time.js';
+import { strongEtag } from './conditional.js';
+import type { ClinicContext } from './shape.js';
+
+/** Events read per request at most, matching `tipo` or not: a rare type never scans the whole log at once. */
+export const FEED_SCAN = 5_000;
+
+const CURSOR_TAG = 'v1.';
+const CURSOR_RE = /^[A-Za-z0-9_-]{4,40}$/;
+
+/** The opaque cursor of position `seq`: a version tag and the seq, base64url. */
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`${CURSOR_TAG}${seq}`).toString('base64url');
+}
+
+/** The position of a cursor, or null when it is not one of ours (the round trip must give it back exactly). */
+export function decodeCursor(cursor: string): number | null {
+  if (!CURSOR_RE.test(cursor)) return null;
+  const text = Buffer.from(cursor, 'base64url').toString('latin1');
+  if (!text.startsWith(CURSOR_TAG)) return null;
+  const digits = text.slice(CURSOR_TAG.length);
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(digits)) return null;
+  const seq = Number(digits);
+  return Number.isSafeInteger(seq) && encodeCursor(seq) === cursor ? seq : null;
+}
+
+export interface FeedPlan {
+  /** null: from the oldest event kept; 'now': the present */
+  from: number | 'now' | null;
+  limit: number;
+  /** null: every type */
+  tipos: string[] | null;
+}
+
+const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
+
+export function planFeed(q: EventosQuery): FeedPlan {
+  let from: FeedPlan['from'] = null;
+  if (q.cursor !== undefined) {
+    from = q.cursor === 'now' ? 'now' : decodeCursor(q.cursor);
+    if (from === null) throw invalid('cursor', 'cursor is not a cursor of this feed: send the next_cursor of an earlier answer as it was, or now');
+  }
+  let tipos: string[] | null = null;
+  if (q.tipo !== undefined) {
+    const asked = q.tipo.split(',').map((t) => t.trim());
+    const unknown = asked.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+    if (unknown.length > 0) {
+      throw invalid('tipo', `tipo must be a comma-separated list of: ${EVENT_TYPES.join(', ')}; not: ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
+    }
+    // One canonical order: the same set asked in any order is the same request (and ETag).
+    tipos = EVENT_TYPES.filter((t) => asked.includes(t));
+  }
+  return { from, limit: q.limit ?? FEED_DEFAULT_LIMIT, tipos };
+}
+
+/** The clinic's feed bounds: its head and what retention removed. Read once per request, before anything else. */
+export function feedBounds(db: Kysely<DB>, clinicId: string): Promise<DataVersions> {
+  return dataVersions(db, clinicId);
+}
+
+function expired(detail: string): DomainError {
+  return new DomainError('expired', detail, { field: 'cursor' });
+}
+
+/** The seq the page starts after; throws `expired` for a position the log no longer has. */
+function startOf(plan: FeedPlan, b: DataVersions): number {
+  if (plan.from === 'now') return b.eventsSeq;
+  if (plan.from === null) return b.eventsExpired;
+  if (plan.from < b.eventsExpired) throw expired('The events after this cursor are older than the feed keeps (at least 30 days)');
+  // Only a cursor of another clinic, or a database restored from a backup, is ahead of the log.
+  if (plan.from > b.eventsSeq) throw expired('This cursor is ahead of this clinic\'s feed (a cursor of another clinic, or the data was restored from a backup)');
+  return plan.from;
+}
+
+/**
+ * The page's tag: the clinic, the position, the page size and types, and the log's head and
+ * retention mark. Events are never changed, only added at the head or removed at the tail, so
+ * the same tag is the same page. Throws `expired` first, as the page would.
+ */
+export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): string {
+  const after = startOf(plan, b);
+  return strongEtag(['eventos', ctx.clinicId, ctx.timezone, after, plan.from === 'now' ? 'now' : plan.limit, plan.tipos?.join(',') ?? null, b.eventsSeq, b.eventsExpired]);
+}
+
+/**
+ * The page as the API's JSON text. Each event's datos is stored as the JSON the lists would
+ * have answered at the time, so it is copied, not parsed and written again.
+ */
+export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPlan, b: DataVersions): Promise<string> {
+  const after = startOf(plan, b);
+  if (plan.from === 'now') return page('', encodeCursor(b.eventsSeq), false);
+  const through = Math.min(b.eventsSeq, after + FEED_SCAN);
+  const rows = await eventsAfter(db, ctx.clinicId, after, through, plan.tipos, plan.limit);
+  // Retention removes a prefix of the log. It may have removed the start of this range after the
+  // bounds were read: when the page does not begin with the event right after the cursor, ask again.
+  const intact = rows.length > 0 && rows[0]!.seq === after + 1;
+  if (!intact && after < through && after < (await dataVersions(db, ctx.clinicId)).eventsExpired) {
+    throw expired('The events after this cursor are older than the feed keeps (at least 30 days)');
+  }
+  const next = rows.length === plan.limit ? rows[rows.length - 1]!.seq : through;
+  let eventos = '';
+  for (const r of rows) {
+    eventos += `${eventos === '' ? '' : ','}{"id":"${r.id}","tipo":"${r.tipo}","ocurrido_at":"${formatTimestamp(r.ocurrido_at, ctx.timezone)}","datos":${r.datos}}`;
+  }
+  return page(eventos, encodeCursor(next), next < b.eventsSeq);
+}
+
+function page(eventos: string, nextCursor: string, hasMore: boolean): string {
+  return `{"eventos":[${eventos}],"next_cursor":"${nextCursor}","has_more":${hasMore}}`;
+}
