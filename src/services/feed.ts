@@ -100,10 +100,10 @@ export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): s
  * The page as the API's JSON text. Each event's datos is stored as the JSON the lists would
  * have answered at the time, so it is copied, not parsed and written again.
  */
-export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPlan, b: DataVersions): Promise<string> {
+export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPlan, b: DataVersions, scan = FEED_SCAN): Promise<string> {
   const after = startOf(plan, b);
   if (plan.from === 'now') return page('', encodeCursor(b.eventsSeq), false);
-  const through = Math.min(b.eventsSeq, after + FEED_SCAN);
+  const through = Math.min(b.eventsSeq, after + scan);
   const rows = await eventsAfter(db, ctx.clinicId, after, through, plan.tipos, plan.limit);
   // Retention removes a prefix of the log. It may have removed the start of this range after the
   // bounds were read: when the page does not begin with the event right after the cursor, ask again.
