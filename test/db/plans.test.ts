@@ -11,7 +11,7 @@ import { capturing, explain, selects } from '../../src/db/explain.js';
 import { createDemoClinic } from '../../src/services/demo.js';
 import type { ClinicContext } from '../../src/services/listings.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
-import { PLAN_SHAPES, searchFor } from '../../tools/plan-shapes.js';
+import { PLAN_SHAPES, searchFor, seedFeedEvents } from '../../tools/plan-shapes.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 
@@ -55,6 +55,23 @@ const EXPECTED: Record<string, { sqlite: Expectation[]; postgres: Expectation[] 
     sqlite: ['COVERING INDEX clientas_by_vip_name_cover', 'sqlite_autoindex_clientas_1 (clinic_id=? AND id=?)'],
     postgres: ['clientas_by_vip_name_cover', 'clientas_pk'],
   },
+  'citas updated_since': { sqlite: ['citas_by_updated (clinic_id=? AND updated_at>?)'], postgres: ['citas_by_updated'] },
+  'citas updated_since desde estado': { sqlite: ['citas_by_updated (clinic_id=? AND updated_at>?)'], postgres: ['citas_by_updated'] },
+  'clientas updated_since vip': { sqlite: ['clientas_by_updated (clinic_id=? AND updated_at>?)'], postgres: ['clientas_by_updated'] },
+  'llamadas updated_since': { sqlite: ['llamadas_by_updated (clinic_id=? AND updated_at>?)'], postgres: ['llamadas_by_updated'] },
+  // A range of the primary key (clinic_id, seq): the feed and, later, webhook deliveries.
+  'eventos page': {
+    sqlite: ['sqlite_autoindex_events_1 (clinic_id=? AND seq>? AND seq<?)', 'sqlite_autoindex_clinic_data_versions_1 (clinic_id=?)'],
+    postgres: [/Index Scan using events_pk on events[^\n]*\n\s*Index Cond: \(\(clinic_id = .*\) AND \(seq > .*\) AND \(seq <= /],
+  },
+  'eventos tipo': {
+    sqlite: ['sqlite_autoindex_events_1 (clinic_id=? AND seq>? AND seq<?)'],
+    postgres: [/Index Scan using events_pk on events[^\n]*\n\s*Index Cond: \(\(clinic_id = .*\) AND \(seq > .*\) AND \(seq <= /],
+  },
+  'ETag of clientas': {
+    sqlite: ['sqlite_autoindex_clinic_data_versions_1 (clinic_id=?)', 'COVERING INDEX citas_by_time (clinic_id=? AND fecha_hora>?)'],
+    postgres: ['clinic_data_versions_pkey', /Index Only Scan using citas_by_time/],
+  },
 };
 
 /** The search's candidate path sorts its matches by design (few of them: see clientas.ts). */
@@ -80,6 +97,7 @@ describe.each(dialects())('query plans on %s', (dialect) => {
     await createDemoClinic(database, 1, { seed: 5, scale: 0.5, nowMs: NOW });
     const { clinic } = await createDemoClinic(database, 0, { seed: 1, scale: 2, nowMs: NOW });
     ctx = { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency };
+    await seedFeedEvents(database, ctx, NOW);
     if (dialect === 'postgres') await sql`analyze`.execute(database.db);
   });
   afterAll(async () => {

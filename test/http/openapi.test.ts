@@ -60,10 +60,10 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
   afterAll(async () => { await t.close(); });
   beforeEach(() => tick(t));
 
-  const responseSchema = (path: ApiPath, status: string): Schema => {
+  const responseSchema = (path: string, status: string): Schema => {
     const r = doc.paths[path]?.get?.responses[status];
-    expect(r, `${path} ${status}`).toBeDefined();
-    return r!.content['application/json']!.schema;
+    expect(r?.content, `${path} ${status}`).toBeDefined();
+    return r!.content!['application/json']!.schema;
   };
   const validate = (schema: Schema, body: unknown) => {
     const v = ajv.compile(schema);
@@ -154,7 +154,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
   });
 
   it('real pages of the change feed validate against its published schema, each datos against its record\'s', async () => {
-    const schema = responseSchema('/api/v1/eventos' as ApiPath, '200');
+    const schema = responseSchema('/api/v1/eventos', '200');
     const res = await call(t, '/api/v1/eventos?limit=500');
     expect(res.statusCode).toBe(200);
     const body = res.json();
