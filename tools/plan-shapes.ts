@@ -88,8 +88,8 @@ export const PLAN_SHAPES: PlanShape[] = [
   { name: 'clientas updated_since vip', run: (db, ctx, now, s) => clientasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z', vip: 'true' }, now, s) },
   { name: 'llamadas updated_since', run: (db, ctx, now) => llamadasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z' }, now) },
   // The change feed (the clinic needs events: the plan test and npm run explain import some first).
-  { name: 'eventos page', run: async (db, ctx) => feedPage(db, ctx, planFeed({ limit: 500 }), await dataVersions(db, ctx.clinicId)) },
-  { name: 'eventos tipo', run: async (db, ctx) => feedPage(db, ctx, planFeed({ tipo: 'cita.actualizada,cita.eliminada' }), await dataVersions(db, ctx.clinicId)) },
+  { name: 'eventos page', run: async (db, ctx) => feedPage(db, ctx, planFeed({ limit: 500 }, ctx.clinicId), await dataVersions(db, ctx.clinicId)) },
+  { name: 'eventos tipo', run: async (db, ctx) => feedPage(db, ctx, planFeed({ tipo: 'cita.actualizada,cita.eliminada' }, ctx.clinicId), await dataVersions(db, ctx.clinicId)) },
   // What a conditional request reads: the clinic's versions, and for clientas the next cita start.
   { name: 'ETag of clientas', run: (db, ctx, now) => listEtag(db, ctx, 'clientas', '', now) },
 ];

@@ -5,6 +5,7 @@
 // a gap-free range that only ever grows at its end (docs/architecture.md, "Following changes").
 // The head (the clinic's last seq) is read BEFORE the events and bounds the range read: every
 // event up to the head is already committed, so next_cursor never passes an event not yet seen.
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { FEED_DEFAULT_LIMIT, type EventosQuery } from '../domain/api-schemas.js';
@@ -19,23 +20,39 @@ import type { ClinicContext } from './shape.js';
 /** Events read per request at most, matching `tipo` or not: a rare type never scans the whole log at once. */
 export const FEED_SCAN = 5_000;
 
-const CURSOR_TAG = 'v1.';
-const CURSOR_RE = /^[A-Za-z0-9_-]{4,40}$/;
+const CURSOR_VERSION = 'v1';
+const CURSOR_RE = /^[A-Za-z0-9_-]{8,60}$/;
+const CURSOR_TEXT = /^v1\.(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]{8})$/;
 
-/** The opaque cursor of position `seq`: a version tag and the seq, base64url. */
-export function encodeCursor(seq: number): string {
-  return Buffer.from(`${CURSOR_TAG}${seq}`).toString('base64url');
+const clinicTags = new Map<string, string>();
+
+/** 8 characters that tell one clinic's cursors from another's (not a secret: the key decides the clinic). */
+function clinicTag(clinicId: string): string {
+  let tag = clinicTags.get(clinicId);
+  if (tag === undefined) {
+    tag = createHash('sha256').update(clinicId).digest('base64url').slice(0, 8);
+    if (clinicTags.size >= 100_000) clinicTags.clear();
+    clinicTags.set(clinicId, tag);
+  }
+  return tag;
 }
 
-/** The position of a cursor, or null when it is not one of ours (the round trip must give it back exactly). */
-export function decodeCursor(cursor: string): number | null {
+/** The opaque cursor of position `seq` in a clinic's log: a version, the seq and the clinic's tag, base64url. */
+export function encodeCursor(seq: number, clinicId: string): string {
+  return Buffer.from(`${CURSOR_VERSION}.${seq}.${clinicTag(clinicId)}`).toString('base64url');
+}
+
+/**
+ * The position of a cursor: null when it is not one of ours (the round trip must give it back
+ * exactly), 'other' when it is another clinic's.
+ */
+export function decodeCursor(cursor: string, clinicId: string): number | 'other' | null {
   if (!CURSOR_RE.test(cursor)) return null;
-  const text = Buffer.from(cursor, 'base64url').toString('latin1');
-  if (!text.startsWith(CURSOR_TAG)) return null;
-  const digits = text.slice(CURSOR_TAG.length);
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(digits)) return null;
-  const seq = Number(digits);
-  return Number.isSafeInteger(seq) && encodeCursor(seq) === cursor ? seq : null;
+  const m = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!m) return null;
+  const seq = Number(m[1]);
+  if (!Number.isSafeInteger(seq) || Buffer.from(`${CURSOR_VERSION}.${m[1]}.${m[2]}`).toString('base64url') !== cursor) return null;
+  return m[2] === clinicTag(clinicId) ? seq : 'other';
 }
 
 export interface FeedPlan {
@@ -48,11 +65,13 @@ export interface FeedPlan {
 
 const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
 
-export function planFeed(q: EventosQuery): FeedPlan {
+export function planFeed(q: EventosQuery, clinicId: string): FeedPlan {
   let from: FeedPlan['from'] = null;
   if (q.cursor !== undefined) {
-    from = q.cursor === 'now' ? 'now' : decodeCursor(q.cursor);
-    if (from === null) throw invalid('cursor', 'cursor is not a cursor of this feed: send the next_cursor of an earlier answer as it was, or now');
+    const decoded = q.cursor === 'now' ? 'now' : decodeCursor(q.cursor, clinicId);
+    if (decoded === null) throw invalid('cursor', 'cursor is not a cursor of this feed: send the next_cursor of an earlier answer as it was, or now');
+    if (decoded === 'other') throw invalid('cursor', "cursor is another clinic's: a cursor follows the feed of the key's clinic only");
+    from = decoded;
   }
   let tipos: string[] | null = null;
   if (q.tipo !== undefined) {
@@ -81,8 +100,8 @@ function startOf(plan: FeedPlan, b: DataVersions): number {
   if (plan.from === 'now') return b.eventsSeq;
   if (plan.from === null) return b.eventsExpired;
   if (plan.from < b.eventsExpired) throw expired('The events after this cursor are older than the feed keeps (at least 30 days)');
-  // Only a cursor of another clinic, or a database restored from a backup, is ahead of the log.
-  if (plan.from > b.eventsSeq) throw expired('This cursor is ahead of this clinic\'s feed (a cursor of another clinic, or the data was restored from a backup)');
+  // Only a database restored from a backup leaves a cursor ahead of the log.
+  if (plan.from > b.eventsSeq) throw expired('This cursor is ahead of this clinic\'s feed (the data was restored from an earlier backup)');
   return plan.from;
 }
 
@@ -102,7 +121,7 @@ export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): s
  */
 export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPlan, b: DataVersions, scan = FEED_SCAN): Promise<string> {
   const after = startOf(plan, b);
-  if (plan.from === 'now') return page('', encodeCursor(b.eventsSeq), false);
+  if (plan.from === 'now') return page('', encodeCursor(b.eventsSeq, ctx.clinicId), false);
   const through = Math.min(b.eventsSeq, after + scan);
   const rows = await eventsAfter(db, ctx.clinicId, after, through, plan.tipos, plan.limit);
   // Retention removes a prefix of the log. It may have removed the start of this range after the
@@ -116,7 +135,7 @@ export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPla
   for (const r of rows) {
     eventos += `${eventos === '' ? '' : ','}{"id":"${r.id}","tipo":"${r.tipo}","ocurrido_at":"${formatTimestamp(r.ocurrido_at, ctx.timezone)}","datos":${r.datos}}`;
   }
-  return page(eventos, encodeCursor(next), next < b.eventsSeq);
+  return page(eventos, encodeCursor(next, ctx.clinicId), next < b.eventsSeq);
 }
 
 function page(eventos: string, nextCursor: string, hasMore: boolean): string {

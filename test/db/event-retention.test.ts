@@ -59,7 +59,7 @@ describe.each(dialects())('event retention on %s', (dialect) => {
     await run(other, T0, [clientaLine(9_000), clientaLine(9_001)]);
     const log = new Log();
     const retention = new EventRetention(db, { days: 30, now: () => T0 + 40 * DAY, log });
-    const tagBefore = feedEtag({ clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' }, planFeed({}), await feedBounds(db.db, clinic.id));
+    const tagBefore = feedEtag({ clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' }, planFeed({}, clinic.id), await feedBounds(db.db, clinic.id));
 
     expect(await retention.pass()).toEqual({ removed: 2_502, busy: 0, failed: 0 });
     const left = await eventsAfter(db.db, clinic.id, 0, 1e9, null, 10_000);
@@ -68,7 +68,7 @@ describe.each(dialects())('event retention on %s', (dialect) => {
     expect((await dataVersions(db.db, other.id)).eventsExpired).toBe(2);
     expect(log.infos).toEqual([{ removed: 2_502, busy: 0, failed: 0, days: 30 }]);
     // The feed's tag moved with the mark: no 304 can hide the change.
-    expect(feedEtag({ clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' }, planFeed({}), await feedBounds(db.db, clinic.id))).not.toBe(tagBefore);
+    expect(feedEtag({ clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' }, planFeed({}, clinic.id), await feedBounds(db.db, clinic.id))).not.toBe(tagBefore);
 
     // A second pass finds nothing more; nor does one at a later day before the rest is 30 days old.
     expect(await retention.pass()).toEqual({ removed: 0, busy: 0, failed: 0 });

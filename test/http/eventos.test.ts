@@ -26,6 +26,7 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
   afterAll(async () => { await t.close(); });
   beforeEach(() => tick(t));
 
+  const position = (c: string) => decodeCursor(c, t.clinicA.id);
   const feed = (query = '', key?: string) => ok<Feed>(t, `/api/v1/eventos${query ? `?${query}` : ''}`, key === undefined ? {} : { key });
 
   /** Follows the feed from `cursor` (or the start) to has_more: false, `limit` at a time. */
@@ -112,37 +113,38 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
     const none = await feed('tipo=cita.eliminada');
     expect(none.eventos).toEqual([]);
     expect(none.has_more).toBe(false);
-    expect(decodeCursor(none.next_cursor)).toBe(decodeCursor((await feed('cursor=now')).next_cursor));
+    expect(position(none.next_cursor)).toBe(position((await feed('cursor=now')).next_cursor));
   });
 
   it('reads a bounded stretch of the log per request: a rare type comes back with has_more and a cursor past what was read', async () => {
     const ctx = { clinicId: t.clinicA.id, timezone: t.clinicA.timezone, currency: t.clinicA.currency };
     const bounds = await dataVersions(t.database.db, t.clinicA.id);
-    const plan = planFeed({ tipo: 'llamada.creada' });
+    const plan = planFeed({ tipo: 'llamada.creada' }, ctx.clinicId);
     const scan = 6;
     const pages: Feed[] = [];
-    let from = planFeed({}).from;
+    let from = planFeed({}, ctx.clinicId).from;
     for (;;) {
       const page = JSON.parse(await feedPage(t.database.db, ctx, { ...plan, from }, bounds, scan)) as Feed;
       pages.push(page);
-      from = decodeCursor(page.next_cursor);
+      from = position(page.next_cursor) as number;
       if (!page.has_more) break;
     }
     // Calls are the last events of the fixtures: the first pages are empty but move on.
     expect(pages[0]).toMatchObject({ eventos: [], has_more: true });
-    expect(decodeCursor(pages[0]!.next_cursor)).toBe(bounds.eventsExpired + scan);
+    expect(position(pages[0]!.next_cursor)).toBe(bounds.eventsExpired + scan);
     expect(pages.flatMap((p) => p.eventos).map((e) => e.tipo)).toEqual(Array(5).fill('llamada.creada'));
-    expect(decodeCursor(pages.at(-1)!.next_cursor)).toBe(bounds.eventsSeq);
+    expect(position(pages.at(-1)!.next_cursor)).toBe(bounds.eventsSeq);
   });
 
   it.each([
     ['cursor=abc', 'cursor'],
     ['cursor=', 'cursor'],
     ['cursor=NOW', 'cursor'],
-    [`cursor=${Buffer.from('v2.5').toString('base64url')}`, 'cursor'],
-    [`cursor=${Buffer.from('v1.-5').toString('base64url')}`, 'cursor'],
-    [`cursor=${Buffer.from('v1.05').toString('base64url')}`, 'cursor'],
-    [`cursor=${encodeCursor(5)}%3D%3D`, 'cursor'],
+    [`cursor=${Buffer.from('v2.5.abcdefgh').toString('base64url')}`, 'cursor'],
+    [`cursor=${Buffer.from('v1.-5.abcdefgh').toString('base64url')}`, 'cursor'],
+    [`cursor=${Buffer.from('v1.05.abcdefgh').toString('base64url')}`, 'cursor'],
+    [`cursor=${Buffer.from('v1.5').toString('base64url')}`, 'cursor'],
+    [`cursor=${encodeCursor(5, 'some clinic')}%3D%3D`, 'cursor'],
     ['cursor=now&cursor=now', 'cursor'],
     ['tipo=cita.borrada', 'tipo'],
     ['tipo=cita.creada,', 'tipo'],
@@ -158,21 +160,28 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
     if (param === 'tipo' && query !== 'tipo=') for (const type of EVENT_TYPES) expect(err.message).toContain(type);
   });
 
+  it("another clinic's cursor is a 400 naming cursor", async () => {
+    const theirs = (await feed('cursor=now', t.keyB)).next_cursor;
+    const err = expectError(await call(t, `/api/v1/eventos?cursor=${theirs}`), 400, 'invalid_parameter', 'cursor');
+    expect(err.message).toContain("another clinic's");
+    expect(position(theirs)).toBe('other');
+  });
+
   it('410 cursor_expired for a cursor older than what retention removed, and for one ahead of the log', async () => {
     const b = await buildTestApp(dialect);
     try {
       const start = (await ok<Feed>(b, '/api/v1/eventos?limit=2')).next_cursor;
-      expect(decodeCursor(start)).toBe(2);
+      expect(decodeCursor(start, b.clinicA.id)).toBe(2);
       // Retention removed the first 5 events: a cursor before 5 has lost some; one at 5 has not.
       await b.database.writeTransaction((trx) => expireEvents(trx, b.clinicA.id, 5));
       const gone = expectError(await call(b, `/api/v1/eventos?cursor=${start}`), 410, 'cursor_expired');
       expect(gone.message).toMatch(/older than the feed keeps.*cursor=now/);
-      const at5 = await ok<Feed>(b, `/api/v1/eventos?cursor=${encodeCursor(5)}&limit=1`);
+      const at5 = await ok<Feed>(b, `/api/v1/eventos?cursor=${encodeCursor(5, b.clinicA.id)}&limit=1`);
       expect(at5.eventos[0]!.tipo).toBe('cita.creada');
       // Without a cursor the feed starts at the oldest event kept.
       expect((await ok<Feed>(b, '/api/v1/eventos?limit=500')).eventos).toHaveLength(A_EVENTS - 5);
-      // Ahead of the log: another clinic's cursor, or a restored database.
-      expectError(await call(b, `/api/v1/eventos?cursor=${encodeCursor(A_EVENTS + 1)}`), 410, 'cursor_expired');
+      // Ahead of the log: a database restored from an older backup.
+      expectError(await call(b, `/api/v1/eventos?cursor=${encodeCursor(A_EVENTS + 1, b.clinicA.id)}`), 410, 'cursor_expired');
       const res = await call(b, `/api/v1/eventos?cursor=${start}`);
       expect(res.headers.etag).toBeUndefined();
     } finally {

@@ -101,7 +101,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: { db: Kysely<DB>;
     },
   }, async (req, reply) => {
     const ctx = tenant(req);
-    const plan = planFeed(req.query);
+    const plan = planFeed(req.query, ctx.clinicId);
     const bounds = await feedBounds(db, ctx.clinicId);
     if (answeredNotModified(req, reply, feedEtag(ctx, plan, bounds))) return reply;
     // Already JSON (each event's datos is stored as JSON): sent as it is, not serialized again.
