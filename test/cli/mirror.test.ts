@@ -65,15 +65,15 @@ function base(): object[] {
 }
 
 /**
- * Writer k's file: the same ten clientas renamed by every writer (each rename changes her 20 citas
- * and her call), the same citas and calls changed, disjoint deletions (a clienta with her citas,
- * citas, calls), and new records of its own, some deleted again later in the same file.
+ * Writer k's file. First its own deletions (a clienta with her citas, citas, calls: disjoint between
+ * writers), which are applied, and numbered, at once; then new records of its own, some deleted
+ * again later in the file; then what every writer changes: the same ten clientas renamed (each
+ * rename changes her 20 citas and her call), the same citas and calls. So a writer numbers events
+ * and then waits for another's row locks, and the writers' commits interleave with their numbering:
+ * a naive "seq > last seen" feed over a global sequence skips events here (it was tried).
  */
 function writerFile(k: number): object[] {
   const out: object[] = [];
-  for (let i = 0; i < 10; i++) out.push(clienta(0, i, `Nombre ${k}-${i}`));
-  for (let i = 10; i < 20; i++) out.push(cita(0, i, 0, { estado: ESTADOS[k], precio: 10 + k }));
-  for (let i = 56; i < 60; i++) out.push(llamada(0, i, i % 2 === 0, { resultado: ['agendada', 'cancelada', 'transferida', 'sin_accion'][k] }));
   for (let i = 20 + 5 * k; i < 25 + 5 * k; i++) out.push(gone('clienta', uuid(1, 0, i)));
   for (let j = 1; j < 6; j++) out.push(gone('cita', uuid(2, 0, (40 + k) * 100 + j)));
   out.push(gone('llamada', uuid(3, 0, 50 + 2 * k)), gone('llamada', uuid(3, 0, 51 + 2 * k)));
@@ -84,6 +84,9 @@ function writerFile(k: number): object[] {
     out.push(llamada(a, i, i % 2 === 0));
   }
   out.push(gone('clienta', uuid(1, a, 0)), gone('cita', uuid(2, a, 100)));
+  for (let i = 0; i < 10; i++) out.push(clienta(0, i, `Nombre ${k}-${i}`));
+  for (let i = 10; i < 20; i++) out.push(cita(0, i, 0, { estado: ESTADOS[k], precio: 10 + k }));
+  for (let i = 56; i < 60; i++) out.push(llamada(0, i, i % 2 === 0, { resultado: ['agendada', 'cancelada', 'transferida', 'sin_accion'][k] }));
   return out;
 }
 
