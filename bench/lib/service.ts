@@ -28,6 +28,7 @@ export interface ServiceModules {
   todayIn: typeof import('../../src/time.js').todayIn;
   dayStart: typeof import('../../src/time.js').dayStart;
   addDays: typeof import('../../src/time.js').addDays;
+  importJsonLines: typeof import('../../src/services/import.js').importJsonLines;
 }
 
 function git(root: string, args: string[]): string {
@@ -93,15 +94,17 @@ export function buildService(root: string, opts: { ref: string | null; prebuilt:
 
 export async function loadServiceModules(build: ServiceBuild): Promise<ServiceModules> {
   const load = <T>(rel: string) => import(pathToFileURL(path.join(build.distDir, rel)).href) as Promise<T>;
-  const [config, runtime, demo, generate, time] = await Promise.all([
+  const [config, runtime, demo, generate, time, imports] = await Promise.all([
     load<typeof import('../../src/config.js')>('config.js'),
     load<typeof import('../../src/runtime.js')>('runtime.js'),
     load<typeof import('../../src/services/demo.js')>('services/demo.js'),
     load<typeof import('../../src/demo/generate.js')>('demo/generate.js'),
     load<typeof import('../../src/time.js')>('time.js'),
+    load<typeof import('../../src/services/import.js')>('services/import.js'),
   ]);
   return {
     loadConfig: config.loadConfig, openRuntime: runtime.openRuntime, createDemoClinic: demo.createDemoClinic,
     demoCounts: generate.demoCounts, todayIn: time.todayIn, dayStart: time.dayStart, addDays: time.addDays,
+    importJsonLines: imports.importJsonLines,
   };
 }

@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Dialect } from './dialect.js';
 import type { DB } from './schema.js';
-import { statementCache } from './sqlite-statements.js';
+import { registerDirect, statementCache } from './sqlite-statements.js';
 
 export interface Database {
   readonly db: Kysely<DB>;
@@ -82,6 +82,7 @@ function openSqlite(file: string): Database {
   raw.pragma('cache_size = -65536');
   const cached = statementCache(raw);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached as unknown as BetterSqlite3.Database }) });
+  registerDirect(db, cached);
   // An in-memory database has this one connection: nothing else can reach it.
   const exclusive = file === ':memory:' ? <T>(fn: () => Promise<T>) => fn() : sqliteLock(`${file}.lock`);
   return { db, dialect: 'sqlite', exclusive, writeTransaction: sqliteWriteTransaction(db, raw), close: () => db.destroy() };

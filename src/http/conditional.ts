@@ -12,6 +12,8 @@ const ENTITY_TAG = /(?:W\/)?"([^"]*)"/g;
  */
 export function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
   if (header === undefined) return false;
+  // What a client that kept the tag sends: the tag itself.
+  if (header === etag) return true;
   const value = Array.isArray(header) ? header.join(',') : header;
   if (value.trim() === '*') return true;
   const opaque = etag.slice(1, -1);

@@ -42,11 +42,25 @@ export function encodeCursor(seq: number, clinicId: string): string {
   return Buffer.from(`${CURSOR_VERSION}.${seq}.${clinicTag(clinicId)}`).toString('base64url');
 }
 
+/** Cursors decoded lately: a follower asks for the same one again and again while nothing happens. */
+const decoded = new Map<string, number | 'other' | null>();
+
 /**
  * The position of a cursor: null when it is not one of ours (the round trip must give it back
  * exactly), 'other' when it is another clinic's.
  */
 export function decodeCursor(cursor: string, clinicId: string): number | 'other' | null {
+  const key = `${clinicId} ${cursor}`;
+  let position = decoded.get(key);
+  if (position === undefined) {
+    position = decode(cursor, clinicId);
+    if (decoded.size >= 10_000) decoded.clear();
+    decoded.set(key, position);
+  }
+  return position;
+}
+
+function decode(cursor: string, clinicId: string): number | 'other' | null {
   if (!CURSOR_RE.test(cursor)) return null;
   const m = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
   if (!m) return null;
