@@ -5,13 +5,17 @@ import fs from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { DomainError, type DomainReason } from '../errors.js';
+import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerDataCommands } from './data.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
 import { registerServerCommands } from './server.js';
 
-/** Exit codes (README): 1 failure (e.g. an import refused), 2 bad usage, input, unknown id or configuration, 3 plan not eligible. */
+/**
+ * Exit codes (README): 1 failure (e.g. an import refused, the database unreachable, the port
+ * taken), 2 bad usage, input, unknown id or configuration, 3 plan not eligible.
+ */
 function exitCode(reason: DomainReason): number {
   switch (reason) {
     case 'invalid_input':
@@ -63,7 +67,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr.write(`clinic-api: ${err.reason === 'invalid_config' ? 'configuration error: ' : ''}${err.message}\n`);
       return exitCode(err.reason);
     }
-    io.stderr.write(`clinic-api: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+    // The message only, never a stack; and never DATABASE_URL's password, whatever a driver put in it.
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr.write(`clinic-api: unexpected error: ${withoutDatabasePassword(message, io.env.DATABASE_URL)}\n`);
     return 1;
   }
 }
