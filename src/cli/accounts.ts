@@ -68,7 +68,7 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
       const change = previous === clinic.plan ? `plan already ${clinic.plan}` : `plan ${previous} -> ${clinic.plan}`;
       const effect = apiAccess
         ? 'its owners can create API keys'
-        : `no new API keys${activeKeys ? `; its ${plural(activeKeys, 'active key')} keep working until revoked (clinic-api keys list --clinic ${clinic.id})` : ''}`;
+        : `no new API keys${activeKeys ? `; its ${plural(activeKeys, 'active key')} ${activeKeys === 1 ? 'keeps' : 'keep'} working until revoked (clinic-api keys list --clinic ${clinic.id})` : ''}`;
       info(ctx, `clinic "${clinic.name}": ${change}; ${effect}`);
       result(ctx, clinic.id, { id: clinic.id, name: clinic.name, plan: clinic.plan, previous_plan: previous, api_access: apiAccess, active_keys: activeKeys });
     });

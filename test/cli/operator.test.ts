@@ -85,7 +85,7 @@ describe('clinics set-plan', () => {
     const down = await cli(['clinics', 'set-plan', clinic, 'basic', '--json']);
     expect(down.code, down.stderr).toBe(0);
     expect(JSON.parse(down.stdout)).toEqual({ id: clinic, name: 'Clínica Plan', plan: 'basic', previous_plan: 'pro_total', api_access: false, active_keys: 1 });
-    expect(down.stderr).toMatch(/no new API keys; its 1 active key keep working until revoked \(clinic-api keys list --clinic /);
+    expect(down.stderr).toMatch(/no new API keys; its 1 active key keeps working until revoked \(clinic-api keys list --clinic /);
     // Keys are not plan-checked per request: the existing one still works.
     expect(await withRuntimeAt(dataDir, (rt) => rt.keys.verify(key))).toMatchObject({ clinicId: clinic });
     expect((await cli(['keys', 'create', '--clinic', clinic, '--name', 'again'])).code).toBe(3);
