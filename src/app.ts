@@ -9,8 +9,10 @@
 //   openapi       the OpenAPI document, from the route schemas (before the routes)
 //   api           /api/v1: API-key auth, rate limits, strict validation, the three listings
 //   admin         /dashboard: its own sessions, CSRF, HTML pages; never API keys
+//   root          / redirects to /dashboard
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { adminPlugin, type AdminTuning } from './admin/index.js';
+import { rootRedirect } from './admin/root.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { frameworkErrors } from './http/error-handler.js';
@@ -85,5 +87,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminPlugin, {
     prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config, now, cookieSecure: config.cookieSecure, ...deps.admin,
   });
+  await app.register(rootRedirect);
   return app;
 }

@@ -28,6 +28,11 @@ export const DOMAIN_REASONS = [
   'api_key_on_dashboard',
   /** the input was read in full and refused as a whole (an import with bad lines) */
   'rejected',
+  /**
+   * something the process needs from its surroundings failed when it started: the database cannot
+   * be reached, the port is taken, DATA_DIR cannot be written; `field` names the variable to check
+   */
+  'environment',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

@@ -26,7 +26,8 @@ function refusalPage(reason: DomainReason, t: Messages): ErrorPage | null {
     case 'invalid_input':
     case 'conflict':
     case 'rejected': return { status: 400, title: t.badRequestTitle, text: t.badRequestText, tone: 'danger' };
-    case 'invalid_config': return null;
+    case 'invalid_config':
+    case 'environment': return null;
   }
 }
 

@@ -52,6 +52,23 @@ export function keyHint(key: string): string {
   return key.slice(-4);
 }
 
+/**
+ * Whether `value` has the shape of an API key (`<prefix>_<secret>`, any prefix), not of a key id:
+ * an operator pasted the key itself where its id belongs (`keys revoke`).
+ */
+export function looksLikeApiKey(value: string): boolean {
+  return /^[a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{20,}$/.test(value.trim());
+}
+
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+/** A listed key's state at `nowS` (epoch seconds). */
+export function keyStatus(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): KeyStatus {
+  if (k.revoked_at !== null) return 'revoked';
+  if (k.expires_at !== null && k.expires_at <= nowS) return 'expired';
+  return 'active';
+}
+
 export function isApiEligible(plan: string, plans: readonly Plan[]): boolean {
   return (plans as readonly string[]).includes(plan);
 }
@@ -74,6 +91,11 @@ export class KeyService {
 
   constructor(private readonly db: Kysely<DB>, private readonly opts: KeyServiceOptions) {
     this.now = opts.now ?? Date.now;
+  }
+
+  /** The plans whose clinics may create keys (API_PLANS). */
+  get apiPlans(): readonly Plan[] {
+    return this.opts.apiPlans;
   }
 
   async create(input: { clinicId: string; name: string; expiresAt: number | null; createdBy: string | null }): Promise<IssuedKey> {
