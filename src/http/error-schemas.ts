@@ -12,7 +12,7 @@ export const ERROR_WHEN = {
   invalid_parameter: 'a query parameter is malformed, out of range or repeated, or desde is after hasta',
   unknown_parameter: 'a query parameter that the endpoint does not take',
   missing_api_key: 'no Authorization header',
-  invalid_api_key: 'the header is not "Bearer <key>", or the key is unknown, revoked or expired',
+  invalid_api_key: 'the header is not `Bearer <key>`, or the key is unknown, revoked or expired',
   not_found: 'no such path',
   method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',
   too_many_requests: 'over the rate limit; retry after Retry-After seconds',

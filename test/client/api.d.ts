@@ -505,7 +505,7 @@ export interface components {
         /** @description What went wrong */
         ErrorDetail: {
             /**
-             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not "Bearer <key>", or the key is unknown, revoked or expired. 404 not_found: no such path. 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support.
+             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 404 not_found: no such path. 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support.
              * @example invalid_parameter
              * @enum {string}
              */

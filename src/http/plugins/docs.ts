@@ -1,7 +1,7 @@
 // The API reference at /docs: Swagger UI (@fastify/swagger-ui, which ships swagger-ui-dist's files
 // in the package) rendering the same OpenAPI document as /api/v1/openapi.json, with "Try it out"
 // against this server. Everything it loads comes from this server: no CDN, no outside fonts, no
-// validator badge (validatorUrl: null), no telemetry, and a Content-Security-Policy that allows
+// validator badge (validatorUrl: false), no telemetry, and a Content-Security-Policy that allows
 // this origin only, so a future version of the page that tried an outside origin would be
 // blocked (test/browser/docs.test.ts counts outside requests and CSP violations: 0).
 // Also /docs/license, the licence the document's info.license points at.
@@ -10,13 +10,13 @@ import fp from 'fastify-plugin';
 import { DOCS_PATH, LICENSE_PATH, documentFor } from './openapi.js';
 
 /**
- * 'self' only. Styles also allow 'unsafe-inline': Swagger UI (React) writes style attributes;
- * that is no outside origin. No inline scripts: the page's scripts are files of this server.
+ * 'self' only, no inline scripts or styles: the page's scripts and style sheets are files of this
+ * server (Swagger UI sets styles through the DOM, which CSP allows), images may be data: URIs.
  */
 export const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
+  "style-src 'self'",
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",

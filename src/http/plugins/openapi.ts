@@ -99,7 +99,7 @@ export const openapi = fp(async (app) => {
       },
       servers: [{ url: '/', description: 'This server: the origin that serves this document' }],
       tags: TAGS,
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <prefix>_<secret>' } } },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the clinic: `Authorization: Bearer <key>`' } } },
       security: [{ bearerAuth: [] }],
     },
     transformObject: (d) => ('openapiObject' in d ? liftRequiredHeaders(d.openapiObject) : d.swaggerObject),
