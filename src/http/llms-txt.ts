@@ -65,7 +65,9 @@ function operationSection(path: string, method: string, op: Json, samples: LlmsT
   const ok = op['responses']?.['200'] as Json | undefined;
   const body = ok?.['content']?.['application/json']?.['schema'] as Json | undefined;
   if (body) lines.push('', `200: ${describeType(body)} (${ok!['description']}).`);
-  const errors = Object.keys(op['responses'] ?? {}).filter((s) => s !== '200');
+  const statuses = Object.keys(op['responses'] ?? {});
+  for (const s of statuses.filter((s) => s !== '200' && Number(s) < 400)) lines.push(`${s}: ${op['responses'][s]['description']}.`);
+  const errors = statuses.filter((s) => Number(s) >= 400);
   if (errors.length) lines.push(`Errors: ${errors.join(', ')} (see Errors).`);
   const sample = samples[op['operationId'] as string];
   if (sample) lines.push('', 'Example:', '', `    ${curlSample(sample)}`);

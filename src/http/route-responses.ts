@@ -4,8 +4,9 @@
 // openapi plugin turns each header's `x-required` into the header's `required`.
 //
 // A new response header: add it to RESPONSE_HEADERS (e.g. `ETag`), then name it in the
-// `headers` of the routes that send it (apiResponses(ok, { headers: ['ETag'] })). A new status
-// (e.g. 304, 410, 503): add it to ERROR_RESPONSES or pass it in `extra`.
+// `headers` of the routes that send it (apiResponses({ ..., headers: ['ETag'] })). A new status:
+// in ERROR_RESPONSES when every API route may answer it (e.g. a 503), else in the `extra` of the
+// routes that do (e.g. { 304: { description, headers: [...COMMON_HEADERS, 'ETag'], body: null } }).
 import type { TSchema } from '@sinclair/typebox';
 import { ref } from '../domain/api-schemas.js';
 import { ErrorResponse } from './error-schemas.js';
@@ -49,13 +50,24 @@ export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
 export type HeaderUse = ResponseHeader | { name: ResponseHeader; required: false };
 
 /** On every response of the API. */
-const COMMON: HeaderUse[] = ['X-Request-Id', 'Cache-Control'];
+export const COMMON_HEADERS: HeaderUse[] = ['X-Request-Id', 'Cache-Control'];
 /** On every response after the key was authenticated. */
-const RATE: HeaderUse[] = ['RateLimit-Policy', 'RateLimit'];
-const optional = (uses: HeaderUse[]): HeaderUse[] => uses.map((u) => ({ name: typeof u === 'string' ? u : u.name, required: false }));
+export const RATE_LIMIT_HEADERS: HeaderUse[] = ['RateLimit-Policy', 'RateLimit'];
+const COMMON = COMMON_HEADERS;
+const RATE = RATE_LIMIT_HEADERS;
+/** The same headers, sent on some responses of a status only. */
+export const optional = (uses: HeaderUse[]): HeaderUse[] => uses.map((u) => ({ name: typeof u === 'string' ? u : u.name, required: false }));
+
+/** A documented status of a route besides its 200. */
+export interface StatusDoc {
+  description: string;
+  headers: HeaderUse[];
+  /** The body: the error body when left out; null for none (e.g. 304). */
+  body?: null;
+}
 
 /** The error responses every API route documents, with the headers each carries. */
-export const ERROR_RESPONSES: Record<number, { description: string; headers: HeaderUse[] }> = {
+export const ERROR_RESPONSES: Record<number, StatusDoc> = {
   400: {
     description: 'invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it',
     headers: [...COMMON, ...RATE],
@@ -90,6 +102,13 @@ function jsonResponse<T extends TSchema>(description: string, body: T, headers: 
   return { description, headers: headerSchemas(headers), content: { 'application/json': { schema: body } } };
 }
 
+function statusResponse(doc: StatusDoc) {
+  // `type: 'null'` is how @fastify/swagger leaves a response without content
+  return doc.body === null
+    ? { type: 'null' as const, description: doc.description, headers: headerSchemas(doc.headers) }
+    : jsonResponse(doc.description, ref(ErrorResponse), doc.headers);
+}
+
 export interface OkResponse<T extends TSchema> {
   /** A named schema (domain/api-schemas.ts). */
   body: T;
@@ -98,9 +117,12 @@ export interface OkResponse<T extends TSchema> {
   headers?: HeaderUse[];
 }
 
-/** The `response` of an authenticated, rate-limited API route: its 200 and every error status. */
-export function apiResponses<T extends TSchema>(ok: OkResponse<T>) {
-  const errors: Record<number, ReturnType<typeof jsonResponse>> = {};
-  for (const [status, e] of Object.entries(ERROR_RESPONSES)) errors[Number(status)] = jsonResponse(e.description, ref(ErrorResponse), e.headers);
-  return { 200: jsonResponse(ok.description, ref(ok.body), [...COMMON, ...RATE, ...(ok.headers ?? [])]), ...errors };
+/**
+ * The `response` of an authenticated, rate-limited API route: its 200, every error status of
+ * ERROR_RESPONSES, and the route's `extra` statuses.
+ */
+export function apiResponses<T extends TSchema>(ok: OkResponse<T>, extra: Record<number, StatusDoc> = {}) {
+  const others: Record<number, ReturnType<typeof statusResponse>> = {};
+  for (const [status, doc] of Object.entries({ ...ERROR_RESPONSES, ...extra })) others[Number(status)] = statusResponse(doc);
+  return { 200: jsonResponse(ok.description, ref(ok.body), [...COMMON, ...RATE, ...(ok.headers ?? [])]), ...others };
 }

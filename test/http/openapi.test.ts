@@ -159,6 +159,12 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     expect(op.description).toContain('```python\nimport json, os, urllib.request');
   });
 
+  it("an unknown path's 404 points at the reference", async () => {
+    const res = await call(t, '/api/v1/citass', { key: null });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toContain('its reference is at /docs');
+  });
+
   it('the page at /docs reads the very same document', async () => {
     const copy = await call(t, '/docs/json', { key: null });
     expect(copy.statusCode).toBe(200);
