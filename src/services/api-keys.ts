@@ -23,7 +23,11 @@ const LAST_USED_EVERY_S = 60;
 
 export interface AuthenticatedKey {
   keyId: string;
+  /** the key's name, created_at and the clinic's name: for GET /me, from the same cached look-up */
+  keyName: string;
+  createdAt: number;
   clinicId: string;
+  clinicName: string;
   timezone: string;
   currency: string;
   expiresAt: number | null;
@@ -196,8 +200,8 @@ export class KeyService {
     const clinic = await getClinic(this.db, row.clinic_id);
     if (!clinic) return null;
     return {
-      keyId: row.id, clinicId: row.clinic_id, timezone: clinic.timezone, currency: clinic.currency,
-      expiresAt: row.expires_at, revoked: row.revoked_at !== null,
+      keyId: row.id, keyName: row.name, createdAt: row.created_at, clinicId: row.clinic_id, clinicName: clinic.name,
+      timezone: clinic.timezone, currency: clinic.currency, expiresAt: row.expires_at, revoked: row.revoked_at !== null,
     };
   }
 

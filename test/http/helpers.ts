@@ -4,8 +4,11 @@ import { expect } from 'vitest';
 import { bearer, type TestApp } from '../helpers/app.js';
 import { uid } from '../helpers/fixtures.js';
 
+/** The three collections. */
 export const PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'] as const;
 export type ApiPath = (typeof PATHS)[number];
+/** Who the key is (test/http/me.test.ts). */
+export const ME_PATH = '/api/v1/me';
 
 export const JSON_UTF8 = 'application/json; charset=utf-8';
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
