@@ -7,10 +7,14 @@
 //   api-errors    the API's one error shape and its 404
 //   compression   gzip/br
 //   openapi       the OpenAPI document, from the route schemas (before the routes)
-//   api           /api/v1: API-key auth, rate limits, strict validation, the three listings
+//   docs          /docs: the interactive API reference (Swagger UI, this origin only), /docs/license
+//   llms-txt      /llms.txt: the API summarised for AI tools, from the OpenAPI document
+//   api           /api/v1: API-key auth, rate limits, strict validation, the three listings and /me
 //   admin         /dashboard: its own sessions, CSRF, HTML pages; never API keys
+//   root          / redirects to /dashboard
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { adminPlugin, type AdminTuning } from './admin/index.js';
+import { rootRedirect } from './admin/root.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { frameworkErrors } from './http/error-handler.js';
@@ -19,6 +23,8 @@ import { accessLog } from './http/plugins/access-log.js';
 import { apiErrors } from './http/plugins/api-errors.js';
 import { api } from './http/plugins/api.js';
 import { compression } from './http/plugins/compression.js';
+import { docs } from './http/plugins/docs.js';
+import { llmsTxtRoute } from './http/plugins/llms-txt.js';
 import { methodGuard } from './http/plugins/method-guard.js';
 import { openapi } from './http/plugins/openapi.js';
 import { genReqId, requestId } from './http/plugins/request-id.js';
@@ -90,9 +96,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiErrors);
   await app.register(compression);
   await app.register(openapi);
+  await app.register(docs);
+  await app.register(llmsTxtRoute, {
+    limits: { rps: deps.limiter.rate, burst: deps.limiter.burst, authFailRps: deps.authFailLimiter.rate, authFailBurst: deps.authFailLimiter.burst },
+    keyPrefix: config.apiKeyPrefix,
+  });
   await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now });
   await app.register(adminPlugin, {
     prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config, now, cookieSecure: config.cookieSecure, ...deps.admin,
   });
+  await app.register(rootRedirect);
   return app;
 }

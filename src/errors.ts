@@ -30,6 +30,11 @@ export const DOMAIN_REASONS = [
   'rejected',
   /** a position in the change feed that is no longer kept (or never was): start again from the lists */
   'expired',
+  /**
+   * something the process needs from its surroundings failed when it started: the database cannot
+   * be reached, the port is taken, DATA_DIR cannot be written; `field` names the variable to check
+   */
+  'environment',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];
@@ -97,7 +102,7 @@ export const errors = {
     new ApiError('invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired, or the header is not "Authorization: Bearer <key>"', undefined, WWW_AUTHENTICATE),
   /** Fastify could not read the request (bad percent-encoding, an unreadable body...): `detail` says why. */
   unreadableRequest: (detail: string) => new ApiError('invalid_parameter', `The request could not be read: ${detail}`),
-  notFound: (path: string) => new ApiError('not_found', `No such path: ${path}. The API lives under /api/v1/ (citas, clientas, llamadas)`),
+  notFound: (path: string) => new ApiError('not_found', `No such path: ${path}. The API lives under /api/v1/; its reference is at /docs`),
   methodNotAllowed: (method: string, allow: string) =>
     new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}`, undefined, { allow }),
   cursorExpired: (detail: string) =>

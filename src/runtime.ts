@@ -6,6 +6,7 @@ import { describeTarget, openDatabase, targetFromConfig, type Database } from '.
 import { migrateToLatest } from './db/migrate.js';
 import { KeyService } from './services/api-keys.js';
 import { resolvePepper } from './services/pepper.js';
+import { explainPepperError, explainRuntimeError } from './startup-errors.js';
 
 export interface Runtime {
   config: Config;
@@ -16,26 +17,40 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the database and runs `first` on it (migrations); closes it again if that fails. An
+ * unreachable database or an unwritable DATA_DIR comes out as an error naming the variable.
+ */
+async function openAnd<T>(config: Config, first: (database: Database) => Promise<T>): Promise<{ database: Database; value: T }> {
+  let database: Database | undefined;
+  try {
+    database = await openDatabase(targetFromConfig(config));
+    return { database, value: await first(database) };
+  } catch (err) {
+    await database?.close().catch(() => {});
+    throw explainRuntimeError(err, config);
+  }
+}
+
 /** Applies the database's pending migrations (idempotent); the names of those applied now. */
 export async function migrateDatabase(config: Config): Promise<string[]> {
-  const database = await openDatabase(targetFromConfig(config));
-  try {
-    return await database.exclusive(() => migrateToLatest(database));
-  } finally {
-    await database.close();
-  }
+  const { database, value } = await openAnd(config, (d) => d.exclusive(() => migrateToLatest(d)));
+  await database.close();
+  return value;
 }
 
 export async function openRuntime(config: Config, opts: { migrate?: boolean; onBackgroundError?: (err: unknown) => void } = {}): Promise<Runtime> {
   const target = targetFromConfig(config);
-  const { pepper, generated } = resolvePepper(config);
-  const database = await openDatabase(target);
+  let resolved: ReturnType<typeof resolvePepper>;
   try {
-    if (opts.migrate !== false) await database.exclusive(() => migrateToLatest(database));
+    resolved = resolvePepper(config);
   } catch (err) {
-    await database.close();
-    throw err;
+    throw explainPepperError(err, config);
   }
+  const { pepper, generated } = resolved;
+  const { database } = await openAnd(config, async (d) => {
+    if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
+  });
   const keys = new KeyService(database.db, {
     pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,
   });

@@ -1,5 +1,6 @@
-// The server: runtime (config -> database -> services) -> first run -> app (app.ts) -> listen, and
-// a graceful close on SIGTERM/SIGINT. Only the CLI's `serve` command starts it (cli/server.ts).
+// The server: runtime (config -> database -> services) -> app (app.ts) -> listen -> first run ->
+// where to go, on stdout; a graceful close on SIGTERM/SIGINT. Only the CLI's `serve` command
+// starts it (cli/server.ts).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 
@@ -7,6 +8,7 @@ import { buildApp } from './app.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
 import { MemoryGcraLimiter } from './services/rate-limit.js';
+import { explainListenError } from './startup-errors.js';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -28,14 +30,20 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     });
     log = app.log;
     if (rt.pepperGenerated) log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
-    first = await firstRun(rt.database, rt.keys, Date.now());
     // API usage for the dashboard is counted in memory and written in one batch every 30 s; the
     // app's onClose hook writes the rest, before the database closes below.
     app.usage.start();
     // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
     app.retention.start();
-    const address = await app.listen({ port: config.port, host: config.host });
-    log.info({ database: rt.describe, address }, 'clinic-api listening');
+    // Listen before the first run: if the port is taken, the start fails before the demo is made,
+    // so the next start still makes it and prints its key and password (made after a failed
+    // listen, they would be shown to no one).
+    try {
+      await app.listen({ port: config.port, host: config.host });
+    } catch (err) {
+      throw explainListenError(err, config);
+    }
+    first = await firstRun(rt.database, rt.keys, Date.now());
   } catch (err) {
     // Nothing may keep the process alive after a failed start (e.g. an idle PostgreSQL pool).
     await app?.close().catch(() => {});
@@ -43,12 +51,6 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     throw err;
   }
   const running = app;
-  if (first) {
-    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-    const port = (running.server.address() as { port: number }).port;
-    out.write(firstRunBanner(first, `http://${host}:${port}`));
-  }
-
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
@@ -67,7 +69,29 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       close().then(() => process.exit(0), () => process.exit(1));
     });
   }
+
+  // Announced only now that the signal handlers are in place: whoever reads "listening" and
+  // sends SIGTERM at once gets a graceful close, not the default disposition (killed).
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const port = (running.server.address() as { port: number }).port;
+  const baseUrl = `http://${host}:${port}`;
+  out.write(first ? firstRunBanner(first, baseUrl) : startBanner(baseUrl));
+  running.log.info({ database: rt.describe, address: baseUrl }, 'clinic-api listening');
   return close;
+}
+
+/** Where to go, printed on stdout by every start (the API reference's page is served at /docs). */
+function whereLines(baseUrl: string): string[] {
+  return [
+    `Dashboard (Settings > API):  ${baseUrl}/dashboard`,
+    `API reference:               ${baseUrl}/docs`,
+    `OpenAPI document:            ${baseUrl}/api/v1/openapi.json`,
+  ];
+}
+
+/** What a start on a database that has clinics prints on stdout: where things are, never a key. */
+export function startBanner(baseUrl: string): string {
+  return [`clinic-api is serving ${baseUrl}`, ...whereLines(baseUrl).map((l) => `  ${l}`), ''].join('\n');
 }
 
 /** What the first start prints on stdout: the demo's key (once), a curl line, the dashboard sign-in. */
@@ -82,8 +106,9 @@ export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
     'Try it:',
     `  curl -H "Authorization: Bearer ${r.key}" "${baseUrl}/api/v1/citas?limit=5"`,
     '',
-    `Dashboard sign-in (Settings > API): ${baseUrl}/dashboard  as ${r.ownerEmail} / ${r.ownerPassword}`,
-    `OpenAPI document: ${baseUrl}/api/v1/openapi.json`,
+    ...whereLines(baseUrl).flatMap((line, i) => i === 0
+      ? [line, `  sign in as ${r.ownerEmail} / ${r.ownerPassword}  (shown only now; \`npx clinic-api users reset-password --email ${r.ownerEmail}\` sets a new one)`]
+      : [line]),
     '',
   ].join('\n');
 }

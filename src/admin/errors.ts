@@ -27,7 +27,8 @@ function refusalPage(reason: DomainReason, t: Messages): ErrorPage | null {
     case 'conflict':
     case 'rejected': return { status: 400, title: t.badRequestTitle, text: t.badRequestText, tone: 'danger' };
     case 'invalid_config':
-    case 'expired': return null;
+    case 'expired':
+    case 'environment': return null;
   }
 }
 

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { demoCounts } from '../demo/generate.js';
 import { DomainError } from '../errors.js';
-import { createDemoClinic } from '../services/demo.js';
+import { createDemoWithAccess } from '../services/demo.js';
 import { importJsonLines } from '../services/import.js';
 import { info, positiveInt, result, withRuntime, type CliContext } from './io.js';
 import { startProgress } from './progress.js';
@@ -73,7 +73,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
 
   program
     .command('demo')
-    .description('create demo clinics with realistic, deterministic data')
+    .description('create demo clinics with realistic, deterministic data, each with an owner and an API key; prints their ids')
     .option('--clinics <n>', 'how many clinics', positiveInt('--clinics', 1, 1000), 1)
     .option('--scale <n>', 'data per clinic: 200 clientas, 1000 citas, 500 llamadas per unit', positiveInt('--scale', 1, 100_000), 1)
     .option('--seed <n>', 'random seed (same seed, same data)', positiveInt('--seed', 0, 2 ** 31), 1)
@@ -85,11 +85,21 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
           const progress = startProgress(ctx.io.stderr, {
             label: `demo ${i + 1}/${o.clinics}`, total: want.clientas + want.citas + want.llamadas, unit: 'records', now: ctx.io.now,
           });
-          const { clinic, counts } = await createDemoClinic(rt.database, i, {
-            seed: o.seed + i, scale: o.scale, nowMs: ctx.io.now(), onProgress: (n) => progress.update(n),
+          // Named (under the start-up lock) with the first demo name no clinic has, so runs on one
+          // database, even at once, never repeat a name.
+          const demo = await createDemoWithAccess(rt.database, rt.keys, {
+            seed: o.seed + i, scale: o.scale, nowMs: ctx.io.now(), lock: true, onProgress: (n) => progress.update(n),
           }).finally(() => progress.stop());
-          info(ctx, `created "${clinic.name}": ${counts.clientas} clientas, ${counts.citas} citas, ${counts.llamadas} llamadas`);
-          out.push({ id: clinic.id, name: clinic.name, ...counts });
+          const { clinic, counts } = demo;
+          info(ctx, [
+            `created "${clinic.name}" (${clinic.id}): ${counts.clientas} clientas, ${counts.citas} citas, ${counts.llamadas} llamadas`,
+            `  dashboard owner (password shown once): ${demo.ownerEmail} / ${demo.ownerPassword}`,
+            `  API key (shown once): ${demo.key}`,
+          ].join('\n'));
+          out.push({
+            id: clinic.id, name: clinic.name, plan: clinic.plan, ...counts,
+            owner: { email: demo.ownerEmail, password: demo.ownerPassword }, key: { id: demo.keyId, key: demo.key },
+          });
         }
         return out;
       });

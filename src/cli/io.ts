@@ -36,6 +36,18 @@ export function result(ctx: CliContext, text: string, data: unknown): void {
   else if (text !== '') ctx.io.stdout.write(`${text}\n`);
 }
 
+/** Epoch seconds as RFC 3339 UTC without milliseconds; null stays null. */
+export function iso(s: number): string;
+export function iso(s: number | null): string | null;
+export function iso(s: number | null): string | null {
+  return s === null ? null : new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** "1 active key", "2 active keys". */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export function info(ctx: CliContext, text: string): void {
   ctx.io.stderr.write(`${text}\n`);
 }

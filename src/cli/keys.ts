@@ -1,16 +1,24 @@
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
-import { info, result, withRuntime, type CliContext } from './io.js';
+import { requireClinic } from '../services/accounts.js';
+import { keyStatus, looksLikeApiKey } from '../services/api-keys.js';
+import { info, iso, result, withRuntime, type CliContext } from './io.js';
 
 const EXPIRES_RE = /^(\d{1,4})d$/;
 
-function keyStatus(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): string {
-  if (k.revoked_at !== null) return 'revoked';
-  if (k.expires_at !== null && k.expires_at <= nowS) return 'expired';
-  return 'active';
+/**
+ * A key id as typed by the operator. The key itself pasted here is refused without being repeated
+ * (it would land in the terminal's scrollback and logs once more): only its last four characters,
+ * which `keys list` shows as the hint.
+ */
+function keyIdArgument(value: string): string {
+  if (looksLikeApiKey(value)) {
+    throw new DomainError('invalid_input',
+      `that is an API key, not a key id: revoke a key by its id, the first column of \`clinic-api keys list --clinic CLINIC_ID\` (this key is the one listed with hint …${value.trim().slice(-4)})`,
+      { field: 'key-id' });
+  }
+  return value;
 }
-
-const iso = (s: number | null) => (s === null ? null : new Date(s * 1000).toISOString().replace('.000Z', 'Z'));
 
 export function registerKeyCommands(program: Command, ctx: CliContext): void {
   const keys = program.command('keys').description('manage API keys');
@@ -34,10 +42,13 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
 
   keys
     .command('list')
-    .description("list a clinic's keys (never the keys themselves)")
+    .description("list a clinic's keys: id, status, hint, name, last use (never the keys themselves)")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
-      const rows = await withRuntime(ctx, (rt) => rt.keys.list(o.clinic));
+      const rows = await withRuntime(ctx, async (rt) => {
+        await requireClinic(rt.database.db, o.clinic);
+        return rt.keys.list(o.clinic);
+      });
       const nowS = Math.floor(ctx.io.now() / 1000);
       const out = rows.map((k) => ({
         id: k.id, name: k.name, hint: `…${k.hint}`, status: keyStatus(k, nowS), created_by: k.created_by_email,
@@ -49,14 +60,14 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
   keys
     .command('revoke')
     .description('revoke a key by its id (from keys list)')
-    .argument('<key-id>', 'the key id')
+    .argument('<key-id>', 'the key id (the first column of keys list), not the key', keyIdArgument)
     .action(async (keyId: string) => {
       const outcome = await withRuntime(ctx, async (rt) => {
         // The operator names a key, not a clinic: find its clinic first (operator-scoped), then
         // revoke it there, as every key query names its clinic.
         const clinicId = await rt.keys.locateKey(keyId);
         const existing = clinicId === undefined ? undefined : await rt.keys.get(clinicId, keyId);
-        if (clinicId === undefined || !existing) throw new DomainError('not_found', `no API key with id ${keyId}`, { field: 'key-id' });
+        if (clinicId === undefined || !existing) throw new DomainError('not_found', `no API key with id ${keyId} (clinic-api keys list --clinic CLINIC_ID shows the ids)`, { field: 'key-id' });
         if (existing.revoked_at !== null) return 'already';
         await rt.keys.revoke(clinicId, keyId);
         return 'revoked';

@@ -1,16 +1,21 @@
 // clinic-api: the operator CLI. Human text goes to stderr, only the result to stdout, so
 // commands compose in scripts; --json prints the result as JSON. main() is where the CLI maps
 // DomainError to its exit codes.
+import fs from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { DomainError, type DomainReason } from '../errors.js';
+import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerDataCommands } from './data.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
 import { registerServerCommands } from './server.js';
 
-/** Exit codes (README): 1 failure (e.g. an import refused), 2 bad usage, input, unknown id or configuration, 3 plan not eligible. */
+/**
+ * Exit codes (README): 1 failure (e.g. an import refused, the database unreachable, the port
+ * taken), 2 bad usage, input, unknown id or configuration, 3 plan not eligible.
+ */
 function exitCode(reason: DomainReason): number {
   switch (reason) {
     case 'invalid_input':
@@ -25,9 +30,23 @@ function exitCode(reason: DomainReason): number {
   }
 }
 
+/** The package's version, from package.json (two levels up from src/cli/ and from dist/cli/ alike). */
+function packageVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 export async function main(argv: string[], io: Io): Promise<number> {
+  // `--version` alone (commander's own handling cannot honour --json).
+  const withoutJson = argv.filter((a) => a !== '--json');
+  if (withoutJson.length === 1 && (withoutJson[0] === '--version' || withoutJson[0] === '-V')) {
+    const version = packageVersion();
+    io.stdout.write(argv.includes('--json') ? `${JSON.stringify({ version })}\n` : `${version}\n`);
+    return 0;
+  }
   const program = new Command('clinic-api')
     .description('Clinic Integration API: server and operator commands')
+    .version(packageVersion(), '-V, --version', 'print the version of clinic-api')
     .addOption(new Option('--json', 'print the result as JSON on stdout'))
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
@@ -48,7 +67,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr.write(`clinic-api: ${err.reason === 'invalid_config' ? 'configuration error: ' : ''}${err.message}\n`);
       return exitCode(err.reason);
     }
-    io.stderr.write(`clinic-api: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+    // The message only, never a stack; and never DATABASE_URL's password, whatever a driver put in it.
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr.write(`clinic-api: unexpected error: ${withoutDatabasePassword(message, io.env.DATABASE_URL)}\n`);
     return 1;
   }
 }

@@ -2,15 +2,32 @@
 // source of truth for the listing use-cases' input and output types (services/listings.ts, via
 // Static<>), query validation (http/query-validator.ts), response serialization
 // (fast-json-stringify) and the OpenAPI document (@fastify/swagger).
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+//
+// Every object a client receives is a named schema (named(): its `$id` is its name under the
+// OpenAPI document's components.schemas), and other schemas and routes point at it with ref(),
+// so code generators produce named types (`Cita`, `CitasList`, ...) instead of anonymous ones.
+// Names: a record in the singular (`Cita`), a list response `<Plural>List`, any other object by
+// what it is (`Me`, `Clinica`). A new named schema goes into API_COMPONENTS.
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { ESTADOS, EVENT_TYPES, RESULTADOS } from './records.js';
+
+/** An object schema with a name: `$id` (its key in components.schemas) and a description. */
+function named<T extends TProperties>(name: string, description: string, properties: T): TObject<T> {
+  return Type.Object(properties, { $id: name, description });
+}
+
+/** A reference to a named schema, typed as that schema. */
+export function ref<T extends TSchema>(schema: T) {
+  if (!schema.$id) throw new Error('ref() needs a named schema');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+}
 
 /** `type: [T, "null"]`: OpenAPI 3.1 / JSON Schema nullability that fast-json-stringify serializes fast. */
 function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<T['static'] | null>({ ...schema, type: [schema.type, 'null'] });
 }
 
-const Uuid = Type.String({ format: 'uuid' });
+const Uuid = Type.String({ format: 'uuid', examples: ['24858e88-d2f1-40a6-9fc9-91500bc9b3cd'] });
 const Timestamp = Type.String({ format: 'date-time', description: "RFC 3339 with the clinic's UTC offset, whole seconds", examples: ['2026-11-21T10:30:00+01:00'] });
 const UpdatedAt = Type.String({
   format: 'date-time',
@@ -19,6 +36,8 @@ const UpdatedAt = Type.String({
 });
 const DateOnly = Type.String({ format: 'date', examples: ['2026-11-21'] });
 const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164', examples: ['+34600123456'] });
+const Text = (examples: string[], description?: string) => Type.String(description ? { description, examples } : { examples });
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code', examples: ['EUR'] });
 
 /** Page sizes when `limit` is left out. */
 export const DEFAULT_LIMITS = { citas: 100, clientas: 200, llamadas: 100 } as const;
@@ -34,9 +53,9 @@ const offsetParam = Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET
 const dateParam = (description: string) => Type.Optional(Type.String({ format: 'date', description }));
 const updatedSinceParam = Type.Optional(Type.String({
   format: 'date-time',
-  description: 'Only records changed at or after this RFC 3339 timestamp (with an offset or Z), ordered by updated_at then id; ' +
-    'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a feed cursor: see GET /api/v1/eventos for a complete change feed',
-  examples: ['2026-03-28T09:00:00+01:00'],
+  description: 'Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; ' +
+    'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed',
+  examples: ['2026-03-28T09:00:00Z'],
 }));
 const enumParam = <T extends string>(values: readonly T[], description: string) =>
   Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description }));
@@ -76,75 +95,76 @@ export const LlamadasQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const Cita = Type.Object({
+export const Cita = named('Cita', 'An appointment', {
   id: Uuid,
   fecha_hora: Timestamp,
-  cliente_nombre: Type.String(),
+  cliente_nombre: Text(['Chloé Jiménez Sáez'], "The client's current name"),
   telefono: Phone,
-  servicio: Type.String(),
-  duracion_min: Type.Integer({ minimum: 1 }),
-  precio: Type.Number({ minimum: 0, description: 'In the currency named by moneda, at most 2 decimals' }),
+  servicio: Text(['Presoterapia']),
+  duracion_min: Type.Integer({ minimum: 1, examples: [30] }),
+  precio: Type.Number({ minimum: 0, description: 'In the currency named by moneda, at most 2 decimals', examples: [35] }),
   moneda: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency of precio', examples: ['EUR'] }),
-  estado: Type.Unsafe<string>({ type: 'string', enum: [...ESTADOS] }),
-  profesional_nombre: Type.String(),
-  sede_nombre: Type.String(),
-  notas: Nullable(Type.String()),
+  estado: Type.Unsafe<string>({ type: 'string', enum: [...ESTADOS], examples: ['confirmada'] }),
+  profesional_nombre: Text(['Laura Martín Ruiz']),
+  sede_nombre: Text(['Sede Nervión']),
+  notas: Nullable(Text(['No usar acetona'])),
   created_at: Timestamp,
   updated_at: UpdatedAt,
 });
 
-export const Clienta = Type.Object({
+export const Clienta = named('Clienta', 'A client of the clinic', {
   id: Uuid,
-  nombre: Type.String(),
+  nombre: Text(['María López García']),
   telefono: Phone,
-  email: Nullable(Type.String()),
-  idioma: Nullable(Type.String()),
+  email: Nullable(Text(['maria.lopez@example.com'])),
+  idioma: Nullable(Text(['es'], 'Preferred language')),
   vip: Type.Boolean(),
-  total_citas: Type.Integer({ minimum: 0 }),
-  total_llamadas: Type.Integer({ minimum: 0 }),
-  ultima_cita: Nullable(DateOnly),
-  ultima_llamada: Nullable(Timestamp),
+  total_citas: Type.Integer({ minimum: 0, description: "All of the client's appointments, every status", examples: [12] }),
+  total_llamadas: Type.Integer({ minimum: 0, description: 'All calls linked to the client', examples: [3] }),
+  ultima_cita: Nullable(Type.String({ format: 'date', description: 'Local date of the latest appointment that starts at or before now', examples: ['2026-11-14'] })),
+  ultima_llamada: Nullable(Type.String({ format: 'date-time', description: 'Timestamp of the latest linked call', examples: ['2026-11-20T18:02:11+01:00'] })),
   cliente_desde: DateOnly,
   created_at: Timestamp,
   updated_at: UpdatedAt,
 });
 
-export const Llamada = Type.Object({
+export const Llamada = named('Llamada', "A call answered by the clinic's voice assistant", {
   id: Uuid,
   fecha_hora: Timestamp,
-  cliente_nombre: Nullable(Type.String()),
+  cliente_nombre: Nullable(Text(['María López García'], 'null for an unknown caller')),
   telefono_caller: Phone,
-  duracion_segundos: Type.Integer({ minimum: 0 }),
-  resultado: Type.Unsafe<string>({ type: 'string', enum: [...RESULTADOS] }),
-  idioma: Type.String(),
+  duracion_segundos: Type.Integer({ minimum: 0, examples: [95] }),
+  resultado: Type.Unsafe<string>({ type: 'string', enum: [...RESULTADOS], examples: ['agendada'] }),
+  idioma: Text(['es']),
   created_at: Timestamp,
   updated_at: UpdatedAt,
 });
 
 const paging = {
-  total: Type.Integer({ minimum: 0, description: 'All records matching the filters, ignoring limit and offset' }),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
+  total: Type.Integer({ minimum: 0, description: 'All records matching the filters, ignoring limit and offset', examples: [78] }),
+  limit: Type.Integer({ description: 'The page size applied', examples: [100] }),
+  offset: Type.Integer({ description: 'The offset applied', examples: [0] }),
 };
 
-export const CitasResponse = Type.Object({
-  citas: Type.Array(Cita),
+export const Rango = named('Rango', 'The date range applied (local dates, both inclusive); with updated_since an end not given is null (no default window)', {
+  desde: Nullable(DateOnly), hasta: Nullable(DateOnly),
+});
+
+export const CitasList = named('CitasList', 'A page of appointments', {
+  citas: Type.Array(ref(Cita)),
   total: paging.total,
-  rango: Type.Object(
-    { desde: Nullable(DateOnly), hasta: Nullable(DateOnly) },
-    { description: 'The days applied; null ends only with updated_since (no default window)' },
-  ),
+  rango: ref(Rango),
   limit: paging.limit,
   offset: paging.offset,
 });
 
-export const ClientasResponse = Type.Object({ clientas: Type.Array(Clienta), ...paging });
+export const ClientasList = named('ClientasList', 'A page of clients', { clientas: Type.Array(ref(Clienta)), ...paging });
 
-export const LlamadasResponse = Type.Object({
-  llamadas: Type.Array(Llamada),
+export const LlamadasList = named('LlamadasList', 'A page of calls', {
+  llamadas: Type.Array(ref(Llamada)),
   total: paging.total,
-  desde: Nullable({ ...DateOnly, description: 'The first day applied; null only with updated_since and no desde' }),
-  hasta: Nullable(DateOnly),
+  desde: Nullable(Type.String({ format: 'date', description: 'The first day applied; null only with updated_since and no desde', examples: ['2026-11-14'] })),
+  hasta: Nullable(Type.String({ format: 'date', description: 'The last day applied; null: no upper bound' })),
   limit: paging.limit,
   offset: paging.offset,
 });
@@ -158,7 +178,7 @@ export const EventosQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({
       minLength: 1, maxLength: 100,
-      description: 'Where to continue: a next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from now on). ' +
+      description: 'Where to continue: the next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from now on). ' +
         'Leave it out to start at the oldest event kept',
     })),
     limit: limitParam(FEED_DEFAULT_LIMIT),
@@ -170,31 +190,66 @@ export const EventosQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const Deleted = Type.Object({ id: Uuid }, { description: 'A deleted record (*.eliminada): its id only' });
+export const Eliminado = named('Eliminado', 'A deleted record (the datos of *.eliminada): its id only', { id: Uuid });
 
-export const Evento = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'Unique; also the webhook-id of its webhook deliveries' }),
-  tipo: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_TYPES] }),
+export const Evento = named('Evento', 'A change of one record', {
+  id: Type.String({ format: 'uuid', description: 'Unique; also the webhook-id of its webhook deliveries', examples: ['9b0c5c1e-6f7a-4f0e-9d2b-2f1c3a4b5c6d'] }),
+  tipo: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_TYPES], examples: ['cita.actualizada'] }),
   ocurrido_at: Timestamp,
   datos: Type.Unsafe<unknown>({
-    anyOf: [Cita, Clienta, Llamada, Deleted],
-    description: "The record as the API showed it at the event (the same as its updated_at); for *.eliminada, {\"id\": ...}. A clienta's derived counters (total_citas, ultima_cita ...) are as of the event: they change without events",
+    anyOf: [Type.Ref('Cita'), Type.Ref('Clienta'), Type.Ref('Llamada'), Type.Ref('Eliminado')],
+    description: "The record as the lists showed it at the event (its updated_at is the event's time): a Cita, Clienta or Llamada by tipo; for *.eliminada, {\"id\": ...}. " +
+      "A clienta's derived counters (total_citas, ultima_cita ...) are as of the event: they change without events",
   }),
 });
 
-export const EventosResponse = Type.Object({
-  eventos: Type.Array(Evento, { description: 'Oldest first' }),
-  next_cursor: Type.String({ description: 'Always present: send it as cursor to get what happened after this page' }),
+export const EventosList = named('EventosList', 'A page of the change feed', {
+  eventos: Type.Array(ref(Evento), { description: 'Oldest first' }),
+  next_cursor: Type.String({ description: 'Always present: send it as cursor to get what happened after this page', examples: ['djEuMTIzNC5uMFcyeUNBUA'] }),
   has_more: Type.Boolean({ description: 'true: more events are already waiting; ask again at once' }),
 });
 
+/** GET /me takes no parameters: any is an unknown_parameter. */
+export const MeQuery = Type.Object({}, { additionalProperties: false });
+
+export const Clinica = named('Clinica', "The API key's clinic", {
+  id: Uuid,
+  nombre: Text(['Clínica Sol']),
+  zona_horaria: Text(['Europe/Madrid'], 'IANA time zone: dates and timestamps of the API are in it'),
+  moneda: Currency,
+});
+
+export const ApiKey = named('ApiKey', 'The API key of the request (never the key itself)', {
+  id: Uuid,
+  nombre: Text(['Zapier'], 'The name given at creation'),
+  created_at: Timestamp,
+  expires_at: Nullable(Type.String({ format: 'date-time', description: "When the key stops working (RFC 3339 with the clinic's offset); null: never", examples: ['2027-11-21T10:30:00+01:00'] })),
+});
+
+export const RateLimitPolicy = named('RateLimitPolicy', "The key's rate limit: a token bucket", {
+  rps: Type.Integer({ minimum: 1, description: 'Requests per second, sustained', examples: [60] }),
+  burst: Type.Integer({ minimum: 1, description: 'Requests allowed at once, in a burst', examples: [120] }),
+});
+
+export const Me = named('Me', 'Who the API key is: its clinic, the key, its rate limit', {
+  clinica: ref(Clinica),
+  api_key: ref(ApiKey),
+  rate_limit: ref(RateLimitPolicy),
+});
+
+/** The named schemas, in document order: each is a components.schemas entry. */
+export const API_COMPONENTS: readonly TSchema[] = [
+  Cita, Clienta, Llamada, Rango, CitasList, ClientasList, LlamadasList, Eliminado, Evento, EventosList, Clinica, ApiKey, RateLimitPolicy, Me,
+];
+
+export type CitasQuery = Static<typeof CitasQuery>;
+export type ClientasQuery = Static<typeof ClientasQuery>;
+export type LlamadasQuery = Static<typeof LlamadasQuery>;
+export type CitasResponse = Static<typeof CitasList>;
+export type ClientasResponse = Static<typeof ClientasList>;
+export type LlamadasResponse = Static<typeof LlamadasList>;
+export type MeResponse = Static<typeof Me>;
 export type EventosQuery = Static<typeof EventosQuery>;
 export type Cita = Static<typeof Cita>;
 export type Clienta = Static<typeof Clienta>;
 export type Llamada = Static<typeof Llamada>;
-export type CitasQuery = Static<typeof CitasQuery>;
-export type ClientasQuery = Static<typeof ClientasQuery>;
-export type LlamadasQuery = Static<typeof LlamadasQuery>;
-export type CitasResponse = Static<typeof CitasResponse>;
-export type ClientasResponse = Static<typeof ClientasResponse>;
-export type LlamadasResponse = Static<typeof LlamadasResponse>;

@@ -1,57 +1,45 @@
-// The API's error body as a TypeBox schema, from the error catalogue (errors.ts): serialization
-// and the OpenAPI document of every route's error responses.
+// The API's error body as named TypeBox schemas, from the error catalogue (errors.ts): the
+// serialization and the OpenAPI document of every route's error responses. ERROR_WHEN says when
+// each code is answered; it must name every code of the catalogue (the compiler checks), and
+// feeds the document's description of `code` and /llms.txt.
 import { Type } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 
-const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[];
 
-export const ErrorResponse = Type.Object(
+/** When each error code is answered: for people reading the reference, not for matching. */
+export const ERROR_WHEN = {
+  invalid_parameter: 'a query parameter is malformed, out of range or repeated, or desde is after hasta',
+  unknown_parameter: 'a query parameter that the endpoint does not take',
+  missing_api_key: 'no Authorization header',
+  invalid_api_key: 'the header is not `Bearer <key>`, or the key is unknown, revoked or expired',
+  not_found: 'no such path',
+  method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',
+  cursor_expired: 'the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now',
+  too_many_requests: 'over the rate limit; retry after Retry-After seconds',
+  database_error: 'the database failed or timed out; retry after Retry-After seconds',
+  internal_error: 'any other unexpected failure; quote the request_id to support',
+} satisfies Record<ErrorCode, string>;
+
+export const ErrorDetail = Type.Object(
   {
-    error: Type.Object({
-      code: Type.Unsafe<ErrorCode>({
-        type: 'string',
-        enum: CODES,
-        description: `Stable identifier to match on. ${CODES.map((c) => `${ERROR_CODES[c]} ${c}`).join('; ')}`,
-      }),
-      message: Type.String({ description: 'For people; may change' }),
-      param: Type.Optional(Type.String({ description: 'The query parameter at fault (parameter errors only)' })),
-      request_id: Type.String({ description: 'Also in the X-Request-Id header; quote it to support' }),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: ERROR_CODE_NAMES,
+      description: `Stable identifier to match on. ${ERROR_CODE_NAMES.map((c) => `${ERROR_CODES[c]} ${c}: ${ERROR_WHEN[c]}`).join('. ')}.`,
+      examples: ['invalid_parameter'],
     }),
+    message: Type.String({ description: 'For people: what was wrong and how to fix it; may change', examples: ['limit must be an integer from 1 to 500'] }),
+    param: Type.Optional(Type.String({ description: 'The query parameter at fault (parameter errors only)', examples: ['limit'] })),
+    request_id: Type.String({ description: 'Also in the X-Request-Id header; quote it to support', examples: ['4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90'] }),
   },
-  { title: 'Error' },
+  { $id: 'ErrorDetail', description: 'What went wrong' },
 );
 
-const errorResponse = (description: string) => ({ ...ErrorResponse, description });
+export const ErrorResponse = Type.Object(
+  { error: Type.Unsafe<typeof ErrorDetail.static>(Type.Ref('ErrorDetail')) },
+  { $id: 'ErrorResponse', description: 'Every error response of the API has this body; match on error.code' },
+);
 
-/** Responses every API route documents besides its 200. */
-export const errorResponses = {
-  400: errorResponse('invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it'),
-  401: errorResponse('missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key)'),
-  429: errorResponse('too_many_requests: retry after the Retry-After seconds'),
-  500: errorResponse('database_error (retry after the Retry-After seconds) or internal_error'),
-};
-
-const ETAG_HEADER = {
-  etag: {
-    type: 'string',
-    description: 'Strong entity tag of this answer: send it back as If-None-Match to get 304 while nothing changed',
-  },
-};
-
-/**
- * The 200 of a conditional GET (with its ETag header) and its 304 (no body, the same ETag). A 304
- * still needs a valid key and counts against the rate limit.
- */
-export function conditionalResponses<T extends object>(schema: T, description: string) {
-  return {
-    200: { ...schema, description, headers: ETAG_HEADER },
-    304: {
-      type: 'null',
-      description: 'Not Modified: If-None-Match named the current ETag. No body; the data is the same as in the answer that carried that ETag',
-      headers: ETAG_HEADER,
-    },
-  } as const;
-}
-
-/** 410 of the change feed. */
-export const goneResponse = errorResponse('cursor_expired: the cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now');
+/** The error schemas, in document order: each is a components.schemas entry. */
+export const ERROR_COMPONENTS = [ErrorDetail, ErrorResponse] as const;

@@ -16,6 +16,43 @@ export async function listClinics(db: Kysely<DB>): Promise<Clinic[]> {
   return db.selectFrom('clinics').selectAll().orderBy('name').orderBy('id').execute();
 }
 
+/** The clinic's plan changed; false when there is no such clinic. */
+export async function updateClinicPlan(db: Kysely<DB>, id: string, plan: string): Promise<boolean> {
+  const res = await db.updateTable('clinics').set({ plan }).where('id', '=', id).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export interface ClinicWithKeyCounts extends Clinic {
+  /** Keys neither revoked nor expired at `nowS`. */
+  active_keys: number;
+  /** Every key ever issued, revoked and expired ones included. */
+  all_keys: number;
+}
+
+/** Every clinic by name, with its key counts (the operator's `clinics list`; one grouped count, no per-clinic query). */
+export async function listClinicsWithKeyCounts(db: Kysely<DB>, nowS: number): Promise<ClinicWithKeyCounts[]> {
+  const counts = db
+    .selectFrom('api_keys')
+    .select((eb) => [
+      'clinic_id',
+      eb.fn.countAll<number>().as('all_keys'),
+      eb.fn.sum<number>(
+        eb.case().when(eb.and([eb('revoked_at', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowS)])])).then(1).else(0).end(),
+      ).as('active_keys'),
+    ])
+    .groupBy('clinic_id')
+    .as('k');
+  const rows = await db
+    .selectFrom('clinics as c')
+    .leftJoin(counts, 'k.clinic_id', 'c.id')
+    .selectAll('c')
+    .select(['k.all_keys', 'k.active_keys'])
+    .orderBy('c.name')
+    .orderBy('c.id')
+    .execute();
+  return rows.map((r) => ({ ...r, all_keys: Number(r.all_keys ?? 0), active_keys: Number(r.active_keys ?? 0) }));
+}
+
 export async function countClinics(db: Kysely<DB>): Promise<number> {
   const row = await db.selectFrom('clinics').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);

@@ -49,3 +49,9 @@ export async function deleteExpiredSessions(db: Kysely<DB>, nowS: number, idleSe
     .where((eb) => eb.or([eb('expires_at', '<=', nowS), eb('last_seen_at', '<=', nowS - idleSeconds)]))
     .execute();
 }
+
+/** Ends every dashboard session of the user (a password reset); how many there were. */
+export async function deleteUserSessions(db: Kysely<DB>, userId: string): Promise<number> {
+  const res = await db.deleteFrom('dashboard_sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

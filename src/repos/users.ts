@@ -22,3 +22,18 @@ export async function listClinicOwnerEmails(db: Kysely<DB>, clinicId: string): P
     .execute();
   return rows.map((r) => r.email);
 }
+
+/** A clinic's users (never their password hashes): owners, then staff ('owner' < 'staff'), each by e-mail. */
+export async function listUsersOfClinic(db: Kysely<DB>, clinicId: string): Promise<Omit<User, 'password_hash'>[]> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'clinic_id', 'email', 'role', 'created_at'])
+    .where('clinic_id', '=', clinicId)
+    .orderBy('role')
+    .orderBy('email')
+    .execute();
+}
+
+export async function updateUserPassword(db: Kysely<DB>, userId: string, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+}

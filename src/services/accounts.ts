@@ -5,14 +5,17 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { PLANS, ROLES, type Plan, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
-import { getClinic, insertClinic, listClinics, type Clinic } from '../repos/clinics.js';
-import { findUserByEmail, insertUser, listClinicOwnerEmails, type User } from '../repos/users.js';
+import {
+  getClinic, insertClinic, listClinics, listClinicsWithKeyCounts, updateClinicPlan, type Clinic, type ClinicWithKeyCounts,
+} from '../repos/clinics.js';
+import { deleteUserSessions } from '../repos/sessions.js';
+import { findUserByEmail, insertUser, listClinicOwnerEmails, listUsersOfClinic, updateUserPassword, type User } from '../repos/users.js';
 import { isValidTimeZone } from '../time.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
 
 const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
 
-export type { Clinic, User };
+export type { Clinic, ClinicWithKeyCounts, User };
 /**
  * The look-ups the dashboard and the CLI make, which are plain queries: getClinic (a signed-in
  * user's own clinic, or one an operator or superadmin names), listClinics (by name),
@@ -31,6 +34,18 @@ export interface NewClinic {
   language?: string;
 }
 
+/** The clinic `id`, or not_found naming it (an operator or a form named a clinic that does not exist). */
+export async function requireClinic(db: Kysely<DB>, id: string): Promise<Clinic> {
+  const clinic = await getClinic(db, id);
+  if (!clinic) throw new DomainError('not_found', `no clinic with id ${id} (clinic-api clinics list shows the ids)`, { field: 'clinic' });
+  return clinic;
+}
+
+function validPlan(plan: string): Plan {
+  if (!(PLANS as readonly string[]).includes(plan)) throw invalid('plan', `plan must be one of ${PLANS.join(', ')}, got "${plan}"`);
+  return plan as Plan;
+}
+
 export async function createClinic(db: Kysely<DB>, input: NewClinic, nowMs = Date.now()): Promise<Clinic> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 200) throw invalid('name', 'name must be 1 to 200 characters');
@@ -38,11 +53,10 @@ export async function createClinic(db: Kysely<DB>, input: NewClinic, nowMs = Dat
   if (!isValidTimeZone(timezone)) throw invalid('timezone', `"${timezone}" is not an IANA time zone (e.g. Europe/Madrid, America/Mexico_City)`);
   const currency = (input.currency ?? 'EUR').toUpperCase();
   if (!CURRENCIES.has(currency)) throw invalid('currency', `"${input.currency}" is not an ISO 4217 currency code (e.g. EUR, MXN, USD)`);
-  const plan = input.plan ?? 'pro_total';
-  if (!(PLANS as readonly string[]).includes(plan)) throw invalid('plan', `plan must be one of ${PLANS.join(', ')}`);
+  const plan = validPlan(input.plan ?? 'pro_total');
   const language = input.language ?? 'es';
   if (!(LANGUAGES as readonly string[]).includes(language)) throw invalid('language', `language must be one of ${LANGUAGES.join(', ')}`);
-  const clinic: Clinic = { id: randomUUID(), name, timezone, currency, plan: plan as Plan, language, created_at: Math.floor(nowMs / 1000) };
+  const clinic: Clinic = { id: randomUUID(), name, timezone, currency, plan, language, created_at: Math.floor(nowMs / 1000) };
   await insertClinic(db, clinic);
   return clinic;
 }
@@ -63,7 +77,7 @@ export async function createUser(db: Kysely<DB>, input: NewUser, nowMs = Date.no
   const role = input.role as Role;
   if (role === 'superadmin' && input.clinicId) throw invalid('clinic', 'a superadmin belongs to no clinic: leave out --clinic');
   if (role !== 'superadmin' && !input.clinicId) throw invalid('clinic', `${role === 'owner' ? 'an owner' : 'a staff member'} belongs to a clinic: give --clinic ID`);
-  if (input.clinicId && !(await getClinic(db, input.clinicId))) throw new DomainError('not_found', `no clinic with id ${input.clinicId}`, { field: 'clinic' });
+  if (input.clinicId) await requireClinic(db, input.clinicId);
   if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   if (await findUserByEmail(db, email)) throw new DomainError('conflict', `a user with e-mail ${email} already exists`, { field: 'email' });
   const user: User = {
@@ -72,4 +86,44 @@ export async function createUser(db: Kysely<DB>, input: NewUser, nowMs = Date.no
   };
   await insertUser(db, user);
   return user;
+}
+
+/**
+ * Changes the clinic's plan; returns the clinic as it is now and the plan it had. Key creation
+ * follows the new plan at once; keys that exist keep working (keys are not plan-checked per
+ * request), so a downgrade that must cut access also needs `keys revoke`.
+ */
+export async function setClinicPlan(db: Kysely<DB>, clinicId: string, plan: string): Promise<{ clinic: Clinic; previous: Plan }> {
+  const next = validPlan(plan);
+  const before = await requireClinic(db, clinicId);
+  if (before.plan !== next) await updateClinicPlan(db, clinicId, next);
+  return { clinic: { ...before, plan: next }, previous: before.plan as Plan };
+}
+
+/** Every clinic, by name, with how many keys it has (the operator's view). */
+export function listClinicsWithKeys(db: Kysely<DB>, nowMs: number): Promise<ClinicWithKeyCounts[]> {
+  return listClinicsWithKeyCounts(db, Math.floor(nowMs / 1000));
+}
+
+/** The clinic's dashboard users, without password hashes; not_found for an unknown clinic. */
+export async function listUsers(db: Kysely<DB>, clinicId: string): Promise<Omit<User, 'password_hash'>[]> {
+  await requireClinic(db, clinicId);
+  return listUsersOfClinic(db, clinicId);
+}
+
+/**
+ * Sets a new password for the user with `email` and ends all of that user's dashboard sessions in
+ * the same transaction (whoever knew the old password is signed out everywhere, at once: sessions
+ * are looked up on every request). Returns the user and how many sessions ended.
+ */
+export async function resetPassword(db: Kysely<DB>, email: string, password: string): Promise<{ user: User; sessionsEnded: number }> {
+  const user = await findUserByEmail(db, email.trim());
+  if (!user) throw new DomainError('not_found', `no user with e-mail ${email.trim()} (clinic-api users list --clinic ID shows a clinic's users)`, { field: 'email' });
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalid('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  const hash = await hashPassword(password);
+  const sessionsEnded = await db.transaction().execute(async (trx) => {
+    await updateUserPassword(trx, user.id, hash);
+    return deleteUserSessions(trx, user.id);
+  });
+  return { user: { ...user, password_hash: hash }, sessionsEnded };
 }

@@ -23,7 +23,11 @@ const LAST_USED_EVERY_S = 60;
 
 export interface AuthenticatedKey {
   keyId: string;
+  /** the key's name, created_at and the clinic's name: for GET /me, from the same cached look-up */
+  keyName: string;
+  createdAt: number;
   clinicId: string;
+  clinicName: string;
   timezone: string;
   currency: string;
   expiresAt: number | null;
@@ -61,6 +65,23 @@ export function keyHint(key: string): string {
   return key.slice(-4);
 }
 
+/**
+ * Whether `value` has the shape of an API key (`<prefix>_<secret>`, any prefix), not of a key id:
+ * an operator pasted the key itself where its id belongs (`keys revoke`).
+ */
+export function looksLikeApiKey(value: string): boolean {
+  return /^[a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{20,}$/.test(value.trim());
+}
+
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+/** A listed key's state at `nowS` (epoch seconds). */
+export function keyStatus(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): KeyStatus {
+  if (k.revoked_at !== null) return 'revoked';
+  if (k.expires_at !== null && k.expires_at <= nowS) return 'expired';
+  return 'active';
+}
+
 export function isApiEligible(plan: string, plans: readonly Plan[]): boolean {
   return (plans as readonly string[]).includes(plan);
 }
@@ -83,6 +104,11 @@ export class KeyService {
 
   constructor(private readonly db: Kysely<DB>, private readonly opts: KeyServiceOptions) {
     this.now = opts.now ?? Date.now;
+  }
+
+  /** The plans whose clinics may create keys (API_PLANS). */
+  get apiPlans(): readonly Plan[] {
+    return this.opts.apiPlans;
   }
 
   async create(input: { clinicId: string; name: string; expiresAt: number | null; createdBy: string | null }): Promise<IssuedKey> {
@@ -183,8 +209,8 @@ export class KeyService {
     const clinic = await getClinic(this.db, row.clinic_id);
     if (!clinic) return null;
     return {
-      keyId: row.id, clinicId: row.clinic_id, timezone: clinic.timezone, currency: clinic.currency,
-      expiresAt: row.expires_at, revoked: row.revoked_at !== null,
+      keyId: row.id, keyName: row.name, createdAt: row.created_at, clinicId: row.clinic_id, clinicName: clinic.name,
+      timezone: clinic.timezone, currency: clinic.currency, expiresAt: row.expires_at, revoked: row.revoked_at !== null,
     };
   }
 

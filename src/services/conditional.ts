@@ -7,14 +7,14 @@
 import { createHash, hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { CitasResponse, ClientasResponse, EventosResponse, LlamadasResponse } from '../domain/api-schemas.js';
+import { API_COMPONENTS } from '../domain/api-schemas.js';
 import { nextCitaStart } from '../repos/citas.js';
 import { dataVersions } from '../repos/clinics.js';
 import type { ClinicContext } from './shape.js';
 
 /** The responses' shapes: a release that changes them changes every tag, so no 304 hides the new fields. */
 const REPRESENTATION = createHash('sha256')
-  .update(JSON.stringify([CitasResponse, ClientasResponse, LlamadasResponse, EventosResponse]))
+  .update(JSON.stringify(API_COMPONENTS))
   .digest('base64url').slice(0, 12);
 
 /**

@@ -15,6 +15,11 @@ function scrypt(password: string, salt: Buffer, keylen: number, opts: ScryptOpti
 
 export const MIN_PASSWORD_LENGTH = 10;
 
+/** A password for someone who did not choose one (the CLI, the demo): 96 bits, 16 URL-safe characters. */
+export function generatePassword(): string {
+  return randomBytes(12).toString('base64url');
+}
+
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const hash = await scrypt(password, salt, KEYLEN, { N, r: R, p: P, maxmem: 128 * N * R * 2 });

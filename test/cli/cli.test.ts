@@ -1,6 +1,7 @@
 // The operator CLI (README, "CLI"), run in-process through main(argv, io) with captured streams and
 // a temporary DATA_DIR (the embedded SQLite database), plus a few runs of the real entry
-// `node bin/clinic-api.js` (which runs the compiled dist/, built once in beforeAll).
+// `node bin/clinic-api.js` (which runs the compiled dist/, built once in beforeAll), its Node
+// version check included.
 // Contract: only the result on stdout, human text on stderr, --json gives JSON, errors are clear
 // and exit non-zero.
 import { execFile, spawn, spawnSync } from 'node:child_process';
@@ -14,6 +15,7 @@ import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { verifyPassword } from '../../src/services/passwords.js';
+import { NODE_VERSIONS, pretendNode } from './node-versions.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
@@ -599,6 +601,22 @@ describe('the real binary: node bin/clinic-api.js', () => {
     const refused = await bin(['import', '--clinic', id, '-'], { stdin: '{"type":"clienta"}\n' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^line 1: missing required field/m);
+  });
+
+  it('refuses a Node outside package.json engines in one line, before loading anything; runs on the others', async () => {
+    // Someone may switch Node after installing: npm's check is past by then.
+    const version = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
+    for (const [node, supported] of [...NODE_VERSIONS, ['18.20.8', false] as const]) {
+      const r = spawnSync(process.execPath, ['--import', pretendNode(node), BIN, '--version'], {
+        cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: binDir }, encoding: 'utf8', timeout: 30_000,
+      });
+      if (supported) {
+        expect({ node, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ node, status: 0, stdout: `${version}\n`, stderr: '' });
+      } else {
+        expect({ node, status: r.status, stdout: r.stdout }).toEqual({ node, status: 2, stdout: '' });
+        expect(r.stderr).toBe(`clinic-api: Node.js ${node} is not supported; use Node.js 24 LTS (or 22.12 and later), e.g. \`nvm install 24\`\n`);
+      }
+    }
   });
 
   it('pipes: the stdout of one command is the argument of the next', async () => {

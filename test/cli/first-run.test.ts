@@ -153,7 +153,15 @@ describe('first run through serve()', () => {
     const pepperBefore = fs.readFileSync(path.join(dataDir, 'api-key-pepper'), 'utf8');
     const port = await freePort();
     const s = await start({ PORT: String(port), DATA_DIR: dataDir });
-    expect(s.output()).toBe('');
+    // Where things are, and nothing secret (test/cli/start-up.test.ts follows the URLs).
+    const base = `http://127.0.0.1:${port}`;
+    expect(s.output()).toBe([
+      `clinic-api is serving ${base}`,
+      `  Dashboard (Settings > API):  ${base}/dashboard`,
+      `  API reference:               ${base}/docs`,
+      `  OpenAPI document:            ${base}/api/v1/openapi.json`,
+      '',
+    ].join('\n'));
     expect(s.output()).not.toContain('svc_');
     expect(fs.readFileSync(path.join(dataDir, 'api-key-pepper'), 'utf8')).toBe(pepperBefore);
     const res = await get(`http://127.0.0.1:${port}/api/v1/clientas?limit=1`, key);

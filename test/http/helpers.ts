@@ -4,11 +4,13 @@ import { expect } from 'vitest';
 import { bearer, type TestApp } from '../helpers/app.js';
 import { uid } from '../helpers/fixtures.js';
 
-/** The three lists (limit and offset, filters, totals). */
+/** The three collections (limit and offset, filters, totals). */
 export const PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'] as const;
 export type ApiPath = (typeof PATHS)[number];
-/** Every data path: the lists and the change feed. */
+/** Every data path: the collections and the change feed. */
 export const ALL_PATHS = [...PATHS, '/api/v1/eventos'] as const;
+/** Who the key is (test/http/me.test.ts). */
+export const ME_PATH = '/api/v1/me';
 
 export const JSON_UTF8 = 'application/json; charset=utf-8';
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -14,7 +14,8 @@ describe.each(dialects())('HTTP protocol on %s', (dialect) => {
   afterAll(async () => { await t.close(); });
   beforeEach(() => tick(t));
 
-  it.each(['/api/v1/nope', '/api/v2/citas', '/', '/api/v1/citas/extra', '/api/v1/Citas'])('%s is 404 not_found in the error shape', async (path) => {
+  // (`/` itself redirects to the dashboard: test/admin/root.test.ts.)
+  it.each(['/api/v1/nope', '/api/v2/citas', '/api', '/index.html', '/api/v1/citas/extra', '/api/v1/Citas'])('%s is 404 not_found in the error shape', async (path) => {
     for (const key of [t.keyA, null]) {
       const err = expectError(await call(t, path, { key }), 404, 'not_found');
       expect(err.message).toContain(path);

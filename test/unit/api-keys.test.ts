@@ -134,7 +134,8 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       const keys = service();
       const issued = await keys.create({ clinicId: clinics.pro_total.id, name: 'live', expiresAt: null, createdBy: null });
       expect(await keys.verify(issued.key)).toEqual({
-        keyId: issued.id, clinicId: clinics.pro_total.id, timezone: 'America/Mexico_City', currency: 'MXN', expiresAt: null, revoked: false,
+        keyId: issued.id, keyName: 'live', createdAt: issued.createdAt, clinicId: clinics.pro_total.id, clinicName: clinics.pro_total.name,
+        timezone: 'America/Mexico_City', currency: 'MXN', expiresAt: null, revoked: false,
       });
       // A fresh service (another instance, empty cache) agrees.
       expect(await service().verify(issued.key)).toMatchObject({ keyId: issued.id });

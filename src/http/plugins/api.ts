@@ -1,4 +1,4 @@
-// The API scope: /api/v1/citas, /clientas, /llamadas behind API-key authentication and rate
+// The API scope: /api/v1/citas, /clientas, /llamadas, /me behind API-key authentication and rate
 // limits (../auth.ts), with the strict query validator (../query-validator.ts) and per-key usage
 // counts. Its hooks and validator apply to its own routes only (an encapsulated child scope);
 // the request's `apiKey` field is declared app-wide, since the access log reads it.
@@ -38,6 +38,6 @@ export const api = fp(async (app, opts: ApiOptions) => {
       if (k) opts.usage.record({ keyId: k.keyId, clinicId: k.clinicId, timezone: k.timezone, status: reply.statusCode, errorCode: req.apiErrorCode, atMs: opts.now() });
       done();
     });
-    await scope.register(v1Routes, { db: opts.db, now: opts.now });
+    await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst } });
   });
 }, { name: 'api' });

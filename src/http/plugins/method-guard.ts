@@ -4,10 +4,10 @@
 import fp from 'fastify-plugin';
 import { errors } from '../../errors.js';
 import { API_PATHS } from '../routes/v1.js';
-import { OPENAPI_PATH } from './openapi.js';
+import { DOCS_PATH, LICENSE_PATH, LLMS_PATH, OPENAPI_PATH } from './openapi.js';
 
 const ALLOW = 'GET, HEAD';
-const READ_ONLY_PATHS = new Set<string>([...API_PATHS, OPENAPI_PATH]);
+const READ_ONLY_PATHS = new Set<string>([...API_PATHS, OPENAPI_PATH, DOCS_PATH, LICENSE_PATH, LLMS_PATH]);
 
 export const methodGuard = fp(async (app) => {
   // Callback style: on every request's path, no promise to allocate.

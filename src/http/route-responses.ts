@@ -1,0 +1,144 @@
+// What an API route answers, for its schema's `response`: the 200 and the error statuses, each
+// with its description, its body (a named schema, see domain/api-schemas.ts) and the headers it
+// carries. Fastify serializes each body from this; @fastify/swagger documents all of it, and the
+// openapi plugin turns each header's `x-required` into the header's `required`.
+//
+// A new response header: add it to RESPONSE_HEADERS (e.g. `ETag`), then name it in the
+// `headers` of the routes that send it (apiResponses({ ..., headers: ['ETag'] })). A new status:
+// in ERROR_RESPONSES when every API route may answer it (e.g. a 503), else in the `extra` of the
+// routes that do (e.g. { 304: { description, headers: [...COMMON_HEADERS, 'ETag'], body: null } }).
+import type { TSchema } from '@sinclair/typebox';
+import { ref } from '../domain/api-schemas.js';
+import { ErrorResponse } from './error-schemas.js';
+
+interface HeaderDoc {
+  description: string;
+  schema: { type: 'string' | 'integer'; minimum?: number; examples: (string | number)[] };
+}
+
+/** Every response header the API documents, by its name in the document. */
+export const RESPONSE_HEADERS = {
+  'X-Request-Id': {
+    description: "The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support.",
+    schema: { type: 'string', examples: ['4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90'] },
+  },
+  'Cache-Control': {
+    description: "Always no-store: responses hold a clinic's data and must not be kept by caches.",
+    schema: { type: 'string', examples: ['no-store'] },
+  },
+  'RateLimit-Policy': {
+    description: "The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds.",
+    schema: { type: 'string', examples: ['"key";q=120;w=2'] },
+  },
+  'RateLimit': {
+    description: "Where the key stands: r requests can be made right now, and the bucket is full again in t seconds.",
+    schema: { type: 'string', examples: ['"key";r=117;t=1'] },
+  },
+  'Retry-After': {
+    description: 'Whole seconds to wait before retrying (at least 1).',
+    schema: { type: 'integer', minimum: 1, examples: [1] },
+  },
+  'WWW-Authenticate': {
+    description: 'How to authenticate: an API key as a bearer token.',
+    schema: { type: 'string', examples: ['Bearer realm="api"'] },
+  },
+  'ETag': {
+    description: 'Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body.',
+    schema: { type: 'string', examples: ['"V2mC1sJ5f3y8L0o1Qk7eS0mB9xA"'] },
+  },
+} satisfies Record<string, HeaderDoc>;
+
+export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+/** A header of one response: required when that response always carries it. */
+export type HeaderUse = ResponseHeader | { name: ResponseHeader; required: false };
+
+/** On every response of the API. */
+export const COMMON_HEADERS: HeaderUse[] = ['X-Request-Id', 'Cache-Control'];
+/** On every response after the key was authenticated. */
+export const RATE_LIMIT_HEADERS: HeaderUse[] = ['RateLimit-Policy', 'RateLimit'];
+const COMMON = COMMON_HEADERS;
+const RATE = RATE_LIMIT_HEADERS;
+/** The same headers, sent on some responses of a status only. */
+export const optional = (uses: HeaderUse[]): HeaderUse[] => uses.map((u) => ({ name: typeof u === 'string' ? u : u.name, required: false }));
+
+/** A documented status of a route besides its 200. */
+export interface StatusDoc {
+  description: string;
+  headers: HeaderUse[];
+  /** The body: the error body when left out; null for none (e.g. 304). */
+  body?: null;
+}
+
+/** The error responses every API route documents, with the headers each carries. */
+export const ERROR_RESPONSES: Record<number, StatusDoc> = {
+  400: {
+    description: 'invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it',
+    headers: [...COMMON, ...RATE],
+  },
+  401: {
+    description: 'missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key)',
+    headers: [...COMMON, 'WWW-Authenticate'],
+  },
+  429: {
+    // An address over its failed-authentication budget is refused before any key is known:
+    // that 429 has no RateLimit fields.
+    description: 'too_many_requests: retry after the Retry-After seconds',
+    headers: [...COMMON, 'Retry-After', ...optional(RATE)],
+  },
+  500: {
+    description: 'database_error (retry after the Retry-After seconds) or internal_error',
+    headers: [...COMMON, { name: 'Retry-After', required: false }, ...optional(RATE)],
+  },
+};
+
+/**
+ * The 304 of a conditional GET (a list or the feed): no body, the same ETag. It has passed
+ * authentication and the rate limit like any request.
+ */
+export const NOT_MODIFIED: Record<number, StatusDoc> = {
+  304: {
+    description: 'Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit',
+    headers: [...COMMON, ...RATE, 'ETag'],
+    body: null,
+  },
+};
+
+function headerSchemas(uses: HeaderUse[]) {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const use of uses) {
+    const name = typeof use === 'string' ? use : use.name;
+    const doc: HeaderDoc = RESPONSE_HEADERS[name];
+    out[name] = { ...doc.schema, description: doc.description, 'x-required': typeof use === 'string' };
+  }
+  return out;
+}
+
+function jsonResponse<T extends TSchema>(description: string, body: T, headers: HeaderUse[]) {
+  return { description, headers: headerSchemas(headers), content: { 'application/json': { schema: body } } };
+}
+
+function statusResponse(doc: StatusDoc) {
+  // `type: 'null'` is how @fastify/swagger leaves a response without content
+  return doc.body === null
+    ? { type: 'null' as const, description: doc.description, headers: headerSchemas(doc.headers) }
+    : jsonResponse(doc.description, ref(ErrorResponse), doc.headers);
+}
+
+export interface OkResponse<T extends TSchema> {
+  /** A named schema (domain/api-schemas.ts). */
+  body: T;
+  description: string;
+  /** Headers besides the common ones and the rate-limit fields. */
+  headers?: HeaderUse[];
+}
+
+/**
+ * The `response` of an authenticated, rate-limited API route: its 200, every error status of
+ * ERROR_RESPONSES, and the route's `extra` statuses.
+ */
+export function apiResponses<T extends TSchema>(ok: OkResponse<T>, extra: Record<number, StatusDoc> = {}) {
+  const others: Record<number, ReturnType<typeof statusResponse>> = {};
+  for (const [status, doc] of Object.entries({ ...ERROR_RESPONSES, ...extra })) others[Number(status)] = statusResponse(doc);
+  return { 200: jsonResponse(ok.description, ref(ok.body), [...COMMON, ...RATE, ...(ok.headers ?? [])]), ...others };
+}
