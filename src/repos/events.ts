@@ -55,6 +55,18 @@ export async function insertEvents(db: Kysely<DB>, rows: readonly EventRow[]): P
   }
 }
 
+/** The channel a PostgreSQL writer notifies, with the clinic id, when it commits events. */
+export const EVENTS_CHANNEL = 'clinic_events';
+
+/**
+ * PostgreSQL: tells listeners (webhook workers, later) that the clinic has new events. NOTIFY is
+ * transactional: it is delivered at COMMIT, and never for a transaction that rolls back. SQLite
+ * has no such thing: its readers poll the head.
+ */
+export async function notifyEvents(db: Kysely<DB>, clinicId: string): Promise<void> {
+  if (dialectOf(db) === 'postgres') await sql`select pg_notify(${EVENTS_CHANNEL}, ${clinicId})`.execute(db);
+}
+
 export type FeedRow = Pick<EventRow, 'seq' | 'id' | 'tipo' | 'ocurrido_at' | 'datos'>;
 
 type AfterValues = { clinicId: string; after: number; through: number; tipos: string; limit: number };

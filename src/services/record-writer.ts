@@ -15,7 +15,7 @@ import type { CitaRecord, ClientaRecord, EventType, ImportRecord, LlamadaRecord 
 import { citasByIds } from '../repos/citas.js';
 import { clientasByIds } from '../repos/clientas.js';
 import { bumpDataVersions, ensureDataVersions } from '../repos/clinics.js';
-import { insertEvents, takeSeqs, type EventRow } from '../repos/events.js';
+import { insertEvents, notifyEvents, takeSeqs, type EventRow } from '../repos/events.js';
 import { llamadasByIds } from '../repos/llamadas.js';
 import {
   addDelta, applyCountDeltas, deleteCitas, deleteCitasOf, deleteClientas, deleteLlamadas, dropPendingEvents, parkEvents,
@@ -149,6 +149,7 @@ export class RecordWriter {
   discardEvents = false;
   private versionsReady = false;
   private parked = 0;
+  private emitted = 0;
   /** The batch being written: PostgreSQL stores it while the caller produces the next one. */
   private inFlight: Promise<void> = Promise.resolve();
 
@@ -417,6 +418,7 @@ export class RecordWriter {
     await this.readyVersions();
     const first = await takeSeqs(this.db, this.clinic.clinicId, rows.length);
     await insertEvents(this.db, rows.map((r, i) => ({ ...r, seq: first + i })));
+    this.emitted += rows.length;
   }
 
   /** The API's JSON of the records `ids` as stored now; an id missing from the map cannot be shown yet (or is gone). */
@@ -476,5 +478,6 @@ export class RecordWriter {
       const c = this.counts.clientas;
       await bumpDataVersions(this.db, this.clinic.clinicId, c.created + c.updated + c.deleted > 0);
     }
+    if (this.emitted > 0) await notifyEvents(this.db, this.clinic.clinicId);
   }
 }

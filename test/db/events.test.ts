@@ -15,7 +15,10 @@ import { createDemoClinic } from '../../src/services/demo.js';
 import { importJsonLines, type ImportResult } from '../../src/services/import.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../src/services/listings.js';
 import { formatTimestamp } from '../../src/time.js';
-import { dialects, freshDatabase } from '../helpers/db.js';
+import pg from 'pg';
+import { openDatabase } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { dialects, freshDatabase, newPgDatabaseUrl } from '../helpers/db.js';
 
 const T0 = Date.UTC(2026, 2, 28, 12, 0, 0); // Saturday 13:00 in Madrid
 const id = (kind: 1 | 2 | 3, n: number) => `0e00000${kind}-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -312,5 +315,32 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     const page = await citasPage(database.db, { clinicId: demo.id, timezone: demo.timezone, currency: demo.currency }, { ...WIDE, limit: 5 }, T0);
     expect(page.citas.length).toBeGreaterThan(0);
     for (const c of page.citas) expect(c.updated_at).toBe('2026-03-28T13:00:00+01:00');
+  });
+});
+
+// PostgreSQL only (registered there, not skipped on SQLite): webhook workers will wake on it.
+describe.each(dialects().filter((d) => d === 'postgres'))('event notifications on %s', () => {
+  it('an import that writes events notifies clinic_events with the clinic id, at commit; a refused or unchanged one does not', async () => {
+    const url = await newPgDatabaseUrl();
+    const database = await openDatabase({ kind: 'postgres', url, poolMax: 2, statementTimeoutMs: 10_000 });
+    const listener = new pg.Client({ connectionString: url });
+    try {
+      await migrateToLatest(database);
+      const clinic = await createClinic(database.db, { name: 'Avisos', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' }, T0);
+      await listener.connect();
+      const heard: string[] = [];
+      listener.on('notification', (n) => heard.push(`${n.channel} ${n.payload}`));
+      await listener.query('listen clinic_events');
+      const run = (lines: (Line | string)[]) => importJsonLines(database, clinic.id, Readable.from([jsonl(lines)]), { now: () => T0 });
+      expect((await run([clienta(1), 'bad line'])).ok).toBe(false);
+      expect((await run([clienta(1)])).changed).toBe(true);
+      expect((await run([clienta(1)])).changed).toBe(false);
+      // A round trip on the listening connection delivers whatever is pending before its answer.
+      await listener.query('select 1');
+      expect(heard).toEqual([`clinic_events ${clinic.id}`]);
+    } finally {
+      await listener.end().catch(() => {});
+      await database.close();
+    }
   });
 });
