@@ -32,6 +32,8 @@ import type { KeyService } from './services/api-keys.js';
 import { EventRetention } from './services/event-retention.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import { UsageCounter } from './services/usage.js';
+import { WebhookService } from './services/webhooks/endpoints.js';
+import { DeliveryWorker } from './services/webhooks/worker.js';
 
 export interface AppDeps {
   config: Config;
@@ -47,6 +49,8 @@ export interface AppDeps {
   usage?: UsageCounter;
   /** Dashboard timeouts and sign-in throttles (tests shorten them). */
   admin?: AdminTuning;
+  /** Webhook endpoints (runtime.ts makes it with the pepper); made here from config.apiKeyPepper when absent. */
+  webhooks?: WebhookService;
 }
 
 declare module 'fastify' {
@@ -54,7 +58,15 @@ declare module 'fastify' {
     usage: UsageCounter;
     /** Removes events past EVENT_RETENTION_DAYS in the background once started (server.ts); stopped on close. */
     retention: EventRetention;
+    webhooks: WebhookService;
+    /** Delivers webhooks once started (server.ts); stopped on close (its leases given up). */
+    webhookWorker: DeliveryWorker;
   }
+}
+
+function requiredPepper(config: Config): string {
+  if (config.apiKeyPepper === null) throw new Error('buildApp: pass deps.webhooks when API_KEY_PEPPER is not set (runtime.ts makes it)');
+  return config.apiKeyPepper;
 }
 
 /** Trust the `hops` proxies nearest to us (Fastify's typings lack the numeric form). */
@@ -90,6 +102,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await retention.stop();
   });
 
+  // Webhooks: the endpoints' use-cases for the dashboard, and the delivery worker, started by the
+  // server only (tests drive it themselves), stopped on close before the database closes.
+  const wh = config.webhooks;
+  const webhooks = deps.webhooks ?? new WebhookService(deps.database, {
+    pepper: requiredPepper(config), apiPlans: config.apiPlans, allowPrivate: wh.allowPrivate, timeoutMs: wh.timeoutMs, now,
+  });
+  const webhookWorker = new DeliveryWorker(deps.database, webhooks, { ...wh, now, log: app.log });
+  app.decorate('webhooks', webhooks);
+  app.decorate('webhookWorker', webhookWorker);
+  app.addHook('onClose', async () => {
+    await webhookWorker.stop();
+  });
+
   await app.register(requestId);
   await app.register(accessLog);
   await app.register(methodGuard);
@@ -103,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now });
   await app.register(adminPlugin, {
-    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config, now, cookieSecure: config.cookieSecure, ...deps.admin,
+    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, webhooks, usage, config, now, cookieSecure: config.cookieSecure, ...deps.admin,
   });
   await app.register(rootRedirect);
   return app;

@@ -25,6 +25,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       config,
       database: rt.database,
       keys: rt.keys,
+      webhooks: rt.webhooks,
       limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
       authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
     });
@@ -35,6 +36,8 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     app.usage.start();
     // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
     app.retention.start();
+    // Webhook deliveries from the event log, in the background (stopped, its leases given up, on close).
+    await app.webhookWorker.start();
     // Listen before the first run: if the port is taken, the start fails before the demo is made,
     // so the next start still makes it and prints its key and password (made after a failed
     // listen, they would be shown to no one).
