@@ -129,7 +129,7 @@ export async function insertWebhookDelivery(db: Kysely<DB>, row: DeliveryRow): P
 /** The endpoint's latest attempts, newest first. */
 export async function listWebhookDeliveries(db: Kysely<DB>, clinicId: string, endpointId: string, limit: number): Promise<DeliveryRow[]> {
   const rows = await db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).where('clinic_id', '=', clinicId)
-    .orderBy('at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    .orderBy('at_ms', 'desc').orderBy('seq', 'desc').orderBy('attempt', 'desc').limit(limit).execute();
   return rows.map(deliveryRow);
 }
 
