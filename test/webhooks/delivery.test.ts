@@ -6,6 +6,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DISABLE_AFTER_MS } from '../../src/services/webhooks/backoff.js';
+import type { EndpointRow } from '../../src/services/webhooks/endpoints.js';
 import type { DeliveryWorker } from '../../src/services/webhooks/worker.js';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
@@ -168,7 +169,7 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
   it('a silent receiver holds only its own endpoint: others, and the API, go on; at most WEBHOOK_MAX_IN_FLIGHT (4) requests out', async () => {
     const silent = await receiver(() => 'never');
     const fine = await receiver();
-    const silentOnes = [];
+    const silentOnes: EndpointRow[] = [];
     for (let i = 0; i < 5; i++) silentOnes.push((await endpoint(silent.url)).endpoint);
     await write(2);
     worker.kick();
