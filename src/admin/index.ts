@@ -22,6 +22,7 @@ import { asLang } from './i18n.js';
 import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
 import { keyRoutes } from './routes-keys.js';
+import { webhookRoutes } from './routes-webhooks.js';
 import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
 import { cookieOptions, SESSION_COOKIE, type CookieSecure } from './session.js';
 import { Semaphore } from './throttle.js';
@@ -155,6 +156,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
 
   await authRoutes(app, ctx);
   await keyRoutes(app, ctx);
+  await webhookRoutes(app, ctx);
   await languageRoutes(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => renderErrorPage(new DomainError('not_found', 'no such page'), req, reply));
