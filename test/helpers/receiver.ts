@@ -17,6 +17,8 @@ export interface Receiver {
   url: string;
   port: number;
   received: Received[];
+  /** requests whose answer was written out: what the sender can have seen as answered */
+  answered: Received[];
   /** How the next requests are answered (default 200). */
   answer: (r: Received, n: number) => Answer;
   /** Requests currently held open (never answered, or waiting for their delay). */
@@ -27,7 +29,7 @@ export interface Receiver {
 export async function startReceiver(path = '/hook', answer: Receiver['answer'] = () => ({ status: 200 }), port = 0): Promise<Receiver> {
   const held = new Set<http.ServerResponse>();
   const rec: Receiver = {
-    url: '', port: 0, received: [], answer, open: 0,
+    url: '', port: 0, received: [], answered: [], answer, open: 0,
     close: async () => {
       for (const res of held) res.socket?.destroy();
       server.closeAllConnections();
@@ -51,6 +53,13 @@ export async function startReceiver(path = '/hook', answer: Receiver['answer'] =
       res.on('close', () => {
         held.delete(res);
         rec.open--;
+      });
+      // The sender went away (killed) before the answer: it never saw one, so it does not count.
+      let senderGone = false;
+      req.socket.once('end', () => { senderGone = true; });
+      req.socket.once('close', () => { senderGone = true; });
+      res.on('finish', () => {
+        if (!senderGone) rec.answered.push(r);
       });
       if (a === 'never') return;
       const send = () => res.writeHead(a.status, a.headers).end(a.body ?? '');
