@@ -29,4 +29,5 @@ export const errorResponses = {
   401: errorResponse('missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key)'),
   429: errorResponse('too_many_requests: retry after the Retry-After seconds'),
   500: errorResponse('database_error (retry after the Retry-After seconds) or internal_error'),
+  503: errorResponse('service_unavailable: the service is overloaded; retry after the Retry-After seconds'),
 };
