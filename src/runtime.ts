@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { KeyService } from './services/api-keys.js';
+import type { BackgroundErrorHandler } from './services/background.js';
 import { resolvePepper } from './services/pepper.js';
 
 export interface Runtime {
@@ -26,10 +27,17 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
   }
 }
 
-export async function openRuntime(config: Config, opts: { migrate?: boolean; onBackgroundError?: (err: unknown) => void } = {}): Promise<Runtime> {
+export interface RuntimeOptions {
+  migrate?: boolean;
+  onBackgroundError?: BackgroundErrorHandler;
+  /** A pooled PostgreSQL connection failed outside any query (the pool replaces it). */
+  onConnectionError?: (err: Error) => void;
+}
+
+export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const target = targetFromConfig(config);
   const { pepper, generated } = resolvePepper(config);
-  const database = await openDatabase(target);
+  const database = await openDatabase(target, { onConnectionError: opts.onConnectionError });
   try {
     if (opts.migrate !== false) await database.exclusive(() => migrateToLatest(database));
   } catch (err) {

@@ -18,6 +18,15 @@ import { clinicARecords, clinicBRecords, FIXTURE_NOW_MS } from './fixtures.js';
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdefghijklmnopqrstuvwxyz';
 
+/**
+ * The environment of every in-process test app. Overload shedding is off: on a machine busy
+ * with parallel test files the event loop can stall for a second (a large synchronous seed), and
+ * a 503 would then fail an unrelated test; the overload tests turn it on with their own values.
+ */
+export const TEST_ENV: Record<string, string> = {
+  DATA_DIR: '/nonexistent-test-data-dir', API_KEY_PEPPER: TEST_PEPPER, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_USED_MB: '0',
+};
+
 export interface TestApp {
   app: FastifyInstance;
   database: Database;
@@ -60,7 +69,7 @@ export interface TestAppOptions {
 }
 
 export async function buildTestApp(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ DATA_DIR: '/nonexistent-test-data-dir', API_KEY_PEPPER: TEST_PEPPER, ...opts.env });
+  const config = loadConfig({ ...TEST_ENV, ...opts.env });
   const database = await freshDatabase(dialect);
   const clock = { now: opts.nowMs ?? FIXTURE_NOW_MS };
   const now = () => clock.now;

@@ -180,7 +180,7 @@ describe('fault helpers: shutdown(), start(), freeze(), thaw()', () => {
 
   it('a fast shutdown ends open connections with 57P01, refuses new ones, and start() brings the same data back on the same port', async () => {
     const open = new pg.Client({ connectionString: server.url });
-    const ended = new Promise<{ code?: string }>((resolve) => open.on('error', resolve));
+    const ended = new Promise<{ code?: string }>((resolve) => open.on('error', (err) => resolve(err as { code?: string })));
     await open.connect();
     const pid = server.pid;
     expect(pid && isAlive(pid)).toBe(true);
