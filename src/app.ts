@@ -5,13 +5,14 @@
 //                 the error shape (http/plugins/client-errors.ts)
 //   request-id    X-Request-Id, Cache-Control: no-store, nosniff on every response
 //   access-log    one line per request, no secrets
+//   api-errors    the API's one error shape and its 404 (before any route: a route keeps the
+//                 error handler in force when it is added)
 //   metrics       request counts and latencies; GET /metrics behind METRICS_TOKEN
 //   connection-limits  MAX_CONNECTIONS_PER_ADDRESS, requests pipelined on one connection
 //   drain         the shutdown's drain: Connection: close, idle connections closed
 //   health        GET /livez, GET /readyz (the database answers; 503 while draining)
 //   overload      503 service_unavailable past the event-loop delay or memory thresholds
 //   method-guard  405 for anything but GET/HEAD on the API's paths, before authentication
-//   api-errors    the API's one error shape and its 404
 //   compression   gzip/br
 //   openapi       the OpenAPI document, from the route schemas (before the routes)
 //   api           /api/v1: API-key auth, rate limits, strict validation, the three listings
@@ -122,6 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(requestId);
   await app.register(accessLog);
+  // Before every route: a route takes the error handler in force when it is added.
+  await app.register(apiErrors);
   await app.register(metricsPlugin, { metrics, token: config.metricsToken });
   await app.register(connectionLimits, { maxPerAddress: config.http.maxConnectionsPerAddress });
   await app.register(drain);
@@ -129,7 +132,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.readiness.add({ name: 'database', critical: true, check: () => ping(deps.database.db) });
   await app.register(overload, { limits: config.overload, sampleIntervalMs: deps.overloadSampleIntervalMs });
   await app.register(methodGuard);
-  await app.register(apiErrors);
   await app.register(compression);
   await app.register(openapi);
   await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now });
