@@ -21,6 +21,7 @@ const USAGE = `Usage: npm run soak -- [options]
   --duration S   seconds of load (default 120); the database restarts at 1/3 and 2/3 of it
   --rate N       requests per second, open loop (default 100)
   --down S       seconds the database stays down at the second (crash) restart (default 3)
+  --ref REV      soak a git revision (e.g. main) instead of the working tree
   -h, --help
 `;
 
@@ -31,12 +32,14 @@ const cli = commandLine({
     duration: { type: 'string', default: '120' },
     rate: { type: 'string', default: '100' },
     down: { type: 'string', default: '3' },
+    ref: { type: 'string' },
   },
 });
 const opts = {
   duration: cli.number('duration', cli.values.duration, 10, 86_400),
   rate: cli.number('rate', cli.values.rate, 1, 10_000),
   down: cli.number('down', cli.values.down, 0, 600),
+  ref: cli.values.ref ?? null,
 };
 
 const PEPPER = 'soak-only-pepper-not-a-secret-0123456789abcdef';
@@ -77,7 +80,8 @@ async function main(): Promise<void> {
   installHooks();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-api-soak-'));
   process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
-  const build = buildService(ROOT, { ref: null, prebuilt: null }, log);
+  const build = buildService(ROOT, { ref: opts.ref, prebuilt: null }, log);
+  log(`soaking ${build.describe}`);
   log('starting a throw-away PostgreSQL ...');
   const pg = await startEmbeddedPostgres();
   try {
@@ -101,6 +105,9 @@ async function main(): Promise<void> {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
       const rssStart = readMemory(server.pid)?.rss ?? NaN;
       const sampler = rssSampler(server.pid, 500);
+      // Resident memory every tenth of the run: a leak climbs, a warm-up levels off.
+      const rssTimeline: number[] = [];
+      const rssTimer = setInterval(() => rssTimeline.push(readMemory(server.pid)?.rss ?? NaN), (opts.duration * 1000) / 10);
       const outcomes: Promise<Outcome>[] = [];
       const restarts: { label: string; downAt: number; upAt: number }[] = [];
       const t0 = performance.now();
@@ -135,6 +142,7 @@ async function main(): Promise<void> {
       }
       await faults;
       const all = await Promise.all(outcomes);
+      clearInterval(rssTimer);
       const peak = sampler.stop();
       const rssEnd = readMemory(server.pid)?.rss ?? NaN;
       agent.destroy();
@@ -163,8 +171,11 @@ async function main(): Promise<void> {
         out.push(`| ${r.label} | ${((r.upAt - r.downAt) / 1000).toFixed(1)} | ${first === undefined ? 'never' : ((first - r.upAt) / 1000).toFixed(2)} |`);
       }
       out.push('');
+      out.push(`Service RSS every ${opts.duration / 10} s (MiB): ${rssTimeline.map((r) => (r / MiB).toFixed(0)).join(', ')}.`);
+      out.push('');
       out.push(`Service RSS: ${(rssStart / MiB).toFixed(0)} MiB at the start, ${(rssEnd / MiB).toFixed(0)} MiB at the end (peak ${(peak / MiB).toFixed(0)} MiB). `
         + `${all.length} requests in ${opts.duration} s at ${opts.rate}/s over ${PATHS.length} paths; the process ${server.memory() ? 'was still running' : 'had died'} at the end. `
+        + `${build.describe}. `
         + `${os.cpus().length} cores, Node ${process.version}, PostgreSQL 17 (embedded), DB_POOL_MAX 10.`);
       process.stdout.write(`\n${out.join('\n')}\n`);
       const unexpected = all.filter((o) => o.status !== 200 && !(o.status === 500 && o.code === 'database_error'));
