@@ -45,6 +45,7 @@ describe('loadConfig defaults', () => {
       },
       overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: null, maxRssBytes: 0 },
       metricsToken: null,
+      eventRetentionDays: 30,
     });
   });
 
@@ -81,12 +82,12 @@ describe('loadConfig defaults', () => {
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/var/lib/clinic', DATABASE_URL: 'postgres://u:p@db:5432/clinic',
       API_KEY_PREFIX: 'clin', API_KEY_PEPPER: 'x'.repeat(32), RATE_LIMIT_RPS: '5', RATE_LIMIT_BURST: '9',
       AUTH_FAIL_RPS: '2', AUTH_FAIL_BURST: '3', API_PLANS: 'basic, premium', LOG_LEVEL: 'DEBUG', TRUST_PROXY: 'true',
-      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500', COOKIE_SECURE: 'Always',
+      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500', COOKIE_SECURE: 'Always', EVENT_RETENTION_DAYS: '90',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/var/lib/clinic', databaseUrl: 'postgres://u:p@db:5432/clinic', apiKeyPrefix: 'clin',
       apiKeyPepper: 'x'.repeat(32), rateLimitRps: 5, rateLimitBurst: 9, authFailRps: 2, authFailBurst: 3, apiPlans: ['basic', 'premium'],
-      logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500, cookieSecure: 'always',
+      logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500, cookieSecure: 'always', eventRetentionDays: 90,
     });
     expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/clinic', API_KEY_PEPPER: 'x'.repeat(32) }).databaseUrl).toBe('postgresql://localhost/clinic');
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
@@ -147,6 +148,9 @@ describe('loadConfig validation names the bad variable', () => {
     ['API_KEY_PEPPER', { DATABASE_URL: 'postgres://db/clinic' }, /must be set when DATABASE_URL is set/],
     ['DB_POOL_MAX', { DB_POOL_MAX: '0' }, /from 1 to 1000/],
     ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '5' }, /from 100 to/],
+    // The feed promises integrators at least 30 days.
+    ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '29' }, /from 30 to 3650/],
+    ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '30d' }, /got "30d"/],
     ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379' }, /not available in this version; unset REDIS_URL/],
     ['DB_CONNECT_TIMEOUT_MS', { DB_CONNECT_TIMEOUT_MS: '50' }, /from 100 to 60000/],
     ['USAGE_FLUSH_INTERVAL_S', { USAGE_FLUSH_INTERVAL_S: '0' }, /from 1 to 3600/],
