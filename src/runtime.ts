@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { KeyService } from './services/api-keys.js';
+import type { BackgroundErrorHandler } from './services/background.js';
 import { resolvePepper } from './services/pepper.js';
 import { WebhookService } from './services/webhooks/endpoints.js';
 import { explainPepperError, explainRuntimeError } from './startup-errors.js';
@@ -23,10 +24,14 @@ export interface Runtime {
  * Opens the database and runs `first` on it (migrations); closes it again if that fails. An
  * unreachable database or an unwritable DATA_DIR comes out as an error naming the variable.
  */
-async function openAnd<T>(config: Config, first: (database: Database) => Promise<T>): Promise<{ database: Database; value: T }> {
+async function openAnd<T>(
+  config: Config,
+  first: (database: Database) => Promise<T>,
+  onConnectionError?: (err: Error) => void,
+): Promise<{ database: Database; value: T }> {
   let database: Database | undefined;
   try {
-    database = await openDatabase(targetFromConfig(config));
+    database = await openDatabase(targetFromConfig(config), { onConnectionError });
     return { database, value: await first(database) };
   } catch (err) {
     await database?.close().catch(() => {});
@@ -41,7 +46,14 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
   return value;
 }
 
-export async function openRuntime(config: Config, opts: { migrate?: boolean; onBackgroundError?: (err: unknown) => void } = {}): Promise<Runtime> {
+export interface RuntimeOptions {
+  migrate?: boolean;
+  onBackgroundError?: BackgroundErrorHandler;
+  /** A pooled PostgreSQL connection failed outside any query (the pool replaces it). */
+  onConnectionError?: (err: Error) => void;
+}
+
+export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const target = targetFromConfig(config);
   let resolved: ReturnType<typeof resolvePepper>;
   try {
@@ -52,7 +64,7 @@ export async function openRuntime(config: Config, opts: { migrate?: boolean; onB
   const { pepper, generated } = resolved;
   const { database } = await openAnd(config, async (d) => {
     if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
-  });
+  }, opts.onConnectionError);
   const keys = new KeyService(database.db, {
     pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,
   });

@@ -31,11 +31,12 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export async function openLoop(
-  url: string, headers: Record<string, string>, rate: number, durationS: number, opts: { timeoutMs?: number; status?: number } = {},
+  url: string, headers: Record<string, string>, rate: number, durationS: number,
+  opts: { timeoutMs?: number; status?: number; maxSockets?: number } = {},
 ): Promise<OpenLoopResult> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const expected = opts.status ?? 200;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 512 });
   const interval = 1000 / rate;
   const total = Math.max(1, Math.round(rate * durationS));
   const latencies: number[] = [];

@@ -14,7 +14,13 @@ declare module 'fastify' {
 const BEARER_RE = /^bearer +(\S+) *$/i;
 const POLICY_NAME = 'key';
 
-export function apiAuthHook(keys: KeyService, limiter: RateLimiter, authFailLimiter: RateLimiter, now: () => number) {
+/** Which limit refused a request (for the metrics). */
+export type LimitName = 'key' | 'auth_failures';
+
+export function apiAuthHook(
+  keys: KeyService, limiter: RateLimiter, authFailLimiter: RateLimiter, now: () => number,
+  onLimited: (limit: LimitName) => void = () => {},
+) {
   const policy = policyHeader(POLICY_NAME, limiter);
   return async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = req.headers.authorization;
@@ -29,12 +35,18 @@ export function apiAuthHook(keys: KeyService, limiter: RateLimiter, authFailLimi
     let key: AuthenticatedKey | null;
     if (!ipState.allowed) {
       key = token ? keys.verifyCached(token) ?? null : null;
-      if (!key) throw errors.tooManyRequests(ipState.retryAfterSeconds);
+      if (!key) {
+        onLimited('auth_failures');
+        throw errors.tooManyRequests(ipState.retryAfterSeconds);
+      }
     } else {
       key = token ? await keys.verify(token) : null;
       if (!key) {
         const failed = await authFailLimiter.consume(ip, nowMs);
-        if (!failed.allowed) throw errors.tooManyRequests(failed.retryAfterSeconds);
+        if (!failed.allowed) {
+          onLimited('auth_failures');
+          throw errors.tooManyRequests(failed.retryAfterSeconds);
+        }
         throw header === undefined ? errors.missingApiKey() : errors.invalidApiKey();
       }
     }
@@ -43,6 +55,9 @@ export function apiAuthHook(keys: KeyService, limiter: RateLimiter, authFailLimi
     const d = await limiter.consume(key.keyId, nowMs);
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
-    if (!d.allowed) throw errors.tooManyRequests(d.retryAfterSeconds);
+    if (!d.allowed) {
+      onLimited('key');
+      throw errors.tooManyRequests(d.retryAfterSeconds);
+    }
   };
 }

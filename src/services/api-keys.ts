@@ -11,6 +11,7 @@ import {
   findApiKeyByHash, getApiKey, insertApiKey, listApiKeys, locateApiKey, revokeApiKey, touchApiKeys, type ApiKeyListing,
 } from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
+import { runInBackground, type BackgroundErrorHandler } from './background.js';
 
 export type { ApiKeyListing };
 
@@ -91,7 +92,7 @@ export interface KeyServiceOptions {
   prefix: string;
   apiPlans: readonly Plan[];
   now?: () => number;
-  onBackgroundError?: (err: unknown) => void;
+  onBackgroundError?: BackgroundErrorHandler;
 }
 
 export class KeyService {
@@ -219,6 +220,6 @@ export class KeyService {
     const last = this.lastWritten.get(keyId);
     if (last !== undefined && nowS - last < LAST_USED_EVERY_S) return;
     this.lastWritten.set(keyId, nowS);
-    touchApiKeys(this.db, [keyId], nowS).catch((err) => this.opts.onBackgroundError?.(err));
+    runInBackground('last_used_at', () => touchApiKeys(this.db, [keyId], nowS), this.opts.onBackgroundError);
   }
 }

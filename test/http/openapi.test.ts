@@ -218,8 +218,8 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const responses = doc.paths[path]!.get!.responses;
     const conditional = CONDITIONAL.includes(path) ? ['304'] : [];
     const feed = path === FEED_PATH ? ['410'] : [];
-    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', ...feed, '429', '500']);
-    for (const status of ['400', '401', ...feed, '429', '500']) {
+    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', ...feed, '429', '500', '503']);
+    for (const status of ['400', '401', ...feed, '429', '500', '503']) {
       const schema = named(responses[status]!.content!['application/json']!.schema);
       expect(schema.required).toEqual(['error']);
       const err = named(schema.properties.error);
@@ -232,6 +232,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     expect(responses['401']!.description).toContain('missing_api_key');
     expect(responses['429']!.description).toContain('too_many_requests');
     expect(responses['500']!.description).toContain('database_error');
+    expect(responses['503']!.description).toContain('service_unavailable');
     if (feed.length) expect(responses['410']!.description).toContain('cursor_expired');
   });
 

@@ -86,6 +86,12 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     const deliveries = await t.app.webhooks.deliveries(t.clinicA.id, e.id);
     expect(deliveries).toHaveLength(6);
     expect(deliveries.every((d) => d.outcome === 'delivered' && d.status_code === 200 && d.kind === 'auto')).toBe(true);
+    // /metrics: deliveries by outcome and their lag.
+    const text = await t.app.metrics.registry.metrics();
+    expect(text).toMatch(/^webhook_deliveries_total\{outcome="delivered"\} (\d+)$/m);
+    expect(Number(/^webhook_deliveries_total\{outcome="delivered"\} (\d+)$/m.exec(text)![1])).toBeGreaterThanOrEqual(10);
+    expect(text).toMatch(/^webhook_delivery_lag_seconds_count (\d+)$/m);
+    expect(text).toMatch(/^webhook_deliveries_in_flight 0$/m);
   });
 
   const head = async () => Number((await t.database.db.selectFrom('clinic_data_versions').select('events_seq').where('clinic_id', '=', t.clinicA.id).executeTakeFirstOrThrow()).events_seq);

@@ -95,6 +95,27 @@ describe.each(dialects())('webhook deliveries across processes on %s', (dialect)
     expect(r.answered.map((x) => x.id)).toEqual(all);
     expect(r.received[9]!.id).toBe(all[9]);
   });
+
+  it('a graceful shutdown (SIGTERM) cuts the delivery held open, releases the lease and exits 0; the next start goes on at once', async () => {
+    const { env, rt, clinic } = await setup(dialect);
+    const r: Receiver = await startReceiver('/hook', (_r, i) => (i === 3 ? 'never' : { status: 200 }));
+    cleanups.push(() => r.close());
+    const { endpoint } = await rt.webhooks.create({ clinicId: clinic.id, url: r.url, eventTypes: null, createdBy: null });
+    await write(rt, clinic, 3);
+    const proc = await serve(env);
+    await until(() => r.received.length === 3 && r.open === 1, 'the 3rd delivery under way');
+    const exit = new Promise<number | null>((ok) => proc.once('exit', (code) => ok(code)));
+    proc.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    const row = (await rt.webhooks.get(clinic.id, endpoint.id))!;
+    expect([row.lease_owner, row.lease_until_ms]).toEqual([null, 0]);
+    const all = await eventIds(rt, clinic.id);
+    expect(r.answered.map((x) => x.id)).toEqual(all.slice(0, 2));
+    r.answer = () => ({ status: 200 });
+    await serve(env);
+    await until(() => r.answered.length >= all.length, 'the rest after the restart');
+    expect(r.answered.map((x) => x.id)).toEqual(all);
+  });
 });
 
 describe.runIf(dialects().includes('postgres'))('webhook deliveries across two processes on postgres (PostgreSQL only: leases by FOR UPDATE SKIP LOCKED)', () => {

@@ -42,6 +42,8 @@ export interface DeliveryObserver {
   /** Each attempt of the worker: its outcome, and for a delivered event the lag since the event (ms). */
   attempt(outcome: 'delivered' | 'failed', lagMs: number | null): void;
   disabled(): void;
+  /** endpoints being delivered to by this process, after each change */
+  inFlight(n: number): void;
 }
 
 export interface WorkerOptions {
@@ -72,6 +74,7 @@ export class DeliveryWorker {
   private again = false;
   private started = false;
   private stopped = false;
+  private stopping: Promise<void> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
 
   constructor(private readonly database: Database, private readonly service: WebhookService, private readonly opts: WorkerOptions) {
@@ -142,11 +145,13 @@ export class DeliveryWorker {
         })
         .finally(() => {
           this.sessions.delete(ep.id);
+          this.opts.observer?.inFlight(this.sessions.size);
           // A slot came free: others may be waiting for it.
           this.kick();
         });
       this.sessions.set(ep.id, run);
     }
+    if (claimed.length > 0) this.opts.observer?.inFlight(this.sessions.size);
     return claimed.length;
   }
 
@@ -236,8 +241,12 @@ export class DeliveryWorker {
    * holds, so another process (or this one restarted) takes over at once instead of when the
    * leases expire.
    */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
+  stop(): Promise<void> {
+    this.stopping ??= this.halt();
+    return this.stopping;
+  }
+
+  private async halt(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
