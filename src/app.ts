@@ -50,6 +50,7 @@ import type { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
 import { EventRetention } from './services/event-retention.js';
 import type { RateLimiter } from './services/rate-limit.js';
+import { resolvePepper } from './services/pepper.js';
 import { UsageCounter } from './services/usage.js';
 import { WebhookService } from './services/webhooks/endpoints.js';
 import { DeliveryWorker } from './services/webhooks/worker.js';
@@ -74,7 +75,7 @@ export interface AppDeps {
   usage?: UsageCounter;
   /** Dashboard timeouts and sign-in throttles (tests shorten them). */
   admin?: AdminTuning;
-  /** Webhook endpoints (runtime.ts makes it with the pepper); made here from config.apiKeyPepper when absent. */
+  /** Webhook endpoints (runtime.ts makes it with the pepper); made here when absent, with the same pepper. */
   webhooks?: WebhookService;
 }
 
@@ -91,9 +92,9 @@ declare module 'fastify' {
   }
 }
 
+/** The pepper the runtime resolved: API_KEY_PEPPER, else the one in DATA_DIR (services/pepper.ts). */
 function requiredPepper(config: Config): string {
-  if (config.apiKeyPepper === null) throw new Error('buildApp: pass deps.webhooks when API_KEY_PEPPER is not set (runtime.ts makes it)');
-  return config.apiKeyPepper;
+  return config.apiKeyPepper ?? resolvePepper(config).pepper;
 }
 
 /** How long /readyz waits for the database before it counts as down. */
