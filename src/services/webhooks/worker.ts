@@ -17,7 +17,7 @@ import { dataVersions } from '../../repos/clinics.js';
 import { getClinic } from '../../repos/clinics.js';
 import { EVENTS_CHANNEL, eventsAfter } from '../../repos/events.js';
 import {
-  advanceWebhookCursor, claimDueEndpoints, recordWebhookFailure, releaseWebhookLeases, type EndpointRow,
+  advanceWebhookCursor, claimDueEndpoints, getWebhookEndpoint, recordWebhookFailure, releaseWebhookLeases, type EndpointRow,
 } from '../../repos/webhooks.js';
 import { eventJson } from '../feed.js';
 import { backoffDelay, parseRetryAfter, shouldDisable } from './backoff.js';
@@ -200,7 +200,13 @@ export class DeliveryWorker {
         }, this.abort.signal);
         if (attempt.error === 'aborted') return;
         const at = this.now();
-        await recordAttempt(this.database, ep, ev, 'auto', ep.attempts + 1, at, attempt);
+        try {
+          await recordAttempt(this.database, ep, ev, 'auto', ep.attempts + 1, at, attempt);
+        } catch (err) {
+          // Deleted while its request was out (its deliveries go with it): nothing left to do.
+          if (!(await getWebhookEndpoint(db, ep.clinic_id, ep.id))) return;
+          throw err;
+        }
         if (!attempt.ok) {
           await this.failed(ep, attempt, at);
           return;
