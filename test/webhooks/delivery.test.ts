@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DISABLE_AFTER_MS } from '../../src/services/webhooks/backoff.js';
 import type { EndpointRow } from '../../src/services/webhooks/endpoints.js';
-import type { DeliveryWorker } from '../../src/services/webhooks/worker.js';
+import { DeliveryWorker } from '../../src/services/webhooks/worker.js';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { citaRecord, clientaRecord } from '../helpers/fixtures.js';
@@ -208,6 +208,24 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     expect(other.received).toHaveLength(4);
     await until(async () => (await row(s.id)).cursor === (await head()), 'the slow endpoint delivered');
     expect(slow.received.map((x) => x.tipo)).toEqual(other.received.map((x) => x.tipo));
+  });
+
+  // Last: it stops the app's worker and runs one of its own, whose log it reads.
+  it('an endpoint deleted while its request is out: the session ends without an error', async () => {
+    await worker.stop();
+    const errors: unknown[] = [];
+    const log = { info() {}, warn() {}, error: (o: object, m: string) => { errors.push([m, o]); } };
+    const own = new DeliveryWorker(t.database, t.app.webhooks, { ...t.config.webhooks, log, now: () => t.clock.now });
+    await own.start();
+    const held = await receiver(() => ({ status: 200, delayMs: 200 }));
+    const { endpoint: e } = await endpoint(held.url);
+    await write(0);
+    own.kick();
+    await until(() => held.received.length === 1, 'the request out');
+    await t.app.webhooks.delete(t.clinicA.id, e.id);
+    await until(() => held.open === 0 && own.inFlight === 0, 'the session over');
+    await own.stop();
+    expect(errors).toEqual([]);
   });
 
   async function cursorAt(seq: number) {

@@ -57,7 +57,9 @@ describe('checkUrl and vetHost refuse, each with its reason', () => {
 
   it('loopback, private, link-local, metadata, CGNAT, unique-local, mapped: as literals and as names', async () => {
     for (const url of ['https://127.0.0.1/h', 'https://[::1]/h', 'https://10.0.0.1/h', 'https://192.168.0.10/h', 'https://169.254.169.254/latest/meta-data',
-      'https://[fd00:ec2::254]/h', 'https://100.100.100.200/h', 'https://[::ffff:127.0.0.1]/h', 'https://0.0.0.0/h', 'https://[fe80::1]/h']) {
+      'https://[fd00:ec2::254]/h', 'https://100.100.100.200/h', 'https://[::ffff:127.0.0.1]/h', 'https://0.0.0.0/h', 'https://[fe80::1]/h',
+      // Other spellings of 127.0.0.1, which URL parsing normalises before the check.
+      'https://0x7f000001/h', 'https://2130706433/h', 'https://127.1/h', 'https://0177.0.0.1/h']) {
       expect(await refusal(() => vet(url))).toMatch(/^private_address: .*not a public address/);
     }
     // A name resolving to loopback (the system's resolver).
