@@ -100,7 +100,7 @@ main:focus { outline: none; }
 
 /* forms */
 label, .label { display: block; font-weight: 600; font-size: .9rem; margin-bottom: 6px; }
-input[type=text], input[type=email], input[type=password], select {
+input[type=text], input[type=email], input[type=password], input[type=url], select {
   width: 100%; min-height: 44px; padding: 9px 12px; font: inherit; color: inherit; background: var(--surface);
   border: 1px solid var(--border-strong); border-radius: 8px; transition: border-color .15s, box-shadow .15s;
 }
@@ -215,8 +215,8 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 .events-choice { border: 0; padding: 0; margin: 12px 0; }
 .events-choice legend { font-weight: 600; margin-bottom: 6px; }
 .checks { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 6px 16px; }
-.check { display: flex; align-items: center; gap: 6px; font-weight: normal; }
-.webhook-create .field input[type=url] { width: 100%; }
+.check { display: flex; align-items: center; gap: 6px; font-weight: normal; margin: 0; }
+.check input { width: 18px; height: 18px; accent-color: var(--primary); }
 form.inline { display: inline; margin: 0; }
 .url { font-family: var(--mono); font-size: .9rem; overflow-wrap: anywhere; }
 .state-line { margin: 8px 0 0; color: var(--warning); }
