@@ -14,6 +14,8 @@ import { createClinic, createUser } from '../src/services/accounts.js';
 import { KeyService } from '../src/services/api-keys.js';
 import { MemoryGcraLimiter } from '../src/services/rate-limit.js';
 import { UsageCounter } from '../src/services/usage.js';
+import { insertWebhookDelivery } from '../src/repos/webhooks.js';
+import { WebhookService } from '../src/services/webhooks/endpoints.js';
 
 const OUT = path.resolve('docs/screenshots');
 const PASSWORD = 'demo-password-123';
@@ -78,13 +80,41 @@ async function seed() {
   record(smileKey.id, smile.id, smile.timezone, real - 26 * HOUR, 429, 'too_many_requests', 40);
   await usage.flush();
 
+  // Webhook destinations as a clinic would have them: a public host name (resolved here to a
+  // documentation address, so nothing is looked up or contacted; the worker is not started).
+  const webhooks = new WebhookService(database, {
+    pepper: PEPPER, apiPlans: config.apiPlans, allowPrivate: false, timeoutMs: 10_000, now: () => clock.now,
+    resolve: async () => [{ address: '93.184.216.34', family: 4 }],
+  });
   const app = await buildApp({
-    config, database, keys, usage, logger: false,
+    config, database, keys, usage, webhooks, logger: false,
     limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
     authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, database, address };
+  return { app, database, address, aurora, webhooks };
+}
+
+/** A week of deliveries to an endpoint, the last ones failing (what its page shows). */
+async function seedDeliveries(database: Awaited<ReturnType<typeof seed>>['database'], clinicId: string, endpointId: string) {
+  const real = Date.now();
+  const rows: [number, string, number, string, number | null, string | null, number][] = [
+    [real - 50 * 60_000, 'cita.creada', 1, 'delivered', 200, null, 84],
+    [real - 48 * 60_000, 'clienta.actualizada', 1, 'delivered', 200, null, 61],
+    [real - 46 * 60_000, 'cita.actualizada', 1, 'delivered', 204, null, 73],
+    [real - 31 * 60_000, 'cita.eliminada', 1, 'failed', 503, null, 212],
+    [real - 30 * 60_000, 'cita.eliminada', 2, 'failed', null, 'timeout', 10_000],
+    [real - 27 * 60_000, 'cita.eliminada', 3, 'failed', 502, null, 95],
+  ];
+  let seq = 100;
+  for (const [at, tipo, attempt, outcome, status, error, ms] of rows) {
+    await insertWebhookDelivery(database.db, {
+      id: crypto.randomUUID(), endpoint_id: endpointId, clinic_id: clinicId, event_id: crypto.randomUUID(), tipo, seq: attempt === 1 ? ++seq : seq,
+      kind: 'auto', attempt, at_ms: at, outcome, status_code: status, error, duration_ms: ms,
+    });
+  }
+  await database.db.updateTable('webhook_endpoints').set({ failing_since_ms: real - 31 * 60_000, last_error: 'HTTP 502', attempts: 3, created_at: Math.floor((real - 8 * DAY) / 1000) })
+    .where('id', '=', endpointId).execute();
 }
 
 async function signIn(page: Page, base: string, email: string) {
@@ -102,7 +132,7 @@ async function main() {
     process.exit(2);
   }
   mkdirSync(OUT, { recursive: true });
-  const { app, database, address } = await seed();
+  const { app, database, address, aurora } = await seed();
   const profile = mkdtempSync(path.join(tmpdir(), 'clinic-shots-'));
   let browser: Browser | null = null;
   try {
@@ -169,6 +199,23 @@ async function main() {
     await page.getByRole('link', { name: /Bright Smile Dental/ }).click();
     await page.waitForSelector('#clinic-switch');
     await shot(page, '10-superadmin-clinic.png', false);
+    await ctx.close();
+
+    ctx = await browser.newContext(desktop);
+    page = await ctx.newPage();
+    await signIn(page, address, 'ana.garcia@aurora.example');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('URL', { exact: true }).fill('https://hooks.aurora-crm.example/clinic-api');
+    for (const type of ['cita.creada', 'cita.actualizada', 'cita.eliminada', 'clienta.actualizada']) await page.getByLabel(type).check();
+    await page.getByRole('button', { name: 'Añadir destino' }).click();
+    await page.waitForSelector('#new-secret');
+    await page.mouse.move(0, 0);
+    await shot(page, '11-webhook-created.png', false);
+    const endpointId = /webhooks\/([0-9a-f-]{36})/.exec(await page.getByRole('link', { name: 'Ya lo he copiado' }).getAttribute('href') ?? '')![1]!;
+    await seedDeliveries(database, aurora.id, endpointId);
+    await page.getByRole('link', { name: 'Ya lo he copiado' }).click();
+    await page.waitForSelector('#endpoint-status');
+    await shot(page, '12-webhook-endpoint.png');
     await ctx.close();
   } finally {
     await browser?.close();

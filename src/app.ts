@@ -50,7 +50,10 @@ import type { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
 import { EventRetention } from './services/event-retention.js';
 import type { RateLimiter } from './services/rate-limit.js';
+import { resolvePepper } from './services/pepper.js';
 import { UsageCounter } from './services/usage.js';
+import { WebhookService } from './services/webhooks/endpoints.js';
+import { DeliveryWorker } from './services/webhooks/worker.js';
 
 export interface AppDeps {
   config: Config;
@@ -72,6 +75,8 @@ export interface AppDeps {
   usage?: UsageCounter;
   /** Dashboard timeouts and sign-in throttles (tests shorten them). */
   admin?: AdminTuning;
+  /** Webhook endpoints (runtime.ts makes it with the pepper); made here when absent, with the same pepper. */
+  webhooks?: WebhookService;
 }
 
 declare module 'fastify' {
@@ -81,7 +86,15 @@ declare module 'fastify' {
     reportBackgroundError: BackgroundErrorHandler;
     /** Removes events past EVENT_RETENTION_DAYS in the background once started (server.ts); stopped on close. */
     retention: EventRetention;
+    webhooks: WebhookService;
+    /** Delivers webhooks once started (server.ts); stopped on close (its leases given up). */
+    webhookWorker: DeliveryWorker;
   }
+}
+
+/** The pepper the runtime resolved: API_KEY_PEPPER, else the one in DATA_DIR (services/pepper.ts). */
+function requiredPepper(config: Config): string {
+  return config.apiKeyPepper ?? resolvePepper(config).pepper;
 }
 
 /** How long /readyz waits for the database before it counts as down. */
@@ -136,6 +149,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await retention.stop();
   });
 
+  // Webhooks: the endpoints' use-cases for the dashboard, and the delivery worker, started by the
+  // server only (tests drive it themselves), stopped on close before the database closes.
+  const wh = config.webhooks;
+  const webhooks = deps.webhooks ?? new WebhookService(deps.database, {
+    pepper: requiredPepper(config), apiPlans: config.apiPlans, allowPrivate: wh.allowPrivate, timeoutMs: wh.timeoutMs, now,
+  });
+  const webhookWorker = new DeliveryWorker(deps.database, webhooks, {
+    ...wh, now, log: app.log,
+    observer: {
+      attempt: (outcome, lagMs) => {
+        metrics.webhookDeliveries.inc({ outcome });
+        if (lagMs !== null) metrics.webhookLag.observe(Math.max(0, lagMs) / 1000);
+      },
+      disabled: () => metrics.webhookDisabled.inc(),
+      inFlight: (n) => metrics.webhookInFlight.set(n),
+    },
+  });
+  app.decorate('webhooks', webhooks);
+  app.decorate('webhookWorker', webhookWorker);
+  app.addHook('onClose', async () => {
+    await webhookWorker.stop();
+  });
+
   await app.register(requestId);
   await app.register(accessLog);
   // Before every route: a route takes the error handler in force when it is added.
@@ -156,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now });
   await app.register(adminPlugin, {
-    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config, now, cookieSecure: config.cookieSecure, ...deps.admin,
+    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, webhooks, usage, config, now, cookieSecure: config.cookieSecure, ...deps.admin,
   });
   await app.register(rootRedirect);
   return app;

@@ -36,6 +36,24 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Days the change feed keeps its events (at least 30). */
   readonly eventRetentionDays: number;
+  /** Webhook deliveries (docs/webhooks.md, "Configuration"). */
+  readonly webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** WEBHOOK_ALLOW_PRIVATE: private/loopback destinations and plain http:// allowed (tests, private networks). */
+  readonly allowPrivate: boolean;
+  /** deliveries in flight per server process at most (one per endpoint always) */
+  readonly maxInFlight: number;
+  /** the first retry's back-off ceiling; doubles per attempt up to retryMaxMs (full jitter) */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** a delivery attempt's total time limit (10 s; lower only in tests) */
+  readonly timeoutMs: number;
+  /** how long a claimed endpoint stays this process's; renewed at every attempt */
+  readonly leaseMs: number;
+  /** how often the worker looks for due endpoints (PostgreSQL also wakes it at each import's commit) */
+  readonly pollMs: number;
 }
 
 /** Timeouts and caps against slow and greedy clients (docs/operations.md). */
@@ -78,6 +96,35 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
     throw invalid(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === null) return def;
+  const v = raw.toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw invalid(name, `must be true or false, got "${raw}"`);
+}
+
+function webhookConfig(env: Env): WebhookConfig {
+  const retryBaseMs = int(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 10, 600_000);
+  const retryMaxMs = int(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000, 10, 86_400_000);
+  if (retryMaxMs < retryBaseMs) throw invalid('WEBHOOK_RETRY_MAX_MS', `must be at least WEBHOOK_RETRY_BASE_MS (${retryBaseMs})`);
+  const timeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 10_000);
+  const leaseMs = int(env, 'WEBHOOK_LEASE_MS', 30_000, 1_000, 600_000);
+  // A lease must outlive the attempt it covers, or another instance could take the endpoint over
+  // while a request is still in flight (a duplicate delivery in the normal case).
+  if (leaseMs < timeoutMs + 1_000) throw invalid('WEBHOOK_LEASE_MS', `must be at least WEBHOOK_TIMEOUT_MS + 1000 (${timeoutMs + 1_000}): a lease must outlive a delivery attempt`);
+  return Object.freeze({
+    allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    maxInFlight: int(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 1_000),
+    retryBaseMs,
+    retryMaxMs,
+    timeoutMs,
+    leaseMs,
+    pollMs: int(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
+  });
 }
 
 function str(env: Env, name: string): string | null {
@@ -239,5 +286,6 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: metricsToken(env),
     // The contract promises integrators at least 30 days to come back to a cursor.
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 30, 3650),
+    webhooks: webhookConfig(env),
   });
 }

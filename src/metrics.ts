@@ -69,6 +69,24 @@ export class Metrics {
     labelNames: ['task'] as const, registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total', help: 'Webhook delivery attempts of the worker, by outcome (delivered: a 2xx; failed: anything else, retried later)',
+    labelNames: ['outcome'] as const, registers: [this.registry],
+  });
+
+  readonly webhookLag = new Histogram({
+    name: 'webhook_delivery_lag_seconds', help: 'From an event (its ocurrido_at, whole seconds) to its delivery (the 2xx), retries included',
+    buckets: [0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600, 86_400], registers: [this.registry],
+  });
+
+  readonly webhookInFlight = new Gauge({
+    name: 'webhook_deliveries_in_flight', help: 'Endpoints this process is delivering to right now (at most WEBHOOK_MAX_IN_FLIGHT)', registers: [this.registry],
+  });
+
+  readonly webhookDisabled = new Counter({
+    name: 'webhook_endpoints_disabled_total', help: 'Endpoints this process disabled after 3 days of failed deliveries', registers: [this.registry],
+  });
+
   constructor(opts: MetricsOptions = {}) {
     // nodejs_eventloop_lag_*_seconds, process_resident_memory_bytes, nodejs_heap_*, GC, handles.
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });

@@ -7,12 +7,14 @@ import { migrateToLatest } from './db/migrate.js';
 import { KeyService } from './services/api-keys.js';
 import type { BackgroundErrorHandler } from './services/background.js';
 import { resolvePepper } from './services/pepper.js';
+import { WebhookService } from './services/webhooks/endpoints.js';
 import { explainPepperError, explainRuntimeError } from './startup-errors.js';
 
 export interface Runtime {
   config: Config;
   database: Database;
   keys: KeyService;
+  webhooks: WebhookService;
   pepperGenerated: boolean;
   describe: string;
   close(): Promise<void>;
@@ -66,5 +68,8 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const keys = new KeyService(database.db, {
     pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,
   });
-  return { config, database, keys, pepperGenerated: generated, describe: describeTarget(target), close: () => database.close() };
+  const webhooks = new WebhookService(database, {
+    pepper, apiPlans: config.apiPlans, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
+  });
+  return { config, database, keys, webhooks, pepperGenerated: generated, describe: describeTarget(target), close: () => database.close() };
 }

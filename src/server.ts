@@ -32,6 +32,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       config,
       database: rt.database,
       keys: rt.keys,
+      webhooks: rt.webhooks,
       limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
       authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
       metrics,
@@ -43,6 +44,8 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     app.usage.start(config.usageFlushIntervalS * 1000);
     // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
     app.retention.start();
+    // Webhook deliveries from the event log, in the background (stopped, its leases given up, on close).
+    await app.webhookWorker.start();
     // Listen before the first run: if the port is taken, the start fails before the demo is made,
     // so the next start still makes it and prints its key and password (made after a failed
     // listen, they would be shown to no one).
@@ -64,7 +67,9 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
   const shutdown = () => {
     closing ??= (async () => {
       running.lifecycle.beginDrain(running.server);
-      await running.close();
+      // The webhook worker stops claiming at once and gives its leases up while the requests
+      // drain (the app's onClose waits for the same stop).
+      await Promise.all([running.webhookWorker.stop(), running.close()]);
       await rt.close();
     })();
     return closing;

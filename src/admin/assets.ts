@@ -100,7 +100,7 @@ main:focus { outline: none; }
 
 /* forms */
 label, .label { display: block; font-weight: 600; font-size: .9rem; margin-bottom: 6px; }
-input[type=text], input[type=email], input[type=password], select {
+input[type=text], input[type=email], input[type=password], input[type=url], select {
   width: 100%; min-height: 44px; padding: 9px 12px; font: inherit; color: inherit; background: var(--surface);
   border: 1px solid var(--border-strong); border-radius: 8px; transition: border-color .15s, box-shadow .15s;
 }
@@ -209,6 +209,17 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 /* confirm and message pages */
 .narrow { max-width: 640px; margin: 24px auto; }
 .confirm h1 { font-size: 1.5rem; margin-bottom: 12px; }
+.tabs ul { list-style: none; display: flex; gap: 4px; padding: 0; margin: 4px 0 20px; border-bottom: 1px solid var(--border); }
+.tabs a { display: inline-block; padding: 8px 14px; text-decoration: none; color: var(--muted); border-bottom: 2px solid transparent; margin-bottom: -1px; font-weight: 600; }
+.tabs a.active { color: var(--primary); border-bottom-color: var(--primary); }
+.events-choice { border: 0; padding: 0; margin: 12px 0; }
+.events-choice legend { font-weight: 600; margin-bottom: 6px; }
+.checks { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 6px 16px; }
+.check { display: flex; align-items: center; gap: 6px; font-weight: normal; margin: 0; }
+.check input { width: 18px; height: 18px; accent-color: var(--primary); }
+form.inline { display: inline; margin: 0; }
+.url { font-family: var(--mono); font-size: .9rem; overflow-wrap: anywhere; }
+.state-line { margin: 8px 0 0; color: var(--warning); }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; margin: 16px 0; padding: 14px 16px; background: #f7f9fb; border-radius: 10px; font-size: .925rem; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }

@@ -8,6 +8,7 @@ import type { DB } from '../db/schema.js';
 import type { Role } from '../domain/records.js';
 import type { Clinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
+import type { WebhookService } from '../services/webhooks/endpoints.js';
 import type { UsageCounter } from '../services/usage.js';
 import type { Html } from './html.js';
 import { resolveLang, type Lang } from './i18n.js';
@@ -42,6 +43,7 @@ declare module 'fastify' {
 export interface AdminContext {
   db: Kysely<DB>;
   keys: KeyService;
+  webhooks: WebhookService;
   usage: UsageCounter;
   config: Config;
   now: () => number;

@@ -4,6 +4,8 @@
 // Plural forms chosen with Intl.PluralRules, so a language with other plural rules (e.g. Polish's
 // few/many) only needs its own forms, never code.
 
+import { whEn, whEs } from './i18n-webhooks.js';
+
 export type Lang = 'es' | 'en';
 
 /** Every language the dashboard speaks, in the order the language switch lists them. */
@@ -156,6 +158,7 @@ const en = {
   backToDashboard: 'Back to the dashboard',
   goToSignIn: 'Go to sign-in',
   timesIn: (tz: string) => `Times are shown in the clinic’s time zone, ${tz}.`,
+  wh: whEn,
 };
 
 export type Messages = typeof en;
@@ -297,6 +300,7 @@ const es: Messages = {
   backToDashboard: 'Volver al panel',
   goToSignIn: 'Ir a iniciar sesión',
   timesIn: (tz: string) => `Las horas se muestran en la zona horaria de la clínica, ${tz}.`,
+  wh: whEs,
 };
 
 const MESSAGES: Record<Lang, Messages> = { en, es };

@@ -12,6 +12,7 @@ import { ROLES, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
+import type { WebhookService } from '../services/webhooks/endpoints.js';
 import { MemoryGcraLimiter } from '../services/rate-limit.js';
 import type { UsageCounter } from '../services/usage.js';
 import { ASSET_PREFIX, assets } from './assets.js';
@@ -22,6 +23,7 @@ import { refuseUnusableInput } from './input.js';
 import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
 import { keyRoutes } from './routes-keys.js';
+import { webhookRoutes } from './routes-webhooks.js';
 import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
 import { cookieOptions, SESSION_COOKIE, type CookieSecure } from './session.js';
 import { Semaphore } from './throttle.js';
@@ -63,6 +65,7 @@ export interface AdminTuning {
 export interface AdminOptions extends AdminTuning {
   db: Kysely<DB>;
   keys: KeyService;
+  webhooks: WebhookService;
   usage: UsageCounter;
   config: Config;
   now: () => number;
@@ -80,7 +83,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   const session = { ...DEFAULT_SESSION, ...opts.session };
   const throttle = { ...DEFAULT_THROTTLE, ...opts.throttle };
   const ctx: AdminContext = {
-    db: opts.db, keys: opts.keys, usage: opts.usage, config: opts.config, now: opts.now,
+    db: opts.db, keys: opts.keys, webhooks: opts.webhooks, usage: opts.usage, config: opts.config, now: opts.now,
     sessions: new Sessions(opts.db, session, opts.now),
     limiters: {
       accountIp: new MemoryGcraLimiter(throttle.accountIpPerSecond, throttle.accountIpBurst),
@@ -156,6 +159,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
 
   await authRoutes(app, ctx);
   await keyRoutes(app, ctx);
+  await webhookRoutes(app, ctx);
   await languageRoutes(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => renderErrorPage(new DomainError('not_found', 'no such page'), req, reply));

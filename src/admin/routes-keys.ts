@@ -2,60 +2,25 @@
 // Owners manage their own clinic's keys, superadmins any clinic's; staff only look.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
-import { getClinic, listClinicOwnerEmails, listClinics, type Clinic } from '../services/accounts.js';
+import { listClinicOwnerEmails, listClinics, type Clinic } from '../services/accounts.js';
 import { isApiEligible, type ApiKeyListing } from '../services/api-keys.js';
 import { addDays, todayIn } from '../time.js';
 import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
-import { csrfToken, csrfValid, CSRF_FIELD, sameOriginRequest } from './csrf.js';
+import { csrfToken } from './csrf.js';
+import { actingClinic as acting, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
 import { Formatter, messages, asLang } from './i18n.js';
 import { apiKeysPage, EXPIRY_CHOICES, type CreateForm, type KeyStatus, type KeyView } from './views/api-keys.js';
 import { clinicsPage } from './views/clinics.js';
 import { revokePage } from './views/revoke.js';
 
-const ID_RE = /^[A-Za-z0-9-]{1,64}$/;
-/** Also for what exists but is not the viewer's to see: the page must not tell them apart. */
-const notFound = () => new DomainError('not_found', 'no such clinic or key here');
 const DAY_S = 86_400;
 const USAGE_DAYS = 7;
 
 export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
   const prefix = ctx.config.apiKeyPrefix;
 
-  function viewerOf(req: FastifyRequest): Viewer {
-    // requireViewer runs first on every route here.
-    if (!req.viewer) throw new Error('dashboard route reached without a session');
-    return req.viewer;
-  }
-
-  async function requireViewer(req: FastifyRequest, reply: FastifyReply) {
-    if (req.viewer) return;
-    const lang = pageLang(req, asLang(field(req.query, 'lang')));
-    return reply.redirect(`/dashboard/sign-in${req.sessionState === 'expired' ? `?expired=1&lang=${lang}` : ''}`, 303);
-  }
-
-  async function requireCsrf(req: FastifyRequest) {
-    if (!sameOriginRequest(req) || !csrfValid(req.viewer?.token, field(req.body, CSRF_FIELD))) throw new DomainError('csrf_failed', 'form refused (CSRF)');
-  }
-
-  /**
-   * The clinic in view. Owners and staff always see their own (asking for another is a 404, as
-   * if it did not exist); a superadmin names one, or gets null and the list to choose from.
-   */
-  async function actingClinic(req: FastifyRequest, v: Viewer, requested: string): Promise<Clinic | null> {
-    if (v.role === 'superadmin') {
-      if (!requested) return null;
-      const clinic = ID_RE.test(requested) ? await getClinic(ctx.db, requested) : undefined;
-      if (!clinic) throw notFound();
-      req.lang = asLang(clinic.language);
-      return clinic;
-    }
-    const own = req.viewerClinic;
-    if (!own || (requested && requested !== own.id)) throw notFound();
-    return own;
-  }
-
-  const listUrl = (v: Viewer, clinic: Clinic, path = '/dashboard/settings/api') =>
-    v.role === 'superadmin' ? `${path}?clinic=${encodeURIComponent(clinic.id)}` : path;
+  const listUrl = (v: Viewer, clinic: Clinic, path = '/dashboard/settings/api') => clinicUrl(v, clinic, path);
+  const actingClinic = (req: FastifyRequest, v: Viewer, requested: string) => acting(ctx, req, v, requested);
 
   function statusOf(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): KeyStatus {
     if (k.revoked_at !== null) return 'revoked';

@@ -11,6 +11,7 @@ import { registerDataCommands } from './data.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
 import { registerServerCommands } from './server.js';
+import { registerWebhookCommands } from './webhooks.js';
 
 /**
  * Exit codes (README): 1 failure (e.g. an import refused, the database unreachable, the port
@@ -57,6 +58,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerAccountCommands(program, ctx);
   registerKeyCommands(program, ctx);
   registerDataCommands(program, ctx);
+  registerWebhookCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -30,6 +30,12 @@ export interface Database {
    * a clinic serialise on its advisory lock, repos/writes.ts).
    */
   writeTransaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: { waitMs?: number }): Promise<T>;
+  /**
+   * PostgreSQL only: LISTEN on `channel` on a connection of its own (outside the pool), calling
+   * `onNotify` with each payload; resolves to a function that stops listening. A lost connection
+   * calls `onError` once and stops (listeners also poll, so they only lose promptness).
+   */
+  listen?(channel: string, onNotify: (payload: string) => void, onError: (err: unknown) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -209,7 +215,29 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, eve
   return {
     db, dialect: 'postgres', exclusive: pgLock(target.url),
     writeTransaction: (fn) => db.transaction().execute(fn),
+    listen: pgListen(target.url),
     close: () => db.destroy(),
+  };
+}
+
+function pgListen(url: string) {
+  return async (channel: string, onNotify: (payload: string) => void, onError: (err: unknown) => void) => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, application_name: 'clinic-api listener' });
+    let ended = false;
+    client.on('error', (err) => {
+      if (!ended) onError(err);
+      ended = true;
+    });
+    client.on('notification', (n) => {
+      if (n.channel === channel) onNotify(n.payload ?? '');
+    });
+    await client.connect();
+    if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    await client.query(`listen ${channel}`);
+    return async () => {
+      ended = true;
+      await client.end().catch(() => {});
+    };
   };
 }
 

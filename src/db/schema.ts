@@ -189,4 +189,47 @@ export interface DB {
   dashboard_sessions: DashboardSessionsTable;
   api_key_usage: ApiKeyUsageTable;
   api_key_errors: ApiKeyErrorsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+/** A clinic's webhook endpoint and its delivery state (migration 006). *_ms: epoch milliseconds. */
+export interface WebhookEndpointsTable {
+  id: string;
+  clinic_id: string;
+  url: string;
+  /** null: every type; else ",a,b," */
+  event_types: string | null;
+  /** the signing secret, AES-256-GCM encrypted (services/webhooks/secret.ts) */
+  secret_enc: string;
+  enabled: number;
+  disabled_reason: string | null;
+  disabled_at: number | null;
+  created_at: number;
+  created_by: string | null;
+  /** the last seq of the clinic's log delivered or skipped */
+  cursor: number;
+  /** failed attempts of the head event */
+  attempts: number;
+  next_attempt_ms: number;
+  failing_since_ms: number | null;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_until_ms: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  clinic_id: string;
+  event_id: string;
+  tipo: string;
+  seq: number | null;
+  kind: string;
+  attempt: number;
+  at_ms: number;
+  outcome: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
 }

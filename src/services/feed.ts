@@ -12,7 +12,7 @@ import { FEED_DEFAULT_LIMIT, type EventosQuery } from '../domain/api-schemas.js'
 import { EVENT_TYPES } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import { dataVersions, type DataVersions } from '../repos/clinics.js';
-import { eventsAfter } from '../repos/events.js';
+import { eventsAfter, type FeedRow } from '../repos/events.js';
 import { formatTimestamp } from '../time.js';
 import { strongEtag } from './conditional.js';
 import type { ClinicContext } from './shape.js';
@@ -146,10 +146,13 @@ export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPla
   }
   const next = rows.length === plan.limit ? rows[rows.length - 1]!.seq : through;
   let eventos = '';
-  for (const r of rows) {
-    eventos += `${eventos === '' ? '' : ','}{"id":"${r.id}","tipo":"${r.tipo}","ocurrido_at":"${formatTimestamp(r.ocurrido_at, ctx.timezone)}","datos":${r.datos}}`;
-  }
+  for (const r of rows) eventos += `${eventos === '' ? '' : ','}${eventJson(r, ctx.timezone)}`;
   return page(eventos, encodeCursor(next, ctx.clinicId), next < b.eventsSeq);
+}
+
+/** One event as the API's JSON text: the feed's element and a webhook's body alike. */
+export function eventJson(r: Pick<FeedRow, 'id' | 'tipo' | 'ocurrido_at' | 'datos'>, timezone: string): string {
+  return `{"id":"${r.id}","tipo":"${r.tipo}","ocurrido_at":"${formatTimestamp(r.ocurrido_at, timezone)}","datos":${r.datos}}`;
 }
 
 function page(eventos: string, nextCursor: string, hasMore: boolean): string {

@@ -37,7 +37,11 @@ export function sessionId(token: string): string {
 /** One-time messages shown on the next page, e.g. the key that was just created. */
 export type Flash =
   | { kind: 'created'; clinicId: string; keyId: string; name: string; key: string; expiresAt: number | null }
-  | { kind: 'revoked'; clinicId: string; keyId: string; name: string };
+  | { kind: 'revoked'; clinicId: string; keyId: string; name: string }
+  /** a webhook endpoint just added: its signing secret, shown once */
+  | { kind: 'webhook-created'; clinicId: string; endpointId: string; url: string; secret: string }
+  /** the outcome of a webhook action (a test event, a resend, enable, disable, delete), already in the page's language */
+  | { kind: 'webhook-notice'; clinicId: string; tone: 'success' | 'danger'; text: string };
 
 export type Resolved = { status: 'ok'; session: SessionWithUser } | { status: 'expired' } | { status: 'none' };
 

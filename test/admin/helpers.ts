@@ -119,15 +119,18 @@ export class Client {
     return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { ...this.cookieHeader(), ...headers } }));
   }
 
-  async post(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  /** A form post; an array value is a field repeated (checkboxes). */
+  async post(url: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
     return this.keep(await this.app.inject({
       method: 'POST', url, remoteAddress: this.ip, headers: { ...FORM, ...this.cookieHeader(), ...headers },
-      payload: new URLSearchParams(form).toString(),
+      payload: body.toString(),
     }));
   }
 
   /** Posts a form with the CSRF token of the page at `from` (fetched first). */
-  async submit(from: string, url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+  async submit(from: string, url: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}) {
     const page = await this.get(from);
     return this.post(url, { _csrf: csrfOf(page.body), ...form }, headers);
   }

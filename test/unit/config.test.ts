@@ -46,6 +46,9 @@ describe('loadConfig defaults', () => {
       overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: null, maxRssBytes: 0 },
       metricsToken: null,
       eventRetentionDays: 30,
+      webhooks: {
+        allowPrivate: false, maxInFlight: 32, retryBaseMs: 5000, retryMaxMs: 3_600_000, timeoutMs: 10_000, leaseMs: 30_000, pollMs: 250,
+      },
     });
   });
 
@@ -96,6 +99,11 @@ describe('loadConfig defaults', () => {
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
     expect(loadConfig({ DATA_DIR: 'rel/dir' }).dataDir).toBe(path.resolve('rel/dir'));
+    expect(loadConfig({
+      WEBHOOK_ALLOW_PRIVATE: 'TRUE', WEBHOOK_MAX_IN_FLIGHT: '8', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '1000',
+      WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_LEASE_MS: '1500', WEBHOOK_POLL_MS: '20',
+    }).webhooks).toEqual({ allowPrivate: true, maxInFlight: 8, retryBaseMs: 100, retryMaxMs: 1000, timeoutMs: 500, leaseMs: 1500, pollMs: 20 });
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhooks.allowPrivate).toBe(false);
   });
 
   it('the result is frozen, API_PLANS included', () => {
@@ -152,6 +160,14 @@ describe('loadConfig validation names the bad variable', () => {
     ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '29' }, /from 30 to 3650/],
     ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '30d' }, /got "30d"/],
     ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379' }, /not available in this version; unset REDIS_URL/],
+    ['WEBHOOK_ALLOW_PRIVATE', { WEBHOOK_ALLOW_PRIVATE: 'yes' }, /true or false, got "yes"/],
+    ['WEBHOOK_MAX_IN_FLIGHT', { WEBHOOK_MAX_IN_FLIGHT: '0' }, /from 1 to 1000/],
+    ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: '5s' }, /got "5s"/],
+    ['WEBHOOK_RETRY_MAX_MS', { WEBHOOK_RETRY_BASE_MS: '5000', WEBHOOK_RETRY_MAX_MS: '1000' }, /at least WEBHOOK_RETRY_BASE_MS \(5000\)/],
+    // The contract: any 2xx within 10 s is delivered, so the limit may only be lowered (tests).
+    ['WEBHOOK_TIMEOUT_MS', { WEBHOOK_TIMEOUT_MS: '20000' }, /from 100 to 10000/],
+    ['WEBHOOK_LEASE_MS', { WEBHOOK_LEASE_MS: '5000' }, /at least WEBHOOK_TIMEOUT_MS \+ 1000 \(11000\)/],
+    ['WEBHOOK_POLL_MS', { WEBHOOK_POLL_MS: '1' }, /from 10 to 60000/],
     ['DB_CONNECT_TIMEOUT_MS', { DB_CONNECT_TIMEOUT_MS: '50' }, /from 100 to 60000/],
     ['USAGE_FLUSH_INTERVAL_S', { USAGE_FLUSH_INTERVAL_S: '0' }, /from 1 to 3600/],
     ['SHUTDOWN_TIMEOUT_S', { SHUTDOWN_TIMEOUT_S: 'soon' }, /from 1 to 600, got "soon"/],

@@ -5,6 +5,7 @@ import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter, Messages } from '../i18n.js';
 import type { Flash } from '../../services/sessions.js';
 import { icons } from './icons.js';
+import { apiTabs } from './webhooks.js';
 import { csrfInput, layout, type Person } from './layout.js';
 
 export type KeyStatus = 'active' | 'revoked' | 'expired';
@@ -78,6 +79,7 @@ function superadminBar(m: ApiPageModel): Renderable {
 function flashPanel(m: ApiPageModel): Renderable {
   const { t, flash } = m;
   if (!flash) return '';
+  if (flash.kind !== 'created' && flash.kind !== 'revoked') return '';
   if (flash.kind === 'revoked') {
     return html`<div class="alert alert-success" role="status">${icons.check}<div class="alert-body"><p>${t.revokedNotice(flash.name)}</p></div></div>`;
   }
@@ -233,6 +235,7 @@ export function apiKeysPage(m: ApiPageModel): Html {
   const body = html`
   <nav class="crumbs" aria-label="breadcrumb"><ol><li>${t.settings}</li><li aria-current="page">${t.api}</li></ol></nav>
   ${superadminBar(m)}
+  ${apiTabs(t, m.url, 'keys')}
   <div class="page-head">
     <div><h1>${t.pageTitle}</h1><p class="lead">${t.pageLead}</p></div>
     <div class="clinic-card">

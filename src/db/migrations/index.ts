@@ -7,6 +7,7 @@ import * as m002 from './002-dashboard.js';
 import * as m003 from './003-search.js';
 import * as m004 from './004-data-versions.js';
 import * as m005 from './005-events.js';
+import * as m006 from './006-webhooks.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -16,6 +17,7 @@ const ordered: Record<string, DialectMigration> = {
   '003-search': m003,
   '004-data-versions': m004,
   '005-events': m005,
+  '006-webhooks': m006,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -1,0 +1,156 @@
+// Settings > API > Webhooks: list and add endpoints (the secret shown once), one endpoint with
+// its recent deliveries, a test event, resend, disable/enable, delete (after a confirmation
+// page). Owners manage their own clinic's endpoints, superadmins any clinic's; staff only look.
+// A test event and a resend are one attempt each, made while the owner waits (at most 10 s),
+// and the outcome is shown on the next page.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../errors.js';
+import type { Clinic } from '../services/accounts.js';
+import { isApiEligible } from '../services/api-keys.js';
+import { DestinationRefused } from '../services/webhooks/destination.js';
+import type { EndpointRow } from '../services/webhooks/endpoints.js';
+import type { Attempt } from '../services/webhooks/send.js';
+import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import { csrfToken } from './csrf.js';
+import { actingClinic, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
+import { asLang, Formatter, messages, type Messages } from './i18n.js';
+import { deleteEndpointPage, endpointPage, webhooksPage, type WebhookForm } from './views/webhooks.js';
+
+/** Links (absolute) and route paths (inside the dashboard's /dashboard prefix). */
+const BASE = '/dashboard/settings/api/webhooks';
+const ROUTE = '/settings/api/webhooks';
+
+/** Every value of a form field that may repeat (checkboxes). */
+function fields(source: unknown, name: string): string[] {
+  if (source === null || typeof source !== 'object') return [];
+  const v = (source as Record<string, unknown>)[name];
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function attemptText(t: Messages, a: Attempt): string {
+  return a.statusCode !== null ? `HTTP ${a.statusCode}` : (t.wh.errors[a.error ?? ''] ?? a.error ?? '?');
+}
+
+export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
+  function common(req: FastifyRequest, v: Viewer, clinic: Clinic) {
+    req.lang = asLang(clinic.language);
+    const t = messages(pageLang(req));
+    return {
+      t, fmt: new Formatter(t, clinic.timezone, ctx.now()), person: v, csrf: csrfToken(v.token), clinic,
+      canManage: canManageKeys(v, clinic.id), url: (p: string) => clinicUrl(v, clinic, p),
+    };
+  }
+
+  async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: WebhookForm | null) {
+    const c = common(req, v, clinic);
+    const flash = form ? null : await ctx.sessions.takeFlash(v.token, v.flash, clinic.id);
+    return sendPage(reply, status, webhooksPage({
+      ...c, eligible: isApiEligible(clinic.plan, ctx.config.apiPlans), eligiblePlans: [...ctx.config.apiPlans],
+      endpoints: await ctx.webhooks.list(clinic.id), flash, form,
+    }));
+  }
+
+  /** The clinic in view, which a route that acts on it needs. */
+  async function clinicOf(req: FastifyRequest, v: Viewer, requested: string): Promise<Clinic> {
+    const clinic = await actingClinic(ctx, req, v, requested);
+    if (!clinic) throw notFound();
+    return clinic;
+  }
+
+  /** The endpoint of the path in the clinic in view (another clinic's is not found); `manage`: only owners and superadmins. */
+  async function endpointOf(req: FastifyRequest, v: Viewer, manage: boolean): Promise<{ clinic: Clinic; endpoint: EndpointRow }> {
+    const clinic = await clinicOf(req, v, field(req.query, 'clinic'));
+    const id = (req.params as { id: string }).id;
+    const endpoint = ID_RE.test(id) ? await ctx.webhooks.get(clinic.id, id) : undefined;
+    if (!endpoint) throw notFound();
+    req.lang = asLang(clinic.language);
+    if (manage && !canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage webhooks');
+    return { clinic, endpoint };
+  }
+
+  app.get(ROUTE, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+    const v = viewerOf(req);
+    const clinic = await actingClinic(ctx, req, v, field(req.query, 'clinic'));
+    // A superadmin chooses a clinic on the keys page first.
+    if (!clinic) return reply.redirect('/dashboard/settings/api', 303);
+    return renderList(req, reply, v, clinic, 200, null);
+  });
+
+  app.post(ROUTE, { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+    const v = viewerOf(req);
+    const clinic = await clinicOf(req, v, field(req.body, 'clinic'));
+    if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage webhooks');
+    if (!isApiEligible(clinic.plan, ctx.config.apiPlans)) throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
+    const form: WebhookForm = { url: field(req.body, 'url').trim(), events: fields(req.body, 'events'), error: null };
+    try {
+      const { endpoint, secret } = await ctx.webhooks.create({ clinicId: clinic.id, url: form.url, eventTypes: form.events, createdBy: v.userId });
+      await ctx.sessions.setFlash(v.token, { kind: 'webhook-created', clinicId: clinic.id, endpointId: endpoint.id, url: endpoint.url, secret });
+      req.log.info({ clinic: clinic.id, endpoint: endpoint.id, user: v.userId }, 'dashboard: webhook endpoint created');
+    } catch (err) {
+      if (err instanceof DestinationRefused) form.error = err.refusal;
+      else if (err instanceof DomainError && err.reason === 'invalid_input' && err.details.field === 'events') form.error = 'events';
+      else if (err instanceof DomainError && err.reason === 'conflict') form.error = 'limit';
+      else throw err;
+      return renderList(req, reply, v, clinic, 400, form);
+    }
+    // Post/redirect/get: the secret is shown by the next GET, once.
+    return reply.redirect(clinicUrl(v, clinic, BASE), 303);
+  });
+
+  app.get(`${ROUTE}/:id`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+    const v = viewerOf(req);
+    const { clinic, endpoint } = await endpointOf(req, v, false);
+    const c = common(req, v, clinic);
+    const [deliveries, flash] = await Promise.all([
+      ctx.webhooks.deliveries(clinic.id, endpoint.id, 25),
+      ctx.sessions.takeFlash(v.token, v.flash, clinic.id),
+    ]);
+    return sendPage(reply, 200, endpointPage({ ...c, endpoint, deliveries, flash }));
+  });
+
+  /** Runs an action on the endpoint, leaves its outcome for the next page and goes there. */
+  async function act(req: FastifyRequest, reply: FastifyReply, run: (clinic: Clinic, e: EndpointRow, t: Messages) => Promise<{ ok: boolean; text: string; to?: string }>) {
+    const v = viewerOf(req);
+    const { clinic, endpoint } = await endpointOf(req, v, true);
+    const t = messages(pageLang(req));
+    const r = await run(clinic, endpoint, t);
+    await ctx.sessions.setFlash(v.token, { kind: 'webhook-notice', clinicId: clinic.id, tone: r.ok ? 'success' : 'danger', text: r.text });
+    return reply.redirect(clinicUrl(v, clinic, r.to ?? `${BASE}/${endpoint.id}`), 303);
+  }
+
+  const post = { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] };
+
+  app.post(`${ROUTE}/:id/test`, post, (req, reply) => act(req, reply, async (clinic, e, t) => {
+    const a = await ctx.webhooks.sendTest(clinic.id, e.id);
+    return { ok: a.ok, text: a.ok ? t.wh.testDelivered(attemptText(t, a)) : t.wh.testFailed(attemptText(t, a)) };
+  }));
+
+  app.post(`${ROUTE}/:id/deliveries/:delivery/resend`, post, (req, reply) => act(req, reply, async (clinic, e, t) => {
+    const deliveryId = (req.params as { delivery: string }).delivery;
+    const d = ID_RE.test(deliveryId) ? (await ctx.webhooks.deliveries(clinic.id, e.id, 1_000)).find((x) => x.id === deliveryId) : undefined;
+    if (!d) throw notFound();
+    const a = await ctx.webhooks.resend(clinic.id, d.id);
+    return { ok: a.ok, text: t.wh.resent(`${d.tipo}: ${attemptText(t, a)}`) };
+  }));
+
+  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+    app.post(`${ROUTE}/:id/${action}`, post, (req, reply) => act(req, reply, async (clinic, e, t) => {
+      await ctx.webhooks.setEnabled(clinic.id, e.id, enabled);
+      req.log.info({ clinic: clinic.id, endpoint: e.id, user: req.viewer?.userId }, `dashboard: webhook endpoint ${action}d`);
+      return { ok: true, text: enabled ? t.wh.enabledNotice : t.wh.disabledNotice };
+    }));
+  }
+
+  app.get(`${ROUTE}/:id/delete`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+    const v = viewerOf(req);
+    const { clinic, endpoint } = await endpointOf(req, v, true);
+    return sendPage(reply, 200, deleteEndpointPage({ ...common(req, v, clinic), endpoint }));
+  });
+
+  app.post(`${ROUTE}/:id/delete`, post, (req, reply) => act(req, reply, async (clinic, e, t) => {
+    await ctx.webhooks.delete(clinic.id, e.id);
+    req.log.info({ clinic: clinic.id, endpoint: e.id, user: req.viewer?.userId }, 'dashboard: webhook endpoint deleted');
+    return { ok: true, text: t.wh.deletedNotice(e.url), to: BASE };
+  }));
+}

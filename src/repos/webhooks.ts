@@ -1,0 +1,152 @@
+// Webhook endpoints and their recent deliveries (migration 006): plain queries. Every query of a
+// clinic's user names the clinic; the two operator-scoped look-ups (locateWebhookEndpoint, for
+// the CLI that names an endpoint and no clinic) and the delivery worker's (which works for every
+// clinic, each endpoint under its lease) say so.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
+import type { DB, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/schema.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+function endpointRow(r: Record<string, unknown>): EndpointRow {
+  return {
+    ...(r as unknown as EndpointRow),
+    enabled: Number(r.enabled), disabled_at: num(r.disabled_at), created_at: Number(r.created_at), cursor: Number(r.cursor),
+    attempts: Number(r.attempts), next_attempt_ms: Number(r.next_attempt_ms), failing_since_ms: num(r.failing_since_ms),
+    lease_until_ms: Number(r.lease_until_ms),
+  };
+}
+
+function deliveryRow(r: Record<string, unknown>): DeliveryRow {
+  return {
+    ...(r as unknown as DeliveryRow), seq: num(r.seq), attempt: Number(r.attempt), at_ms: Number(r.at_ms),
+    status_code: num(r.status_code), duration_ms: Number(r.duration_ms),
+  };
+}
+
+export async function countWebhookEndpoints(db: Kysely<DB>, clinicId: string): Promise<number> {
+  const row = await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('clinic_id', '=', clinicId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertWebhookEndpoint(db: Kysely<DB>, row: EndpointRow): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export async function listWebhookEndpoints(db: Kysely<DB>, clinicId: string): Promise<EndpointRow[]> {
+  const rows = await db.selectFrom('webhook_endpoints').selectAll().where('clinic_id', '=', clinicId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(endpointRow);
+}
+
+export async function getWebhookEndpoint(db: Kysely<DB>, clinicId: string, id: string): Promise<EndpointRow | undefined> {
+  const row = await db.selectFrom('webhook_endpoints').selectAll().where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  return row && endpointRow(row);
+}
+
+/** Operator-scoped, across clinics: the clinic endpoint `id` belongs to (the CLI names no clinic). */
+export async function locateWebhookEndpoint(db: Kysely<DB>, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('webhook_endpoints').select('clinic_id').where('id', '=', id).executeTakeFirst();
+  return row?.clinic_id;
+}
+
+export async function deleteWebhookEndpoint(db: Kysely<DB>, clinicId: string, id: string): Promise<boolean> {
+  await db.deleteFrom('webhook_deliveries').where('clinic_id', '=', clinicId).where('endpoint_id', '=', id).execute();
+  const res = await db.deleteFrom('webhook_endpoints').where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** Enables (from its cursor, due now, failures forgotten) or disables an endpoint, with the reason. */
+export async function setWebhookEnabled(
+  db: Kysely<DB>, clinicId: string, id: string, enabled: boolean, reason: string | null, nowMs: number,
+): Promise<boolean> {
+  const res = await db.updateTable('webhook_endpoints')
+    .set(enabled
+      ? { enabled: 1, disabled_reason: null, disabled_at: null, attempts: 0, failing_since_ms: null, next_attempt_ms: nowMs }
+      : { enabled: 0, disabled_reason: reason, disabled_at: Math.floor(nowMs / 1000) })
+    .where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+// The delivery worker's queries (every clinic; each endpoint only under its lease).
+
+/**
+ * Claims up to `limit` due endpoints for `owner` until `untilMs`, in one statement: enabled, due,
+ * not leased (or the lease expired: its holder died), with events after its cursor. PostgreSQL
+ * skips rows another instance is claiming at this moment (FOR UPDATE SKIP LOCKED), so two
+ * instances never claim one endpoint; SQLite has one writer at a time.
+ */
+export async function claimDueEndpoints(db: Kysely<DB>, owner: string, nowMs: number, untilMs: number, limit: number): Promise<EndpointRow[]> {
+  const lock = dialectOf(db) === 'postgres' ? sql`for update of e skip locked` : sql``;
+  const { rows } = await sql<Record<string, unknown>>`
+    update webhook_endpoints set lease_owner = ${owner}, lease_until_ms = ${untilMs}
+    where id in (
+      select e.id from webhook_endpoints e join clinic_data_versions v on v.clinic_id = e.clinic_id
+      where e.enabled = 1 and e.next_attempt_ms <= ${nowMs} and e.lease_until_ms <= ${nowMs} and e.cursor < v.events_seq
+      order by e.next_attempt_ms limit ${limit} ${lock})
+    returning *`.execute(db);
+  return rows.map(endpointRow);
+}
+
+/**
+ * The head event was delivered (or needs no delivery): the cursor moves to `cursor`, failures are
+ * forgotten and the lease extended. False when `owner` no longer holds the lease (it must stop).
+ */
+export async function advanceWebhookCursor(db: Kysely<DB>, id: string, owner: string, cursor: number, leaseUntilMs: number): Promise<boolean> {
+  const res = await db.updateTable('webhook_endpoints')
+    .set({ cursor, attempts: 0, failing_since_ms: null, last_error: null, lease_until_ms: leaseUntilMs })
+    .where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** The head event failed: when to try again, since when it fails, and (after 3 days) disabled; the lease is given up. */
+export async function recordWebhookFailure(db: Kysely<DB>, id: string, owner: string, f: {
+  attempts: number; nextAttemptMs: number; failingSinceMs: number; lastError: string; disable: boolean; nowMs: number;
+}): Promise<boolean> {
+  const res = await db.updateTable('webhook_endpoints')
+    .set({
+      attempts: f.attempts, next_attempt_ms: f.nextAttemptMs, failing_since_ms: f.failingSinceMs, last_error: f.lastError,
+      lease_owner: null, lease_until_ms: 0,
+      ...(f.disable ? { enabled: 0, disabled_reason: 'failing', disabled_at: Math.floor(f.nowMs / 1000) } : {}),
+    })
+    .where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Gives up `owner`'s lease of one endpoint, or of all it holds (shutdown). */
+export async function releaseWebhookLeases(db: Kysely<DB>, owner: string, id?: string): Promise<void> {
+  let q = db.updateTable('webhook_endpoints').set({ lease_owner: null, lease_until_ms: 0 }).where('lease_owner', '=', owner);
+  if (id !== undefined) q = q.where('id', '=', id);
+  await q.execute();
+}
+
+export async function insertWebhookDelivery(db: Kysely<DB>, row: DeliveryRow): Promise<void> {
+  await db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+/** The endpoint's latest attempts, newest first. */
+export async function listWebhookDeliveries(db: Kysely<DB>, clinicId: string, endpointId: string, limit: number): Promise<DeliveryRow[]> {
+  const rows = await db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).where('clinic_id', '=', clinicId)
+    .orderBy('at_ms', 'desc').orderBy('seq', 'desc').orderBy('attempt', 'desc').limit(limit).execute();
+  return rows.map(deliveryRow);
+}
+
+export async function getWebhookDelivery(db: Kysely<DB>, clinicId: string, id: string): Promise<DeliveryRow | undefined> {
+  const row = await db.selectFrom('webhook_deliveries').selectAll().where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  return row && deliveryRow(row);
+}
+
+/** Keeps the endpoint's latest `keep` attempts. */
+export async function pruneWebhookDeliveries(db: Kysely<DB>, endpointId: string, keep: number): Promise<void> {
+  const edge = await db.selectFrom('webhook_deliveries').select('at_ms').where('endpoint_id', '=', endpointId)
+    .orderBy('at_ms', 'desc').offset(keep).limit(1).executeTakeFirst();
+  if (edge) await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).where('at_ms', '<=', Number(edge.at_ms)).execute();
+}
+
+/** One event of the clinic by its seq (a resend: the delivery recorded it), a primary-key read. */
+export async function getEventBySeq(db: Kysely<DB>, clinicId: string, seq: number) {
+  const row = await db.selectFrom('events').select(['seq', 'id', 'tipo', 'ocurrido_at', 'datos']).where('clinic_id', '=', clinicId).where('seq', '=', seq).executeTakeFirst();
+  return row && { ...row, seq: Number(row.seq), ocurrido_at: Number(row.ocurrido_at) };
+}

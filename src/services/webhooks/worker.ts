@@ -1,0 +1,269 @@
+// The delivery worker: one per server process (never in the CLI). It claims due endpoints under
+// a lease (repos/webhooks.ts claimDueEndpoints: FOR UPDATE SKIP LOCKED on PostgreSQL), so each
+// attempt is made by exactly one process, and delivers each claimed endpoint's events strictly in
+// the order of the clinic's log: the head event is retried (back-off with full jitter, honouring
+// Retry-After) until it is delivered or the endpoint is disabled; nothing behind it goes first.
+// The cursor moves only after a 2xx (at least once): a process killed mid-delivery leaves the
+// cursor where it was, its lease expires, and another process (or itself, restarted) sends that
+// event again.
+//
+// Backpressure: one request in flight per endpoint (its session is sequential) and at most
+// `maxInFlight` per process (endpoints are claimed only for free slots); a slow or dead receiver
+// holds its own endpoint's slot for at most the attempt's time limit, never another's, and never
+// a request of the API (deliveries run here, off the request path).
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../db/connect.js';
+import { dataVersions } from '../../repos/clinics.js';
+import { getClinic } from '../../repos/clinics.js';
+import { EVENTS_CHANNEL, eventsAfter } from '../../repos/events.js';
+import {
+  advanceWebhookCursor, claimDueEndpoints, getWebhookEndpoint, recordWebhookFailure, releaseWebhookLeases, type EndpointRow,
+} from '../../repos/webhooks.js';
+import { eventJson } from '../feed.js';
+import { backoffDelay, parseRetryAfter, shouldDisable } from './backoff.js';
+import { eventTypesOf, recordAttempt, type WebhookService } from './endpoints.js';
+import type { Resolver } from './destination.js';
+import { sendWebhook, type Attempt } from './send.js';
+
+/** Events read per query; an endpoint's session delivers at most SESSION_MAX before giving its slot back. */
+const PAGE = 50;
+const SCAN = 2_000;
+const SESSION_MAX = 500;
+/** On shutdown, requests in flight get this long to finish before they are cut (their events are sent again later). */
+const STOP_GRACE_MS = 3_000;
+
+export interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface DeliveryObserver {
+  /** Each attempt of the worker: its outcome, and for a delivered event the lag since the event (ms). */
+  attempt(outcome: 'delivered' | 'failed', lagMs: number | null): void;
+  disabled(): void;
+  /** endpoints being delivered to by this process, after each change */
+  inFlight(n: number): void;
+}
+
+export interface WorkerOptions {
+  maxInFlight: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  timeoutMs: number;
+  leaseMs: number;
+  pollMs: number;
+  allowPrivate: boolean;
+  log: WorkerLog;
+  now?: () => number;
+  random?: () => number;
+  resolve?: Resolver;
+  observer?: DeliveryObserver;
+}
+
+export class DeliveryWorker {
+  /** This process's name in leases. */
+  readonly owner = randomUUID();
+  private readonly sessions = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly zones = new Map<string, string>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  private started = false;
+  private stopped = false;
+  private stopping: Promise<void> | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(private readonly database: Database, private readonly service: WebhookService, private readonly opts: WorkerOptions) {
+    this.now = opts.now ?? Date.now;
+    this.random = opts.random ?? Math.random;
+  }
+
+  /** Endpoints this process is delivering to right now. */
+  get inFlight(): number {
+    return this.sessions.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    // PostgreSQL wakes the worker at each import's commit; polling stays (SQLite's only way, and
+    // retries coming due).
+    if (this.database.listen) {
+      try {
+        this.unlisten = await this.database.listen(EVENTS_CHANNEL, () => this.kick(), (err) => {
+          this.opts.log.warn({ err }, 'webhooks: lost the LISTEN connection; polling only');
+          this.unlisten = null;
+        });
+      } catch (err) {
+        this.opts.log.warn({ err }, 'webhooks: could not LISTEN for new events; polling only');
+      }
+    }
+    this.schedule(0);
+  }
+
+  /** Looks for due endpoints now (new events were committed). */
+  kick(): void {
+    if (!this.started || this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.ticking = this.tick().then(() => {}, (err: unknown) => this.opts.log.error({ err }, 'webhooks: looking for due endpoints failed'))
+        .finally(() => {
+          this.ticking = null;
+          const soon = this.again;
+          this.again = false;
+          this.schedule(soon ? 0 : this.opts.pollMs);
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Claims due endpoints for the free slots and starts a session for each. */
+  async tick(): Promise<number> {
+    const free = this.opts.maxInFlight - this.sessions.size;
+    if (this.stopped || free <= 0) return 0;
+    const now = this.now();
+    const claimed = await claimDueEndpoints(this.database.db, this.owner, now, now + this.opts.leaseMs, free);
+    for (const ep of claimed) {
+      const run = this.session(ep)
+        .catch(async (err: unknown) => {
+          this.opts.log.error({ err, endpoint: ep.id, clinic: ep.clinic_id }, 'webhooks: delivery session failed; retried later');
+          await releaseWebhookLeases(this.database.db, this.owner, ep.id).catch(() => {});
+        })
+        .finally(() => {
+          this.sessions.delete(ep.id);
+          this.opts.observer?.inFlight(this.sessions.size);
+          // A slot came free: others may be waiting for it.
+          this.kick();
+        });
+      this.sessions.set(ep.id, run);
+    }
+    if (claimed.length > 0) this.opts.observer?.inFlight(this.sessions.size);
+    return claimed.length;
+  }
+
+  /** Waits until no session is running (tests). */
+  async idle(): Promise<void> {
+    while (this.sessions.size > 0) await Promise.all([...this.sessions.values()]);
+  }
+
+  private async zoneOf(clinicId: string): Promise<string> {
+    let zone = this.zones.get(clinicId);
+    if (zone === undefined) {
+      zone = (await getClinic(this.database.db, clinicId))?.timezone ?? 'UTC';
+      this.zones.set(clinicId, zone);
+    }
+    return zone;
+  }
+
+  /** Delivers the endpoint's events after its cursor, in order, while it holds the lease. */
+  private async session(ep: EndpointRow): Promise<void> {
+    const db = this.database.db;
+    const types = eventTypesOf(ep);
+    const secret = this.service.secretOf(ep);
+    const zone = await this.zoneOf(ep.clinic_id);
+    const lease = () => this.now() + this.opts.leaseMs;
+    let cursor = ep.cursor;
+    let sent = 0;
+    while (!this.stopped && sent < SESSION_MAX) {
+      const bounds = await dataVersions(db, ep.clinic_id);
+      if (cursor < bounds.eventsExpired) {
+        // Retention removed events this endpoint never got (it was disabled or failing for longer
+        // than the log keeps them): they cannot be sent; say so and go on from what is kept.
+        this.opts.log.warn({ endpoint: ep.id, clinic: ep.clinic_id, from: cursor + 1, through: bounds.eventsExpired }, 'webhooks: events removed by retention before delivery were skipped');
+        cursor = bounds.eventsExpired;
+        if (!(await advanceWebhookCursor(db, ep.id, this.owner, cursor, lease()))) return;
+      }
+      if (cursor >= bounds.eventsSeq) break;
+      const through = Math.min(bounds.eventsSeq, cursor + SCAN);
+      const rows = await eventsAfter(db, ep.clinic_id, cursor, through, types, PAGE);
+      for (const ev of rows) {
+        if (this.stopped) break;
+        // The lease was set or extended just before (the claim, or the last cursor move) and
+        // outlives an attempt (WEBHOOK_LEASE_MS > WEBHOOK_TIMEOUT_MS): no other process can take
+        // the endpoint while this request is out.
+        const attempt = await sendWebhook(ep.url, secret, ev.id, eventJson(ev, zone), {
+          allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs, resolve: this.opts.resolve,
+        }, this.abort.signal);
+        if (attempt.error === 'aborted') return;
+        const at = this.now();
+        try {
+          await recordAttempt(this.database, ep, ev, 'auto', ep.attempts + 1, at, attempt);
+        } catch (err) {
+          // Deleted while its request was out (its deliveries go with it): nothing left to do.
+          if (!(await getWebhookEndpoint(db, ep.clinic_id, ep.id))) return;
+          throw err;
+        }
+        if (!attempt.ok) {
+          await this.failed(ep, attempt, at);
+          return;
+        }
+        this.opts.observer?.attempt('delivered', at - ev.ocurrido_at * 1000);
+        sent++;
+        cursor = ev.seq;
+        ep = { ...ep, attempts: 0, failing_since_ms: null };
+        if (!(await advanceWebhookCursor(db, ep.id, this.owner, cursor, lease()))) return;
+      }
+      if (this.stopped) break;
+      // A short page ended the range: the rest of it holds no event of the endpoint's types.
+      if (rows.length < PAGE && cursor < through) {
+        cursor = through;
+        if (!(await advanceWebhookCursor(db, ep.id, this.owner, cursor, lease()))) return;
+      }
+    }
+    await releaseWebhookLeases(db, this.owner, ep.id);
+  }
+
+  private async failed(ep: EndpointRow, a: Attempt, at: number): Promise<void> {
+    const attempts = ep.attempts + 1;
+    const failingSince = ep.failing_since_ms ?? at;
+    const disable = shouldDisable(failingSince, at);
+    const delay = backoffDelay({ baseMs: this.opts.retryBaseMs, maxMs: this.opts.retryMaxMs }, attempts, parseRetryAfter(a.retryAfter, at), this.random());
+    const lastError = a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? 'error');
+    await recordWebhookFailure(this.database.db, ep.id, this.owner, { attempts, nextAttemptMs: at + delay, failingSinceMs: failingSince, lastError, disable, nowMs: at });
+    this.opts.observer?.attempt('failed', null);
+    if (disable) {
+      this.opts.observer?.disabled();
+      this.opts.log.warn({ endpoint: ep.id, clinic: ep.clinic_id, failingSince: new Date(failingSince).toISOString(), lastError }, 'webhooks: endpoint disabled after 3 days of failures');
+    }
+  }
+
+  /**
+   * Stops claiming, lets requests in flight finish for a moment (then cuts them: their events
+   * were not acknowledged and are sent again later), and gives up every lease this process
+   * holds, so another process (or this one restarted) takes over at once instead of when the
+   * leases expire.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.halt();
+    return this.stopping;
+  }
+
+  private async halt(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.unlisten?.().catch(() => {});
+    await this.ticking;
+    const all = Promise.all([...this.sessions.values()]);
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((r) => { grace = setTimeout(r, STOP_GRACE_MS); })]);
+    clearTimeout(grace);
+    this.abort.abort();
+    await all;
+    if (this.started) await releaseWebhookLeases(this.database.db, this.owner).catch((err: unknown) => this.opts.log.error({ err }, 'webhooks: releasing leases on shutdown failed'));
+  }
+}
