@@ -24,6 +24,10 @@ export interface Config {
   readonly cookieSecure: 'auto' | 'always' | 'never';
   readonly dbPoolMax: number;
   readonly dbStatementTimeoutMs: number;
+  /** null: limits in each process's memory; set: shared by every instance on this Redis. */
+  readonly redisUrl: string | null;
+  /** How long a request waits for Redis before its limit is decided in memory (fail open). */
+  readonly redisTimeoutMs: number;
 }
 
 /** An invalid variable: reason invalid_config, the variable as the field, named in the message. */
@@ -61,6 +65,28 @@ function databaseUrl(env: Env): string | null {
     throw invalid('DATABASE_URL', 'is not a valid URL (percent-encode special characters in the password)');
   }
   return url;
+}
+
+/**
+ * redis:// or rediss:// (TLS), with an optional user, password and database number, as
+ * node-redis reads it. Whether Redis answers is not checked here: an instance starts and serves
+ * without it (limits fail open), so a Redis outage never stops a restart.
+ */
+function redisUrl(env: Env): string | null {
+  const raw = str(env, 'REDIS_URL');
+  if (raw === null) return null;
+  const fix = 'e.g. redis://redis:6379 or rediss://user:password@redis.example:6380/0 (percent-encode special characters in the password); unset it to keep limits in each instance\'s memory';
+  if (!/^rediss?:\/\//i.test(raw)) throw invalid('REDIS_URL', `must be a redis:// or rediss:// URL, ${fix}`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid('REDIS_URL', `is not a valid URL, ${fix}`);
+  }
+  if (url.hostname === '') throw invalid('REDIS_URL', `has no host, ${fix}`);
+  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) throw invalid('REDIS_URL', `the path must be a database number such as /0, ${fix}`);
+  if (url.search !== '' || url.hash !== '') throw invalid('REDIS_URL', `takes no query string or fragment, ${fix}`);
+  return raw;
 }
 
 function plans(env: Env): Plan[] {
@@ -106,12 +132,6 @@ export function loadConfig(env: Env = process.env): Config {
     throw invalid('API_KEY_PEPPER', 'must be at least 32 characters of secret (e.g. `openssl rand -base64 48`); unset it to have one generated into DATA_DIR');
   }
 
-  // Refused until shared limits exist: silently limiting per instance when the operator asked for
-  // shared limits would be worse than a clear no.
-  if (str(env, 'REDIS_URL') !== null) {
-    throw invalid('REDIS_URL', 'shared rate limits in Redis are not available in this version; unset REDIS_URL (each instance then limits in memory)');
-  }
-
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw invalid('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -149,5 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure,
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 1000),
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
+    redisUrl: redisUrl(env),
+    redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 10, 1, 1000),
   });
 }
