@@ -30,6 +30,7 @@ import { openapi } from './http/plugins/openapi.js';
 import { genReqId, requestId } from './http/plugins/request-id.js';
 import type { KeyService } from './services/api-keys.js';
 import type { RateLimiter } from './services/rate-limit.js';
+import { RateLimiters, type LimiterHealth } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
 
 export interface AppDeps {
@@ -38,6 +39,11 @@ export interface AppDeps {
   keys: KeyService;
   limiter: RateLimiter;
   authFailLimiter: RateLimiter;
+  /**
+   * Where the dashboard's sign-in limiters are made and the limiters' health is read (in memory
+   * when absent; the server passes the runtime's, shared on Redis with REDIS_URL).
+   */
+  limiters?: RateLimiters;
   /** Wall clock in ms; tests pass a fixed one. */
   now?: () => number;
   /** Logger options; false silences (tests). */
@@ -51,6 +57,8 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     usage: UsageCounter;
+    /** Redis' state and the limit decisions made without it: for /readyz and /metrics. */
+    limiterHealth: () => LimiterHealth;
   }
 }
 
@@ -77,6 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Counted by the API, read by the dashboard, written in batches; the rest is written on close.
   const usage = deps.usage ?? new UsageCounter(deps.database.db, { onError: (err) => app.log.error({ err }, 'usage flush failed') });
   app.decorate('usage', usage);
+  const limiters = deps.limiters ?? new RateLimiters(null);
+  app.decorate('limiterHealth', () => limiters.health());
   app.addHook('onClose', async () => {
     await usage.close().catch((err) => app.log.error({ err }, 'usage flush on close failed'));
   });
@@ -94,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now });
   await app.register(adminPlugin, {
-    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config, now, cookieSecure: config.cookieSecure, ...deps.admin,
+    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, usage, config, now, cookieSecure: config.cookieSecure, limiters, ...deps.admin,
   });
   await app.register(rootRedirect);
   return app;

@@ -1,17 +1,26 @@
-// Composition shared by the server and the CLI: config -> database (migrated) -> services.
+// Composition shared by the server and the CLI: config -> database (migrated) -> services, and
+// with REDIS_URL the link to Redis (redis/link.ts), which connects only when first used: the
+// server starts it, the CLI only when it announces a revocation.
 // Migrations run under the database's start-up lock (db/connect.ts), so instances and commands
 // starting at once on one database apply each migration once.
 import type { Config } from './config.js';
 import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { RedisLink, type RedisState } from './redis/link.js';
 import { KeyService } from './services/api-keys.js';
 import { resolvePepper } from './services/pepper.js';
+import { revocationAnnouncer } from './services/revocations.js';
+import { RateLimiters } from './services/shared-rate-limit.js';
 import { explainPepperError, explainRuntimeError } from './startup-errors.js';
 
 export interface Runtime {
   config: Config;
   database: Database;
   keys: KeyService;
+  /** null without REDIS_URL */
+  redis: RedisLink | null;
+  /** the rate limiters: in memory, or shared on `redis` (failing open to memory) */
+  limiters: RateLimiters;
   pepperGenerated: boolean;
   describe: string;
   close(): Promise<void>;
@@ -39,7 +48,14 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
   return value;
 }
 
-export async function openRuntime(config: Config, opts: { migrate?: boolean; onBackgroundError?: (err: unknown) => void } = {}): Promise<Runtime> {
+export interface RuntimeOptions {
+  migrate?: boolean;
+  onBackgroundError?: (err: unknown) => void;
+  /** Redis went down (with the reason) or answers again: for the server's log, once per change. */
+  onRedisState?: (state: RedisState, reason: string | null) => void;
+}
+
+export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const target = targetFromConfig(config);
   let resolved: ReturnType<typeof resolvePepper>;
   try {
@@ -51,8 +67,16 @@ export async function openRuntime(config: Config, opts: { migrate?: boolean; onB
   const { database } = await openAnd(config, async (d) => {
     if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
   });
+  const redis = config.redisUrl === null ? null : new RedisLink({ url: config.redisUrl, timeoutMs: config.redisTimeoutMs, onStateChange: opts.onRedisState });
   const keys = new KeyService(database.db, {
     pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,
+    announceRevocation: redis ? revocationAnnouncer(redis) : undefined,
   });
-  return { config, database, keys, pepperGenerated: generated, describe: describeTarget(target), close: () => database.close() };
+  return {
+    config, database, keys, redis, limiters: new RateLimiters(redis), pepperGenerated: generated, describe: describeTarget(target),
+    close: async () => {
+      await redis?.close();
+      await database.close();
+    },
+  };
 }

@@ -5,18 +5,32 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 
 import { buildApp } from './app.js';
+import { describeRedisUrl } from './redis/link.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
-import { MemoryGcraLimiter } from './services/rate-limit.js';
+import { listenForRevocations } from './services/revocations.js';
 import { explainListenError } from './startup-errors.js';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
+/**
+ * How long a start waits for Redis before it serves anyway: long enough for a healthy Redis, so
+ * that limits are shared from the first request, short enough that an outage does not hold up
+ * a restart (the limits fail open meanwhile, and the link keeps trying).
+ */
+const REDIS_START_WAIT_MS = 1_000;
 
 export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
   let log: FastifyBaseLogger | undefined;
+  const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
   const rt = await openRuntime(config, {
     onBackgroundError: (err) => log?.error({ err }, 'background database write failed (last_used_at)'),
+    // Logged once per change, never per request; app.limiterHealth() counts the decisions made meanwhile.
+    onRedisState: (state, reason) => {
+      if (state === 'down') {
+        log?.warn({ redis: redisName, reason }, 'Redis does not answer: rate limits fall back to each instance\'s memory until it answers again (revocations reach other instances within 5 s)');
+      } else log?.info({ redis: redisName }, 'Redis answers: rate limits are shared by every instance');
+    },
   });
   let app: FastifyInstance | undefined;
   let first: FirstRunResult | null;
@@ -25,10 +39,17 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       config,
       database: rt.database,
       keys: rt.keys,
-      limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
-      authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
+      // In memory, or with REDIS_URL one bucket per key (and per address) for the whole fleet.
+      limiter: rt.limiters.make('key', config.rateLimitRps, config.rateLimitBurst),
+      authFailLimiter: rt.limiters.make('auth-fail', config.authFailRps, config.authFailBurst),
+      limiters: rt.limiters,
     });
     log = app.log;
+    if (rt.redis) {
+      const appLog = log;
+      listenForRevocations(rt.redis, rt.keys, (keyId) => appLog.info({ key: keyId }, 'API key revoked elsewhere: refused here from now on'));
+      await rt.redis.waitUp(REDIS_START_WAIT_MS);
+    }
     if (rt.pepperGenerated) log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
     // API usage for the dashboard is counted in memory and written in one batch every 30 s; the
     // app's onClose hook writes the rest, before the database closes below.
@@ -74,7 +95,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
   const port = (running.server.address() as { port: number }).port;
   const baseUrl = `http://${host}:${port}`;
   out.write(first ? firstRunBanner(first, baseUrl) : startBanner(baseUrl));
-  running.log.info({ database: rt.describe, address: baseUrl }, 'clinic-api listening');
+  running.log.info({ database: rt.describe, address: baseUrl, rateLimits: redisName === null ? 'in memory' : `shared on ${redisName}` }, 'clinic-api listening');
   return close;
 }
 
