@@ -25,11 +25,12 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
   const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
   const rt = await openRuntime(config, {
     onBackgroundError: (err) => log?.error({ err }, 'background database write failed (last_used_at)'),
-    // Logged once per change, never per request; app.limiterHealth() counts the decisions made meanwhile.
+    // Logged once per change, never per request (redis/link.ts); `fallbacks` counts the limit
+    // decisions made in memory since the start, as app.limiterHealth() does.
     onRedisState: (state, reason) => {
       if (state === 'down') {
         log?.warn({ redis: redisName, reason }, 'Redis does not answer: rate limits fall back to each instance\'s memory until it answers again (revocations reach other instances within 5 s)');
-      } else log?.info({ redis: redisName }, 'Redis answers: rate limits are shared by every instance');
+      } else log?.info({ redis: redisName, fallbacks: rt.limiters.health().fallbacks }, 'Redis answers: rate limits are shared by every instance');
     },
   });
   let app: FastifyInstance | undefined;

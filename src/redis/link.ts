@@ -2,8 +2,11 @@
 // buckets and carries revocations, and the service must never fail or stall because of it, so
 // every call here is bounded and never throws:
 //
-//   - a call waits at most `timeoutMs` (REDIS_TIMEOUT_MS) and then resolves with no answer; the
-//     caller decides without Redis (services/shared-rate-limit.ts: the in-memory limiter);
+//   - a call is given up on when Redis has sent nothing for `timeoutMs` (REDIS_TIMEOUT_MS) while
+//     it waits, and resolves with no answer; the caller decides without Redis
+//     (services/shared-rate-limit.ts: the in-memory limiter). Silence, not the call's age: a
+//     burst of calls queued on the connection is answered in turn, each reply proving Redis alive;
+//     the calls waiting on a frozen or unreachable Redis all give up within the timeout;
 //   - the first call that fails or times out marks the link `down`; while down no request goes
 //     to Redis at all (no waiting, no queue building up behind a frozen server), and a probe
 //     (the rate-limit script itself, on a key of its own) runs every `probeEveryMs`; the first
@@ -11,7 +14,7 @@
 //   - commands are never queued while the socket is disconnected (disableOfflineQueue): they
 //     fail at once; the client reconnects by itself (at most a second between attempts).
 //
-// A timeout is declared only after the event loop has had the chance to read a reply that has
+// A timeout is declared only after the event loop has had the chance to read replies that have
 // already arrived: when the timer fires, the check waits for setImmediate, which runs after the
 // loop's poll phase. Otherwise a loop busy for longer than the timeout (a large response being
 // serialized) would count replies that had arrived in time as timeouts.
@@ -27,16 +30,31 @@ export interface RedisLinkOptions {
   /** how often a down link checks whether Redis answers again */
   probeEveryMs?: number;
   /**
-   * Called when the state changes: `down` with the reason (an error's message, "timeout"), `up`
-   * when Redis answers again. The first `down` is reported even if it was never up.
+   * Called when the state changes: `down` with the reason (an error's message, "no answer
+   * within 10 ms"), `up` when Redis answers again. The first `down` is reported even if it was
+   * never up. An outage that begins within `reportQuietMs` of the last one reported is reported
+   * only if it is still going on when that time is up (and then with the count of the shorter
+   * ones), so a flapping Redis does not fill the log; `up` follows only a reported `down`.
    */
   onStateChange?: (state: RedisState, reason: string | null) => void;
+  /** default one minute */
+  reportQuietMs?: number;
 }
 
 const NO_ANSWER = Symbol('no answer');
 type Bounded<T> = T | typeof NO_ANSWER;
 
+/** A call waiting for Redis (see bounded()). */
+interface Pending {
+  /** when it was written to the socket (stampSoon); -1 until then */
+  sentAt: number;
+  ms: number;
+  settle: (value: unknown) => void;
+  done: boolean;
+}
+
 const DEFAULT_PROBE_EVERY_MS = 250;
+const DEFAULT_REPORT_QUIET_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 1_000;
 /** The probe's bucket: the same script as requests, writing like them, never refusing. */
 const PROBE_KEY = 'clinic-api:probe';
@@ -65,12 +83,23 @@ export class RedisLink {
   private probeTimer: NodeJS.Timeout | null = null;
   private probeInFlight: Promise<unknown> | null = null;
   private readonly waiters = new Set<() => void>();
+  /** calls waiting for a reply, oldest first; done ones are dropped at the next check */
+  private pending: Pending[] = [];
+  private lastReplyAt = 0;
+  private watchdog: NodeJS.Timeout | null = null;
+  private stamping = false;
+  private lastDownReportAt = -Infinity;
+  private quietOutages = 0;
+  private lastReason = '';
+  private deferredReport: NodeJS.Timeout | null = null;
+  private readonly reportQuietMs: number;
   private readonly timeoutMs: number;
   private readonly probeEveryMs: number;
 
   constructor(private readonly opts: RedisLinkOptions) {
     this.timeoutMs = opts.timeoutMs;
     this.probeEveryMs = opts.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS;
+    this.reportQuietMs = opts.reportQuietMs ?? DEFAULT_REPORT_QUIET_MS;
     this.client = createClient({
       url: opts.url,
       disableOfflineQueue: true,
@@ -161,6 +190,10 @@ export class RedisLink {
     if (this.closed) return;
     this.closed = true;
     if (this.probeTimer) clearInterval(this.probeTimer);
+    if (this.watchdog) clearTimeout(this.watchdog);
+    if (this.deferredReport) clearTimeout(this.deferredReport);
+    for (const call of this.pending) if (!call.done) call.settle(NO_ANSWER);
+    this.pending = [];
     for (const wake of this.waiters) wake();
     for (const c of [this.client, this.subscriber]) {
       if (!c) continue;
@@ -185,30 +218,31 @@ export class RedisLink {
     });
   }
 
-  /** `p`'s value, or NO_ANSWER if it fails or takes longer than `ms`. Never rejects. */
+  /**
+   * `p`'s value, or NO_ANSWER if it fails, or if Redis sends nothing for `ms` while it waits.
+   * Never rejects. Replies come in order on the connection, so any reply says Redis is alive:
+   * a call queued behind a burst of others waits its turn, and only a Redis that has gone
+   * silent (frozen, unreachable) is given up on. One watchdog timer serves every call.
+   */
   private bounded<T>(p: Promise<T>, ms: number): Promise<Bounded<T>> {
     return new Promise((resolve) => {
-      let done = false;
-      const timer = setTimeout(() => {
-        // Let the poll phase read a reply that is already there before calling it a timeout.
-        setImmediate(() => {
-          if (done) return;
-          done = true;
-          this.markDown(`no answer within ${ms} ms`);
-          resolve(NO_ANSWER);
-        });
-      }, ms);
+      const call: Pending = { sentAt: -1, ms, settle: resolve as (v: unknown) => void, done: false };
+      this.pending.push(call);
+      this.stampSoon();
       p.then(
         (v) => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
+          this.lastReplyAt = performance.now();
+          if (call.done) {
+            // An answer after we gave up: Redis is back (thawed, or had a CPU again). Check now.
+            if (this.current === 'down') this.probe();
+            return;
+          }
+          call.done = true;
           resolve(v);
         },
         (err: unknown) => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
+          if (call.done) return;
+          call.done = true;
           this.markDown(err);
           resolve(NO_ANSWER);
         },
@@ -216,23 +250,95 @@ export class RedisLink {
     });
   }
 
+  /**
+   * node-redis writes the commands issued during a turn of the event loop at its end (in a
+   * setImmediate), so a call's clock starts then, not when it was issued: a turn that runs long
+   * (many requests arriving at once on a busy machine) must not count against Redis. One
+   * setImmediate, queued after node-redis' own, stamps every call of the turn.
+   */
+  private stampSoon(): void {
+    if (this.stamping) return;
+    this.stamping = true;
+    setImmediate(() => {
+      this.stamping = false;
+      const now = performance.now();
+      let first = Infinity;
+      for (const call of this.pending) {
+        if (call.sentAt < 0) call.sentAt = now;
+        if (!call.done) first = Math.min(first, call.ms);
+      }
+      if (first !== Infinity) this.armWatchdog(first);
+    });
+  }
+
+  private armWatchdog(ms: number): void {
+    if (this.watchdog) return;
+    // When it fires, setImmediate lets the poll phase read replies that are already there first.
+    this.watchdog = setTimeout(() => setImmediate(() => this.checkPending()), ms);
+  }
+
+  /** Gives up on the calls that have heard nothing from Redis for their `ms`; re-arms for the rest. */
+  private checkPending(): void {
+    this.watchdog = null;
+    const now = performance.now();
+    let next = Infinity;
+    let expired: string | null = null;
+    for (const call of this.pending) {
+      if (call.done || call.sentAt < 0) continue;
+      const silentFor = now - Math.max(call.sentAt, this.lastReplyAt);
+      if (silentFor >= call.ms) {
+        call.done = true;
+        call.settle(NO_ANSWER);
+        expired = `no answer within ${call.ms} ms`;
+      } else next = Math.min(next, call.ms - silentFor);
+    }
+    this.pending = this.pending.filter((c) => !c.done);
+    if (expired) this.markDown(expired);
+    if (next !== Infinity) this.armWatchdog(Math.max(1, Math.ceil(next)));
+  }
+
   private markDown(err: unknown): void {
     if (this.closed) return;
+    const wasUp = this.current === 'up';
     this.current = 'down';
-    if (this.reported !== 'down') {
-      this.reported = 'down';
-      this.opts.onStateChange?.('down', err instanceof Error ? err.message || err.name : String(err));
+    // A blip (a crowded host that left Redis without a CPU for a moment) is over as soon as
+    // Redis answers again: ask at once rather than at the next probe.
+    if (wasUp) setImmediate(() => this.probe());
+    if (this.reported === 'down') return;
+    this.lastReason = err instanceof Error ? err.message || err.name : String(err);
+    const quietFor = this.lastDownReportAt + this.reportQuietMs - performance.now();
+    if (quietFor <= 0) {
+      this.reportDown();
+      return;
     }
+    // Within the quiet time after the last outage reported: reported only if it outlasts it.
+    this.deferredReport ??= setTimeout(() => {
+      this.deferredReport = null;
+      if (this.current === 'down' && this.reported !== 'down') this.reportDown();
+    }, quietFor);
+    this.deferredReport.unref();
+  }
+
+  private reportDown(): void {
+    this.reported = 'down';
+    this.lastDownReportAt = performance.now();
+    const blips = this.quietOutages;
+    this.quietOutages = 0;
+    this.opts.onStateChange?.('down', blips > 0 ? `${this.lastReason} (and ${blips} shorter outage${blips === 1 ? '' : 's'} since the last one reported)` : this.lastReason);
   }
 
   private markUp(): void {
     if (this.closed) return;
+    const wasDown = this.current === 'down';
     this.current = 'up';
     for (const wake of this.waiters) wake();
     this.waiters.clear();
-    if (this.reported !== 'up') {
-      this.reported = 'up';
-      this.opts.onStateChange?.('up', null);
+    if (this.reported === 'up') {
+      // The end of an outage that was not reported (see markDown): counted for the next report.
+      if (wasDown) this.quietOutages++;
+      return;
     }
+    this.reported = 'up';
+    this.opts.onStateChange?.('up', null);
   }
 }

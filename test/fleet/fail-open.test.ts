@@ -1,0 +1,103 @@
+// Failing open under traffic: a real `clinic-api serve` process with REDIS_URL, and the real
+// redis-server under it stopped and started again, then frozen (SIGSTOP) and thawed, while
+// requests keep coming. No request fails or hangs; the outage is logged once; the instance goes
+// back to Redis by itself; revocations still arrive after Redis has restarted.
+// (The arithmetic of falling back and coming back, with the counts: redis-link.test.ts.)
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/in-process.js';
+import { DEMO_KEY_RE, request, startInstances, stopAllInstances, Traffic, type Instance } from '../helpers/fleet.js';
+import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
+
+const runs = redisAvailable('failing open under traffic (test/fleet/fail-open.test.ts)');
+
+const DOWN = 'Redis does not answer: rate limits fall back to each instance\'s memory until it answers again (revocations reach other instances within 5 s)';
+const UP = 'Redis answers: rate limits are shared by every instance';
+
+describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes back, freezes and thaws', () => {
+  let redis: RedisServer;
+  let server: Instance;
+  let traffic: Traffic;
+  let env: Record<string, string>;
+
+  const count = (msg: string) => server.logs().filter((l) => l.msg === msg).length;
+
+  /** Whether the instance's requests are decided in Redis: the bucket of its key reappears there. */
+  async function bucketsInRedis(): Promise<number> {
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      await raw.flushAll();
+      await traffic.more(8);
+      return (await raw.keys('clinic-api:rl:key:*')).length;
+    } finally {
+      raw.destroy();
+    }
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    env = {
+      REDIS_URL: redis.url, RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '1000000',
+      // A frozen Redis is given up on after 100 ms of silence: far below any request timeout,
+      // and above what a crowded test machine makes a healthy Redis wait for a CPU.
+      REDIS_TIMEOUT_MS: '100',
+    };
+    [server] = (await startInstances(['S'], env)) as [Instance];
+    await server.waitForLog((l) => l.msg === UP, 10_000, 'Redis answering');
+    const key = DEMO_KEY_RE.exec(server.output())![1]!;
+    traffic = new Traffic(`${server.baseUrl}/api/v1/me`, key);
+    traffic.start();
+  });
+  afterAll(async () => {
+    await traffic?.stop();
+    await stopAllInstances();
+    await redis?.close();
+  });
+
+  it('stopped: every request is still answered, the outage logged once; started again, Redis is used again', async () => {
+    await traffic.more(40);
+    await redis.stop();
+    await server.waitForLog((l) => l.msg === DOWN, 10_000, 'the outage');
+    await traffic.more(100);
+    await redis.start();
+    const back = await server.waitForLog((l) => l.msg === UP && Number(l.fallbacks) > 0, 10_000, 'Redis answering again');
+    await traffic.more(40);
+
+    expect(traffic.failures).toEqual([]);
+    expect(new Set(traffic.statuses)).toEqual(new Set([200]));
+    // Once, although the client failed to reconnect several times and 100 requests went without.
+    expect(count(DOWN)).toBe(1);
+    expect(Number(back.fallbacks)).toBeGreaterThanOrEqual(100);
+    expect(await bucketsInRedis()).toBe(1);
+  });
+
+  it('frozen (SIGSTOP): requests are answered without waiting for it; thawed, Redis is used again', async () => {
+    redis.freeze();
+    // They complete while Redis is still frozen: the test would hang here otherwise.
+    await traffic.more(100);
+    redis.thaw();
+    expect(traffic.failures).toEqual([]);
+    expect(new Set(traffic.statuses)).toEqual(new Set([200]));
+    // Back on Redis within moments (checked by its buckets, since this second outage within a
+    // minute of the first is not logged: a flapping Redis does not fill the log).
+    const deadline = Date.now() + 10_000;
+    while ((await bucketsInRedis()) === 0) {
+      if (Date.now() > deadline) throw new Error('the instance did not go back to Redis');
+    }
+    expect(count(DOWN)).toBe(1);
+  });
+
+  it('after Redis restarted, a revocation from the CLI still reaches the instance at once', async () => {
+    const cli = (argv: string[]) => runCli(['--json', ...argv], { dataDir: server.dataDir, env });
+    const clinics = JSON.parse((await cli(['clinics', 'list'])).stdout) as { id: string }[];
+    const created = JSON.parse((await cli(['keys', 'create', '--clinic', clinics[0]!.id, '--name', 'after the restart'])).stdout) as { id: string; key: string };
+    const me = () => request(`${server.baseUrl}/api/v1/me`, { key: created.key });
+    expect((await me()).status).toBe(200);
+    const run = await cli(['keys', 'revoke', created.id]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('reject it now (announced through Redis)');
+    await server.waitForLog((l) => l.msg === 'API key revoked elsewhere: refused here from now on' && l.key === created.id, 5_000, 'the revocation');
+    expect((await me()).status).toBe(401);
+  });
+});
