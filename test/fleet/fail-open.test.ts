@@ -22,14 +22,22 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
 
   const count = (msg: string) => server.logs().filter((l) => l.msg === msg).length;
 
-  /** Whether the instance's requests are decided in Redis: the bucket of its key reappears there. */
-  async function bucketsInRedis(): Promise<number> {
+  /**
+   * Resolves once the instance's requests are decided in Redis again: emptied, Redis soon holds
+   * the bucket of the key again. Tried for a while: on a crowded test machine a moment without
+   * a CPU can make Redis miss the timeout once more (a blip, not logged within the minute).
+   */
+  async function backOnRedis(): Promise<void> {
     const raw = createClient({ url: redis.url });
     await raw.connect();
     try {
-      await raw.flushAll();
-      await traffic.more(8);
-      return (await raw.keys('clinic-api:rl:key:*')).length;
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        await raw.flushAll();
+        await traffic.more(8);
+        if ((await raw.keys('clinic-api:rl:key:*')).length === 1) return;
+        if (Date.now() > deadline) throw new Error('the instance did not go back to Redis');
+      }
     } finally {
       raw.destroy();
     }
@@ -39,9 +47,10 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     redis = await startRedis();
     env = {
       REDIS_URL: redis.url, RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '1000000',
-      // A frozen Redis is given up on after 100 ms of silence: far below any request timeout,
-      // and above what a crowded test machine makes a healthy Redis wait for a CPU.
-      REDIS_TIMEOUT_MS: '100',
+      // A frozen Redis is given up on after 250 ms of silence: well above what a crowded test
+      // machine makes a healthy Redis wait for a CPU (a blip would be an outage of its own and
+      // blur what is counted here), and short beside the test.
+      REDIS_TIMEOUT_MS: '250',
     };
     [server] = (await startInstances(['S'], env)) as [Instance];
     await server.waitForLog((l) => l.msg === UP, 10_000, 'Redis answering');
@@ -57,11 +66,13 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
 
   it('stopped: every request is still answered, the outage logged once; started again, Redis is used again', async () => {
     await traffic.more(40);
+    const before = server.logs().length;
+    expect(count(DOWN)).toBe(0);
     await redis.stop();
-    await server.waitForLog((l) => l.msg === DOWN, 10_000, 'the outage');
+    await server.waitForLog((l) => l.msg === DOWN, 10_000, 'the outage', before);
     await traffic.more(100);
     await redis.start();
-    const back = await server.waitForLog((l) => l.msg === UP && Number(l.fallbacks) > 0, 10_000, 'Redis answering again');
+    const back = await server.waitForLog((l) => l.msg === UP, 10_000, 'Redis answering again', before);
     await traffic.more(40);
 
     expect(traffic.failures).toEqual([]);
@@ -69,7 +80,7 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     // Once, although the client failed to reconnect several times and 100 requests went without.
     expect(count(DOWN)).toBe(1);
     expect(Number(back.fallbacks)).toBeGreaterThanOrEqual(100);
-    expect(await bucketsInRedis()).toBe(1);
+    await backOnRedis();
   });
 
   it('frozen (SIGSTOP): requests are answered without waiting for it; thawed, Redis is used again', async () => {
@@ -79,12 +90,9 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     redis.thaw();
     expect(traffic.failures).toEqual([]);
     expect(new Set(traffic.statuses)).toEqual(new Set([200]));
-    // Back on Redis within moments (checked by its buckets, since this second outage within a
-    // minute of the first is not logged: a flapping Redis does not fill the log).
-    const deadline = Date.now() + 10_000;
-    while ((await bucketsInRedis()) === 0) {
-      if (Date.now() > deadline) throw new Error('the instance did not go back to Redis');
-    }
+    // Back on Redis within moments (seen in Redis: this second outage within a minute of the
+    // first is not logged, so that a flapping Redis does not fill the log).
+    await backOnRedis();
     expect(count(DOWN)).toBe(1);
   });
 

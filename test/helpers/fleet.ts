@@ -23,8 +23,11 @@ export interface Instance {
   baseUrl: string;
   output(): string;
   logs(): LogLine[];
-  /** Resolves with the first log line that matches (from the start of the output), or rejects after `ms` or when the process exits. */
-  waitForLog(match: (line: LogLine) => boolean, ms?: number, what?: string): Promise<LogLine>;
+  /**
+   * Resolves with the first log line that matches, among the lines from index `since` on (0:
+   * from the start), or rejects after `ms` or when the process exits.
+   */
+  waitForLog(match: (line: LogLine) => boolean, ms?: number, what?: string, since?: number): Promise<LogLine>;
   exited: Promise<number | null>;
   signal(sig: NodeJS.Signals): void;
   kill(): void;
@@ -67,10 +70,10 @@ function load(name: string, env: Record<string, string>): Pending {
     resolve(code);
   }));
   const logs = () => parseLogLines(text);
-  const waitForLog = (match: (line: LogLine) => boolean, ms = 30_000, what = 'a log line') => new Promise<LogLine>((resolve, reject) => {
+  const waitForLog = (match: (line: LogLine) => boolean, ms = 30_000, what = 'a log line', since = 0) => new Promise<LogLine>((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`${name}: no ${what} within ${ms} ms; output:\n${text.slice(-3000)}`)), ms);
     const check = () => {
-      const hit = logs().find(match);
+      const hit = logs().slice(since).find(match);
       if (hit) finish(null, hit);
       else if (done) finish(new Error(`${name} exited before ${what}; output:\n${text.slice(-3000)}`));
     };
