@@ -1,7 +1,8 @@
 // Failing open under traffic: a real `clinic-api serve` process with REDIS_URL, and the real
 // redis-server under it stopped and started again, then frozen (SIGSTOP) and thawed, while
 // requests keep coming. No request fails or hangs; the outage is logged once; the instance goes
-// back to Redis by itself; revocations still arrive after Redis has restarted.
+// back to Redis by itself; revocations still arrive after Redis has restarted, and while it is
+// down they still reach the instance within 5 s (its key cache).
 // (The arithmetic of falling back and coming back, with the counts: redis-link.test.ts.)
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,5 +108,30 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     expect(run.stderr).toContain('reject it now (announced through Redis)');
     await server.waitForLog((l) => l.msg === 'API key revoked elsewhere: refused here from now on' && l.key === created.id, 5_000, 'the revocation');
     expect((await me()).status).toBe(401);
+  });
+
+  it('while Redis is down, a CLI revocation says it was not announced, and the instance refuses the key within 5 s (its key cache)', async () => {
+    const cli = (argv: string[]) => runCli(['--json', ...argv], { dataDir: server.dataDir, env });
+    const clinics = JSON.parse((await cli(['clinics', 'list'])).stdout) as { id: string }[];
+    const created = JSON.parse((await cli(['keys', 'create', '--clinic', clinics[0]!.id, '--name', 'revoked while Redis is down'])).stdout) as { id: string; key: string };
+    const me = () => request(`${server.baseUrl}/api/v1/me`, { key: created.key });
+    expect((await me()).status).toBe(200); // cached as live by the instance
+    await redis.stop();
+    try {
+      const run = await cli(['keys', 'revoke', created.id]);
+      const revokedAt = Date.now();
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(`revoked key ${created.id}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds`);
+      // The key cache (4 s) is the bound now: refused within the contract's 5 s.
+      let status = 200;
+      while (status === 200 && Date.now() - revokedAt < 5_000) {
+        status = (await me()).status;
+        if (status === 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe(401);
+      expect(traffic.failures).toEqual([]);
+    } finally {
+      await redis.start();
+    }
   });
 });
