@@ -67,9 +67,10 @@ export function buildService(root: string, opts: { ref: string | null; prebuilt:
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     log(`exporting ${opts.ref} (${sha.slice(0, 12)}) and compiling it into ${path.relative(root, dir)} ...`);
-    const tar = execFileSync('git', ['archive', '--format=tar', sha, 'src', 'bin', 'tsconfig.json', 'tsconfig.build.json'], { cwd: root, maxBuffer: 1 << 30 });
+    const tar = execFileSync('git', ['archive', '--format=tar', sha, 'src', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json'], { cwd: root, maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
-    // Inside the checkout, so node_modules and package.json ("type": "module") resolve as usual.
+    // Inside the checkout, so node_modules resolve as usual; its own package.json ("type":
+    // "module", and the version the CLI reads from ../../package.json next to dist/).
     tsc(root, ['-p', path.join(dir, 'tsconfig.build.json'), '--sourceMap', 'false'], log, path.join(dir, 'dist/cli/main.js'));
     return { distDir: path.join(dir, 'dist'), bin: path.join(dir, 'bin/clinic-api.js'), describe: `commit ${sha.slice(0, 12)} (${opts.ref}), compiled, run as \`clinic-api serve\`` };
   }
@@ -80,6 +81,8 @@ export function buildService(root: string, opts: { ref: string | null; prebuilt:
   // The production launcher, unchanged: it loads ../dist/cli/main.js relative to itself.
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   fs.copyFileSync(path.join(root, 'bin/clinic-api.js'), path.join(dir, 'bin/clinic-api.js'));
+  // The CLI reads its version from the package.json beside dist/ (src/cli/main.ts).
+  fs.copyFileSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
   let describe = 'the working tree';
   try {
     const head = git(root, ['rev-parse', '--short=12', 'HEAD']);
