@@ -17,6 +17,10 @@ export interface OpenLoopResult {
   achieved: number;
   sent: number;
   completed: number;
+  /** 2xx responses */
+  ok: number;
+  /** responses by status */
+  statuses: Map<number, number>;
   non2xx: number;
   errors: number;
   /** milliseconds, ascending */
@@ -38,6 +42,7 @@ export async function openLoop(url: string, headers: Record<string, string>, rat
   let completed = 0;
   let non2xx = 0;
   let errors = 0;
+  const statuses = new Map<number, number>();
   let outstanding = 0;
 
   const started = performance.now();
@@ -57,6 +62,7 @@ export async function openLoop(url: string, headers: Record<string, string>, rat
         if (!ok) errors++;
         else {
           completed++;
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
           if (status < 200 || status > 299) non2xx++;
           else latencies.push(performance.now() - dueAt);
         }
@@ -86,5 +92,5 @@ export async function openLoop(url: string, headers: Record<string, string>, rat
   const elapsedS = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { offered: rate, achieved: completed / Math.max(elapsedS, durationS), sent, completed, non2xx, errors, latencies };
+  return { offered: rate, achieved: completed / Math.max(elapsedS, durationS), sent, completed, ok: latencies.length, statuses, non2xx, errors, latencies };
 }

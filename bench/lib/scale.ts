@@ -7,6 +7,7 @@ import type { PgServer } from '../../tools/postgres-server.js';
 import { createDatabase } from '../../tools/postgres-server.js';
 import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';
+import { runLimits } from './limits.js';
 import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
 import { percentile } from './open-loop.js';
 import { log, ROOT, type Options } from './options.js';
@@ -30,7 +31,8 @@ interface UnderLoad {
   pg: boolean;
 }
 
-export async function runScale(opts: Options, scale: number, tmpRoot: string | null, build: ServiceBuild, mods: ServiceModules, pg: PgServer | null): Promise<ScaleReport> {
+/** `withLimits`: run the rate-limit comparison (lib/limits.ts) after the cases, at this scale. */
+export async function runScale(opts: Options, scale: number, tmpRoot: string | null, build: ServiceBuild, mods: ServiceModules, pg: PgServer | null, withLimits: boolean): Promise<ScaleReport> {
   const dataDir = path.join(opts.dataDir ?? tmpRoot!, `${opts.db}-scale-${scale}`);
   let servers: Servers | null = null;
   try {
@@ -63,6 +65,10 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
 
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
+    // After the cases and their memory figures: it starts processes of its own.
+    const limits = withLimits
+      ? await runLimits({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, memoryService: service!, pids: run.pids, dbPids: run.dbPids, log })
+      : null;
     const compressedLast = opts.cases.some((c) => c.runLast);
     return {
       db: opts.db,
@@ -77,6 +83,7 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
         load: loadRows, rate: rateRows, serviceHwmMiB: service ? serviceHwm : null, hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
         bareSkipped: opts.db === 'postgres' && opts.skippedBare,
       }),
+      limits,
     };
   } finally {
     // SIGTERM: the service closes cleanly (and writes its CPU profile when --cpu-prof is on).
