@@ -1,10 +1,18 @@
 // The app: one Fastify instance composed of small named plugins, for the server (server.ts, which
 // listens), the tests (app.inject) and the scripts. It never listens itself.
 //
+//   (options)     server limits and timeouts (http/plugins/connections.ts), parser refusals in
+//                 the error shape (http/plugins/client-errors.ts)
 //   request-id    X-Request-Id, Cache-Control: no-store, nosniff on every response
 //   access-log    one line per request, no secrets
+//   api-errors    the API's one error shape and its 404 (before any route: a route keeps the
+//                 error handler in force when it is added)
+//   metrics       request counts and latencies; GET /metrics behind METRICS_TOKEN
+//   connection-limits  MAX_CONNECTIONS_PER_ADDRESS, requests pipelined on one connection
+//   drain         the shutdown's drain: Connection: close, idle connections closed
+//   health        GET /livez, GET /readyz (the database answers; 503 while draining)
+//   overload      503 service_unavailable past the event-loop delay or memory thresholds
 //   method-guard  405 for anything but GET/HEAD on the API's paths, before authentication
-//   api-errors    the API's one error shape and its 404
 //   compression   gzip/br
 //   openapi       the OpenAPI document, from the route schemas (before the routes)
 //   docs          /docs: the interactive API reference (Swagger UI, this origin only), /docs/license
@@ -17,18 +25,29 @@ import { adminPlugin, type AdminTuning } from './admin/index.js';
 import { rootRedirect } from './admin/root.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
+import type { DestinationStream } from 'pino';
+import { databaseErrorKind, isDatabaseError } from './db/connect.js';
 import { frameworkErrors } from './http/error-handler.js';
 import { logSerializers } from './http/log.js';
 import { accessLog } from './http/plugins/access-log.js';
 import { apiErrors } from './http/plugins/api-errors.js';
 import { api } from './http/plugins/api.js';
+import { clientErrorHandler } from './http/plugins/client-errors.js';
 import { compression } from './http/plugins/compression.js';
 import { docs } from './http/plugins/docs.js';
 import { llmsTxtRoute } from './http/plugins/llms-txt.js';
+import { connectionLimits, serverOptions } from './http/plugins/connections.js';
+import { drain } from './http/plugins/drain.js';
+import { health } from './http/plugins/health.js';
 import { methodGuard } from './http/plugins/method-guard.js';
+import { metricsPlugin } from './http/plugins/metrics.js';
 import { openapi } from './http/plugins/openapi.js';
-import { genReqId, requestId } from './http/plugins/request-id.js';
+import { overload } from './http/plugins/overload.js';
+import { requestId, requestIdGenerator } from './http/plugins/request-id.js';
+import { Metrics } from './metrics.js';
+import { ping } from './repos/health.js';
 import type { KeyService } from './services/api-keys.js';
+import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import { RateLimiters, type LimiterHealth } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
@@ -48,6 +67,12 @@ export interface AppDeps {
   now?: () => number;
   /** Logger options; false silences (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Where the log lines go (default stdout); tests read them. */
+  logStream?: DestinationStream;
+  /** Prometheus series; made here (without the process series) when absent. */
+  metrics?: Metrics;
+  /** How often the overload thresholds are sampled (default 1 s; tests shorten it). */
+  overloadSampleIntervalMs?: number;
   /** Per-key API usage counter; made here when absent. Flushed (and stopped) on app close. */
   usage?: UsageCounter;
   /** Dashboard timeouts and sign-in throttles (tests shorten them). */
@@ -59,8 +84,13 @@ declare module 'fastify' {
     usage: UsageCounter;
     /** Redis' state and the limit decisions made without it: for /readyz and /metrics. */
     limiterHealth: () => LimiterHealth;
+    /** A background task failed: logged and counted, never thrown (services/background.ts). */
+    reportBackgroundError: BackgroundErrorHandler;
   }
 }
+
+/** How long /readyz waits for the database before it counts as down. */
+const READINESS_CHECK_TIMEOUT_MS = 2_000;
 
 /** Trust the `hops` proxies nearest to us (Fastify's typings lack the numeric form). */
 function trustHops(hops: number) {
@@ -70,31 +100,54 @@ function trustHops(hops: number) {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
   const { config } = deps;
+  const metrics = deps.metrics ?? new Metrics({ processMetrics: false });
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel, serializers: logSerializers },
-    genReqId,
+    logger: deps.logger ?? {
+      level: config.logLevel,
+      serializers: logSerializers(config.apiKeyPrefix),
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    genReqId: requestIdGenerator(config.apiKeyPrefix),
     requestIdHeader: false,
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // While closing, requests in flight still get answers in the contract's shape (a closed
     // database is a 500 database_error with Retry-After), not Fastify's own 503 body.
     return503OnClosing: false,
+    // The drain (http/plugins/drain.ts) decides which connections to close, and when.
+    forceCloseConnections: false,
     frameworkErrors,
+    clientErrorHandler: clientErrorHandler(config.http),
+    ...serverOptions(config.http),
   });
 
+  const reportBackground: BackgroundErrorHandler = (task, err) => {
+    metrics.backgroundFailures.inc({ task });
+    if (isDatabaseError(err)) metrics.databaseErrors.inc({ kind: databaseErrorKind(err), source: 'background' });
+    app.log.error({ err, task }, 'background task failed');
+  };
+  app.decorate('reportBackgroundError', reportBackground);
+
   // Counted by the API, read by the dashboard, written in batches; the rest is written on close.
-  const usage = deps.usage ?? new UsageCounter(deps.database.db, { onError: (err) => app.log.error({ err }, 'usage flush failed') });
+  const usage = deps.usage ?? new UsageCounter(deps.database.db, { onError: reportBackground });
   app.decorate('usage', usage);
   const limiters = deps.limiters ?? new RateLimiters(null);
   app.decorate('limiterHealth', () => limiters.health());
   app.addHook('onClose', async () => {
-    await usage.close().catch((err) => app.log.error({ err }, 'usage flush on close failed'));
+    await usage.close().catch((err: unknown) => reportBackgroundError(reportBackground, 'usage flush on close', err));
   });
 
   await app.register(requestId);
   await app.register(accessLog);
-  await app.register(methodGuard);
+  // Before every route: a route takes the error handler in force when it is added.
   await app.register(apiErrors);
+  await app.register(metricsPlugin, { metrics, token: config.metricsToken });
+  await app.register(connectionLimits, { maxPerAddress: config.http.maxConnectionsPerAddress });
+  await app.register(drain);
+  await app.register(health, { checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS });
+  app.readiness.add({ name: 'database', critical: true, check: () => ping(deps.database.db) });
+  await app.register(overload, { limits: config.overload, sampleIntervalMs: deps.overloadSampleIntervalMs });
+  await app.register(methodGuard);
   await app.register(compression);
   await app.register(openapi);
   await app.register(docs);

@@ -28,6 +28,40 @@ export interface Config {
   readonly redisUrl: string | null;
   /** How long a request waits for Redis before its limit is decided in memory (fail open). */
   readonly redisTimeoutMs: number;
+  /** How long to wait for a PostgreSQL connection, new or from the pool. */
+  readonly dbConnectTimeoutMs: number;
+  /** How often the dashboard's API usage counts are written. */
+  readonly usageFlushIntervalS: number;
+  /** A graceful shutdown that takes longer exits anyway (code 1). */
+  readonly shutdownTimeoutS: number;
+  readonly http: HttpLimits;
+  readonly overload: OverloadLimits;
+  /** Bearer token of GET /metrics; null: /metrics is a 404. */
+  readonly metricsToken: string | null;
+}
+
+/** Timeouts and caps against slow and greedy clients (docs/operations.md). */
+export interface HttpLimits {
+  /** the request line and headers must arrive within this */
+  readonly headersTimeoutMs: number;
+  /** the whole request, body included, must arrive within this */
+  readonly requestTimeoutMs: number;
+  /** an idle keep-alive connection is closed after this */
+  readonly keepAliveTimeoutMs: number;
+  /** a connection on which nothing moves either way for this long is closed (e.g. a client that does not read) */
+  readonly socketTimeoutMs: number;
+  /** open connections per client address (the TCP peer); 0: no cap */
+  readonly maxConnectionsPerAddress: number;
+  /** request line plus headers */
+  readonly maxHeaderBytes: number;
+}
+
+/** Past either threshold, requests are refused with 503 service_unavailable (0: not checked). */
+export interface OverloadLimits {
+  readonly maxEventLoopDelayMs: number;
+  /** null: 90% of the V8 heap limit, resolved at start */
+  readonly maxHeapUsedBytes: number | null;
+  readonly maxRssBytes: number;
 }
 
 /** An invalid variable: reason invalid_config, the variable as the field, named in the message. */
@@ -51,6 +85,49 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
 function str(env: Env, name: string): string | null {
   const raw = env[name];
   return raw === undefined || raw.trim() === '' ? null : raw.trim();
+}
+
+const MB = 1024 * 1024;
+
+function httpLimits(env: Env, dbStatementTimeoutMs: number, dbConnectTimeoutMs: number): HttpLimits {
+  const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw invalid('REQUEST_TIMEOUT_MS', `must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs}): the whole request cannot arrive before its headers`);
+  }
+  const socketTimeoutMs = int(env, 'SOCKET_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  // Nothing moves on a connection while its request waits for the database: a shorter limit
+  // would cut off requests the database is still allowed to answer.
+  const busiest = dbStatementTimeoutMs + dbConnectTimeoutMs + 1_000;
+  if (socketTimeoutMs < busiest) {
+    throw invalid('SOCKET_TIMEOUT_MS', `must be at least DB_STATEMENT_TIMEOUT_MS + DB_CONNECT_TIMEOUT_MS + 1000 (${busiest}): a request waiting for the database moves no bytes`);
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    socketTimeoutMs,
+    maxConnectionsPerAddress: int(env, 'MAX_CONNECTIONS_PER_ADDRESS', 100, 0, 1_000_000),
+    maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16_384, 1_024, 1_048_576),
+  };
+}
+
+function overloadLimits(env: Env): OverloadLimits {
+  const heap = str(env, 'OVERLOAD_MAX_HEAP_USED_MB');
+  return {
+    maxEventLoopDelayMs: int(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 1_000, 0, 60_000),
+    maxHeapUsedBytes: heap === null ? null : int(env, 'OVERLOAD_MAX_HEAP_USED_MB', 0, 0, 1_048_576) * MB,
+    maxRssBytes: int(env, 'OVERLOAD_MAX_RSS_MB', 0, 0, 1_048_576) * MB,
+  };
+}
+
+function metricsToken(env: Env): string | null {
+  const token = str(env, 'METRICS_TOKEN');
+  if (token === null) return null;
+  if (token.length < 32 || !/^[\x21-\x7e]+$/.test(token)) {
+    throw invalid('METRICS_TOKEN', 'must be at least 32 printable characters without spaces (e.g. `openssl rand -hex 32`); unset it to turn /metrics off');
+  }
+  return token;
 }
 
 function databaseUrl(env: Env): string | null {
@@ -152,6 +229,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw invalid('API_KEY_PEPPER', 'must be set when DATABASE_URL is set: every instance and the CLI must share one secret (a generated one would live in one machine\'s DATA_DIR only); e.g. `openssl rand -base64 48`');
   }
 
+  const dbStatementTimeoutMs = int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000);
+  const dbConnectTimeoutMs = int(env, 'DB_CONNECT_TIMEOUT_MS', 2000, 100, 60_000);
+
   return Object.freeze({
     port: int(env, 'PORT', 3000, 0, 65535),
     host,
@@ -168,7 +248,13 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     cookieSecure,
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1, 1000),
-    dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
+    dbStatementTimeoutMs,
+    dbConnectTimeoutMs,
+    usageFlushIntervalS: int(env, 'USAGE_FLUSH_INTERVAL_S', 30, 1, 3600),
+    shutdownTimeoutS: int(env, 'SHUTDOWN_TIMEOUT_S', 10, 1, 600),
+    http: Object.freeze(httpLimits(env, dbStatementTimeoutMs, dbConnectTimeoutMs)),
+    overload: Object.freeze(overloadLimits(env)),
+    metricsToken: metricsToken(env),
     redisUrl: redisUrl(env),
     redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 10, 1, 1000),
   });

@@ -51,19 +51,26 @@ export class DomainError extends Error {
 export const ERROR_CODES = {
   invalid_parameter: 400,
   unknown_parameter: 400,
+  malformed_request: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   too_many_requests: 429,
+  headers_too_large: 431,
   database_error: 500,
   internal_error: 500,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Seconds a client should wait before retrying after a database failure. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** Seconds a client should wait before retrying when the process is over an overload threshold. */
+export const OVERLOAD_RETRY_AFTER_SECONDS = 5;
 
 export class ApiError extends Error {
   readonly statusCode: number;
@@ -111,4 +118,15 @@ export const errors = {
       'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
     }),
   internalError: () => new ApiError('internal_error', 'Internal error; if it persists, contact support with the request_id'),
+  /** Refused by Node's HTTP parser: not HTTP/1.1 as written (a lowercase method, bytes not allowed in a header...). */
+  malformedRequest: (detail: string) =>
+    new ApiError('malformed_request', `The request is not valid HTTP/1.1 (${detail}); check the request line and every header`),
+  requestTimeout: (headersMs: number, requestMs: number) =>
+    new ApiError('request_timeout', `The request did not arrive in time: its headers must arrive within ${headersMs} ms and the whole request within ${requestMs} ms`),
+  headersTooLarge: (maxBytes: number) =>
+    new ApiError('headers_too_large', `The request line and headers exceed ${maxBytes} bytes; send fewer or shorter headers`),
+  serviceUnavailable: () =>
+    new ApiError('service_unavailable', `The service is overloaded; retry in ${OVERLOAD_RETRY_AFTER_SECONDS} seconds`, undefined, {
+      'retry-after': String(OVERLOAD_RETRY_AFTER_SECONDS),
+    }),
 };

@@ -8,6 +8,7 @@ import { describeTarget, openDatabase, targetFromConfig, type Database } from '.
 import { migrateToLatest } from './db/migrate.js';
 import { RedisLink, type RedisState } from './redis/link.js';
 import { KeyService } from './services/api-keys.js';
+import type { BackgroundErrorHandler } from './services/background.js';
 import { resolvePepper } from './services/pepper.js';
 import { revocationAnnouncer } from './services/revocations.js';
 import { RateLimiters } from './services/shared-rate-limit.js';
@@ -30,10 +31,14 @@ export interface Runtime {
  * Opens the database and runs `first` on it (migrations); closes it again if that fails. An
  * unreachable database or an unwritable DATA_DIR comes out as an error naming the variable.
  */
-async function openAnd<T>(config: Config, first: (database: Database) => Promise<T>): Promise<{ database: Database; value: T }> {
+async function openAnd<T>(
+  config: Config,
+  first: (database: Database) => Promise<T>,
+  onConnectionError?: (err: Error) => void,
+): Promise<{ database: Database; value: T }> {
   let database: Database | undefined;
   try {
-    database = await openDatabase(targetFromConfig(config));
+    database = await openDatabase(targetFromConfig(config), { onConnectionError });
     return { database, value: await first(database) };
   } catch (err) {
     await database?.close().catch(() => {});
@@ -50,7 +55,9 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
 
 export interface RuntimeOptions {
   migrate?: boolean;
-  onBackgroundError?: (err: unknown) => void;
+  onBackgroundError?: BackgroundErrorHandler;
+  /** A pooled PostgreSQL connection failed outside any query (the pool replaces it). */
+  onConnectionError?: (err: Error) => void;
   /** Redis went down (with the reason) or answers again: for the server's log, once per change. */
   onRedisState?: (state: RedisState, reason: string | null) => void;
 }
@@ -66,7 +73,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const { pepper, generated } = resolved;
   const { database } = await openAnd(config, async (d) => {
     if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
-  });
+  }, opts.onConnectionError);
   const redis = config.redisUrl === null ? null : new RedisLink({ url: config.redisUrl, timeoutMs: config.redisTimeoutMs, onStateChange: opts.onRedisState });
   const keys = new KeyService(database.db, {
     pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,

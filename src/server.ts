@@ -1,18 +1,20 @@
 // The server: runtime (config -> database -> services) -> app (app.ts) -> listen -> first run ->
-// where to go, on stdout; a graceful close on SIGTERM/SIGINT. Only the CLI's `serve` command
-// starts it (cli/server.ts).
+// where to go, on stdout; a graceful shutdown on SIGTERM/SIGINT (close-with-grace): the drain
+// (http/plugins/drain.ts: /readyz 503, Connection: close, idle connections closed), the listener
+// closed, every request in flight answered, the usage counts written, the database closed, exit 0,
+// all within SHUTDOWN_TIMEOUT_S or exit 1. Only the CLI's `serve` command starts it (cli/server.ts).
+import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 
 import { buildApp } from './app.js';
+import { Metrics } from './metrics.js';
 import { describeRedisUrl } from './redis/link.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
 import { listenForRevocations } from './services/revocations.js';
 import { explainListenError } from './startup-errors.js';
 
-/** How long a graceful shutdown may take before the process exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 10_000;
 /**
  * How long a start waits for Redis before it serves anyway: long enough for a healthy Redis, so
  * that limits are shared from the first request, short enough that an outage does not hold up
@@ -22,9 +24,16 @@ const REDIS_START_WAIT_MS = 1_000;
 
 export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
   let log: FastifyBaseLogger | undefined;
+  let app: FastifyInstance | undefined;
+  const metrics = new Metrics();
   const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
   const rt = await openRuntime(config, {
-    onBackgroundError: (err) => log?.error({ err }, 'background database write failed (last_used_at)'),
+    // The key service is made before the app that logs for it: these reach the app once it exists.
+    onBackgroundError: (task, err) => app?.reportBackgroundError(task, err),
+    onConnectionError: (err) => {
+      metrics.databaseErrors.inc({ kind: 'connection', source: 'pool' });
+      log?.warn({ err }, 'a pooled database connection failed; the pool opens a new one when needed');
+    },
     // Logged once per change, never per request (redis/link.ts); `fallbacks` counts the limit
     // decisions made in memory since the start, as app.limiterHealth() does.
     onRedisState: (state, reason) => {
@@ -33,7 +42,6 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       } else log?.info({ redis: redisName, fallbacks: rt.limiters.health().fallbacks }, 'Redis answers: rate limits are shared by every instance');
     },
   });
-  let app: FastifyInstance | undefined;
   let first: FirstRunResult | null;
   try {
     app = await buildApp({
@@ -44,6 +52,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       limiter: rt.limiters.make('key', config.rateLimitRps, config.rateLimitBurst),
       authFailLimiter: rt.limiters.make('auth-fail', config.authFailRps, config.authFailBurst),
       limiters: rt.limiters,
+      metrics,
     });
     log = app.log;
     if (rt.redis) {
@@ -52,9 +61,9 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       await rt.redis.waitUp(REDIS_START_WAIT_MS);
     }
     if (rt.pepperGenerated) log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
-    // API usage for the dashboard is counted in memory and written in one batch every 30 s; the
-    // app's onClose hook writes the rest, before the database closes below.
-    app.usage.start();
+    // API usage for the dashboard is counted in memory and written in one batch every
+    // USAGE_FLUSH_INTERVAL_S; the app's onClose hook writes the rest, before the database closes below.
+    app.usage.start(config.usageFlushIntervalS * 1000);
     // Listen before the first run: if the port is taken, the start fails before the demo is made,
     // so the next start still makes it and prints its key and password (made after a failed
     // listen, they would be shown to no one).
@@ -71,33 +80,57 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     throw err;
   }
   const running = app;
+  const logger = running.log;
   let closing: Promise<void> | null = null;
-  const close = () => {
+  const shutdown = () => {
     closing ??= (async () => {
-      running.log.info('shutting down');
+      running.lifecycle.beginDrain(running.server);
       await running.close();
       await rt.close();
     })();
     return closing;
   };
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(sig, () => {
-      setTimeout(() => {
-        running.log.error('shutdown took too long; exiting');
-        process.exit(1);
-      }, SHUTDOWN_DEADLINE_MS).unref();
-      close().then(() => process.exit(0), () => process.exit(1));
-    });
-  }
+
+  // A promise nobody handled comes from work off the request's path (every background task
+  // handles its own errors: services/background.ts); it is logged, and the process carries on.
+  const onUnhandledRejection = (reason: unknown) => {
+    metrics.backgroundFailures.inc({ task: 'unhandled rejection' });
+    logger.error({ err: reason }, 'unhandled promise rejection (a bug: a background task without its own error handling); the process carries on');
+  };
+  process.on('unhandledRejection', onUnhandledRejection);
+
+  // SIGTERM, SIGINT (and the other termination signals): a graceful shutdown, exit 0, or exit 1
+  // past SHUTDOWN_TIMEOUT_S. An uncaught exception leaves the process in an unknown state: it is
+  // logged and the process shuts down the same way, with exit code 1.
+  const grace = closeWithGrace(
+    {
+      delay: config.shutdownTimeoutS * 1000,
+      skip: ['unhandledRejection'],
+      logger: { error: (m: unknown) => logger.error(typeof m === 'string' ? m : { err: m }, 'shutdown') },
+      onTimeout: (ms: number) => logger.error({ timeoutMs: ms, openConnections: running.lifecycle.openConnections }, 'shutdown took longer than SHUTDOWN_TIMEOUT_S; exiting with code 1'),
+    },
+    async ({ signal, err }) => {
+      if (err) logger.fatal({ err }, 'uncaught exception; shutting down');
+      else logger.info({ signal }, 'shutting down: draining the requests in flight');
+      await shutdown();
+      logger.info('shut down');
+    },
+  );
 
   // Announced only now that the signal handlers are in place: whoever reads "listening" and
-  // sends SIGTERM at once gets a graceful close, not the default disposition (killed).
+  // sends SIGTERM at once gets a graceful shutdown, not the default disposition (killed).
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const port = (running.server.address() as { port: number }).port;
   const baseUrl = `http://${host}:${port}`;
   out.write(first ? firstRunBanner(first, baseUrl) : startBanner(baseUrl));
-  running.log.info({ database: rt.describe, address: baseUrl, rateLimits: redisName === null ? 'in memory' : `shared on ${redisName}` }, 'clinic-api listening');
-  return close;
+  logger.info({ database: rt.describe, address: baseUrl, rateLimits: redisName === null ? 'in memory' : `shared on ${redisName}` }, 'clinic-api listening');
+
+  // For callers in this process (tests): the same shutdown, without exiting.
+  return async () => {
+    grace.uninstall();
+    process.removeListener('unhandledRejection', onUnhandledRejection);
+    await shutdown();
+  };
 }
 
 /** Where to go, printed on stdout by every start (the API reference's page is served at /docs). */

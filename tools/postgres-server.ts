@@ -15,7 +15,7 @@
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -26,8 +26,27 @@ import pg from 'pg';
 
 export interface PgServer {
   url: string;
+  /** The postmaster's pid while the server runs, else undefined. */
+  readonly pid: number | undefined;
+  /** Shuts the server down (thawing it first if frozen) and deletes its data; safe to call twice. */
   stop(): Promise<void>;
+  /**
+   * Shuts the server down and keeps its data, for fault tests: 'fast' (SIGINT: every backend
+   * ends its connection with 57P01 "terminating connection due to administrator command") or
+   * 'immediate' (SIGQUIT: a crash; the next start() runs crash recovery).
+   */
+  shutdown(mode?: ShutdownMode): Promise<void>;
+  /** Starts the server again on the same port and data, after shutdown(). */
+  start(): Promise<void>;
+  /**
+   * SIGSTOP on the postmaster and every process it started (backends included): connections
+   * stay open and nothing answers, as with a hung host. thaw() sends SIGCONT to the same processes.
+   */
+  freeze(): void;
+  thaw(): void;
 }
+
+export type ShutdownMode = 'fast' | 'immediate';
 
 export interface StartOptions {
   /** Receives every line the server (and initdb) writes. Without it nothing is printed. */
@@ -82,12 +101,41 @@ export async function startEmbeddedPostgres(opts: StartOptions = {}): Promise<Pg
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       try {
-        const server = await launch(binDir, root, dataDir, port, owner, log);
+        let server: Launched | null = await launch(binDir, root, dataDir, port, owner, log);
         const url = `postgres://${DB_USER}:${password}@127.0.0.1:${port}/postgres`;
         let stopping: Promise<void> | undefined;
+        let frozen: number[] = [];
+        const thaw = () => {
+          for (const pid of frozen) signal(pid, 'SIGCONT');
+          frozen = [];
+        };
+        const shutdown = async (mode: ShutdownMode = 'fast') => {
+          thaw();
+          const s = server;
+          server = null;
+          await s?.stop(mode);
+        };
         return {
           url,
-          stop: () => (stopping ??= server.stop().finally(() => removeDir(root))),
+          get pid() {
+            return server?.pid();
+          },
+          stop: () => (stopping ??= shutdown('fast').finally(() => removeDir(root))),
+          shutdown,
+          async start() {
+            if (stopping) throw new Error('this PostgreSQL server was stopped for good (stop()); use shutdown() to restart it later');
+            if (server) throw new Error('PostgreSQL is already running');
+            server = await launch(binDir, root, dataDir, port, owner, log);
+          },
+          freeze() {
+            const pid = server?.pid();
+            if (!pid) throw new Error('PostgreSQL is not running');
+            // The postmaster first, so that it starts no new backend while its children are stopped.
+            const pids = [pid, ...childPids(pid)];
+            for (const p of pids) signal(p, 'SIGSTOP');
+            frozen.push(...pids);
+          },
+          thaw,
         };
       } catch (err) {
         if (!(err instanceof PortInUseError)) throw err;
@@ -279,19 +327,48 @@ async function initdb(binDir: string, root: string, dataDir: string, password: s
 }
 
 interface Launched {
-  stop(): Promise<void>;
+  pid(): number | undefined;
+  stop(mode: ShutdownMode): Promise<void>;
+}
+
+/** The processes whose parent is `pid` (from /proc; Linux). */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // Field 4 (ppid) follows the command name, which is in parentheses and may hold spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }
 
 // Runs postgres under a tiny sh watchdog that holds our stdin pipe: when this Node process exits
 // for any reason (even SIGKILL) the pipe closes and the watchdog sends postgres SIGINT (fast
 // shutdown), so a crashed or killed test worker never leaves a server behind. Closing the pipe
-// is also how stop() asks for a shutdown. The watchdog prints postgres' pid on stdout.
+// is also how stop() asks for a shutdown. The watchdog prints postgres' pid on stdout. A server
+// frozen by a fault test (SIGSTOP) is sent SIGCONT first, its backends too, or it would never
+// act on the SIGINT.
 const WATCHDOG = `
 exec 3<&0
 "$@" </dev/null 3<&- 1>&2 &
 pg=$!
 echo "$pg"
-( while read -r _; do :; done; kill -INT "$pg" 2>/dev/null ) <&3 &
+( while read -r _; do :; done
+  kill -CONT "$pg" 2>/dev/null
+  for c in $(ps -o pid= --ppid "$pg" 2>/dev/null); do kill -CONT "$c" 2>/dev/null; done
+  kill -INT "$pg" 2>/dev/null ) <&3 &
 w=$!
 exec 3<&-
 wait "$pg"
@@ -328,8 +405,9 @@ async function launch(binDir: string, root: string, dataDir: string, port: numbe
     });
   });
 
-  const stop = async (): Promise<void> => {
+  const stop = async (mode: ShutdownMode = 'fast'): Promise<void> => {
     if (finished) return;
+    if (mode === 'immediate') signal(pgPid, 'SIGQUIT'); // immediate shutdown: a crash, recovery on the next start
     child.stdin?.end(); // watchdog: SIGINT, fast shutdown
     if (await within(exited, 15_000)) return;
     signal(pgPid, 'SIGQUIT'); // immediate shutdown
@@ -345,7 +423,7 @@ async function launch(binDir: string, root: string, dataDir: string, port: numbe
   });
   const outcome = await Promise.race([ready.then(() => 'ready' as const), exited, timeout]);
   clearTimeout(timer);
-  if (outcome === 'ready') return { stop };
+  if (outcome === 'ready') return { stop, pid: () => (finished ? undefined : pgPid) };
 
   await stop();
   if (portInUse) throw new PortInUseError(`port ${port} already in use`);

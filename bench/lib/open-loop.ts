@@ -33,8 +33,8 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
-export async function openLoop(url: string, headers: Record<string, string>, rate: number, durationS: number, timeoutMs = 10_000): Promise<OpenLoopResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+export async function openLoop(url: string, headers: Record<string, string>, rate: number, durationS: number, timeoutMs = 10_000, maxSockets = 512): Promise<OpenLoopResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
   const interval = 1000 / rate;
   const total = Math.max(1, Math.round(rate * durationS));
   const latencies: number[] = [];

@@ -2,7 +2,8 @@
 // own client errors (an unreadable body, an unsupported media type...) and anything unexpected,
 // each rendered as an HTML page with its status. This is where the dashboard maps DomainError.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type DomainReason } from '../errors.js';
+import { ApiError, DomainError, type DomainReason } from '../errors.js';
+import { UNUSABLE_TEXT } from './input.js';
 import { herePath, pageLang, sendPage } from './context.js';
 import { csrfToken } from './csrf.js';
 import { messages, type Messages } from './i18n.js';
@@ -37,7 +38,16 @@ export function renderErrorPage(err: unknown, req: FastifyRequest, reply: Fastif
   const person = v ? { email: v.email, role: v.role } : null;
   const csrf = v ? csrfToken(v.token) : null;
   let page = err instanceof DomainError ? refusalPage(err.reason, t) : null;
-  if (err instanceof DomainError && err.reason === 'csrf_failed') req.log.warn({ url: req.url }, 'dashboard: form refused (CSRF)');
+  if (err instanceof DomainError && err.reason === 'invalid_input' && err.message === UNUSABLE_TEXT) {
+    page = { status: 400, title: t.unusableTextTitle, text: t.unusableTextText, tone: 'danger' };
+  }
+  if (err instanceof ApiError && err.code === 'service_unavailable') {
+    // Overload (http/plugins/overload.ts), refused before the page's own work.
+    reply.headers(err.headers);
+    page = { status: 503, title: t.overloadedTitle, text: t.overloadedText, tone: 'warning' };
+  }
+  // `req` goes through the log serializer, which masks anything shaped like a key in the URL.
+  if (err instanceof DomainError && err.reason === 'csrf_failed') req.log.warn({ req }, 'dashboard: form refused (CSRF)');
   const status = (err as FastifyError).statusCode;
   if (page === null && !(err instanceof DomainError) && typeof status === 'number' && status >= 400 && status < 500) {
     // Fastify's own client errors: unreadable body, unsupported media type, too large...

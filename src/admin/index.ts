@@ -18,6 +18,7 @@ import { ASSET_PREFIX, assets } from './assets.js';
 import type { AdminContext } from './context.js';
 import { renderErrorPage } from './errors.js';
 import { asLang } from './i18n.js';
+import { refuseUnusableInput } from './input.js';
 import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
 import { keyRoutes } from './routes-keys.js';
@@ -130,6 +131,8 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     if (auth !== undefined && BEARER_RE.test(auth)) throw new DomainError('api_key_on_dashboard', 'an API key was sent to the dashboard');
     await loadViewer(req, reply);
   });
+
+  app.addHook('preValidation', refuseUnusableInput);
 
   async function loadViewer(req: FastifyRequest, reply: FastifyReply) {
     const token = req.cookies[SESSION_COOKIE];

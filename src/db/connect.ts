@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Dialect } from './dialect.js';
 import type { DB } from './schema.js';
+import { guardedPool, isConnectionFault } from './pg-pool.js';
 import { statementCache } from './sqlite-statements.js';
 
 export interface Database {
@@ -31,12 +32,30 @@ const SQLITE_LOCK_POLL_MS = 50;
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; file: string }
-  /** statementTimeoutMs 0: no limit, for operator commands (import, demo) that run for minutes. */
-  | { kind: 'postgres'; url: string; poolMax: number; statementTimeoutMs: number };
+  /**
+   * statementTimeoutMs 0: no limit, for operator commands (import, demo) that run for minutes.
+   * connectTimeoutMs: how long to wait for a connection, new or from the pool (default 5 s).
+   */
+  | { kind: 'postgres'; url: string; poolMax: number; statementTimeoutMs: number; connectTimeoutMs?: number };
+
+export interface DatabaseEvents {
+  /** A pooled connection failed outside any query (e.g. the server restarted); the pool drops it. */
+  onConnectionError?: (err: Error) => void;
+}
+
+/**
+ * How much longer than the statement timeout pg waits for an answer before it gives up on the
+ * connection (a server that no longer answers at all, e.g. frozen): the server's own timeout
+ * cancels a slow statement first and keeps the connection usable.
+ */
+export const READ_TIMEOUT_MARGIN_MS = 250;
 
 export function targetFromConfig(config: Config): DatabaseTarget {
   if (config.databaseUrl) {
-    return { kind: 'postgres', url: config.databaseUrl, poolMax: config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs };
+    return {
+      kind: 'postgres', url: config.databaseUrl, poolMax: config.dbPoolMax,
+      statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs,
+    };
   }
   return { kind: 'sqlite', file: path.join(config.dataDir, 'clinic.db') };
 }
@@ -47,8 +66,8 @@ export function describeTarget(target: DatabaseTarget): string {
   return `PostgreSQL ${u.hostname}:${u.port || 5432}${u.pathname}`;
 }
 
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  return target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target);
+export async function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): Promise<Database> {
+  return target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target, events);
 }
 
 function openSqlite(file: string): Database {
@@ -100,21 +119,25 @@ function sqliteLock(lockFile: string) {
 // int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: parse them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Database {
+function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, events: DatabaseEvents): Database {
   const pool = new pg.Pool({
     connectionString: target.url,
     max: target.poolMax,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
+    // Also bounds the wait for a free pooled connection: a request never queues for longer.
+    connectionTimeoutMillis: target.connectTimeoutMs ?? 5_000,
     statement_timeout: target.statementTimeoutMs,
     // The server cancels a statement at statement_timeout; this client-side limit covers a
     // server that no longer answers at all (it would otherwise hang the request).
-    ...(target.statementTimeoutMs > 0 ? { query_timeout: target.statementTimeoutMs + 1_000 } : {}),
+    ...(target.statementTimeoutMs > 0 ? { query_timeout: target.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS } : {}),
+    // TCP keepalive: a connection to a host that vanished (no FIN, no RST) is found dead.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: 'clinic-api',
   });
-  // An idle client losing its connection must not crash the process; the next query reports it.
-  pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Every client keeps an error listener for its whole life, and a client whose connection
+  // failed is destroyed rather than reused (pg-pool.ts): a restarting server must not crash us.
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedPool(pool, (err) => events.onConnectionError?.(err)) }) });
   return { db, dialect: 'postgres', exclusive: pgLock(target.url), close: () => db.destroy() };
 }
 
@@ -144,5 +167,19 @@ export function isDatabaseError(err: unknown): boolean {
   if (err instanceof pg.DatabaseError) return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH'].includes(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|driver has already been destroyed|database connection is not open/i.test(err.message);
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|driver has already been destroyed|database connection is not open/i.test(err.message);
+}
+
+export type DatabaseErrorKind = 'timeout' | 'connection' | 'query';
+
+/**
+ * For metrics: a timeout (statement, read or connect), the connection failing (refused, reset,
+ * the server shutting down), or a statement the database refused.
+ */
+export function databaseErrorKind(err: unknown): DatabaseErrorKind {
+  const code = (err as { code?: unknown })?.code;
+  const message = err instanceof Error ? err.message : '';
+  if (code === '57014' || /timeout|timed out/i.test(message) || code === 'ETIMEDOUT') return 'timeout';
+  if (isConnectionFault(err) || (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || /not open|destroyed/i.test(message)) return 'connection';
+  return 'query';
 }

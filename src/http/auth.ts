@@ -14,7 +14,13 @@ declare module 'fastify' {
 const BEARER_RE = /^bearer +(\S+) *$/i;
 const POLICY_NAME = 'key';
 
-export function apiAuthHook(keys: KeyService, limiter: RateLimiter, authFailLimiter: RateLimiter, now: () => number) {
+/** Which limit refused a request (for the metrics). */
+export type LimitName = 'key' | 'auth_failures';
+
+export function apiAuthHook(
+  keys: KeyService, limiter: RateLimiter, authFailLimiter: RateLimiter, now: () => number,
+  onLimited: (limit: LimitName) => void = () => {},
+) {
   const policy = policyHeader(POLICY_NAME, limiter);
   return async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = req.headers.authorization;
@@ -30,11 +36,17 @@ export function apiAuthHook(keys: KeyService, limiter: RateLimiter, authFailLimi
     if (!key) {
       // An address over its budget gets no new key checked: no guessing at speed, no database work.
       const ipState = await authFailLimiter.peek(ip, nowMs);
-      if (!ipState.allowed) throw errors.tooManyRequests(ipState.retryAfterSeconds);
+      if (!ipState.allowed) {
+        onLimited('auth_failures');
+        throw errors.tooManyRequests(ipState.retryAfterSeconds);
+      }
       key = token ? await keys.verify(token) : null;
       if (!key) {
         const failed = await authFailLimiter.consume(ip, nowMs);
-        if (!failed.allowed) throw errors.tooManyRequests(failed.retryAfterSeconds);
+        if (!failed.allowed) {
+          onLimited('auth_failures');
+          throw errors.tooManyRequests(failed.retryAfterSeconds);
+        }
         throw header === undefined ? errors.missingApiKey() : errors.invalidApiKey();
       }
     }
@@ -43,6 +55,9 @@ export function apiAuthHook(keys: KeyService, limiter: RateLimiter, authFailLimi
     const d = await limiter.consume(key.keyId, nowMs);
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
-    if (!d.allowed) throw errors.tooManyRequests(d.retryAfterSeconds);
+    if (!d.allowed) {
+      onLimited('key');
+      throw errors.tooManyRequests(d.retryAfterSeconds);
+    }
   };
 }

@@ -2,7 +2,7 @@
 // a 5xx body (the cause goes to the log, with the same request id). This is where the API maps
 // DomainError: a use-case's refusal of a query parameter is a 400 invalid_parameter naming it.
 import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { isDatabaseError } from '../db/connect.js';
+import { databaseErrorKind, isDatabaseError } from '../db/connect.js';
 import { ApiError, DomainError, errors } from '../errors.js';
 import { commonHeaders } from './plugins/request-id.js';
 
@@ -26,6 +26,7 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   }
   if (isDatabaseError(err)) {
     req.log.error({ err }, 'database error');
+    req.server.metrics?.databaseErrors.inc({ kind: databaseErrorKind(err), source: 'request' });
     return errors.databaseError();
   }
   const status = (err as FastifyError).statusCode;

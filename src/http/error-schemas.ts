@@ -11,13 +11,17 @@ export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[];
 export const ERROR_WHEN = {
   invalid_parameter: 'a query parameter is malformed, out of range or repeated, or desde is after hasta',
   unknown_parameter: 'a query parameter that the endpoint does not take',
+  malformed_request: 'the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed',
   missing_api_key: 'no Authorization header',
   invalid_api_key: 'the header is not `Bearer <key>`, or the key is unknown, revoked or expired',
   not_found: 'no such path',
   method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',
+  request_timeout: 'the request line and headers did not all arrive within the server\'s time; the connection is closed',
   too_many_requests: 'over the rate limit; retry after Retry-After seconds',
+  headers_too_large: 'the request headers are larger than the server accepts',
   database_error: 'the database failed or timed out; retry after Retry-After seconds',
   internal_error: 'any other unexpected failure; quote the request_id to support',
+  service_unavailable: 'the service is overloaded or shutting down; retry after Retry-After seconds',
 } satisfies Record<ErrorCode, string>;
 
 export const ErrorDetail = Type.Object(

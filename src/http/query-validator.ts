@@ -1,6 +1,7 @@
 // A strict query-string validator compiled from the route's TypeBox schema. Ajv would coerce
 // ("1e2" -> 100, arrays -> first item) and strip unknown keys; the contract wants every
 // malformed, repeated or unknown parameter refused with a message naming it.
+import { describeTextProblem, textProblem } from '../domain/text.js';
 import { ApiError, errors } from '../errors.js';
 import { isValidDate } from '../time.js';
 
@@ -72,7 +73,12 @@ export function compileQueryValidator(schema: ObjectSchema) {
       if (!check) return { error: errors.unknownParameter(name, allowed) };
       const raw = input[name];
       if (Array.isArray(raw)) return { error: errors.repeatedParameter(name) };
-      const res = check(String(raw));
+      const value = String(raw);
+      // Before any parameter's own check: what no database can hold is refused the same way
+      // for every parameter (NUL in `q` was a 500 on both databases). Lengths are each check's.
+      const problem = textProblem(value, Infinity);
+      if (problem) return { error: errors.invalidParameter(name, describeTextProblem(name, problem, Infinity)) };
+      const res = check(value);
       if ('error' in res) return res;
       out[name] = res.value;
     }

@@ -69,7 +69,7 @@ export interface StatusDoc {
 /** The error responses every API route documents, with the headers each carries. */
 export const ERROR_RESPONSES: Record<number, StatusDoc> = {
   400: {
-    description: 'invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it',
+    description: 'invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character)',
     headers: [...COMMON, ...RATE],
   },
   401: {
@@ -85,6 +85,10 @@ export const ERROR_RESPONSES: Record<number, StatusDoc> = {
   500: {
     description: 'database_error (retry after the Retry-After seconds) or internal_error',
     headers: [...COMMON, { name: 'Retry-After', required: false }, ...optional(RATE)],
+  },
+  503: {
+    description: 'service_unavailable: the service is overloaded; retry after the Retry-After seconds',
+    headers: [...COMMON, 'Retry-After'],
   },
 };
 

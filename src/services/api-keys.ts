@@ -13,6 +13,7 @@ import {
   findApiKeyByHash, getApiKey, insertApiKey, listApiKeys, locateApiKey, revokeApiKey, touchApiKeys, type ApiKeyListing,
 } from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
+import { runInBackground, type BackgroundErrorHandler } from './background.js';
 
 export type { ApiKeyListing };
 
@@ -84,7 +85,7 @@ export interface KeyServiceOptions {
   prefix: string;
   apiPlans: readonly Plan[];
   now?: () => number;
-  onBackgroundError?: (err: unknown) => void;
+  onBackgroundError?: BackgroundErrorHandler;
   /**
    * Tells the other instances that `keyId` was revoked (REDIS_URL: services/revocations.ts);
    * resolves with whether it was announced, never rejects.
@@ -242,6 +243,6 @@ export class KeyService {
     const last = this.lastWritten.get(keyId);
     if (last !== undefined && nowS - last < LAST_USED_EVERY_S) return;
     this.lastWritten.set(keyId, nowS);
-    touchApiKeys(this.db, [keyId], nowS).catch((err) => this.opts.onBackgroundError?.(err));
+    runInBackground('last_used_at', () => touchApiKeys(this.db, [keyId], nowS), this.opts.onBackgroundError);
   }
 }

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { addKeyErrors, addUsage, recentKeyErrors, usageForDays, type KeyErrorRow, type UsageRow } from '../repos/usage.js';
 import { localDate } from '../time.js';
+import { runInBackground, type BackgroundErrorHandler } from './background.js';
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 30_000;
 /** Distinct error codes kept per key for the dashboard. */
@@ -48,7 +49,7 @@ export class UsageCounter {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Kysely<DB>, private readonly opts: { onError?: (err: unknown) => void } = {}) {}
+  constructor(private readonly db: Kysely<DB>, private readonly opts: { onError?: BackgroundErrorHandler } = {}) {}
 
   /** Counts one API response. Synchronous and allocation-light: it is on every request's path. */
   record(e: UsageEvent): void {
@@ -122,9 +123,8 @@ export class UsageCounter {
   /** Flushes every `intervalMs` until stop(). The timer never keeps the process alive. */
   start(intervalMs = DEFAULT_FLUSH_INTERVAL_MS): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      this.flush().catch((err) => this.opts.onError?.(err));
-    }, intervalMs);
+    // A failed flush keeps its counts for the next one (flush()); it is reported, never thrown.
+    this.timer = setInterval(() => runInBackground('usage flush', () => this.flush(), this.opts.onError), intervalMs);
     this.timer.unref();
   }
 

@@ -10,7 +10,7 @@ import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic, createUser } from '../../src/services/accounts.js';
 import { KeyService } from '../../src/services/api-keys.js';
 import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
-import { TEST_PEPPER } from '../helpers/app.js';
+import { TEST_ENV, TEST_PEPPER } from '../helpers/app.js';
 import { freshDatabase } from '../helpers/db.js';
 import { FIXTURE_NOW_MS } from '../helpers/fixtures.js';
 
@@ -40,7 +40,7 @@ export interface DashboardApp {
 }
 
 export async function buildDashboardApp(dialect: Dialect, opts: { env?: Record<string, string>; admin?: AdminTuning; nowMs?: number } = {}): Promise<DashboardApp> {
-  const config = loadConfig({ DATA_DIR: '/nonexistent-test-data-dir', API_KEY_PEPPER: TEST_PEPPER, ...opts.env });
+  const config = loadConfig({ ...TEST_ENV, ...opts.env });
   const database = await freshDatabase(dialect);
   const clock = { now: opts.nowMs ?? FIXTURE_NOW_MS };
   const now = () => clock.now;

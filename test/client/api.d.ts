@@ -505,11 +505,11 @@ export interface components {
         /** @description What went wrong */
         ErrorDetail: {
             /**
-             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 404 not_found: no such path. 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support.
+             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 404 not_found: no such path. 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
              * @example invalid_parameter
              * @enum {string}
              */
-            code: "invalid_parameter" | "unknown_parameter" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "too_many_requests" | "database_error" | "internal_error";
+            code: "invalid_parameter" | "unknown_parameter" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "request_timeout" | "too_many_requests" | "headers_too_large" | "database_error" | "internal_error" | "service_unavailable";
             /**
              * @description For people: what was wrong and how to fix it; may change
              * @example limit must be an integer from 1 to 500
@@ -576,7 +576,7 @@ export interface operations {
                     "application/json": components["schemas"]["CitasList"];
                 };
             };
-            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it */
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
             400: {
                 headers: {
                     /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
@@ -640,6 +640,21 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -683,7 +698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientasList"];
                 };
             };
-            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it */
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
             400: {
                 headers: {
                     /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
@@ -747,6 +762,21 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -792,7 +822,7 @@ export interface operations {
                     "application/json": components["schemas"]["LlamadasList"];
                 };
             };
-            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it */
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
             400: {
                 headers: {
                     /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
@@ -856,6 +886,21 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -890,7 +935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter; error.param names it */
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
             400: {
                 headers: {
                     /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
@@ -954,6 +999,21 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isDatabaseError, openDatabase } from '../../src/db/connect.js';
+import { databaseErrorKind, isDatabaseError, openDatabase } from '../../src/db/connect.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/errors.js';
 import { bearer } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
@@ -95,6 +95,44 @@ describe.skipIf(!dialects().includes('postgres'))('database failures on postgres
     expectDatabaseError(await get(t));
     expectDatabaseError(await get(t, '/api/v1/clientas?q=mar'));
   });
+
+  it('a connection whose server stopped answering is dropped, not reused: the next query gets a fresh one', async () => {
+    const url = await newPgDatabaseUrl();
+    // One connection, so that the next query would have to use the same one if it were kept.
+    const database = await openDatabase({ kind: 'postgres', url, poolMax: 1, statementTimeoutMs: 300, connectTimeoutMs: 2_000 });
+    const backend = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db)).rows[0]!.pid;
+    const stuck = await backend();
+    // That connection's server process stops (as on a hung host); the server itself still answers.
+    process.kill(stuck, 'SIGSTOP');
+    try {
+      const err = await sql`select 1`.execute(database.db).then(() => null, (e: unknown) => e);
+      expect((err as Error).message).toMatch(/Query read timeout/);
+      expect(isDatabaseError(err)).toBe(true);
+      // Kept, the connection would still have the unanswered statement on the wire, and every
+      // query after it would wait behind it and time out as well.
+      const fresh = await backend();
+      expect(fresh).not.toBe(stuck);
+    } finally {
+      process.kill(stuck, 'SIGCONT');
+      await database.close();
+    }
+  });
+
+  it('waits at most connectTimeoutMs for a server that accepts connections and never answers', async () => {
+    const silent = net.createServer(() => {}); // accepts, never speaks
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `postgres://u:p@127.0.0.1:${(silent.address() as net.AddressInfo).port}/none`;
+    const database = await openDatabase({ kind: 'postgres', url, poolMax: 1, statementTimeoutMs: 10_000, connectTimeoutMs: 200 });
+    try {
+      // The default (5 s) is far beyond this test's own timeout.
+      const err = await sql`select 1`.execute(database.db).then(() => null, (e: unknown) => e);
+      expect(isDatabaseError(err)).toBe(true);
+      expect(databaseErrorKind(err)).toBe('timeout');
+    } finally {
+      await database.close();
+      silent.close();
+    }
+  }, 3_000);
 
   it('an unreachable server is answered as database_error, also while authenticating', async () => {
     const url = `postgres://u:p@127.0.0.1:${await closedPort()}/none`;

@@ -7,7 +7,7 @@ import { openDatabase, type Database, type DatabaseTarget } from '../../src/db/c
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { KeyService } from '../../src/services/api-keys.js';
-import { appFor, seedRecords, TEST_PEPPER } from '../helpers/app.js';
+import { appFor, seedRecords, TEST_ENV, TEST_PEPPER } from '../helpers/app.js';
 import { newPgDatabaseUrl } from '../helpers/db.js';
 import { clinicARecords, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
 
@@ -33,7 +33,7 @@ export interface OwnApp {
  * the key is then well-formed but unknown.
  */
 export async function appOn(target: DatabaseTarget, opts: { prepare?: boolean } = {}): Promise<OwnApp> {
-  const config = loadConfig({ DATA_DIR: '/nonexistent-test-data-dir', API_KEY_PEPPER: TEST_PEPPER });
+  const config = loadConfig({ ...TEST_ENV });
   const database = await openDatabase(target);
   const now = () => FIXTURE_NOW_MS;
   const keys = new KeyService(database.db, { pepper: TEST_PEPPER, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, now });

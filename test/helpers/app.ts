@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import type { ImportRecord } from '../../src/domain/records.js';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppDeps } from '../../src/app.js';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { KeyService } from '../../src/services/api-keys.js';
@@ -17,6 +17,15 @@ import { freshDatabase } from './db.js';
 import { clinicARecords, clinicBRecords, FIXTURE_NOW_MS } from './fixtures.js';
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The environment of every in-process test app. Overload shedding is off: on a machine busy
+ * with parallel test files the event loop can stall for a second (a large synchronous seed), and
+ * a 503 would then fail an unrelated test; the overload tests turn it on with their own values.
+ */
+export const TEST_ENV: Record<string, string> = {
+  DATA_DIR: '/nonexistent-test-data-dir', API_KEY_PEPPER: TEST_PEPPER, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_USED_MB: '0',
+};
 
 export interface TestApp {
   app: FastifyInstance;
@@ -41,10 +50,13 @@ export async function seedRecords(database: Database, clinic: Clinic, records: I
   });
 }
 
-/** The real app on `database`, with real limiters from `config`, silent logs, ready for inject. */
-export async function appFor(config: Config, database: Database, keys: KeyService, now: () => number): Promise<FastifyInstance> {
+/** What a test may add to the app: its real log output, its metrics, a faster overload sampler. */
+export type AppExtras = Pick<AppDeps, 'logStream' | 'metrics' | 'overloadSampleIntervalMs'>;
+
+/** The real app on `database`, with real limiters from `config`, silent logs (unless a logStream is given), ready for inject. */
+export async function appFor(config: Config, database: Database, keys: KeyService, now: () => number, extras: AppExtras = {}): Promise<FastifyInstance> {
   const app = await buildApp({
-    config, database, keys, now, logger: false,
+    config, database, keys, now, ...(extras.logStream ? {} : { logger: false }), ...extras,
     limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
     authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
   });
@@ -52,7 +64,7 @@ export async function appFor(config: Config, database: Database, keys: KeyServic
   return app;
 }
 
-export interface TestAppOptions {
+export interface TestAppOptions extends AppExtras {
   env?: Record<string, string>;
   nowMs?: number;
   /** seed the fixture data (default true) */
@@ -60,7 +72,7 @@ export interface TestAppOptions {
 }
 
 export async function buildTestApp(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ DATA_DIR: '/nonexistent-test-data-dir', API_KEY_PEPPER: TEST_PEPPER, ...opts.env });
+  const config = loadConfig({ ...TEST_ENV, ...opts.env });
   const database = await freshDatabase(dialect);
   const clock = { now: opts.nowMs ?? FIXTURE_NOW_MS };
   const now = () => clock.now;
@@ -75,7 +87,7 @@ export async function buildTestApp(dialect: Dialect, opts: TestAppOptions = {}):
   const keyA = (await keys.create({ clinicId: clinicA.id, name: 'A', expiresAt: null, createdBy: null })).key;
   const keyB = (await keys.create({ clinicId: clinicB.id, name: 'B', expiresAt: null, createdBy: null })).key;
 
-  const app = await appFor(config, database, keys, now);
+  const app = await appFor(config, database, keys, now, { logStream: opts.logStream, metrics: opts.metrics, overloadSampleIntervalMs: opts.overloadSampleIntervalMs });
   return {
     app, database, keys, config, clinicA, clinicB, keyA, keyB, clock,
     close: async () => {

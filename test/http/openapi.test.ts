@@ -195,8 +195,8 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
 
   it.each(ALL_PATHS)('%s documents its 200 and its error responses with the error codes', (path) => {
     const responses = doc.paths[path]!.get!.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '429', '500']);
-    for (const status of ['400', '401', '429', '500']) {
+    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '429', '500', '503']);
+    for (const status of ['400', '401', '429', '500', '503']) {
       const schema = named(responses[status]!.content['application/json']!.schema);
       expect(schema.required).toEqual(['error']);
       const err = named(schema.properties.error);
@@ -209,6 +209,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     expect(responses['401']!.description).toContain('missing_api_key');
     expect(responses['429']!.description).toContain('too_many_requests');
     expect(responses['500']!.description).toContain('database_error');
+    expect(responses['503']!.description).toContain('service_unavailable');
   });
 
   it('/api/v1/me takes no parameters', async () => {

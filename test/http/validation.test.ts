@@ -139,6 +139,39 @@ describe.each(dialects())('query validation on %s', (dialect) => {
     }
   });
 
+  // Text the databases cannot hold was a 500 database_error (NUL on PostgreSQL and SQLite alike).
+  describe.each([
+    ['/api/v1/clientas', 'q', 'mar'],
+    ['/api/v1/citas', 'estado', 'pendiente'],
+    ['/api/v1/citas', 'desde', '2026-03-01'],
+    ['/api/v1/llamadas', 'limit', '5'],
+    ['/api/v1/llamadas', 'resultado', 'info'],
+  ] as const)('%s?%s= with characters no database holds', (path, param, good) => {
+    it.each([
+      ['NUL', '%00'],
+      ['NUL alone', '%00', true],
+      ['a control character', '%01'],
+      ['DEL', '%7F'],
+      ['a C1 control (U+0085)', '%C2%85'],
+      ['a line feed', '%0A'],
+    ])('%s is a 400 invalid_parameter naming it, on both databases', async (_label, bad, alone = false) => {
+      const value = alone ? bad : `${good.slice(0, 2)}${bad}${good.slice(2)}`;
+      const err = expectError(await call(t, `${path}?${param}=${value}`), 400, 'invalid_parameter', param);
+      expect(err.message).toContain(param);
+    });
+
+    it.each(['%ED%A0%80', '%FF', '%C0%80'])('%s (not UTF-8: a surrogate, a lone byte, an overlong NUL) is never a 5xx', async (bad) => {
+      // Fastify leaves bytes that are not UTF-8 percent-encoded: the parameter sees plain ASCII.
+      const res = await call(t, `${path}?${param}=${good}${bad}`);
+      expect(res.statusCode, res.body).toBeLessThan(500);
+    });
+  });
+
+  it('says how to fix a NUL in q', async () => {
+    const err = expectError(await call(t, '/api/v1/clientas?q=a%00b'), 400, 'invalid_parameter', 'q');
+    expect(err.message).toBe('q must not contain control characters (such as NUL, %00); remove them');
+  });
+
   it('reports a parameter error for clinic B exactly as for A', async () => {
     const res = await call(t, '/api/v1/citas?limit=0', { key: t.keyB });
     expectError(res, 400, 'invalid_parameter', 'limit');

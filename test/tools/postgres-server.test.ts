@@ -127,28 +127,106 @@ describe('stop()', () => {
     }
   });
 
-  it('a test process killed with SIGKILL does not leave its server running', async () => {
+  it.each([
+    ['running', ''],
+    ['frozen by a fault test', 's.freeze();'],
+  ])('a test process killed with SIGKILL does not leave its server running (%s)', async (_label, action) => {
     const helper = fileURLToPath(new URL('../../tools/postgres-server.ts', import.meta.url));
     const script = `
       import { startEmbeddedPostgres } from ${JSON.stringify(helper)};
       const s = await startEmbeddedPostgres();
-      console.log(s.url);
+      ${action}
+      console.log(s.pid);
       setInterval(() => {}, 1000);
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.setEncoding('utf8');
-      let out = '';
-      child.stdout.on('data', (s: string) => {
-        out += s;
-        if (out.includes('\n')) resolve(out.trim());
+    let postmasterPid = 0;
+    let root = '';
+    try {
+      const pidLine = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding('utf8');
+        let out = '';
+        child.stdout.on('data', (s: string) => {
+          out += s;
+          if (out.includes('\n')) resolve(out.trim());
+        });
+        child.on('exit', (code) => reject(new Error(`helper exited early with code ${code}`)));
       });
-      child.on('exit', (code) => reject(new Error(`helper exited early with code ${code}`)));
-    });
-    const { root, postmasterPid } = await serverFiles(url);
-    child.kill('SIGKILL');
+      postmasterPid = Number(pidLine);
+      // The server runs in its data dir, inside the temp dir (a frozen one cannot be asked through SQL).
+      root = path.dirname(await fs.readlink(`/proc/${postmasterPid}/cwd`));
+      expect(path.basename(root)).toMatch(/^clinic-api-pg-/);
+    } finally {
+      // Also when an assertion above failed: the watchdog is what this test checks.
+      child.kill('SIGKILL');
+    }
     expect(await waitUntil(() => !isAlive(postmasterPid), 10_000)).toBe(true);
     // Nobody called stop(), so the dir is still there; the next startEmbeddedPostgres() sweeps it.
     await fs.rm(root, { recursive: true, force: true });
+  });
+});
+
+describe('fault helpers: shutdown(), start(), freeze(), thaw()', () => {
+  let server: PgServer;
+  beforeAll(async () => {
+    server = await startEmbeddedPostgres();
+    await withClient(server.url, (c) => c.query('create table kept (n int); insert into kept values (42)'));
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const kept = () => withClient(server.url, async (c) => (await c.query<{ n: number }>('select n from kept')).rows[0]!.n);
+
+  it('a fast shutdown ends open connections with 57P01, refuses new ones, and start() brings the same data back on the same port', async () => {
+    const open = new pg.Client({ connectionString: server.url });
+    const ended = new Promise<{ code?: string }>((resolve) => open.on('error', (err) => resolve(err as { code?: string })));
+    await open.connect();
+    const pid = server.pid;
+    expect(pid && isAlive(pid)).toBe(true);
+
+    await server.shutdown('fast');
+    expect((await ended).code).toBe('57P01');
+    expect(server.pid).toBeUndefined();
+    expect(isAlive(pid!)).toBe(false);
+    await expect(withClient(server.url, async () => {})).rejects.toThrow(/ECONNREFUSED/);
+
+    await server.start();
+    expect(server.pid).not.toBe(pid);
+    expect(await kept()).toBe(42);
+  });
+
+  it('an immediate shutdown is a crash the next start() recovers from', async () => {
+    await server.shutdown('immediate');
+    await expect(withClient(server.url, async () => {})).rejects.toThrow(/ECONNREFUSED/);
+    await server.start();
+    expect(await kept()).toBe(42);
+  });
+
+  it('freeze() leaves connections open with nothing answering until thaw()', async () => {
+    const client = new pg.Client({ connectionString: server.url, query_timeout: 300 });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      server.freeze();
+      await expect(client.query('select 1')).rejects.toThrow(/Query read timeout/);
+      // A new connection is not refused (the kernel completes the handshake) but never answered.
+      const fresh = new pg.Client({ connectionString: server.url, connectionTimeoutMillis: 300 });
+      fresh.on('error', () => {});
+      await expect(fresh.connect()).rejects.toThrow(/timeout/i);
+      server.thaw();
+      expect(await kept()).toBe(42);
+    } finally {
+      server.thaw();
+      await client.end().catch(() => {});
+    }
+  });
+
+  it('stop() works on a frozen server', async () => {
+    const other = await startEmbeddedPostgres();
+    const pid = other.pid!;
+    other.freeze();
+    await other.stop();
+    expect(isAlive(pid)).toBe(false);
   });
 });

@@ -38,7 +38,34 @@ describe('loadConfig defaults', () => {
       dbStatementTimeoutMs: 5000,
       redisUrl: null,
       redisTimeoutMs: 10,
+      dbConnectTimeoutMs: 2000,
+      usageFlushIntervalS: 30,
+      shutdownTimeoutS: 10,
+      http: {
+        headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 10_000, socketTimeoutMs: 30_000,
+        maxConnectionsPerAddress: 100, maxHeaderBytes: 16_384,
+      },
+      overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: null, maxRssBytes: 0 },
+      metricsToken: null,
     });
+  });
+
+  it('reads the operations variables (timeouts, caps, overload, metrics, shutdown)', () => {
+    const c = loadConfig({
+      DB_CONNECT_TIMEOUT_MS: '1500', USAGE_FLUSH_INTERVAL_S: '5', SHUTDOWN_TIMEOUT_S: '20',
+      HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '4000', KEEP_ALIVE_TIMEOUT_MS: '3000', SOCKET_TIMEOUT_MS: '9000',
+      MAX_CONNECTIONS_PER_ADDRESS: '0', MAX_HEADER_BYTES: '8192',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_USED_MB: '512', OVERLOAD_MAX_RSS_MB: '1024',
+      METRICS_TOKEN: 'm'.repeat(32),
+    });
+    expect(c).toMatchObject({
+      dbConnectTimeoutMs: 1500, usageFlushIntervalS: 5, shutdownTimeoutS: 20,
+      http: { headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 3000, socketTimeoutMs: 9000, maxConnectionsPerAddress: 0, maxHeaderBytes: 8192 },
+      overload: { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 512 * 1024 * 1024, maxRssBytes: 1024 * 1024 * 1024 },
+      metricsToken: 'm'.repeat(32),
+    });
+    expect(loadConfig({ OVERLOAD_MAX_HEAP_USED_MB: '0' }).overload.maxHeapUsedBytes).toBe(0);
+    expect(Object.isFrozen(c.http) && Object.isFrozen(c.overload)).toBe(true);
   });
 
   it('empty and blank values count as unset', () => {
@@ -136,6 +163,21 @@ describe('loadConfig validation names the bad variable', () => {
     ['REDIS_URL', { REDIS_URL: 'redis://redis:99999' }, /is not a valid URL/],
     ['REDIS_TIMEOUT_MS', { REDIS_TIMEOUT_MS: '0' }, /from 1 to 1000/],
     ['REDIS_TIMEOUT_MS', { REDIS_TIMEOUT_MS: '5000' }, /from 1 to 1000/],
+    ['DB_CONNECT_TIMEOUT_MS', { DB_CONNECT_TIMEOUT_MS: '50' }, /from 100 to 60000/],
+    ['USAGE_FLUSH_INTERVAL_S', { USAGE_FLUSH_INTERVAL_S: '0' }, /from 1 to 3600/],
+    ['SHUTDOWN_TIMEOUT_S', { SHUTDOWN_TIMEOUT_S: 'soon' }, /from 1 to 600, got "soon"/],
+    ['SHUTDOWN_TIMEOUT_S', { SHUTDOWN_TIMEOUT_S: '0' }, /from 1 to 600/],
+    ['HEADERS_TIMEOUT_MS', { HEADERS_TIMEOUT_MS: '10s' }, /whole number/],
+    ['REQUEST_TIMEOUT_MS', { HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' }, /at least HEADERS_TIMEOUT_MS \(5000\)/],
+    ['KEEP_ALIVE_TIMEOUT_MS', { KEEP_ALIVE_TIMEOUT_MS: '0' }, /from 100 to/],
+    ['SOCKET_TIMEOUT_MS', { SOCKET_TIMEOUT_MS: '7000' }, /at least DB_STATEMENT_TIMEOUT_MS \+ DB_CONNECT_TIMEOUT_MS \+ 1000 \(8000\)/],
+    ['MAX_CONNECTIONS_PER_ADDRESS', { MAX_CONNECTIONS_PER_ADDRESS: '-1' }, /whole number from 0/],
+    ['MAX_HEADER_BYTES', { MAX_HEADER_BYTES: '512' }, /from 1024 to 1048576/],
+    ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: 'high' }, /whole number/],
+    ['OVERLOAD_MAX_HEAP_USED_MB', { OVERLOAD_MAX_HEAP_USED_MB: '1.5' }, /whole number/],
+    ['OVERLOAD_MAX_RSS_MB', { OVERLOAD_MAX_RSS_MB: 'lots' }, /whole number/],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }, /at least 32 printable characters/],
+    ['METRICS_TOKEN', { METRICS_TOKEN: `${'m'.repeat(20)} ${'m'.repeat(20)}` }, /without spaces/],
   ];
 
   it.each(cases)('%s: %j', (variable, env, message) => {
@@ -157,5 +199,9 @@ describe('loadConfig validation names the bad variable', () => {
   it('the error does not echo the pepper it refused', () => {
     const err = configError({ API_KEY_PEPPER: 'my-little-secret' });
     expect(err.message).not.toContain('my-little-secret');
+  });
+
+  it('the error does not echo the metrics token it refused', () => {
+    expect(configError({ METRICS_TOKEN: 'tiny-secret' }).message).not.toContain('tiny-secret');
   });
 });

@@ -22,7 +22,7 @@ describe('apiResponses', () => {
     await app.ready();
     const doc = app.swagger() as Record<string, any>;
     const responses = doc['paths']['/api/v1/probe']['get']['responses'];
-    expect(Object.keys(responses)).toEqual(['200', '304', '400', '401', '429', '500']);
+    expect(Object.keys(responses)).toEqual(['200', '304', '400', '401', '429', '500', '503']);
     expect(responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Me' });
     expect(responses['200'].headers['Retry-After'].required).toBe(false);
     expect(responses['200'].headers['RateLimit'].required).toBe(true);

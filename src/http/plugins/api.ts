@@ -30,7 +30,7 @@ export const api = fp(async (app, opts: ApiOptions) => {
       if (httpPart === 'querystring') return compileQueryValidator(schema as ObjectSchema);
       throw new Error(`no validator for ${httpPart}`);
     });
-    scope.addHook('onRequest', apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now));
+    scope.addHook('onRequest', apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })));
     // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
     scope.addHook('onResponse', async (req, reply) => {
       const k = req.apiKey;

@@ -1,16 +1,21 @@
 // Every response, API or dashboard, success or error: the request id (a sane incoming
 // X-Request-Id is echoed, else a new UUID, so a client can quote it to support), no caching and
-// no content sniffing.
+// no content sniffing. The id is in every log line of its request, so one shaped like a key (a
+// key pasted into the wrong header) is never echoed: it gets a UUID instead.
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { secretMasker } from '../log.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Fastify's genReqId option. */
-export function genReqId(req: { headers: Record<string, string | string[] | undefined> }): string {
-  const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
+/** Fastify's genReqId option, for keys with `prefix`. */
+export function requestIdGenerator(prefix: string) {
+  const mask = secretMasker(prefix);
+  return (req: { headers: Record<string, string | string[] | undefined> }): string => {
+    const incoming = req.headers['x-request-id'];
+    return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) && mask(incoming) === incoming ? incoming : randomUUID();
+  };
 }
 
 /** The headers every response carries; also set by errors raised before any hook (frameworkErrors). */
