@@ -39,6 +39,7 @@ import { llmsTxtRoute } from './http/plugins/llms-txt.js';
 import { connectionLimits, serverOptions } from './http/plugins/connections.js';
 import { drain } from './http/plugins/drain.js';
 import { health } from './http/plugins/health.js';
+import { limiterHealth } from './http/plugins/limiter-health.js';
 import { methodGuard } from './http/plugins/method-guard.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
 import { openapi } from './http/plugins/openapi.js';
@@ -146,6 +147,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(drain);
   await app.register(health, { checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS });
   app.readiness.add({ name: 'database', critical: true, check: () => ping(deps.database.db) });
+  // Redis (REDIS_URL): reported in /readyz, never failing it; its state and fallbacks in /metrics.
+  await app.register(limiterHealth, { health: () => limiters.health() });
   await app.register(overload, { limits: config.overload, sampleIntervalMs: deps.overloadSampleIntervalMs });
   await app.register(methodGuard);
   await app.register(compression);

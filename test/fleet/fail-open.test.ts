@@ -14,6 +14,13 @@ const runs = redisAvailable('failing open under traffic (test/fleet/fail-open.te
 
 const DOWN = 'Redis does not answer: rate limits fall back to each instance\'s memory until it answers again (revocations reach other instances within 5 s)';
 const UP = 'Redis answers: rate limits are shared by every instance';
+const METRICS_TOKEN = 'fail-open-metrics-token-0123456789abcdef';
+
+/** The value of one series in Prometheus text (NaN when absent). */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? NaN : Number(line.slice(series.length + 1));
+}
 
 describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes back, freezes and thaws', () => {
   let redis: RedisServer;
@@ -22,6 +29,16 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
   let env: Record<string, string>;
 
   const count = (msg: string) => server.logs().filter((l) => l.msg === msg).length;
+  /** /readyz's status and checks, and /metrics' Redis series. */
+  async function health(): Promise<{ ready: number; checks: unknown; redisUp: number; fallbacks: number }> {
+    const ready = await request(`${server.baseUrl}/readyz`);
+    const metrics = await request(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(metrics.status).toBe(200);
+    return {
+      ready: ready.status, checks: (JSON.parse(ready.body) as { checks: unknown }).checks,
+      redisUp: sample(metrics.body, 'redis_up'), fallbacks: sample(metrics.body, 'rate_limit_fallbacks_total'),
+    };
+  }
 
   /**
    * Resolves once the instance's requests are decided in Redis again: emptied, Redis soon holds
@@ -52,6 +69,7 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
       // machine makes a healthy Redis wait for a CPU (a blip would be an outage of its own and
       // blur what is counted here), and short beside the test.
       REDIS_TIMEOUT_MS: '250',
+      METRICS_TOKEN,
     };
     [server] = (await startInstances(['S'], env)) as [Instance];
     await server.waitForLog((l) => l.msg === UP, 10_000, 'Redis answering');
@@ -65,16 +83,26 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     await redis?.close();
   });
 
-  it('stopped: every request is still answered, the outage logged once; started again, Redis is used again', async () => {
+  it('stopped: every request is still answered, the outage logged once, /readyz still ready; started again, Redis is used again', async () => {
     await traffic.more(40);
+    expect(await health()).toEqual({ ready: 200, checks: { database: 'up', redis: 'up' }, redisUp: 1, fallbacks: 0 });
     const before = server.logs().length;
     expect(count(DOWN)).toBe(0);
     await redis.stop();
     await server.waitForLog((l) => l.msg === DOWN, 10_000, 'the outage', before);
     await traffic.more(100);
+    // Reported, never failing readiness (/readyz keeps its answer for a second: wait that out).
+    await new Promise((r) => setTimeout(r, 1_100));
+    const down = await health();
+    expect([down.ready, down.checks, down.redisUp]).toEqual([200, { database: 'up', redis: 'down' }, 0]);
+    expect(down.fallbacks).toBeGreaterThanOrEqual(100);
     await redis.start();
     const back = await server.waitForLog((l) => l.msg === UP, 10_000, 'Redis answering again', before);
     await traffic.more(40);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const up = await health();
+    expect([up.ready, up.checks, up.redisUp]).toEqual([200, { database: 'up', redis: 'up' }, 1]);
+    expect(up.fallbacks).toBeGreaterThanOrEqual(Number(back.fallbacks));
 
     expect(traffic.failures).toEqual([]);
     expect(new Set(traffic.statuses)).toEqual(new Set([200]));
