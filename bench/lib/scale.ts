@@ -39,7 +39,12 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     const databaseUrl = await scaleDatabase(pg, scale);
     const ds = await prepareDataset({
       db: opts.db, dataDir, scale, smallScale: opts.smallScale, smallClinics: opts.smallClinics, log, mods, madeBy: build.describe,
-      env: { ...serviceEnv(dataDir, 0, databaseUrl), DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS) },
+      // The configuration is validated whole: a socket timeout shorter than the statement
+      // timeout is refused (config.ts), although the generation serves no HTTP.
+      env: {
+        ...serviceEnv(dataDir, 0, databaseUrl), DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS),
+        SOCKET_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS + 60_000),
+      },
     });
     servers = await startServers(opts, ROOT, scale, dataDir, databaseUrl, ds, build, defaultCitasRange(ds, mods), log);
     const { bare, service } = servers;
