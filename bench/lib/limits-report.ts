@@ -27,10 +27,10 @@ export function limitsTables(r: LimitsReport): string {
     ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   const fleet = table(
-    ['limits', 'instances', 'offered req/s (total)', 'seconds', 'allowed (200)', 'refused (429)', 'other answers + errors', 'one limit allows', 'allowed / allowed by one limit', 'Redis outages logged', 'other load (cores)'],
-    r.fleet.map((x) => [x.backend === 'redis' ? 'Redis' : 'each in its memory', String(x.instances), String(x.offered), String(x.seconds), String(x.allowed), String(x.refused),
+    ['limits', 'REDIS_TIMEOUT_MS', 'instances', 'offered req/s (total)', 'seconds', 'allowed (200)', 'refused (429)', 'other answers + errors', 'one limit allows', 'allowed / allowed by one limit', 'Redis outages logged', 'other load (cores)'],
+    r.fleet.map((x) => [x.backend === 'redis' ? 'Redis' : 'each in its memory', x.redisTimeoutMs === null ? '–' : String(x.redisTimeoutMs), String(x.instances), String(x.offered), String(x.seconds), String(x.allowed), String(x.refused),
       String(x.bad), String(x.expected), `${f2(x.allowed / x.expected)}×`, String(x.outages), f2(x.otherCores)]),
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   return [
     `Side by side, one run, the same data and key, at a fixed rate (open loop; REDIS_TIMEOUT_MS ${r.redisTimeoutMs}; limits raised as for every case, so each request still makes its limiter call):`,
@@ -55,10 +55,9 @@ export function limitsVerdicts(r: LimitsReport): string[] {
       `${f2(withRedis)}× counting redis-server's CPU too): ${mark(ratio <= CPU_GOAL)} (goal: under +${((CPU_GOAL - 1) * 100).toFixed(0)}%); ` +
       `p99 with Redis ${f1(red.p99)} ms: ${mark(red.p99 < P99_GOAL_MS && red.bad === 0)} (goal: < ${P99_GOAL_MS} ms).`);
   }
-  const shared = r.fleet.find((x) => x.backend === 'redis');
-  if (shared) {
+  for (const shared of r.fleet.filter((x) => x.backend === 'redis')) {
     const ratio = shared.allowed / shared.expected;
-    out.push(`Two instances on Redis allowed ${f2(ratio)}× what one limit allows: ${mark(Math.abs(ratio - 1) <= FLEET_TOLERANCE && shared.bad === 0)} (goal: within ${FLEET_TOLERANCE * 100}%)` +
+    out.push(`Two instances on Redis (REDIS_TIMEOUT_MS ${shared.redisTimeoutMs}) allowed ${f2(ratio)}× what one limit allows: ${mark(Math.abs(ratio - 1) <= FLEET_TOLERANCE && shared.bad === 0)} (goal: within ${FLEET_TOLERANCE * 100}%)` +
       `${shared.outages > 0 ? `; **${shared.outages} Redis outage(s) logged** meanwhile (decided in memory while they lasted)` : ''}.`);
   }
   const apart = r.fleet.find((x) => x.backend === 'memory');
