@@ -151,7 +151,7 @@ async function phase(server: ChildServer, key: string, label: string, attack: ((
   const slowOpen = slow?.open() ?? 0;
   log(`${label}: ${opts.duration} s at ${opts.rate} requests/s${slow ? ` with ${slowOpen} slow connections open` : ''} ...`);
   const meter = cpuMeter(server.pid, [server.pid]);
-  const r = await openLoop(server.baseUrl + NORMAL_PATH, { authorization: `Bearer ${key}` }, opts.rate, opts.duration, 10_000, NORMAL_SOCKETS);
+  const r = await openLoop(server.baseUrl + NORMAL_PATH, { authorization: `Bearer ${key}` }, opts.rate, opts.duration, { maxSockets: NORMAL_SOCKETS });
   const { otherCores } = meter.stop();
   slow?.stop();
   return {
@@ -159,8 +159,8 @@ async function phase(server: ChildServer, key: string, label: string, attack: ((
     p50: percentile(r.latencies, 50),
     p99: percentile(r.latencies, 99),
     max: r.latencies[r.latencies.length - 1] ?? NaN,
-    completed: r.completed - r.non2xx,
-    failed: r.errors + r.non2xx,
+    completed: r.completed - r.unexpected,
+    failed: r.errors + r.unexpected,
     slowOpen,
     cutOff: (await metric(server, 'http_client_errors_total{reason="timeout"}')) - cut0,
     refused: (await metric(server, 'http_connections_closed_total{reason="per_address"}')) - refused0,
@@ -188,7 +188,7 @@ async function main(): Promise<void> {
     if (!key) throw new Error(`no demo key in the service's output:\n${server.output()}`);
     const spread = Array.from({ length: opts.addresses }, (_, i) => `127.0.0.${i + 2}`);
     // Warm up (JIT, caches), not measured.
-    await openLoop(server.baseUrl + NORMAL_PATH, { authorization: `Bearer ${key}` }, opts.rate, 3, 10_000, NORMAL_SOCKETS);
+    await openLoop(server.baseUrl + NORMAL_PATH, { authorization: `Bearer ${key}` }, opts.rate, 3, { maxSockets: NORMAL_SOCKETS });
     const rss0 = readMemory(server.pid)?.rss ?? NaN;
     const phases = [
       await phase(server, key, 'normal clients alone', null),

@@ -13,7 +13,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import type { DB } from '../src/db/schema.js';
 import { createDemoClinic } from '../src/services/demo.js';
 import { commandLine } from '../tools/args.js';
-import { PLAN_SHAPES, searchFor } from '../tools/plan-shapes.js';
+import { PLAN_SHAPES, searchFor, seedFeedEvents } from '../tools/plan-shapes.js';
 import { createDatabase, startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
 
 const cli = commandLine({
@@ -41,8 +41,10 @@ async function seed(database: Database) {
   await createDemoClinic(database, 1, { seed: 101, scale: Math.max(1, scale / 10), nowMs });
   const { clinic } = await createDemoClinic(database, 0, { seed: 1, scale, nowMs });
   await createDemoClinic(database, 2, { seed: 102, scale: Math.max(1, scale / 10), nowMs });
+  const ctx = { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency };
+  await seedFeedEvents(database, ctx, nowMs);
   if (database.dialect === 'postgres') await sql`analyze`.execute(database.db);
-  return { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency };
+  return ctx;
 }
 
 async function printPlans(db: Kysely<DB>, title: string, ctx: { clinicId: string; timezone: string; currency: string }) {

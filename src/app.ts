@@ -49,6 +49,7 @@ import { Metrics } from './metrics.js';
 import { ping } from './repos/health.js';
 import type { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
+import { EventRetention } from './services/event-retention.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import { RateLimiters, type LimiterHealth } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
@@ -87,6 +88,8 @@ declare module 'fastify' {
     limiterHealth: () => LimiterHealth;
     /** A background task failed: logged and counted, never thrown (services/background.ts). */
     reportBackgroundError: BackgroundErrorHandler;
+    /** Removes events past EVENT_RETENTION_DAYS in the background once started (server.ts); stopped on close. */
+    retention: EventRetention;
   }
 }
 
@@ -136,6 +139,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('limiterHealth', () => limiters.health());
   app.addHook('onClose', async () => {
     await usage.close().catch((err: unknown) => reportBackgroundError(reportBackground, 'usage flush on close', err));
+  });
+  // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
+  const retention = new EventRetention(deps.database, { days: config.eventRetentionDays, now, log: app.log });
+  app.decorate('retention', retention);
+  app.addHook('onClose', async () => {
+    await retention.stop();
   });
 
   await app.register(requestId);

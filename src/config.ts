@@ -38,6 +38,8 @@ export interface Config {
   readonly overload: OverloadLimits;
   /** Bearer token of GET /metrics; null: /metrics is a 404. */
   readonly metricsToken: string | null;
+  /** Days the change feed keeps its events (at least 30). */
+  readonly eventRetentionDays: number;
 }
 
 /** Timeouts and caps against slow and greedy clients (docs/operations.md). */
@@ -255,6 +257,8 @@ export function loadConfig(env: Env = process.env): Config {
     http: Object.freeze(httpLimits(env, dbStatementTimeoutMs, dbConnectTimeoutMs)),
     overload: Object.freeze(overloadLimits(env)),
     metricsToken: metricsToken(env),
+    // The contract promises integrators at least 30 days to come back to a cursor.
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 30, 3650),
     redisUrl: redisUrl(env),
     redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 10, 1, 1000),
   });

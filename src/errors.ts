@@ -28,6 +28,8 @@ export const DOMAIN_REASONS = [
   'api_key_on_dashboard',
   /** the input was read in full and refused as a whole (an import with bad lines) */
   'rejected',
+  /** a position in the change feed that is no longer kept (or never was): start again from the lists */
+  'expired',
   /**
    * something the process needs from its surroundings failed when it started: the database cannot
    * be reached, the port is taken, DATA_DIR cannot be written; `field` names the variable to check
@@ -57,6 +59,7 @@ export const ERROR_CODES = {
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  cursor_expired: 410,
   too_many_requests: 429,
   headers_too_large: 431,
   database_error: 500,
@@ -109,6 +112,8 @@ export const errors = {
   notFound: (path: string) => new ApiError('not_found', `No such path: ${path}. The API lives under /api/v1/; its reference is at /docs`),
   methodNotAllowed: (method: string, allow: string) =>
     new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}`, undefined, { allow }),
+  cursorExpired: (detail: string) =>
+    new ApiError('cursor_expired', `${detail}. Read the collections again and follow the feed from cursor=now`),
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError('too_many_requests', `Too many requests; retry after ${retryAfterSeconds} second(s)`, undefined, {
       'retry-after': String(retryAfterSeconds),

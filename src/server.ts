@@ -64,6 +64,8 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     // API usage for the dashboard is counted in memory and written in one batch every
     // USAGE_FLUSH_INTERVAL_S; the app's onClose hook writes the rest, before the database closes below.
     app.usage.start(config.usageFlushIntervalS * 1000);
+    // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
+    app.retention.start();
     // Listen before the first run: if the port is taken, the start fails before the demo is made,
     // so the next start still makes it and prints its key and password (made after a failed
     // listen, they would be shown to no one).

@@ -1,9 +1,16 @@
 // The query shapes of the three endpoints whose plans must be served by indexes, shared by
 // test/db/plans.test.ts (which asserts them) and scripts/explain.ts (which prints them).
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
+import type { Database } from '../src/db/connect.js';
 import type { DB } from '../src/db/schema.js';
 import { SEARCH_TUNING, type SearchTuning } from '../src/services/clientas-search/plan.js';
 import { ClientasSearch } from '../src/services/clientas-search/search.js';
+import { dataVersions } from '../src/repos/clinics.js';
+import { listEtag } from '../src/services/conditional.js';
+import { feedPage, planFeed } from '../src/services/feed.js';
+import { importJsonLines } from '../src/services/import.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../src/services/listings.js';
 
 export interface PlanShape {
@@ -17,6 +24,16 @@ export interface PlanShape {
 /** The client search a shape runs with: its tuning over the defaults, nothing kept yet. */
 export function searchFor(shape: PlanShape): ClientasSearch {
   return new ClientasSearch({ tuning: { ...SEARCH_TUNING, ...shape.tuning } });
+}
+
+/** Events for the feed's shapes (a demo clinic has none): 20 changes of the clinic's records, made by an import. */
+export async function seedFeedEvents(database: Database, ctx: ClinicContext, nowMs: number): Promise<void> {
+  const some = await citasPage(database.db, ctx, { desde: '2000-01-01', hasta: '2199-12-31', limit: 20 }, nowMs);
+  const lines = some.citas.map((c, i) => JSON.stringify(i % 2
+    ? { type: 'cita', id: c.id, deleted: true }
+    : { type: 'llamada', id: randomUUID(), fecha_hora: c.fecha_hora, telefono_caller: c.telefono, duracion_segundos: 30, resultado: 'info', idioma: 'es', created_at: c.fecha_hora }));
+  const res = await importJsonLines(database, ctx.clinicId, Readable.from([lines.join('\n')]), { now: () => nowMs });
+  if (!res.ok) throw new Error(`seedFeedEvents: ${JSON.stringify(res.errors.slice(0, 3))}`);
 }
 
 export const PLAN_SHAPES: PlanShape[] = [
@@ -62,4 +79,17 @@ export const PLAN_SHAPES: PlanShape[] = [
     tuning: { walkMinBudget: 50, pgWalkMinBudget: 50 },
   },
   { name: 'clientas q=ez vip=true (short: name walk)', run: (db, ctx, now, s) => clientasPage(db, ctx, { q: 'ez', vip: 'true' }, now, s) },
+  // updated_since: the (clinic_id, updated_at, id) index in its order, the other filters on its rows.
+  { name: 'citas updated_since', run: (db, ctx, now) => citasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z' }, now) },
+  {
+    name: 'citas updated_since desde estado',
+    run: (db, ctx, now) => citasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z', desde: '2026-03-01', estado: 'pendiente' }, now),
+  },
+  { name: 'clientas updated_since vip', run: (db, ctx, now, s) => clientasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z', vip: 'true' }, now, s) },
+  { name: 'llamadas updated_since', run: (db, ctx, now) => llamadasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z' }, now) },
+  // The change feed (the clinic needs events: the plan test and npm run explain import some first).
+  { name: 'eventos page', run: async (db, ctx) => feedPage(db, ctx, planFeed({ limit: 500 }, ctx.clinicId), await dataVersions(db, ctx.clinicId)) },
+  { name: 'eventos tipo', run: async (db, ctx) => feedPage(db, ctx, planFeed({ tipo: 'cita.actualizada,cita.eliminada' }, ctx.clinicId), await dataVersions(db, ctx.clinicId)) },
+  // What a conditional request reads: the clinic's versions, and for clientas the next cita start.
+  { name: 'ETag of clientas', run: (db, ctx, now) => listEtag(db, ctx, 'clientas', '', now) },
 ];

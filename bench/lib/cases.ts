@@ -12,6 +12,13 @@ export interface Case {
   target: Target;
   path: string;
   headers?: Record<string, string>;
+  /** The status every answer must have (default 200); a 304 case is checked on its headers only. */
+  status?: number;
+  /**
+   * A request that depends on the data set (a cursor, an ETag): made by asking the server once,
+   * before the case's check; its path and headers replace the case's.
+   */
+  prepare?: (server: ChildServer, ds: Dataset) => Promise<{ path: string; headers: Record<string, string> }>;
   /**
    * Measured after everything else: compression buffers (brotli's above all) raise the
    * process's resident memory, which it keeps, and would inflate the other cases' RSS.
@@ -40,6 +47,19 @@ function listCheck(key: string, exactly: number | null, opts: { total?: (ds: Dat
     if (opts.timestamp && !RFC3339.test(String(first[opts.timestamp]))) return `"${opts.timestamp}" is ${String(first[opts.timestamp])}, not RFC 3339 with an offset`;
     return null;
   };
+}
+
+const auth = (ds: Dataset) => ({ authorization: `Bearer ${ds.apiKey}`, 'accept-encoding': 'identity' });
+
+/** The feed at its head with the ETag of that answer: what a follower that is up to date sends. */
+async function currentFeed(server: ChildServer, ds: Dataset) {
+  const now = await fetch(`${server.baseUrl}/api/v1/eventos?cursor=now`, { headers: auth(ds) });
+  if (now.status !== 200) throw new Error(`GET /api/v1/eventos?cursor=now answered ${now.status}: ${await now.text()}`);
+  const path = `/api/v1/eventos?cursor=${(await now.json() as { next_cursor: string }).next_cursor}&limit=500`;
+  const first = await fetch(server.baseUrl + path, { headers: auth(ds) });
+  const etag = first.headers.get('etag');
+  if (first.status !== 200 || !etag) throw new Error(`GET ${path} answered ${first.status} without an ETag`);
+  return { path, headers: { 'if-none-match': etag } };
 }
 
 export const CASES: Case[] = [
@@ -86,10 +106,34 @@ export const CASES: Case[] = [
     id: 'llamadas', label: 'llamadas, default 7 days', target: 'service', path: '/api/v1/llamadas?limit=100',
     check: listCheck('llamadas', 100, { timestamp: 'fecha_hora' }),
   },
+  {
+    // The feed's reference: a route that answers a fixed 304, in the bare route's process.
+    id: 'bare-304', label: 'bare route, fixed 304 (reference)', target: 'bare', path: '/bare/304',
+    headers: { 'if-none-match': '"bare"' }, status: 304, check: () => null,
+  },
+  {
+    // A follower that is up to date polls its cursor with the ETag it got: nothing new, 304.
+    id: 'eventos-304', label: 'eventos, current cursor + If-None-Match', target: 'service', path: '/api/v1/eventos?cursor=now',
+    prepare: currentFeed, status: 304, check: () => null,
+  },
+  {
+    id: 'citas-500', label: 'citas, a page of 500', target: 'service', path: '/api/v1/citas?limit=500',
+    check: listCheck('citas', 500, { timestamp: 'fecha_hora' }),
+  },
+  {
+    // The oldest 500 events of the data set's changes (lib/dataset.ts imports them).
+    id: 'eventos-500', label: 'eventos, a page of 500', target: 'service', path: '/api/v1/eventos?limit=500',
+    check: (body) => {
+      const eventos = body.eventos;
+      if (!Array.isArray(eventos) || eventos.length !== 500) return `"eventos" has ${Array.isArray(eventos) ? eventos.length : 'no'} items, expected 500`;
+      if (typeof body.next_cursor !== 'string' || body.has_more !== true) return 'no next_cursor, or has_more is not true';
+      return null;
+    },
+  },
 ];
 
 /** Open-loop cases: the same requests at a fixed offered rate. */
-export const RATE_CASES = ['bare', 'citas'];
+export const RATE_CASES = ['bare', 'citas', 'bare-304', 'eventos-304'];
 
 /** One request of case `c`, checked: its parsed body, or an error saying what was wrong. */
 export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (line: string) => void): Promise<Json> {
@@ -100,7 +144,12 @@ export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (li
     signal: AbortSignal.timeout(10_000),
   });
   const text = await res.text();
-  if (res.status !== 200) throw new Error(`case ${c.id}: GET ${c.path} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status !== (c.status ?? 200)) throw new Error(`case ${c.id}: GET ${c.path} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (c.status === 304) {
+    if (text !== '' || !res.headers.get('etag')) throw new Error(`case ${c.id}: a 304 with a body or without an ETag`);
+    log(`  ok  ${c.id.padEnd(17)} 304, ETag ${res.headers.get('etag')}`);
+    return {};
+  }
   let body: Json;
   try {
     body = JSON.parse(text) as Json;

@@ -3,11 +3,14 @@
 // clinics beside it, plus one API key for the big clinic.
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import type { ServiceModules } from './service.js';
 
 /** Bumped whenever what the data set holds changes, so a kept --data-dir is rebuilt. */
-const DATASET_VERSION = 1;
+const DATASET_VERSION = 2;
+/** Clientas of the big clinic renamed by an import after the demo: events for the feed's cases (each rename also changes her citas and calls). */
+const RENAMED = 300;
 const META_FILE = 'bench-dataset.json';
 
 export interface DatasetClinic {
@@ -32,6 +35,8 @@ export interface Dataset {
   apiKey: string;
   /** When the data was generated; the demo's "today" is this instant's date in the clinic zone. */
   generatedAtMs: number;
+  /** events in the big clinic's change feed (0 for a build without one) */
+  events: number;
   buildSeconds: number;
   madeBy: string;
 }
@@ -102,6 +107,17 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
       made[p.index] = { id: clinic.id, name: clinic.name, timezone: clinic.timezone, scale: p.scale, ...counts };
     }
     const big = made[0]!;
+    // Changes after the demo (a starting state without events): the feed's cases need events.
+    const renamed = await rt.database.db.selectFrom('clientas').selectAll().where('clinic_id', '=', big.id).orderBy('id').limit(RENAMED).execute();
+    const lines = renamed.map((c) => JSON.stringify({
+      type: 'clienta', id: c.id, nombre: `${c.nombre} Renombrada`, telefono: c.telefono, email: c.email, idioma: c.idioma, vip: c.vip === 1,
+      cliente_desde: c.cliente_desde, created_at: new Date(Number(c.created_at) * 1000).toISOString().replace('.000Z', 'Z'),
+    }));
+    const changed = await opts.mods.importJsonLines(rt.database, big.id, Readable.from([lines.join('\n')]));
+    if (!changed.ok) throw new Error(`the data set's changes were refused: ${JSON.stringify(changed.errors.slice(0, 3))}`);
+    const events = await rt.database.db.selectFrom('events' as never).select((eb) => eb.fn.countAll<number>().as('n')).where('clinic_id' as never, '=', big.id as never)
+      .executeTakeFirst().then((r) => Number((r as { n: number } | undefined)?.n ?? 0), () => 0);
+    opts.log(`renamed ${RENAMED} clientas of the big clinic: ${events} events in its feed`);
     const issued = await rt.keys.create({ clinicId: big.id, name: 'benchmark', expiresAt: null, createdBy: null });
     if (rt.database.dialect === 'postgres') {
       // Fresh statistics, as autovacuum would gather them a little later on a real server.
@@ -111,7 +127,7 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
     }
     const dataset: Dataset = {
       version: DATASET_VERSION, db: opts.db, dataDir: opts.dataDir, big, clinics: made, apiKey: issued.key,
-      generatedAtMs: nowMs, buildSeconds: (Date.now() - started) / 1000, madeBy: opts.madeBy,
+      generatedAtMs: nowMs, events, buildSeconds: (Date.now() - started) / 1000, madeBy: opts.madeBy,
     };
     fs.writeFileSync(metaPath, JSON.stringify(dataset, null, 2) + '\n', { mode: 0o600 });
     return dataset;

@@ -33,8 +33,8 @@ export function closedLoop(url: string, headers: Record<string, string>, o: { co
 }
 
 /** Open loop at a fixed offered rate (see lib/open-loop.ts for why not autocannon's overallRate). */
-export function fixedRate(url: string, headers: Record<string, string>, o: { rate: number; duration: number }) {
-  return (seconds: number): Promise<OpenLoopResult> => openLoop(url, headers, o.rate, seconds > 0 ? seconds : o.duration);
+export function fixedRate(url: string, headers: Record<string, string>, o: { rate: number; duration: number; status: number }) {
+  return (seconds: number): Promise<OpenLoopResult> => openLoop(url, headers, o.rate, seconds > 0 ? seconds : o.duration, { status: o.status });
 }
 
 /** Of `n` runs, the one with the median `key` (the typical run, not the luckiest). */
@@ -45,6 +45,9 @@ export async function medianOf<T>(n: number, key: (m: Measured<T>) => number, on
   return runs[Math.floor((runs.length - 1) / 2)]!;
 }
 
-export function bad(r: Result): number {
-  return r.non2xx + r.errors;
+/** Answers other than `status` (200, or 304 for a conditional case), and errors. */
+export function bad(r: Result, status = 200): number {
+  if (status === 200) return r.non2xx + r.errors;
+  const total = Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0);
+  return total - (r.statusCodeStats[String(status)]?.count ?? 0) + r.errors;
 }

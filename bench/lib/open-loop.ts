@@ -17,11 +17,12 @@ export interface OpenLoopResult {
   achieved: number;
   sent: number;
   completed: number;
-  /** 2xx responses */
+  /** answers with the expected status (their latencies are kept) */
   ok: number;
   /** responses by status */
   statuses: Map<number, number>;
-  non2xx: number;
+  /** answers with another status than the expected one (200, or 304 for a conditional poll) */
+  unexpected: number;
   errors: number;
   /** milliseconds, ascending */
   latencies: number[];
@@ -33,14 +34,19 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
-export async function openLoop(url: string, headers: Record<string, string>, rate: number, durationS: number, timeoutMs = 10_000, maxSockets = 512): Promise<OpenLoopResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets });
+export async function openLoop(
+  url: string, headers: Record<string, string>, rate: number, durationS: number,
+  opts: { timeoutMs?: number; status?: number; maxSockets?: number } = {},
+): Promise<OpenLoopResult> {
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const expected = opts.status ?? 200;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 512 });
   const interval = 1000 / rate;
   const total = Math.max(1, Math.round(rate * durationS));
   const latencies: number[] = [];
   let sent = 0;
   let completed = 0;
-  let non2xx = 0;
+  let unexpected = 0;
   let errors = 0;
   const statuses = new Map<number, number>();
   let outstanding = 0;
@@ -63,7 +69,7 @@ export async function openLoop(url: string, headers: Record<string, string>, rat
         else {
           completed++;
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          if (status < 200 || status > 299) non2xx++;
+          if (status !== expected) unexpected++;
           else latencies.push(performance.now() - dueAt);
         }
         maybeDone();
@@ -92,5 +98,5 @@ export async function openLoop(url: string, headers: Record<string, string>, rat
   const elapsedS = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { offered: rate, achieved: completed / Math.max(elapsedS, durationS), sent, completed, ok: latencies.length, statuses, non2xx, errors, latencies };
+  return { offered: rate, achieved: completed / Math.max(elapsedS, durationS), sent, completed, ok: latencies.length, statuses, unexpected, errors, latencies };
 }

@@ -24,6 +24,8 @@ const BUILD_STATEMENT_TIMEOUT_MS = 600_000;
 /** Where the service under load reads and measures: the servers, their pids and the database's. */
 interface UnderLoad {
   opts: Options;
+  /** the cases of this run, with their data-set-dependent requests prepared */
+  cases: Case[];
   ds: Dataset;
   serverOf: (t: Target) => ChildServer;
   pids: number[];
@@ -51,22 +53,28 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     const idleRss = service ? (readMemory(service.pid)?.rss ?? NaN) / MiB : NaN;
     // PostgreSQL's processes are part of the system under test, not other programs' load.
     const pgPort = pg ? Number(new URL(pg.url).port) : 0;
+    const serverOf = (t: Target) => (t === 'bare' ? bare : service)!;
+    const cases = await Promise.all(opts.cases.map(async (c) => {
+      if (!c.prepare) return c;
+      const prepared = await c.prepare(serverOf(c.target), ds);
+      return { ...c, path: prepared.path, headers: { ...c.headers, ...prepared.headers } };
+    }));
     const run: UnderLoad = {
-      opts, ds, serverOf: (t) => (t === 'bare' ? bare : service)!, pids: servers.all.map((x) => x.pid),
+      opts, cases, ds, serverOf, pids: servers.all.map((x) => x.pid),
       dbPids: () => (pg ? postgresPids(pgPort) : []), pg: pg !== null,
     };
 
     const firstMs = await firstRequests(run);
     const loadRows: LoadRow[] = [];
-    for (const c of opts.cases) if (!c.runLast) loadRows.push(await loadCase(run, c, firstMs.get(c.id)));
+    for (const c of cases) if (!c.runLast) loadRows.push(await loadCase(run, c, firstMs.get(c.id)));
     const rateRows: RateRow[] = [];
     for (const id of RATE_CASES) {
-      const c = opts.cases.find((x) => x.id === id);
+      const c = cases.find((x) => x.id === id);
       if (c) rateRows.push(await rateCase(run, c));
     }
     // Compression last: see Case.runLast.
     const hwmBeforeCompression = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
-    for (const c of opts.cases) if (c.runLast) loadRows.push(await loadCase(run, c, firstMs.get(c.id)));
+    for (const c of cases) if (c.runLast) loadRows.push(await loadCase(run, c, firstMs.get(c.id)));
     loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
 
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
@@ -74,7 +82,7 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     const limits = withLimits
       ? await runLimits({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, memoryService: service!, pids: run.pids, dbPids: run.dbPids, log })
       : null;
-    const compressedLast = opts.cases.some((c) => c.runLast);
+    const compressedLast = cases.some((c) => c.runLast);
     return {
       db: opts.db,
       dataset: ds,
@@ -123,7 +131,7 @@ async function firstRequests(run: UnderLoad): Promise<Map<string, number>> {
   log('checking that every case answers 200 with the expected body ...');
   const totals = new Map<string, unknown>();
   const firstMs = new Map<string, number>();
-  for (const c of run.opts.cases) {
+  for (const c of run.cases) {
     const t0 = performance.now();
     totals.set(c.id, (await verify(c, run.serverOf(c.target), run.ds, log)).total);
     firstMs.set(c.id, performance.now() - t0);
@@ -146,7 +154,7 @@ async function loadCase(run: UnderLoad, c: Case, firstMs: number | undefined): P
   const row: LoadRow = {
     id: c.id, label: c.label, path: c.path + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
     reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max,
-    bad: bad(r), kbPerResponse: r.throughput.total / Math.max(1, r.requests.total) / 1024, peakRssMiB: m.peakRssMiB,
+    bad: bad(r, c.status ?? 200), kbPerResponse: r.throughput.total / Math.max(1, r.requests.total) / 1024, peakRssMiB: m.peakRssMiB,
     cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.requests.total), otherCores: m.cpu.otherCores,
     ...(run.pg ? { dbCpuMsPerReq: m.cpu.dbMs / Math.max(1, r.requests.total) } : {}),
     firstMs,
@@ -163,12 +171,12 @@ async function rateCase(run: UnderLoad, c: Case): Promise<RateRow> {
   const server = run.serverOf(c.target);
   const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
   const m = await medianOf(opts.repeat, (x) => percentile(x.result.latencies, 99),
-    () => measure(server, run.pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, opts)));
+    () => measure(server, run.pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: c.status ?? 200 })));
   const r = m.result;
   const row: RateRow = {
     id: c.id, label: c.label, path: c.path, offered: r.offered, achieved: r.achieved,
     p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), max: percentile(r.latencies, 100),
-    bad: r.non2xx + r.errors, peakRssMiB: m.peakRssMiB,
+    bad: r.unexpected + r.errors, peakRssMiB: m.peakRssMiB,
     cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.completed), serverCores: m.cpu.serverMs / m.cpu.elapsedMs, otherCores: m.cpu.otherCores,
     ...(run.pg ? { dbCpuMsPerReq: m.cpu.dbMs / Math.max(1, r.completed) } : {}),
   };

@@ -28,6 +28,7 @@ export interface ServiceModules {
   todayIn: typeof import('../../src/time.js').todayIn;
   dayStart: typeof import('../../src/time.js').dayStart;
   addDays: typeof import('../../src/time.js').addDays;
+  importJsonLines: typeof import('../../src/services/import.js').importJsonLines;
 }
 
 function git(root: string, args: string[]): string {
@@ -67,10 +68,10 @@ export function buildService(root: string, opts: { ref: string | null; prebuilt:
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     log(`exporting ${opts.ref} (${sha.slice(0, 12)}) and compiling it into ${path.relative(root, dir)} ...`);
+    // package.json too: the CLI reads its version from it (../../package.json of dist/cli).
     const tar = execFileSync('git', ['archive', '--format=tar', sha, 'src', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json'], { cwd: root, maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
-    // Inside the checkout, so node_modules resolve as usual; its own package.json ("type":
-    // "module", and the version the CLI reads from ../../package.json next to dist/).
+    // Inside the checkout, so node_modules and package.json ("type": "module") resolve as usual.
     tsc(root, ['-p', path.join(dir, 'tsconfig.build.json'), '--sourceMap', 'false'], log, path.join(dir, 'dist/cli/main.js'));
     return { distDir: path.join(dir, 'dist'), bin: path.join(dir, 'bin/clinic-api.js'), describe: `commit ${sha.slice(0, 12)} (${opts.ref}), compiled, run as \`clinic-api serve\`` };
   }
@@ -81,7 +82,7 @@ export function buildService(root: string, opts: { ref: string | null; prebuilt:
   // The production launcher, unchanged: it loads ../dist/cli/main.js relative to itself.
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   fs.copyFileSync(path.join(root, 'bin/clinic-api.js'), path.join(dir, 'bin/clinic-api.js'));
-  // The CLI reads its version from the package.json beside dist/ (src/cli/main.ts).
+  // The CLI reads its version from the package.json beside dist/ (../../package.json of dist/cli).
   fs.copyFileSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
   let describe = 'the working tree';
   try {
@@ -96,15 +97,17 @@ export function buildService(root: string, opts: { ref: string | null; prebuilt:
 
 export async function loadServiceModules(build: ServiceBuild): Promise<ServiceModules> {
   const load = <T>(rel: string) => import(pathToFileURL(path.join(build.distDir, rel)).href) as Promise<T>;
-  const [config, runtime, demo, generate, time] = await Promise.all([
+  const [config, runtime, demo, generate, time, imports] = await Promise.all([
     load<typeof import('../../src/config.js')>('config.js'),
     load<typeof import('../../src/runtime.js')>('runtime.js'),
     load<typeof import('../../src/services/demo.js')>('services/demo.js'),
     load<typeof import('../../src/demo/generate.js')>('demo/generate.js'),
     load<typeof import('../../src/time.js')>('time.js'),
+    load<typeof import('../../src/services/import.js')>('services/import.js'),
   ]);
   return {
     loadConfig: config.loadConfig, openRuntime: runtime.openRuntime, createDemoClinic: demo.createDemoClinic,
     demoCounts: generate.demoCounts, todayIn: time.todayIn, dayStart: time.dayStart, addDays: time.addDays,
+    importJsonLines: imports.importJsonLines,
   };
 }

@@ -3,6 +3,11 @@
 import type { LoadRow, RateRow } from './report.js';
 
 const TARGET_P99_MS = 25;
+/** The change feed: a conditional poll that finds nothing new. */
+const FEED_304_P99_MS = 5;
+const FEED_304_VS_BARE = 0.5;
+/** A page of 500 events against a page of 500 citas. */
+const FEED_PAGE_VS_CITAS = 1.5;
 const TARGET_RSS_MIB = 200;
 /** A case during which other programs used this many cores is flagged in the report. */
 const NOISY_CORES = 0.2;
@@ -27,6 +32,22 @@ export function verdicts(v: VerdictInput): string[] {
     const ratio = citasRow.reqPerSec / bareRow.reqPerSec;
     out.push(`Service vs bare route, same query, same run: ${citasRow.reqPerSec.toFixed(0)} vs ${bareRow.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
       `p99 ${citasRow.p99.toFixed(1)} vs ${bareRow.p99.toFixed(1)} ms: ${mark(ratio > 1)} (target: the service is faster).`);
+  }
+  const bare304 = v.load.find((r) => r.id === 'bare-304');
+  const feed304 = v.load.find((r) => r.id === 'eventos-304');
+  if (bare304 && feed304) {
+    const ratio = feed304.reqPerSec / bare304.reqPerSec;
+    out.push(`Feed poll answered 304 vs a bare Fastify route's fixed 304, same run: ${feed304.reqPerSec.toFixed(0)} vs ${bare304.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
+      `server CPU ${feed304.cpuMsPerReq.toFixed(3)} vs ${bare304.cpuMsPerReq.toFixed(3)} ms/req: ${mark(ratio >= FEED_304_VS_BARE && feed304.bad === 0)} (target: at least ${FEED_304_VS_BARE}×).`);
+  }
+  const rateFeed = v.rate.find((r) => r.id === 'eventos-304');
+  if (rateFeed) out.push(`Feed poll (304) at ${rateFeed.offered} req/s offered: p99 ${rateFeed.p99.toFixed(2)} ms: ${mark(rateFeed.p99 < FEED_304_P99_MS && rateFeed.bad === 0)} (target: p99 < ${FEED_304_P99_MS} ms).`);
+  const citas500 = v.load.find((r) => r.id === 'citas-500');
+  const feed500 = v.load.find((r) => r.id === 'eventos-500');
+  if (citas500 && feed500) {
+    const ratio = citas500.reqPerSec / feed500.reqPerSec;
+    out.push(`A page of 500 events vs a page of 500 citas: ${feed500.reqPerSec.toFixed(0)} vs ${citas500.reqPerSec.toFixed(0)} req/s, p50 ${feed500.p50.toFixed(1)} vs ${citas500.p50.toFixed(1)} ms, ` +
+      `server CPU ${feed500.cpuMsPerReq.toFixed(2)} vs ${citas500.cpuMsPerReq.toFixed(2)} ms/req: the feed takes ${ratio.toFixed(2)}× the time: ${mark(ratio <= FEED_PAGE_VS_CITAS)} (target: within ${FEED_PAGE_VS_CITAS}×).`);
   }
   const rateCitas = v.rate.find((r) => r.id === 'citas');
   if (rateCitas) out.push(`citas at ${rateCitas.offered} req/s offered: p99 ${rateCitas.p99.toFixed(1)} ms: ${mark(rateCitas.p99 < TARGET_P99_MS && rateCitas.bad === 0)} (target: p99 < ${TARGET_P99_MS} ms).`);

@@ -32,7 +32,7 @@ async function measure(dialect: Dialect, size: number, pgUrl: string | null) {
   const t0 = Date.now();
   await database.db.transaction().execute(async (trx) => {
     if (dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const w = new RecordWriter(trx, clinic.id, clinic.timezone, 'insert');
+    const w = new RecordWriter(trx, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, { mode: 'insert', now: () => NOW_MS });
     let n = 0;
     for (const r of generateDemo({ seed: 1, scale: size / 200, today: '2026-03-28', timeZone: clinic.timezone, nowSeconds: NOW_MS / 1000 })) {
       if (r.type !== 'clienta' || n === size) break;

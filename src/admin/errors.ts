@@ -28,6 +28,7 @@ function refusalPage(reason: DomainReason, t: Messages): ErrorPage | null {
     case 'conflict':
     case 'rejected': return { status: 400, title: t.badRequestTitle, text: t.badRequestText, tone: 'danger' };
     case 'invalid_config':
+    case 'expired':
     case 'environment': return null;
   }
 }

@@ -42,6 +42,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
         const progress = startProgress(ctx.io.stderr, { label: 'import', total: size === null ? null : size / 1e6, unit: 'MB', now: ctx.io.now });
         try {
           return await importJsonLines(rt.database, o.clinic, input, {
+            now: ctx.io.now,
             onProgress: ({ lines, bytes, badLines }) => progress.update(bytes / 1e6, `${lines.toLocaleString('en-US')} lines${badLines ? `, ${badLines} bad` : ''}`),
           });
         } finally {
@@ -56,8 +57,18 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
         throw new DomainError('rejected', `import refused: ${res.badLines} bad line(s) of ${res.lines}, ${res.errorCount} problem(s); nothing was changed`);
       }
       const c = res.counts;
-      info(ctx, `imported ${c.clientas} clientas, ${c.citas} citas, ${c.llamadas} llamadas from ${res.lines} lines`);
-      result(ctx, `${c.clientas} clientas, ${c.citas} citas, ${c.llamadas} llamadas`, { ok: true, lines: res.lines, ...c });
+      const json = { ok: true, lines: res.lines, changed: res.changed, counts: c };
+      if (!res.changed) {
+        // Issue 9: an import of data already stored says so, rather than listing what it "imported".
+        info(ctx, `no changes: every record of the ${res.lines} line(s) was already stored as it is in the file`);
+        result(ctx, 'no changes', json);
+        return;
+      }
+      const n = Object.values(c).reduce((sum, t) => sum + t.created + t.updated + t.deleted, 0);
+      info(ctx, `imported ${res.lines} line(s): ${n} change(s), each an event of the change feed`);
+      result(ctx, (['clientas', 'citas', 'llamadas'] as const)
+        .map((type) => `${type}: ${c[type].created} created, ${c[type].updated} updated, ${c[type].unchanged} unchanged, ${c[type].deleted} deleted`)
+        .join('\n'), json);
     });
 
   program

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Dialect } from './dialect.js';
 import type { DB } from './schema.js';
 import { guardedPool, isConnectionFault } from './pg-pool.js';
-import { statementCache } from './sqlite-statements.js';
+import { registerDirect, statementCache } from './sqlite-statements.js';
 
 export interface Database {
   readonly db: Kysely<DB>;
@@ -21,8 +21,29 @@ export interface Database {
    * transaction on a lock file beside the database (clinic.db.lock), waited for without blocking.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in a transaction that may write, on one connection. SQLite: BEGIN IMMEDIATE, so the
+   * write lock is taken at the start and several processes on one file queue for it (a deferred
+   * transaction that reads and then writes fails with SQLITE_BUSY_SNAPSHOT instead of waiting);
+   * it is retried for up to `waitMs` (default 10 minutes; 0: one attempt that does not wait, and
+   * WriterBusy if another writer holds the lock). PostgreSQL: an ordinary transaction (writers of
+   * a clinic serialise on its advisory lock, repos/writes.ts).
+   */
+  writeTransaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: { waitMs?: number }): Promise<T>;
   close(): Promise<void>;
 }
+
+/** Another process holds SQLite's write lock and the caller asked not to wait (writeTransaction). */
+export class WriterBusy extends Error {
+  constructor() {
+    super('another process is writing to the database');
+    this.name = 'WriterBusy';
+  }
+}
+
+/** How long a writer waits for SQLite's write lock by default (an import of a million rows takes minutes). */
+const WRITE_LOCK_WAIT_MS = 600_000;
+const BUSY_TIMEOUT_MS = 5_000;
 
 /** Arbitrary constant naming the start-up lock (PostgreSQL advisory lock key). */
 const STARTUP_LOCK = 720_431_915;
@@ -76,13 +97,60 @@ function openSqlite(file: string): Database {
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   raw.pragma('cache_size = -65536');
   const cached = statementCache(raw);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached as unknown as BetterSqlite3.Database }) });
+  registerDirect(db, cached);
   // An in-memory database has this one connection: nothing else can reach it.
   const exclusive = file === ':memory:' ? <T>(fn: () => Promise<T>) => fn() : sqliteLock(`${file}.lock`);
-  return { db, dialect: 'sqlite', exclusive, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', exclusive, writeTransaction: sqliteWriteTransaction(db, raw), close: () => db.destroy() };
+}
+
+/**
+ * BEGIN IMMEDIATE on the connection Kysely holds for `fn` (db.connection() keeps its mutex for the
+ * whole callback, so no other query of this process runs inside the transaction). Kysely's own
+ * transaction() can only BEGIN (deferred), hence the raw statements on the driver's handle.
+ */
+function sqliteWriteTransaction(db: Kysely<DB>, raw: BetterSqlite3.Database) {
+  const begin = (waitMs: number) => {
+    if (waitMs === 0) {
+      // One attempt: the connection's busy handler is off for it (synchronous, nothing interleaves).
+      raw.pragma('busy_timeout = 0');
+      try {
+        raw.exec('begin immediate');
+      } catch (err) {
+        if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new WriterBusy();
+        throw err;
+      } finally {
+        raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+      return;
+    }
+    // Each attempt waits up to busy_timeout inside SQLite (blocking: writers are operator
+    // commands and the first run, never a request).
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        raw.exec('begin immediate');
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      }
+    }
+  };
+  return <T>(fn: (trx: Kysely<DB>) => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> =>
+    db.connection().execute(async (conn) => {
+      begin(opts.waitMs ?? WRITE_LOCK_WAIT_MS);
+      try {
+        const result = await fn(conn);
+        raw.exec('commit');
+        return result;
+      } catch (err) {
+        if (raw.inTransaction) raw.exec('rollback');
+        throw err;
+      }
+    });
 }
 
 /**
@@ -138,7 +206,11 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, eve
   // Every client keeps an error listener for its whole life, and a client whose connection
   // failed is destroyed rather than reused (pg-pool.ts): a restarting server must not crash us.
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedPool(pool, (err) => events.onConnectionError?.(err)) }) });
-  return { db, dialect: 'postgres', exclusive: pgLock(target.url), close: () => db.destroy() };
+  return {
+    db, dialect: 'postgres', exclusive: pgLock(target.url),
+    writeTransaction: (fn) => db.transaction().execute(fn),
+    close: () => db.destroy(),
+  };
 }
 
 function pgLock(url: string) {

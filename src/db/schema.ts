@@ -11,10 +11,17 @@ export interface ClinicsTable {
   created_at: number;
 }
 
-/** Bumped by every write of a clinic's clientas (migration 004). */
+/** Per clinic: versions of its data and the bounds of its event log (migrations 004, 005). No row: all 0. */
 export interface ClinicDataVersionsTable {
   clinic_id: string;
+  /** bumped by every write of the clinic's clientas (the kept search totals) */
   clientas: number;
+  /** bumped by every write that changes any of the clinic's data (the lists' ETags) */
+  data: number;
+  /** the clinic's last event seq (0: none yet) */
+  events_seq: number;
+  /** the highest seq removed by the retention job (0: none) */
+  events_expired: number;
 }
 
 export interface UsersTable {
@@ -52,6 +59,8 @@ export interface ClientasTable {
   vip: number;
   cliente_desde: string;
   created_at: number;
+  /** the time of the record's latest event (epoch seconds) */
+  updated_at: number;
 }
 
 export interface CitasTable {
@@ -69,6 +78,8 @@ export interface CitasTable {
   sede_nombre: string;
   notas: string | null;
   created_at: number;
+  /** the time of the record's latest event (epoch seconds) */
+  updated_at: number;
 }
 
 export interface LlamadasTable {
@@ -83,6 +94,8 @@ export interface LlamadasTable {
   resultado: string;
   idioma: string;
   created_at: number;
+  /** the time of the record's latest event (epoch seconds) */
+  updated_at: number;
 }
 
 /** Per-day match counts, so `total` over a wide range sums a few rows instead of counting thousands. */
@@ -144,6 +157,22 @@ export interface ApiKeyErrorsTable {
   n: number;
 }
 
+/** The event log (migration 005): one row per created, changed or deleted record. */
+export interface EventsTable {
+  clinic_id: string;
+  /** per clinic, gap-free, in commit order */
+  seq: number;
+  /** UUID: the event's id in the feed and the webhook-id of its deliveries */
+  id: string;
+  /** e.g. cita.actualizada */
+  tipo: string;
+  record_id: string;
+  /** epoch seconds */
+  ocurrido_at: number;
+  /** JSON text of the record in the API's shape at the event ({"id": ...} for *.eliminada) */
+  datos: string;
+}
+
 export interface DB {
   clinics: ClinicsTable;
   clinic_data_versions: ClinicDataVersionsTable;
@@ -156,6 +185,7 @@ export interface DB {
   llamadas_por_dia: LlamadasPorDiaTable;
   clientas_por_vip: ClientasPorVipTable;
   clientas_search: ClientasSearchTable;
+  events: EventsTable;
   dashboard_sessions: DashboardSessionsTable;
   api_key_usage: ApiKeyUsageTable;
   api_key_errors: ApiKeyErrorsTable;

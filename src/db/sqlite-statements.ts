@@ -64,10 +64,20 @@ function wrap(stmt: BetterSqlite3.Statement): DriverStatement {
   };
 }
 
+export type StatementCache = ReturnType<typeof statementCache>;
+
 /** A stand-in for the better-sqlite3 Database that Kysely's SqliteDialect is given. */
 export function statementCache(raw: BetterSqlite3.Database, max = 500) {
   const statements = new Map<string, DriverStatement>();
   return {
+    /**
+     * True when the connection is in no transaction: a statement run now, directly,
+     * reads committed data only and cannot land inside a transaction of this process (Kysely
+     * holds its connection lock across a transaction's awaits, and the BEGIN is on this connection).
+     */
+    idle(): boolean {
+      return !raw.inTransaction;
+    },
     prepare(sqlText: string): DriverStatement {
       let stmt = statements.get(sqlText);
       if (!stmt) {
@@ -82,4 +92,19 @@ export function statementCache(raw: BetterSqlite3.Database, max = 500) {
       raw.close();
     },
   };
+}
+
+/**
+ * The statement cache behind a Kysely handle opened by db/connect.ts, for the hot reads that
+ * db/compiled-once.ts runs directly when the connection is idle: better-sqlite3 is synchronous,
+ * and Kysely's executor (connection lock, promises) cost more than a primary-key read itself.
+ */
+const direct = new WeakMap<object, StatementCache>();
+
+export function registerDirect(db: object, cache: StatementCache): void {
+  direct.set(db, cache);
+}
+
+export function directOf(db: object): StatementCache | undefined {
+  return direct.get(db);
 }

@@ -9,7 +9,7 @@
 // Names: a record in the singular (`Cita`), a list response `<Plural>List`, any other object by
 // what it is (`Me`, `Clinica`). A new named schema goes into API_COMPONENTS.
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { ESTADOS, RESULTADOS } from './records.js';
+import { ESTADOS, EVENT_TYPES, RESULTADOS } from './records.js';
 
 /** An object schema with a name: `$id` (its key in components.schemas) and a description. */
 function named<T extends TProperties>(name: string, description: string, properties: T): TObject<T> {
@@ -29,6 +29,11 @@ function Nullable<T extends TSchema>(schema: T) {
 
 const Uuid = Type.String({ format: 'uuid', examples: ['24858e88-d2f1-40a6-9fc9-91500bc9b3cd'] });
 const Timestamp = Type.String({ format: 'date-time', description: "RFC 3339 with the clinic's UTC offset, whole seconds", examples: ['2026-11-21T10:30:00+01:00'] });
+const UpdatedAt = Type.String({
+  format: 'date-time',
+  description: "When the record last changed as the API shows it (the time of its latest event), RFC 3339 with the clinic's offset",
+  examples: ['2026-11-21T10:30:00+01:00'],
+});
 const DateOnly = Type.String({ format: 'date', examples: ['2026-11-21'] });
 const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164', examples: ['+34600123456'] });
 const Text = (examples: string[], description?: string) => Type.String(description ? { description, examples } : { examples });
@@ -46,14 +51,21 @@ const limitParam = (def: number) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: def, description: `Page size, 1 to 500 (default ${def})` }));
 const offsetParam = Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Records to skip, for paging' }));
 const dateParam = (description: string) => Type.Optional(Type.String({ format: 'date', description }));
+const updatedSinceParam = Type.Optional(Type.String({
+  format: 'date-time',
+  description: 'Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; ' +
+    'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed',
+  examples: ['2026-03-28T09:00:00Z'],
+}));
 const enumParam = <T extends string>(values: readonly T[], description: string) =>
   Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description }));
 
 export const CitasQuery = Type.Object(
   {
-    desde: dateParam("First day (clinic's local date), inclusive. Default: today"),
-    hasta: dateParam(`Last day, inclusive. Default: today + ${CITAS_DEFAULT_DAYS} days`),
+    desde: dateParam("First day (clinic's local date), inclusive. Default: today (none with updated_since)"),
+    hasta: dateParam(`Last day, inclusive. Default: today + ${CITAS_DEFAULT_DAYS} days (none with updated_since)`),
     estado: enumParam(ESTADOS, 'Only appointments in this status'),
+    updated_since: updatedSinceParam,
     limit: limitParam(DEFAULT_LIMITS.citas),
     offset: offsetParam,
   },
@@ -64,6 +76,7 @@ export const ClientasQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Case- and accent-insensitive substring of the name, or digits of the phone ('600 12')" })),
     vip: enumParam(['true', 'false'], 'true: VIP clients only; false: non-VIP only'),
+    updated_since: updatedSinceParam,
     limit: limitParam(DEFAULT_LIMITS.clientas),
     offset: offsetParam,
   },
@@ -72,9 +85,10 @@ export const ClientasQuery = Type.Object(
 
 export const LlamadasQuery = Type.Object(
   {
-    desde: dateParam(`First day, inclusive. Default: today - ${LLAMADAS_DEFAULT_DAYS_BACK} days`),
+    desde: dateParam(`First day, inclusive. Default: today - ${LLAMADAS_DEFAULT_DAYS_BACK} days (none with updated_since)`),
     hasta: dateParam('Last day, inclusive. Default: no upper bound'),
     resultado: enumParam(RESULTADOS, 'Only calls with this outcome'),
+    updated_since: updatedSinceParam,
     limit: limitParam(DEFAULT_LIMITS.llamadas),
     offset: offsetParam,
   },
@@ -95,6 +109,7 @@ export const Cita = named('Cita', 'An appointment', {
   sede_nombre: Text(['Sede Nervión']),
   notas: Nullable(Text(['No usar acetona'])),
   created_at: Timestamp,
+  updated_at: UpdatedAt,
 });
 
 export const Clienta = named('Clienta', 'A client of the clinic', {
@@ -110,6 +125,7 @@ export const Clienta = named('Clienta', 'A client of the clinic', {
   ultima_llamada: Nullable(Type.String({ format: 'date-time', description: 'Timestamp of the latest linked call', examples: ['2026-11-20T18:02:11+01:00'] })),
   cliente_desde: DateOnly,
   created_at: Timestamp,
+  updated_at: UpdatedAt,
 });
 
 export const Llamada = named('Llamada', "A call answered by the clinic's voice assistant", {
@@ -121,6 +137,7 @@ export const Llamada = named('Llamada', "A call answered by the clinic's voice a
   resultado: Type.Unsafe<string>({ type: 'string', enum: [...RESULTADOS], examples: ['agendada'] }),
   idioma: Text(['es']),
   created_at: Timestamp,
+  updated_at: UpdatedAt,
 });
 
 const paging = {
@@ -129,7 +146,9 @@ const paging = {
   offset: Type.Integer({ description: 'The offset applied', examples: [0] }),
 };
 
-export const Rango = named('Rango', 'The date range applied (local dates, both inclusive)', { desde: DateOnly, hasta: DateOnly });
+export const Rango = named('Rango', 'The date range applied (local dates, both inclusive); with updated_since an end not given is null (no default window)', {
+  desde: Nullable(DateOnly), hasta: Nullable(DateOnly),
+});
 
 export const CitasList = named('CitasList', 'A page of appointments', {
   citas: Type.Array(ref(Cita)),
@@ -144,10 +163,50 @@ export const ClientasList = named('ClientasList', 'A page of clients', { clienta
 export const LlamadasList = named('LlamadasList', 'A page of calls', {
   llamadas: Type.Array(ref(Llamada)),
   total: paging.total,
-  desde: Type.String({ format: 'date', description: 'The first day applied', examples: ['2026-11-14'] }),
+  desde: Nullable(Type.String({ format: 'date', description: 'The first day applied; null only with updated_since and no desde', examples: ['2026-11-14'] })),
   hasta: Nullable(Type.String({ format: 'date', description: 'The last day applied; null: no upper bound' })),
   limit: paging.limit,
   offset: paging.offset,
+});
+
+// The change feed: GET /api/v1/eventos.
+
+/** Events per page when `limit` is left out. */
+export const FEED_DEFAULT_LIMIT = 100;
+
+export const EventosQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({
+      minLength: 1, maxLength: 100,
+      description: 'Where to continue: the next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from now on). ' +
+        'Leave it out to start at the oldest event kept',
+    })),
+    limit: limitParam(FEED_DEFAULT_LIMIT),
+    tipo: Type.Optional(Type.String({
+      minLength: 1, maxLength: 400,
+      description: `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')}`,
+    })),
+  },
+  { additionalProperties: false },
+);
+
+export const Eliminado = named('Eliminado', 'A deleted record (the datos of *.eliminada): its id only', { id: Uuid });
+
+export const Evento = named('Evento', 'A change of one record', {
+  id: Type.String({ format: 'uuid', description: 'Unique; also the webhook-id of its webhook deliveries', examples: ['9b0c5c1e-6f7a-4f0e-9d2b-2f1c3a4b5c6d'] }),
+  tipo: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_TYPES], examples: ['cita.actualizada'] }),
+  ocurrido_at: Timestamp,
+  datos: Type.Unsafe<unknown>({
+    anyOf: [Type.Ref('Cita'), Type.Ref('Clienta'), Type.Ref('Llamada'), Type.Ref('Eliminado')],
+    description: "The record as the lists showed it at the event (its updated_at is the event's time): a Cita, Clienta or Llamada by tipo; for *.eliminada, {\"id\": ...}. " +
+      "A clienta's derived counters (total_citas, ultima_cita ...) are as of the event: they change without events",
+  }),
+});
+
+export const EventosList = named('EventosList', 'A page of the change feed', {
+  eventos: Type.Array(ref(Evento), { description: 'Oldest first' }),
+  next_cursor: Type.String({ description: 'Always present: send it as cursor to get what happened after this page', examples: ['djEuMTIzNC5uMFcyeUNBUA'] }),
+  has_more: Type.Boolean({ description: 'true: more events are already waiting; ask again at once' }),
 });
 
 /** GET /me takes no parameters: any is an unknown_parameter. */
@@ -179,7 +238,9 @@ export const Me = named('Me', 'Who the API key is: its clinic, the key, its rate
 });
 
 /** The named schemas, in document order: each is a components.schemas entry. */
-export const API_COMPONENTS: readonly TSchema[] = [Cita, Clienta, Llamada, Rango, CitasList, ClientasList, LlamadasList, Clinica, ApiKey, RateLimitPolicy, Me];
+export const API_COMPONENTS: readonly TSchema[] = [
+  Cita, Clienta, Llamada, Rango, CitasList, ClientasList, LlamadasList, Eliminado, Evento, EventosList, Clinica, ApiKey, RateLimitPolicy, Me,
+];
 
 export type CitasQuery = Static<typeof CitasQuery>;
 export type ClientasQuery = Static<typeof ClientasQuery>;
@@ -188,3 +249,7 @@ export type CitasResponse = Static<typeof CitasList>;
 export type ClientasResponse = Static<typeof ClientasList>;
 export type LlamadasResponse = Static<typeof LlamadasList>;
 export type MeResponse = Static<typeof Me>;
+export type EventosQuery = Static<typeof EventosQuery>;
+export type Cita = Static<typeof Cita>;
+export type Clienta = Static<typeof Clienta>;
+export type Llamada = Static<typeof Llamada>;

@@ -8,6 +8,14 @@ export type Estado = (typeof ESTADOS)[number];
 export const RESULTADOS = ['agendada', 'cancelada', 'info', 'transferida', 'sin_accion'] as const;
 export type Resultado = (typeof RESULTADOS)[number];
 
+/** The types of the event log's events: record type, then what happened to it. */
+export const EVENT_TYPES = [
+  'clienta.creada', 'clienta.actualizada', 'clienta.eliminada',
+  'cita.creada', 'cita.actualizada', 'cita.eliminada',
+  'llamada.creada', 'llamada.actualizada', 'llamada.eliminada',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
 export const PLANS = ['basic', 'pro', 'pro_total', 'enterprise', 'premium'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -51,6 +59,13 @@ export interface LlamadaRecord {
   resultado: Resultado;
   idioma: string;
   created_at: number;
+}
+
+/** An import line that deletes a record: `{"type": "cita", "id": "...", "deleted": true}`. */
+export interface DeletionRecord {
+  type: 'clienta' | 'cita' | 'llamada';
+  id: string;
+  deleted: true;
 }
 
 export type ImportRecord =

@@ -24,6 +24,7 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   if (err instanceof DomainError && err.reason === 'invalid_input' && err.details.field !== undefined) {
     return errors.invalidParameter(err.details.field, err.message);
   }
+  if (err instanceof DomainError && err.reason === 'expired') return errors.cursorExpired(err.message);
   if (isDatabaseError(err)) {
     req.log.error({ err }, 'database error');
     req.server.metrics?.databaseErrors.inc({ kind: databaseErrorKind(err), source: 'request' });

@@ -17,6 +17,7 @@ export const ERROR_WHEN = {
   not_found: 'no such path',
   method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',
   request_timeout: 'the request line and headers did not all arrive within the server\'s time; the connection is closed',
+  cursor_expired: 'the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now',
   too_many_requests: 'over the rate limit; retry after Retry-After seconds',
   headers_too_large: 'the request headers are larger than the server accepts',
   database_error: 'the database failed or timed out; retry after Retry-After seconds',

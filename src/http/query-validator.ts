@@ -3,7 +3,7 @@
 // malformed, repeated or unknown parameter refused with a message naming it.
 import { describeTextProblem, textProblem } from '../domain/text.js';
 import { ApiError, errors } from '../errors.js';
-import { isValidDate } from '../time.js';
+import { isValidDate, parseTimestamp } from '../time.js';
 
 interface PropSchema {
   type?: string;
@@ -46,6 +46,14 @@ function compileProp(name: string, s: PropSchema): Check {
         return { error: errors.invalidParameter(name, `${name} must be a date between ${MIN_YEAR}-01-01 and ${MAX_YEAR}-12-31`) };
       }
       return { value: raw };
+    };
+  }
+  if (s.format === 'date-time') {
+    return (raw) => {
+      if (parseTimestamp(raw) !== null) return { value: raw };
+      // A "+" in a query string reads as a space: the most common way to send a good offset badly.
+      const hint = / \d{2}:\d{2}$/.test(raw) ? ' (a "+" in a URL must be sent as %2B)' : '';
+      return { error: errors.invalidParameter(name, `${name} must be an RFC 3339 timestamp with an offset or Z, e.g. 2026-03-01T10:30:00%2B01:00 or 2026-03-01T09:30:00Z${hint}`) };
     };
   }
   if (s.enum) {

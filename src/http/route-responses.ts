@@ -42,6 +42,10 @@ export const RESPONSE_HEADERS = {
     description: 'How to authenticate: an API key as a bearer token.',
     schema: { type: 'string', examples: ['Bearer realm="api"'] },
   },
+  'ETag': {
+    description: 'Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body.',
+    schema: { type: 'string', examples: ['"V2mC1sJ5f3y8L0o1Qk7eS0mB9xA"'] },
+  },
 } satisfies Record<string, HeaderDoc>;
 
 export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
@@ -89,6 +93,18 @@ export const ERROR_RESPONSES: Record<number, StatusDoc> = {
   503: {
     description: 'service_unavailable: the service is overloaded; retry after the Retry-After seconds',
     headers: [...COMMON, 'Retry-After'],
+  },
+};
+
+/**
+ * The 304 of a conditional GET (a list or the feed): no body, the same ETag. It has passed
+ * authentication and the rate limit like any request.
+ */
+export const NOT_MODIFIED: Record<number, StatusDoc> = {
+  304: {
+    description: 'Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit',
+    headers: [...COMMON, ...RATE, 'ETag'],
+    body: null,
   },
 };
 

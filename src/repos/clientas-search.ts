@@ -24,7 +24,7 @@ function likeContains(column: string, needle: string): Expression<SqlBool> {
   return sql<SqlBool>`${sql.ref(column)} like ${`%${escapeLike(needle)}%`} escape '\\'`;
 }
 
-function searchCondition(f: ClientasFilter, alias: string): Expression<SqlBool> {
+export function searchCondition(f: ClientasFilter, alias: string): Expression<SqlBool> {
   const ors: Expression<SqlBool>[] = [];
   if (f.nameLike !== null) ors.push(likeContains(`${alias}.nombre_norm`, f.nameLike));
   if (f.digitsLike !== null) ors.push(likeContains(`${alias}.telefono_digits`, f.digitsLike));

@@ -22,15 +22,17 @@ export interface ClientaRow {
   vip: number;
   cliente_desde: string;
   created_at: number;
+  updated_at: number;
   total_citas: number;
   total_llamadas: number;
   ultima_cita: number | null;
   ultima_llamada: number | null;
 }
 
-function withDerived(db: Kysely<DB>, clinicId: string, nowSeconds: number) {
+/** The API's columns of a client, derived fields included (each an index seek): one list for every reader. */
+export function withDerived(db: Kysely<DB>, clinicId: string, nowSeconds: number) {
   return db.selectFrom('clientas as c').where('c.clinic_id', '=', clinicId).select((eb) => [
-    'c.id', 'c.nombre', 'c.telefono', 'c.email', 'c.idioma', 'c.vip', 'c.cliente_desde', 'c.created_at',
+    'c.id', 'c.nombre', 'c.telefono', 'c.email', 'c.idioma', 'c.vip', 'c.cliente_desde', 'c.created_at', 'c.updated_at',
     eb.selectFrom('citas as ci').select((e) => e.fn.countAll<number>().as('n'))
       .whereRef('ci.clinic_id', '=', 'c.clinic_id').whereRef('ci.clienta_id', '=', 'c.id')
       .as('total_citas'),

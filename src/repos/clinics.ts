@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { type Kysely, type Selectable } from 'kysely';
+import { compiledOnce } from '../db/compiled-once.js';
 import type { ClinicsTable, DB } from '../db/schema.js';
 
 export type Clinic = Selectable<ClinicsTable>;
@@ -57,15 +58,44 @@ export async function countClinics(db: Kysely<DB>): Promise<number> {
   return Number(row.n);
 }
 
-/** The version of the clinic's clientas (0 until the first write): see migration 004. */
-export async function clientasVersion(db: Kysely<DB>, clinicId: string): Promise<number> {
-  const row = await db.selectFrom('clinic_data_versions').select('clientas').where('clinic_id', '=', clinicId).executeTakeFirst();
-  return Number(row?.clientas ?? 0);
+export interface DataVersions {
+  clientas: number;
+  data: number;
+  eventsSeq: number;
+  eventsExpired: number;
 }
 
-/** Marks the clinic's clientas as changed; call inside the writing transaction. */
-export async function bumpClientasVersion(db: Kysely<DB>, clinicId: string): Promise<void> {
-  await db.insertInto('clinic_data_versions').values({ clinic_id: clinicId, clientas: 1 })
-    .onConflict((oc) => oc.column('clinic_id').doUpdateSet({ clientas: sql`clinic_data_versions.clientas + 1` }))
-    .execute();
+const versionsQuery = compiledOnce(['clinicId'] as const, (db, p: { clinicId: string }) =>
+  db.selectFrom('clinic_data_versions').select(['clientas', 'data', 'events_seq', 'events_expired']).where('clinic_id', '=', p.clinicId));
+
+/**
+ * The clinic's data versions and event-log bounds (all 0 until its first write): one primary-key
+ * read, which is all a conditional request costs when nothing changed.
+ */
+export async function dataVersions(db: Kysely<DB>, clinicId: string): Promise<DataVersions> {
+  const [row] = await versionsQuery(db, { clinicId });
+  return row === undefined
+    ? { clientas: 0, data: 0, eventsSeq: 0, eventsExpired: 0 }
+    : { clientas: Number(row.clientas), data: Number(row.data), eventsSeq: Number(row.events_seq), eventsExpired: Number(row.events_expired) };
+}
+
+/** The version of the clinic's clientas (0 until the first write): see migration 004. */
+export async function clientasVersion(db: Kysely<DB>, clinicId: string): Promise<number> {
+  return (await dataVersions(db, clinicId)).clientas;
+}
+
+/** Makes sure the clinic has its row of versions, so that writers can update it. */
+export async function ensureDataVersions(db: Kysely<DB>, clinicId: string): Promise<void> {
+  await db.insertInto('clinic_data_versions').values({ clinic_id: clinicId, clientas: 0, data: 0, events_seq: 0, events_expired: 0 })
+    .onConflict((oc) => oc.column('clinic_id').doNothing()).execute();
+}
+
+/**
+ * Marks the clinic's data as changed (the lists' ETags), and its clientas too when they changed
+ * (the kept search totals); call inside the writing transaction, after ensureDataVersions.
+ */
+export async function bumpDataVersions(db: Kysely<DB>, clinicId: string, clientasChanged: boolean): Promise<void> {
+  await db.updateTable('clinic_data_versions')
+    .set((eb) => ({ data: eb('data', '+', 1), ...(clientasChanged ? { clientas: eb('clientas', '+', 1) } : {}) }))
+    .where('clinic_id', '=', clinicId).execute();
 }

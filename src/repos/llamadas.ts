@@ -1,5 +1,6 @@
-// Call queries, newest first. Indexes: (clinic_id, fecha_hora, id), (clinic_id, resultado, fecha_hora, id).
-import { sql, type Kysely } from 'kysely';
+// Call queries, newest first. Indexes: (clinic_id, fecha_hora, id), (clinic_id, resultado,
+// fecha_hora, id) and, for updated_since, (clinic_id, updated_at, id).
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import { dialectOf } from '../db/dialect.js';
 import type { DB, LlamadasTable } from '../db/schema.js';
@@ -13,33 +14,51 @@ export interface LlamadasFilter {
   resultado: string | null;
 }
 
+/** updated_since: calls changed at or after `since`, within [start, end) when given. */
+export interface LlamadasChangedFilter {
+  since: number;
+  start: number | null;
+  end: number | null;
+  resultado: string | null;
+}
+
 /** A page row: cliente_nombre is the linked client's current name, else what was recorded. */
 export type LlamadaRow = Pick<
   LlamadasTable,
-  'id' | 'fecha_hora' | 'cliente_nombre' | 'telefono_caller' | 'duracion_segundos' | 'resultado' | 'idioma' | 'created_at'
+  'id' | 'fecha_hora' | 'cliente_nombre' | 'telefono_caller' | 'duracion_segundos' | 'resultado' | 'idioma' | 'created_at' | 'updated_at'
 >;
 
-type PageValues = { clinicId: string; start: number; end: number; resultado: string; limit: number; offset: number };
-const PAGE_VALUES = ['clinicId', 'start', 'end', 'resultado', 'limit', 'offset'] as const;
+type From = SelectQueryBuilder<DB & { l: LlamadasTable }, 'l', {}>;
 
-function pageQuery(db: Kysely<DB>, p: PageValues, bounded: boolean, byResultado: boolean) {
-  // SQLite: pinned for the same reason as in citas.ts (its planner cannot tell the two indexes apart).
-  const from = byResultado && dialectOf(db) === 'sqlite'
-    ? db.selectFrom(sql<LlamadasTable>`llamadas`.as<'l'>(sql`l indexed by llamadas_by_resultado_time`))
+/** `llamadas as l`, or with its index named on SQLite (its planner cannot tell the indexes apart). */
+function llamadasFrom(db: Kysely<DB>, index: string | null): From {
+  return index !== null && dialectOf(db) === 'sqlite'
+    ? db.selectFrom(sql<LlamadasTable>`llamadas`.as<'l'>(sql.raw(`l indexed by ${index}`))) as unknown as From
     : db.selectFrom('llamadas as l');
-  let q = from
+}
+
+/** The API's columns of a call: one list for every reader. */
+function withCaller(from: From) {
+  return from
     .leftJoin('clientas as cl', (j) => j.onRef('cl.clinic_id', '=', 'l.clinic_id').onRef('cl.id', '=', 'l.clienta_id'))
     .select((eb) => [
       'l.id', 'l.fecha_hora',
       // A linked caller shows the client's current name; an unknown caller keeps what was recorded.
       eb.fn.coalesce('cl.nombre', 'l.cliente_nombre').as('cliente_nombre'),
-      'l.telefono_caller', 'l.duracion_segundos', 'l.resultado', 'l.idioma', 'l.created_at',
-    ])
+      'l.telefono_caller', 'l.duracion_segundos', 'l.resultado', 'l.idioma', 'l.created_at', 'l.updated_at',
+    ]);
+}
+
+type PageValues = { clinicId: string; start: number; end: number; resultado: string; limit: number; offset: number };
+const PAGE_VALUES = ['clinicId', 'start', 'end', 'resultado', 'limit', 'offset'] as const;
+
+function pageQuery(db: Kysely<DB>, p: PageValues, bounded: boolean, byResultado: boolean) {
+  let q = llamadasFrom(db, byResultado ? 'llamadas_by_resultado_time' : null)
     .where('l.clinic_id', '=', p.clinicId)
     .where('l.fecha_hora', '>=', p.start);
   if (bounded) q = q.where('l.fecha_hora', '<', p.end);
   if (byResultado) q = q.where('l.resultado', '=', p.resultado);
-  return q.orderBy('l.fecha_hora', 'desc').orderBy('l.id', 'desc').limit(p.limit).offset(p.offset);
+  return withCaller(q).orderBy('l.fecha_hora', 'desc').orderBy('l.id', 'desc').limit(p.limit).offset(p.offset);
 }
 
 /** One compiled-once query per shape: [bounded][byResultado]. */
@@ -78,4 +97,63 @@ export async function countLlamadas(db: Kysely<DB>, clinicId: string, f: Llamada
   const count = counts[f.hasta === null ? 0 : 1]![f.resultado === null ? 0 : 1]!;
   const [row] = await count(db, { clinicId, desde: f.desde, hasta: f.hasta ?? '', resultado: f.resultado ?? '' });
   return Number(row?.total ?? 0);
+}
+
+// updated_since: the (clinic_id, updated_at, id) index in order (named on SQLite, as for citas).
+
+type ChangedValues = { clinicId: string; since: number; start: number; end: number; resultado: string; limit: number; offset: number };
+const CHANGED_VALUES = ['clinicId', 'since', 'start', 'end', 'resultado', 'limit', 'offset'] as const;
+type ChangedShape = { start: boolean; end: boolean; resultado: boolean };
+
+function changedBase(db: Kysely<DB>, p: ChangedValues, s: ChangedShape): From {
+  let q = llamadasFrom(db, 'llamadas_by_updated').where('l.clinic_id', '=', p.clinicId).where('l.updated_at', '>=', p.since);
+  if (s.start) q = q.where('l.fecha_hora', '>=', p.start);
+  if (s.end) q = q.where('l.fecha_hora', '<', p.end);
+  if (s.resultado) q = q.where('l.resultado', '=', p.resultado);
+  return q;
+}
+
+function perShape<T>(make: (s: ChangedShape) => T): (s: ChangedShape) => T {
+  const made = new Map<string, T>();
+  return (s) => {
+    const key = `${s.start ? 1 : 0}${s.end ? 1 : 0}${s.resultado ? 1 : 0}`;
+    let v = made.get(key);
+    if (v === undefined) made.set(key, (v = make(s)));
+    return v;
+  };
+}
+
+const changedPage = perShape((s) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
+  withCaller(changedBase(db, p, s)).orderBy('l.updated_at').orderBy('l.id').limit(p.limit).offset(p.offset)));
+const changedCount = perShape((s) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
+  changedBase(db, p, s).select((eb) => eb.fn.countAll<number | string>().as('total'))));
+
+function changedValues(clinicId: string, f: LlamadasChangedFilter, limit: number, offset: number): [ChangedShape, ChangedValues] {
+  return [
+    { start: f.start !== null, end: f.end !== null, resultado: f.resultado !== null },
+    { clinicId, since: f.since, start: f.start ?? 0, end: f.end ?? 0, resultado: f.resultado ?? '', limit, offset },
+  ];
+}
+
+/** A page of calls changed at or after `since`, ordered by (updated_at, id). */
+export async function listChangedLlamadas(db: Kysely<DB>, clinicId: string, f: LlamadasChangedFilter, limit: number, offset: number): Promise<LlamadaRow[]> {
+  const [shape, values] = changedValues(clinicId, f, limit, offset);
+  return changedPage(shape)(db, values);
+}
+
+export async function countChangedLlamadas(db: Kysely<DB>, clinicId: string, f: LlamadasChangedFilter): Promise<number> {
+  const [shape, values] = changedValues(clinicId, f, 0, 0);
+  const [row] = await changedCount(shape)(db, values);
+  return Number(row?.total ?? 0);
+}
+
+/**
+ * The calls of `ids` as the API shows them, each with whether it waits for its clienta: linked to
+ * a clienta that is not stored yet (an import may list her later), its name is not known yet.
+ */
+export async function llamadasByIds(db: Kysely<DB>, clinicId: string, ids: readonly string[]): Promise<(LlamadaRow & { awaitingClienta: boolean })[]> {
+  if (ids.length === 0) return [];
+  const rows = await withCaller(db.selectFrom('llamadas as l')).select(['l.clienta_id', 'cl.id as clienta_found'])
+    .where('l.clinic_id', '=', clinicId).where('l.id', 'in', ids).execute();
+  return rows.map(({ clienta_id, clienta_found, ...row }) => ({ ...row, awaitingClienta: clienta_id !== null && clienta_found === null }));
 }

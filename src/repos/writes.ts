@@ -25,21 +25,21 @@ const SPECS: Record<Table, TableSpec> = {
     columns: [
       ['clinic_id', 'text'], ['id', 'text'], ['nombre', 'text'], ['nombre_norm', 'text'], ['telefono', 'text'],
       ['telefono_digits', 'text'], ['email', 'text'], ['idioma', 'text'], ['vip', 'int4'], ['cliente_desde', 'text'],
-      ['created_at', 'int8'],
+      ['created_at', 'int8'], ['updated_at', 'int8'],
     ],
   },
   citas: {
     columns: [
       ['clinic_id', 'text'], ['id', 'text'], ['clienta_id', 'text'], ['fecha_hora', 'int8'], ['dia', 'text'],
       ['servicio', 'text'], ['duracion_min', 'int4'], ['precio_cents', 'int8'], ['estado', 'text'],
-      ['profesional_nombre', 'text'], ['sede_nombre', 'text'], ['notas', 'text'], ['created_at', 'int8'],
+      ['profesional_nombre', 'text'], ['sede_nombre', 'text'], ['notas', 'text'], ['created_at', 'int8'], ['updated_at', 'int8'],
     ],
   },
   llamadas: {
     columns: [
       ['clinic_id', 'text'], ['id', 'text'], ['clienta_id', 'text'], ['fecha_hora', 'int8'], ['dia', 'text'],
       ['cliente_nombre', 'text'], ['telefono_caller', 'text'], ['duracion_segundos', 'int4'], ['resultado', 'text'],
-      ['idioma', 'text'], ['created_at', 'int8'],
+      ['idioma', 'text'], ['created_at', 'int8'], ['updated_at', 'int8'],
     ],
   },
 };
@@ -58,20 +58,26 @@ function insertSql(dialect: Dialect, table: Table, mode: WriteMode, rows: number
     : `values ${Array.from({ length: rows }, () => `(${names.map(() => '?').join(', ')})`).join(', ')}`;
   text = `insert into ${table} (${names.join(', ')}) ${source}`;
   if (mode === 'upsert') {
-    // Only rows that differ are rewritten: re-importing a file changes nothing, not even a tuple version.
+    // Only rows that differ are rewritten: re-importing a file changes nothing, not even a tuple
+    // version or updated_at (which is the time of the change, so it is not compared). RETURNING
+    // names the rows written: new or changed, the import's events.
     const rest = names.slice(2);
+    const compared = rest.filter((c) => c !== 'updated_at');
     const distinct = dialect === 'postgres' ? 'is distinct from' : 'is not';
     text += ` on conflict (clinic_id, id) do update set ${rest.map((c) => `${c} = excluded.${c}`).join(', ')}` +
-      ` where (${rest.map((c) => `${table}.${c}`).join(', ')}) ${distinct} (${rest.map((c) => `excluded.${c}`).join(', ')})`;
+      ` where (${compared.map((c) => `${table}.${c}`).join(', ')}) ${distinct} (${compared.map((c) => `excluded.${c}`).join(', ')})` +
+      ' returning id';
   }
   statements.set(key, text);
   return text;
 }
 
-async function write(db: Kysely<DB>, table: Table, rows: readonly Record<string, unknown>[], mode: WriteMode): Promise<void> {
+/** Writes `rows`; in 'upsert' mode returns the ids of the rows written (new or changed), else []. */
+async function write(db: Kysely<DB>, table: Table, rows: readonly Record<string, unknown>[], mode: WriteMode): Promise<string[]> {
   const dialect = dialectOf(db);
   const names = SPECS[table].columns.map(([c]) => c);
   const step = ROWS_PER_STATEMENT[dialect];
+  const written: string[] = [];
   for (let i = 0; i < rows.length; i += step) {
     const chunk = rows.slice(i, i + step);
     let params: unknown[];
@@ -82,19 +88,21 @@ async function write(db: Kysely<DB>, table: Table, rows: readonly Record<string,
       let k = 0;
       for (const r of chunk) for (const c of names) params[k++] = r[c] ?? null;
     }
-    await db.executeQuery(CompiledQuery.raw(insertSql(dialect, table, mode, chunk.length), params));
+    const result = await db.executeQuery<{ id: string }>(CompiledQuery.raw(insertSql(dialect, table, mode, chunk.length), params));
+    for (const r of result.rows) written.push(r.id);
   }
+  return written;
 }
 
-export function writeClientas(db: Kysely<DB>, rows: Insertable<ClientasTable>[], mode: WriteMode): Promise<void> {
+export function writeClientas(db: Kysely<DB>, rows: Insertable<ClientasTable>[], mode: WriteMode): Promise<string[]> {
   return write(db, 'clientas', rows as unknown as Record<string, unknown>[], mode);
 }
 
-export function writeCitas(db: Kysely<DB>, rows: Insertable<CitasTable>[], mode: WriteMode): Promise<void> {
+export function writeCitas(db: Kysely<DB>, rows: Insertable<CitasTable>[], mode: WriteMode): Promise<string[]> {
   return write(db, 'citas', rows as unknown as Record<string, unknown>[], mode);
 }
 
-export function writeLlamadas(db: Kysely<DB>, rows: Insertable<LlamadasTable>[], mode: WriteMode): Promise<void> {
+export function writeLlamadas(db: Kysely<DB>, rows: Insertable<LlamadasTable>[], mode: WriteMode): Promise<string[]> {
   return write(db, 'llamadas', rows as unknown as Record<string, unknown>[], mode);
 }
 
@@ -117,8 +125,52 @@ export async function storedLlamadaKeys(db: Kysely<DB>, clinicId: string, ids: s
   return db.selectFrom('llamadas').select(['id', 'dia', 'resultado']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
 }
 
+/** ... and of clientas, with what their citas and llamadas show of them (a change there changes those too). */
 export async function storedClientaKeys(db: Kysely<DB>, clinicId: string, ids: string[]) {
-  return db.selectFrom('clientas').select(['id', 'vip']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+  return db.selectFrom('clientas').select(['id', 'vip', 'nombre', 'telefono']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+}
+
+// Deletions (import lines with "deleted": true) and their cascades. Each returns what the
+// count deltas and the events need; ids are at most a batch (5,000).
+
+export async function deleteCitas(db: Kysely<DB>, clinicId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db.deleteFrom('citas').where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).returning(['id', 'dia', 'estado']).execute();
+}
+
+export async function deleteLlamadas(db: Kysely<DB>, clinicId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db.deleteFrom('llamadas').where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).returning(['id', 'dia', 'resultado']).execute();
+}
+
+export async function deleteClientas(db: Kysely<DB>, clinicId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db.deleteFrom('clientas').where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).returning(['id', 'vip']).execute();
+}
+
+/** A deleted clienta's citas go with her. */
+export async function deleteCitasOf(db: Kysely<DB>, clinicId: string, clientaIds: string[]) {
+  if (clientaIds.length === 0) return [];
+  return db.deleteFrom('citas').where('clinic_id', '=', clinicId).where(inIds(db, 'clienta_id', clientaIds)).returning(['id', 'dia', 'estado']).execute();
+}
+
+/** A deleted clienta's calls stay, as calls of an unknown caller (no link, no recorded name). */
+export async function unlinkLlamadasOf(db: Kysely<DB>, clinicId: string, clientaIds: string[], updatedAt: number): Promise<string[]> {
+  if (clientaIds.length === 0) return [];
+  const rows = await db.updateTable('llamadas').set({ clienta_id: null, cliente_nombre: null, updated_at: updatedAt })
+    .where('clinic_id', '=', clinicId).where(inIds(db, 'clienta_id', clientaIds)).returning('id').execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The citas (or calls) of clientas whose name or phone (or name) changed: what the API shows of
+ * them changed too, so their updated_at moves. Returns their ids.
+ */
+export async function touchRecordsOf(db: Kysely<DB>, table: 'citas' | 'llamadas', clinicId: string, clientaIds: string[], updatedAt: number): Promise<string[]> {
+  if (clientaIds.length === 0) return [];
+  const rows = await db.updateTable(table).set({ updated_at: updatedAt })
+    .where('clinic_id', '=', clinicId).where(inIds(db, 'clienta_id', clientaIds)).returning('id').execute();
+  return rows.map((r) => r.id);
 }
 
 /** Which of `ids` are clientas of this clinic. */
@@ -188,6 +240,16 @@ export async function lockClinicData(db: Kysely<DB>, clinicId: string): Promise<
 }
 
 /**
+ * The same lock, if it is free now (PostgreSQL; SQLite's single writer was already taken by the
+ * transaction): for background work that should skip a clinic being written rather than wait.
+ */
+export async function tryLockClinicData(db: Kysely<DB>, clinicId: string): Promise<boolean> {
+  if (dialectOf(db) !== 'postgres') return true;
+  const r = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${`clinic-data:${clinicId}`})) as ok`.execute(db);
+  return r.rows[0]?.ok === true;
+}
+
+/**
  * Per-transaction set-up of an import: deferred foreign keys (a cita may precede its clienta in
  * the file; PostgreSQL's are declared DEFERRABLE INITIALLY DEFERRED) and the table that parks
  * references not resolved yet. Rolled back with the transaction; dropped by dropParkedRefs().
@@ -226,6 +288,35 @@ export async function parkedMissing(db: Kysely<DB>, clinicId: string, max: numbe
 
 export async function dropParkedRefs(db: Kysely<DB>): Promise<void> {
   await sql`drop table if exists import_refs`.execute(db);
+}
+
+/**
+ * Events that wait for a clienta: a cita or call written before the clienta it names (an import
+ * may list her later) cannot be shown as the API shows it yet, so its event is parked here, in
+ * file order, and made when the writer finishes. A temporary table of the writing transaction
+ * (PostgreSQL drops it at commit; dropPendingEvents drops it on SQLite), made on first use.
+ */
+export async function parkEvents(db: Kysely<DB>, events: { tipo: string; id: string }[]): Promise<void> {
+  if (events.length === 0) return;
+  if (dialectOf(db) === 'postgres') {
+    await sql`create temporary table if not exists import_pending_events (ord bigserial primary key, tipo text not null, record_id text not null) on commit drop`.execute(db);
+  } else {
+    await sql`create temporary table if not exists import_pending_events (ord integer primary key, tipo text not null, record_id text not null)`.execute(db);
+  }
+  for (let i = 0; i < events.length; i += 500) {
+    const chunk = events.slice(i, i + 500);
+    await sql`insert into import_pending_events (tipo, record_id) values ${sql.join(chunk.map((e) => sql`(${e.tipo}, ${e.id})`))}`.execute(db);
+  }
+}
+
+/** The parked events after `afterOrd`, in order, at most `n`. */
+export async function pendingEvents(db: Kysely<DB>, afterOrd: number, n: number): Promise<{ ord: number; tipo: string; record_id: string }[]> {
+  const r = await sql<{ ord: number | string; tipo: string; record_id: string }>`select ord, tipo, record_id from import_pending_events where ord > ${afterOrd} order by ord limit ${n}`.execute(db);
+  return r.rows.map((x) => ({ ...x, ord: Number(x.ord) }));
+}
+
+export async function dropPendingEvents(db: Kysely<DB>): Promise<void> {
+  await sql`drop table if exists import_pending_events`.execute(db);
 }
 
 /** SQLite page cache (KiB) for a bulk write: the hot index pages stay in memory; it bounds the RSS of an import. */

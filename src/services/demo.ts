@@ -52,7 +52,7 @@ export function demoPlan(apiPlans: readonly Plan[]): Plan {
 
 export interface DemoWithAccess {
   clinic: Clinic;
-  counts: RecordWriter['counts'];
+  counts: ReturnType<RecordWriter['totals']>;
   ownerEmail: string;
   ownerPassword: string;
   keyId: string;
@@ -97,19 +97,24 @@ export async function createDemoWithAccess(database: Database, keys: KeyService,
 
 /**
  * Writes a demo data set into `clinic` in one transaction. `fresh`: the clinic has no data yet,
- * so rows are plain INSERTs with no look-up of stored rows (the fast path for large scales).
+ * so rows are plain INSERTs with no look-up of stored rows (the fast path for large scales), and
+ * no events: a fresh clinic's data is a starting state that a follower reads from the lists, not
+ * a change (its updated_at is set and its data version bumped all the same). Otherwise the
+ * records are upserted like an import's, with events.
  */
-export async function seedDemoData(database: Database, clinic: Clinic, opts: DemoClinicOptions & { fresh?: boolean }): Promise<RecordWriter['counts']> {
+export async function seedDemoData(database: Database, clinic: Clinic, opts: DemoClinicOptions & { fresh?: boolean }): Promise<ReturnType<RecordWriter['totals']>> {
   const c = demoCounts(opts.scale);
   const total = c.clientas + c.citas + c.llamadas;
-  return withBulkCache(database.db, () => database.db.transaction().execute(async (trx) => {
+  return database.writeTransaction((trx) => withBulkCache(trx, async () => {
     if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
     // The generator writes every clienta before the rows that refer to it, so PostgreSQL can check
     // references per statement instead of a million at COMMIT, which would outlast the statement
     // timeout of a runtime opened for the API (e.g. a benchmark's data set).
     else await sql`set constraints all immediate`.execute(trx);
     await lockClinicData(trx, clinic.id);
-    const writer = new RecordWriter(trx, clinic.id, clinic.timezone, opts.fresh ? 'insert' : 'upsert');
+    const writer = new RecordWriter(trx, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, {
+      mode: opts.fresh ? 'insert' : 'upsert', now: () => opts.nowMs,
+    });
     let n = 0;
     for (const rec of generateDemo({
       seed: opts.seed, scale: opts.scale, timeZone: clinic.timezone,
@@ -120,7 +125,7 @@ export async function seedDemoData(database: Database, clinic: Clinic, opts: Dem
     }
     await writer.finish();
     if (n % PROGRESS_EVERY !== 0) opts.onProgress?.(n, total);
-    return writer.counts;
+    return writer.totals();
   }));
 }
 

@@ -1,7 +1,7 @@
 // Validation of one JSON Lines record of the import format (docs/import.md). Returns the
 // typed record, or every problem of the line (each field checked on its own, in the format's
 // order), phrased so an operator can fix the whole line in one round.
-import { ESTADOS, RESULTADOS, type ImportRecord } from '../domain/records.js';
+import { ESTADOS, RESULTADOS, type DeletionRecord, type ImportRecord } from '../domain/records.js';
 import { isValidDate, parseTimestamp } from '../time.js';
 
 type Obj = Record<string, unknown>;
@@ -208,8 +208,37 @@ function parseRecord(obj: Obj, type: RecordType): ParsedLine {
   return { problems: r.problems, clientaId: record.type === 'clienta' ? null : record.clienta_id ?? null };
 }
 
+/**
+ * A deletion line: `{"type": ..., "id": ..., "deleted": true}` and nothing else, so that a record
+ * line with a stray "deleted" is never taken for a deletion (nor a deletion for an upsert).
+ */
+function parseDeletion(obj: Obj, type: RecordType): ParsedLine {
+  const problems: FieldProblem[] = [];
+  let id: string | undefined;
+  if (obj.id === undefined) problems.push({ field: 'id', reason: 'missing required field "id"', order: 1 });
+  else {
+    try {
+      id = uuid(obj, 'id');
+    } catch (err) {
+      if (!(err instanceof LineError)) throw err;
+      problems.push({ field: 'id', reason: err.message, order: 1 });
+    }
+  }
+  if (obj.deleted !== true) {
+    problems.push({ field: 'deleted', reason: 'deleted must be true (a deletion line); leave it out to import the record', order: 2 });
+  }
+  let order = 3;
+  for (const k of Object.keys(obj)) {
+    if (k === 'type' || k === 'id' || k === 'deleted') continue;
+    problems.push({ field: k, reason: `a deletion line holds only type, id and "deleted": true; remove "${k}"`, order: order++ });
+  }
+  if (problems.length > 0) return { problems, clientaId: null };
+  return { deletion: { type, id: id!, deleted: true } };
+}
+
 export type ParsedLine =
   | { record: ImportRecord }
+  | { deletion: DeletionRecord }
   /** every problem of the line in report order, and its clienta_id when that one is a valid UUID */
   | { problems: FieldProblem[]; clientaId: string | null };
 
@@ -230,5 +259,5 @@ export function parseImportLine(line: string): ParsedLine | null {
   if (type !== 'clienta' && type !== 'cita' && type !== 'llamada') {
     return { problems: [{ field: 'type', reason: 'type must be one of: clienta, cita, llamada', order: 0 }], clientaId: null };
   }
-  return parseRecord(o as Obj, type);
+  return 'deleted' in (o as Obj) ? parseDeletion(o as Obj, type) : parseRecord(o as Obj, type);
 }

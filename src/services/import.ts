@@ -7,6 +7,10 @@
 // already are) instead of an in-memory set of every id. A reference not resolved yet (its clienta
 // may come later in the file) is parked with its line number in a temporary table and checked
 // again at the end, so every dangling reference is still reported by line.
+//
+// Deletion lines ({"type": ..., "id": ..., "deleted": true}) apply in file order with the records
+// around them; deleting what does not exist is an error of that line. Every change is an event of
+// the clinic's log, written in this same transaction (record-writer.ts).
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
@@ -18,7 +22,7 @@ import {
   dropParkedRefs, existingClientaIds, lockClinicData, parkedMissing, parkRefs, prepareImportSession, withBulkCache,
 } from '../repos/writes.js';
 import { parseImportLine, REFERENCE_ORDER, type FieldProblem } from './import-lines.js';
-import { RecordWriter } from './record-writer.js';
+import { emptyCounts, RecordWriter, type MissingRecord, type WriteCounts } from './record-writer.js';
 
 export const MAX_REPORTED = 100;
 /** References checked against the database at a time. */
@@ -40,7 +44,10 @@ export interface LineProblem {
 export interface ImportResult {
   ok: boolean;
   lines: number;
-  counts: { clientas: number; citas: number; llamadas: number };
+  /** per type: created, updated (cascades included), unchanged, deleted (cascades included); all 0 when refused */
+  counts: WriteCounts;
+  /** something was created, updated or deleted (false: the data was already as the file says) */
+  changed: boolean;
   /** the first MAX_REPORTED problems, by line number and then field order */
   errors: LineProblem[];
   /** every problem, listed or not */
@@ -63,9 +70,14 @@ export interface ImportProgress {
 
 export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
+  /** wall clock in ms: the time of the changes (updated_at, the events) */
+  now?: () => number;
 }
 
 const danglingReason = (id: string) => `clienta_id ${id} is not a clienta of this clinic nor in the file`;
+const missingReason = (m: MissingRecord) => m.again
+  ? `${m.type} ${m.id} was already deleted earlier in the file`
+  : `${m.type} ${m.id} does not exist in this clinic, so it cannot be deleted`;
 
 type Ref = { line: number; id: string; badLine: boolean };
 
@@ -118,15 +130,25 @@ export async function importJsonLines(
 
   let lines = 0;
   let bytes = 0;
-  let counts = { clientas: 0, citas: 0, llamadas: 0 };
+  let counts = emptyCounts();
+  let changed = false;
   const Rollback = Symbol('rollback');
 
   try {
-    await withBulkCache(database.db, () => database.db.transaction().execute(async (trx) => {
+    // BEGIN IMMEDIATE on SQLite: importers in other processes wait for this one, not fail.
+    await database.writeTransaction((trx) => withBulkCache(trx, async () => {
       await prepareImportSession(trx);
+      // The clinic's writer lock, then everything else: the events' seqs are taken under it.
       await lockClinicData(trx, clinic.id);
-      const writer = new RecordWriter(trx, clinic.id, clinic.timezone);
+      const writer = new RecordWriter(trx, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, {
+        now: opts.now,
+        onMissing: (m) => {
+          report(m.line, [{ field: 'id', reason: missingReason(m), order: 1 }]);
+          writer.discardEvents = true;
+        },
+      });
       const refs = new RefChecker(trx, clinic.id, writer);
+      let deletingClientas = false;
 
       const rl = readline.createInterface({ input, crlfDelay: Infinity });
       for await (const raw of rl) {
@@ -135,16 +157,28 @@ export async function importJsonLines(
         if (lines % PROGRESS_LINES === 0) opts.onProgress?.({ lines, bytes, badLines });
         const parsed = parseImportLine(raw);
         if (parsed === null) continue;
+        if ('deletion' in parsed) {
+          const { type, id } = parsed.deletion;
+          // References made before a clienta goes are checked while she is still there.
+          if (type === 'clienta' && !deletingClientas) await refs.check();
+          deletingClientas = type === 'clienta';
+          await writer.delete(type, id, lines);
+          continue;
+        }
+        deletingClientas = false;
+        // The deletions before this line are applied (and their problems reported) first: problems stay in line order.
+        await writer.endDeletions();
         if ('problems' in parsed) {
           report(lines, parsed.problems);
           if (parsed.clientaId !== null) await refs.add(lines, parsed.clientaId, true);
+          // Nothing will be kept: the rest is still written (later lines resolve against it), without events.
+          writer.discardEvents = true;
           continue;
         }
         const rec = parsed.record;
         if (rec.type !== 'clienta' && rec.clienta_id !== null) await refs.add(lines, rec.clienta_id, false);
-        // Once a line is bad nothing will be kept: only clientas are still written, because the
-        // references of later lines are resolved against them.
-        if (errorCount === 0 || rec.type === 'clienta') await writer.add(rec);
+        await writer.add(rec);
+        if (errorCount > 0) writer.discardEvents = true;
       }
       opts.onProgress?.({ lines, bytes, badLines });
       await refs.check();
@@ -164,9 +198,12 @@ export async function importJsonLines(
       await writer.finish();
       await dropParkedRefs(trx);
       counts = writer.counts;
+      changed = writer.changed;
     }));
   } catch (err) {
     if (err !== Rollback) throw err;
   }
-  return { ok: errorCount === 0, lines, counts, errors: errors.map(({ line, field, reason }) => ({ line, field, reason })), errorCount, badLines };
+  return {
+    ok: errorCount === 0, lines, counts, changed, errors: errors.map(({ line, field, reason }) => ({ line, field, reason })), errorCount, badLines,
+  };
 }

@@ -2,6 +2,10 @@
 // rows shaped exactly as the API fields. Input and output are the types of the API's schemas
 // (domain/api-schemas.ts), so the use-case, the validator and the serializer cannot drift apart.
 // Never imports Fastify.
+//
+// Each list is planned first (plan*: pure; the parameters with their defaults resolved against
+// "now"), so that its ETag (conditional.ts) is made from the same resolved parameters as its page
+// and a conditional request that matches costs no page at all.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import {
@@ -9,23 +13,64 @@ import {
   type CitasQuery, type CitasResponse, type ClientasQuery, type ClientasResponse, type LlamadasQuery, type LlamadasResponse,
 } from '../domain/api-schemas.js';
 import { DomainError } from '../errors.js';
-import { countCitas, listCitas } from '../repos/citas.js';
-import { countLlamadas, listLlamadas } from '../repos/llamadas.js';
-import { addDays, dayRange, formatTimestamp, localDate, todayIn } from '../time.js';
+import {
+  countChangedCitas, countCitas, listChangedCitas, listCitas, type CitasChangedFilter, type CitasFilter,
+} from '../repos/citas.js';
+import { countChangedClientas, listChangedClientas } from '../repos/clientas-changed.js';
+import type { ClientasFilter } from '../repos/clientas.js';
+import {
+  countChangedLlamadas, countLlamadas, listChangedLlamadas, listLlamadas, type LlamadasChangedFilter, type LlamadasFilter,
+} from '../repos/llamadas.js';
+import { addDays, dayRange, dayStart, parseTimestamp, todayIn } from '../time.js';
 import type { ClientasSearch } from './clientas-search/search.js';
 import { looksLikePhone, normalizeName, phoneDigits } from './normalize.js';
+import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
-/** The tenant, bound once from the API key. */
-export interface ClinicContext {
-  clinicId: string;
-  timezone: string;
-  currency: string;
-}
+export type { ClinicContext };
 
 /** A query parameter the schema accepts but the use-case cannot (the API answers 400 invalid_parameter). */
 const invalidParam = (param: string, message: string) => new DomainError('invalid_input', message, { field: param });
 
-export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuery, nowMs: number): Promise<CitasResponse> {
+/** updated_since as epoch seconds (the validator checked its form; this is the one parse). */
+function since(raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  const t = parseTimestamp(raw);
+  if (t === null) throw invalidParam('updated_since', 'updated_since must be an RFC 3339 timestamp with an offset or Z, e.g. 2026-03-01T10:30:00+01:00');
+  return t;
+}
+
+/**
+ * A list's parameters with every default resolved: what its page depends on besides the data.
+ * `key` is their canonical form, for the ETag.
+ */
+interface Planned {
+  limit: number;
+  offset: number;
+  key: string;
+}
+
+export type CitasPlan = Planned & (
+  | { changed: null; desde: string; hasta: string; filter: CitasFilter }
+  | { changed: CitasChangedFilter; desde: string | null; hasta: string | null }
+);
+
+export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number): CitasPlan {
+  const limit = q.limit ?? DEFAULT_LIMITS.citas;
+  const offset = q.offset ?? 0;
+  const estado = q.estado ?? null;
+  const updatedSince = since(q.updated_since);
+  if (updatedSince !== null) {
+    // No default window: only the days asked for.
+    const desde = q.desde ?? null;
+    const hasta = q.hasta ?? null;
+    if (desde !== null && hasta !== null && desde > hasta) throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
+    const changed = {
+      since: updatedSince, estado,
+      start: desde === null ? null : dayStart(desde, ctx.timezone),
+      end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
+    };
+    return { changed, desde, hasta, limit, offset, key: JSON.stringify(['citas~', updatedSince, desde, hasta, estado, limit, offset]) };
+  }
   const today = todayIn(ctx.timezone, nowMs);
   const desde = q.desde ?? today;
   const hasta = q.hasta ?? addDays(today, CITAS_DEFAULT_DAYS);
@@ -33,32 +78,21 @@ export async function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuer
     const why = q.hasta === undefined ? ` (hasta defaults to today + ${CITAS_DEFAULT_DAYS} days, ${hasta}; send hasta as well)` : '';
     throw invalidParam(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})${why}`);
   }
-  const limit = q.limit ?? DEFAULT_LIMITS.citas;
-  const offset = q.offset ?? 0;
-  const filter = { ...dayRange(desde, hasta, ctx.timezone), desde, hasta, estado: q.estado ?? null };
-  const [rows, total] = await Promise.all([
-    listCitas(db, ctx.clinicId, filter, limit, offset),
-    countCitas(db, ctx.clinicId, filter),
-  ]);
-  const tz = ctx.timezone;
-  return {
-    citas: rows.map((r) => ({
-      id: r.id, fecha_hora: formatTimestamp(r.fecha_hora, tz), cliente_nombre: r.cliente_nombre, telefono: r.telefono,
-      servicio: r.servicio, duracion_min: r.duracion_min, precio: r.precio_cents / 100, moneda: ctx.currency,
-      estado: r.estado, profesional_nombre: r.profesional_nombre, sede_nombre: r.sede_nombre, notas: r.notas,
-      created_at: formatTimestamp(r.created_at, tz),
-    })),
-    total,
-    rango: { desde, hasta },
-    limit,
-    offset,
-  };
+  const filter = { ...dayRange(desde, hasta, ctx.timezone), desde, hasta, estado };
+  // The resolved days are in the key: a default window moves with the clinic's today.
+  return { changed: null, desde, hasta, filter, limit, offset, key: JSON.stringify(['citas', desde, hasta, estado, limit, offset]) };
 }
 
-/** `clientas`: the app's client search (it keeps the counts of searches; see clientas-search/search.ts). */
-export async function clientasPage(
-  db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, clientas: ClientasSearch,
-): Promise<ClientasResponse> {
+export async function plannedCitasPage(db: Kysely<DB>, ctx: ClinicContext, p: CitasPlan): Promise<CitasResponse> {
+  const [rows, total] = p.changed === null
+    ? await Promise.all([listCitas(db, ctx.clinicId, p.filter, p.limit, p.offset), countCitas(db, ctx.clinicId, p.filter)])
+    : await Promise.all([listChangedCitas(db, ctx.clinicId, p.changed, p.limit, p.offset), countChangedCitas(db, ctx.clinicId, p.changed)]);
+  return { citas: rows.map((r) => citaOut(r, ctx)), total, rango: { desde: p.desde, hasta: p.hasta }, limit: p.limit, offset: p.offset };
+}
+
+export type ClientasPlan = Planned & { filter: ClientasFilter; changedSince: number | null };
+
+export function planClientas(q: ClientasQuery): ClientasPlan {
   const limit = q.limit ?? DEFAULT_LIMITS.clientas;
   const offset = q.offset ?? 0;
   const search = q.q?.trim() ?? '';
@@ -67,47 +101,70 @@ export async function clientasPage(
   const nameLike = search === '' ? null : normalizeName(search);
   const digits = search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
   const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };
-  const { rows, total } = await clientas.page(db, ctx.clinicId, filter, limit, offset, Math.floor(nowMs / 1000));
-  const tz = ctx.timezone;
-  return {
-    clientas: rows.map((r) => ({
-      id: r.id, nombre: r.nombre, telefono: r.telefono, email: r.email, idioma: r.idioma, vip: r.vip === 1,
-      total_citas: Number(r.total_citas), total_llamadas: Number(r.total_llamadas),
-      ultima_cita: r.ultima_cita === null ? null : localDate(Number(r.ultima_cita), tz),
-      ultima_llamada: r.ultima_llamada === null ? null : formatTimestamp(Number(r.ultima_llamada), tz),
-      cliente_desde: r.cliente_desde, created_at: formatTimestamp(r.created_at, tz),
-    })),
-    total,
-    limit,
-    offset,
-  };
+  const changedSince = since(q.updated_since);
+  return { filter, changedSince, limit, offset, key: JSON.stringify(['clientas', nameLike, digits, filter.vip, changedSince, limit, offset]) };
 }
 
-export async function llamadasPage(db: Kysely<DB>, ctx: ClinicContext, q: LlamadasQuery, nowMs: number): Promise<LlamadasResponse> {
-  const today = todayIn(ctx.timezone, nowMs);
-  const desde = q.desde ?? addDays(today, -LLAMADAS_DEFAULT_DAYS_BACK);
+/** `clientas`: the app's client search (it keeps the counts of searches; see clientas-search/search.ts). */
+export async function plannedClientasPage(
+  db: Kysely<DB>, ctx: ClinicContext, p: ClientasPlan, nowMs: number, clientas: ClientasSearch,
+): Promise<ClientasResponse> {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const { rows, total } = p.changedSince === null
+    ? await clientas.page(db, ctx.clinicId, p.filter, p.limit, p.offset, nowSeconds)
+    : await Promise.all([
+      listChangedClientas(db, ctx.clinicId, p.filter, p.changedSince, p.limit, p.offset, nowSeconds),
+      countChangedClientas(db, ctx.clinicId, p.filter, p.changedSince),
+    ]).then(([r, t]) => ({ rows: r, total: t }));
+  return { clientas: rows.map((r) => clientaOut(r, ctx)), total, limit: p.limit, offset: p.offset };
+}
+
+export type LlamadasPlan = Planned & (
+  | { changed: null; desde: string; hasta: string | null; filter: LlamadasFilter }
+  | { changed: LlamadasChangedFilter; desde: string | null; hasta: string | null }
+);
+
+export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number): LlamadasPlan {
+  const limit = q.limit ?? DEFAULT_LIMITS.llamadas;
+  const offset = q.offset ?? 0;
+  const resultado = q.resultado ?? null;
   const hasta = q.hasta ?? null;
+  const updatedSince = since(q.updated_since);
+  if (updatedSince !== null) {
+    const desde = q.desde ?? null;
+    if (desde !== null && hasta !== null && desde > hasta) throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
+    const changed = {
+      since: updatedSince, resultado,
+      start: desde === null ? null : dayStart(desde, ctx.timezone),
+      end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
+    };
+    return { changed, desde, hasta, limit, offset, key: JSON.stringify(['llamadas~', updatedSince, desde, hasta, resultado, limit, offset]) };
+  }
+  const desde = q.desde ?? addDays(todayIn(ctx.timezone, nowMs), -LLAMADAS_DEFAULT_DAYS_BACK);
   if (hasta !== null && desde > hasta) {
     throw invalidParam(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})`);
   }
-  const limit = q.limit ?? DEFAULT_LIMITS.llamadas;
-  const offset = q.offset ?? 0;
-  const filter = { ...dayRange(desde, hasta, ctx.timezone), desde, hasta, resultado: q.resultado ?? null };
-  const [rows, total] = await Promise.all([
-    listLlamadas(db, ctx.clinicId, filter, limit, offset),
-    countLlamadas(db, ctx.clinicId, filter),
-  ]);
-  const tz = ctx.timezone;
-  return {
-    llamadas: rows.map((r) => ({
-      id: r.id, fecha_hora: formatTimestamp(r.fecha_hora, tz), cliente_nombre: r.cliente_nombre,
-      telefono_caller: r.telefono_caller, duracion_segundos: r.duracion_segundos, resultado: r.resultado,
-      idioma: r.idioma, created_at: formatTimestamp(r.created_at, tz),
-    })),
-    total,
-    desde,
-    hasta,
-    limit,
-    offset,
-  };
+  const filter = { ...dayRange(desde, hasta, ctx.timezone), desde, hasta, resultado };
+  return { changed: null, desde, hasta, filter, limit, offset, key: JSON.stringify(['llamadas', desde, hasta, resultado, limit, offset]) };
+}
+
+export async function plannedLlamadasPage(db: Kysely<DB>, ctx: ClinicContext, p: LlamadasPlan): Promise<LlamadasResponse> {
+  const [rows, total] = p.changed === null
+    ? await Promise.all([listLlamadas(db, ctx.clinicId, p.filter, p.limit, p.offset), countLlamadas(db, ctx.clinicId, p.filter)])
+    : await Promise.all([listChangedLlamadas(db, ctx.clinicId, p.changed, p.limit, p.offset), countChangedLlamadas(db, ctx.clinicId, p.changed)]);
+  return { llamadas: rows.map((r) => llamadaOut(r, ctx)), total, desde: p.desde, hasta: p.hasta, limit: p.limit, offset: p.offset };
+}
+
+// Plan and page in one call (scripts, tests, the plan checks).
+
+export function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuery, nowMs: number): Promise<CitasResponse> {
+  return plannedCitasPage(db, ctx, planCitas(ctx, q, nowMs));
+}
+
+export function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, clientas: ClientasSearch): Promise<ClientasResponse> {
+  return plannedClientasPage(db, ctx, planClientas(q), nowMs, clientas);
+}
+
+export function llamadasPage(db: Kysely<DB>, ctx: ClinicContext, q: LlamadasQuery, nowMs: number): Promise<LlamadasResponse> {
+  return plannedLlamadasPage(db, ctx, planLlamadas(ctx, q, nowMs));
 }

@@ -1,21 +1,38 @@
 // Turns import-format records into rows (search keys, local day, cents) and writes them in
-// batches. Import and demo generation share it, so both store data exactly alike.
+// batches, with the event log: one event per record created, changed or deleted, written in the
+// same transaction. Import and demo generation share it, so both store data exactly alike.
+//
+// Change or no change is decided by the database: an upsert rewrites only rows whose values
+// differ and RETURNING names them; the stored keys read before each batch say which existed
+// (created vs updated). Events are made per batch (memory stays a batch, whatever the file), in an
+// order a mirror can apply: upserts clientas -> citas -> llamadas; deletions citas -> llamadas
+// (their cascade updates) -> clientas. Each event's `datos` is the record read back as the API
+// shows it, shaped by the lists' own code (shape.ts).
+import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { CitasTable, ClientasTable, DB, LlamadasTable } from '../db/schema.js';
-import { bumpClientasVersion } from '../repos/clinics.js';
-import type { CitaRecord, ClientaRecord, ImportRecord, LlamadaRecord } from '../domain/records.js';
+import type { CitaRecord, ClientaRecord, EventType, ImportRecord, LlamadaRecord } from '../domain/records.js';
+import { citasByIds } from '../repos/citas.js';
+import { clientasByIds } from '../repos/clientas.js';
+import { bumpDataVersions, ensureDataVersions } from '../repos/clinics.js';
+import { insertEvents, notifyEvents, takeSeqs, type EventRow } from '../repos/events.js';
+import { llamadasByIds } from '../repos/llamadas.js';
 import {
-  addDelta, applyCountDeltas, storedCitaKeys, storedClientaKeys, storedLlamadaKeys, writeCitas, writeClientas, writeLlamadas,
-  type CountDeltas, type WriteMode,
+  addDelta, applyCountDeltas, deleteCitas, deleteCitasOf, deleteClientas, deleteLlamadas, dropPendingEvents, parkEvents,
+  pendingEvents, storedCitaKeys, storedClientaKeys, storedLlamadaKeys, touchRecordsOf, unlinkLlamadasOf, writeCitas,
+  writeClientas, writeLlamadas, type CountDeltas, type WriteMode,
 } from '../repos/writes.js';
 import { localDate } from '../time.js';
 import { normalizeName, phoneDigits } from './normalize.js';
+import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
-export function clientaRow(clinicId: string, r: ClientaRecord): Insertable<ClientasTable> {
+export type RecordType = 'clienta' | 'cita' | 'llamada';
+
+export function clientaRow(clinicId: string, r: ClientaRecord, updatedAt: number): Insertable<ClientasTable> {
   return {
     clinic_id: clinicId, id: r.id, nombre: r.nombre, nombre_norm: normalizeName(r.nombre), telefono: r.telefono,
     telefono_digits: phoneDigits(r.telefono), email: r.email, idioma: r.idioma, vip: r.vip ? 1 : 0,
-    cliente_desde: r.cliente_desde, created_at: r.created_at,
+    cliente_desde: r.cliente_desde, created_at: r.created_at, updated_at: updatedAt,
   };
 }
 
@@ -42,21 +59,22 @@ export class LocalDays {
   }
 }
 
-export function citaRow(clinicId: string, zone: string | LocalDays, r: CitaRecord): Insertable<CitasTable> {
+export function citaRow(clinicId: string, zone: string | LocalDays, r: CitaRecord, updatedAt: number): Insertable<CitasTable> {
   const dia = typeof zone === 'string' ? localDate(r.fecha_hora, zone) : zone.of(r.fecha_hora);
   return {
     clinic_id: clinicId, id: r.id, clienta_id: r.clienta_id, fecha_hora: r.fecha_hora, dia,
     servicio: r.servicio, duracion_min: r.duracion_min, precio_cents: r.precio_cents, estado: r.estado,
     profesional_nombre: r.profesional_nombre, sede_nombre: r.sede_nombre, notas: r.notas, created_at: r.created_at,
+    updated_at: updatedAt,
   };
 }
 
-export function llamadaRow(clinicId: string, zone: string | LocalDays, r: LlamadaRecord): Insertable<LlamadasTable> {
+export function llamadaRow(clinicId: string, zone: string | LocalDays, r: LlamadaRecord, updatedAt: number): Insertable<LlamadasTable> {
   const dia = typeof zone === 'string' ? localDate(r.fecha_hora, zone) : zone.of(r.fecha_hora);
   return {
     clinic_id: clinicId, id: r.id, clienta_id: r.clienta_id, fecha_hora: r.fecha_hora, dia,
     cliente_nombre: r.cliente_nombre, telefono_caller: r.telefono_caller, duracion_segundos: r.duracion_segundos,
-    resultado: r.resultado, idioma: r.idioma, created_at: r.created_at,
+    resultado: r.resultado, idioma: r.idioma, created_at: r.created_at, updated_at: updatedAt,
   };
 }
 
@@ -67,8 +85,48 @@ function lastPerId<T extends { id: string }>(rows: T[]): T[] {
   return byId.size === rows.length ? rows : [...byId.values()];
 }
 
-/** Records buffered before a write: big statements, bounded memory. */
+/** Records (or deletions) buffered before a write: big statements, bounded memory. */
 const FLUSH_AT = 5_000;
+/** Records read back per query to render events' datos. */
+const RENDER_CHUNK = 1_000;
+
+export interface TypeCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+}
+
+/** Per type, what the writes did: created + updated + deleted is the number of that type's events. */
+export type WriteCounts = Record<'clientas' | 'citas' | 'llamadas', TypeCounts>;
+
+const PLURAL = { clienta: 'clientas', cita: 'citas', llamada: 'llamadas' } as const;
+
+export function emptyCounts(): WriteCounts {
+  const zero = (): TypeCounts => ({ created: 0, updated: 0, unchanged: 0, deleted: 0 });
+  return { clientas: zero(), citas: zero(), llamadas: zero() };
+}
+
+/** A deletion line that names no record of the clinic (or one deleted earlier in the file). */
+export interface MissingRecord {
+  line: number;
+  type: RecordType;
+  id: string;
+  /** deleted earlier in the same file */
+  again: boolean;
+}
+
+export interface RecordWriterOptions {
+  /** 'insert': rows known to be new (a fresh demo clinic), no events; 'upsert' (default): import, with events */
+  mode?: WriteMode;
+  /** wall clock in ms: the time of the events and of updated_at */
+  now?: () => number;
+  /** a deletion names a record that does not exist: an error of that line */
+  onMissing?: (m: MissingRecord) => void;
+}
+
+/** Events of one write, in the order they will be numbered. */
+type Section = { type: RecordType; events: { id: string; tipo: EventType }[] };
 
 /**
  * Buffers rows and writes them in batches. The per-day and per-vip counts are kept as deltas in
@@ -80,37 +138,79 @@ export class RecordWriter {
   private clientas: Insertable<ClientasTable>[] = [];
   private citas: Insertable<CitasTable>[] = [];
   private llamadas: Insertable<LlamadasTable>[] = [];
+  private deletions: { type: RecordType; items: { id: string; line: number }[] } | null = null;
   private readonly deltas = { citas: new Map() as CountDeltas, llamadas: new Map() as CountDeltas, clientas: new Map() as CountDeltas };
-  readonly counts = { clientas: 0, citas: 0, llamadas: 0 };
+  readonly counts: WriteCounts = emptyCounts();
   private readonly days: LocalDays;
+  private readonly mode: WriteMode;
+  private readonly now: () => number;
+  private readonly onMissing: (m: MissingRecord) => void;
+  /** Events are not made once the caller knows the transaction will roll back (a bad import line). */
+  discardEvents = false;
+  private versionsReady = false;
+  private parked = 0;
+  private emitted = 0;
   /** The batch being written: PostgreSQL stores it while the caller produces the next one. */
   private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly clinicId: string,
-    zone: string,
-    private readonly mode: WriteMode = 'upsert',
+    private readonly clinic: ClinicContext,
+    opts: RecordWriterOptions = {},
   ) {
-    this.days = new LocalDays(zone);
+    this.days = new LocalDays(clinic.timezone);
+    this.mode = opts.mode ?? 'upsert';
+    this.now = opts.now ?? Date.now;
+    this.onMissing = opts.onMissing ?? (() => {});
+  }
+
+  private get withEvents(): boolean {
+    return this.mode === 'upsert' && !this.discardEvents;
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  /** Records written, whatever they did (the demo's counts). */
+  totals(): { clientas: number; citas: number; llamadas: number } {
+    const t = (c: TypeCounts) => c.created + c.updated + c.unchanged;
+    return { clientas: t(this.counts.clientas), citas: t(this.counts.citas), llamadas: t(this.counts.llamadas) };
+  }
+
+  /** True when something changed (a write that changes nothing bumps no version and makes no event). */
+  get changed(): boolean {
+    return Object.values(this.counts).some((c) => c.created + c.updated + c.deleted > 0);
   }
 
   async add(rec: ImportRecord): Promise<void> {
-    if (rec.type === 'clienta') {
-      this.clientas.push(clientaRow(this.clinicId, rec));
-      this.counts.clientas++;
-    } else if (rec.type === 'cita') {
-      this.citas.push(citaRow(this.clinicId, this.days, rec));
-      this.counts.citas++;
-    } else {
-      this.llamadas.push(llamadaRow(this.clinicId, this.days, rec));
-      this.counts.llamadas++;
-    }
+    // File order: a run of deletions is applied before the records after it.
+    if (this.deletions !== null) await this.flushDeletions();
+    const at = this.nowSeconds();
+    if (rec.type === 'clienta') this.clientas.push(clientaRow(this.clinic.clinicId, rec, at));
+    else if (rec.type === 'cita') this.citas.push(citaRow(this.clinic.clinicId, this.days, rec, at));
+    else this.llamadas.push(llamadaRow(this.clinic.clinicId, this.days, rec, at));
     if (this.clientas.length + this.citas.length + this.llamadas.length >= FLUSH_AT) await this.startWrite();
+  }
+
+  /** A deletion (import line `"deleted": true`): applied in file order, after the records before it. */
+  async delete(type: RecordType, id: string, line: number): Promise<void> {
+    if (this.mode !== 'upsert') throw new Error('RecordWriter: deletions need upsert mode');
+    if (this.clientas.length + this.citas.length + this.llamadas.length > 0) await this.startWrite();
+    if (this.deletions !== null && this.deletions.type !== type) await this.flushDeletions();
+    this.deletions ??= { type, items: [] };
+    this.deletions.items.push({ id, line });
+    if (this.deletions.items.length >= FLUSH_AT) await this.flushDeletions();
+  }
+
+  /** Applies a pending run of deletions now (a caller about to report later lines' problems). */
+  async endDeletions(): Promise<void> {
+    if (this.deletions !== null) await this.flushDeletions();
   }
 
   /** Writes what is buffered and waits until it is stored (e.g. before references are looked up). */
   async flush(): Promise<void> {
+    await this.endDeletions();
     await this.startWrite();
     await this.inFlight;
   }
@@ -118,6 +218,7 @@ export class RecordWriter {
   /** Hands the buffered rows to the database once the previous batch is stored; does not wait for it. */
   private async startWrite(): Promise<void> {
     await this.inFlight;
+    if (this.clientas.length + this.citas.length + this.llamadas.length === 0) return;
     const batch = { clientas: this.clientas, citas: this.citas, llamadas: this.llamadas };
     this.clientas = [];
     this.citas = [];
@@ -128,42 +229,255 @@ export class RecordWriter {
     write.catch(() => {});
   }
 
-  /** Clientas first, so references in the same batch resolve. */
+  /** Clientas first, so references in the same batch resolve; then what changed with them. */
   private async write(batch: { clientas: Insertable<ClientasTable>[]; citas: Insertable<CitasTable>[]; llamadas: Insertable<LlamadasTable>[] }): Promise<void> {
-    const { db, clinicId, mode, deltas } = this;
+    const { db, mode, deltas } = this;
+    const clinicId = this.clinic.clinicId;
+    const at = this.nowSeconds();
+    const sections: Record<RecordType, Section> = {
+      clienta: { type: 'clienta', events: [] }, cita: { type: 'cita', events: [] }, llamada: { type: 'llamada', events: [] },
+    };
+    /** Ids written by this batch, per type: an id touched again by a cascade needs no second event. */
+    const seen = { clienta: new Set<string>(), cita: new Set<string>(), llamada: new Set<string>() };
+    const unchanged = { clienta: new Set<string>(), cita: new Set<string>(), llamada: new Set<string>() };
+    /** Clientas whose name (or phone) changed: what their citas and calls show changed too. */
+    const renamed: string[] = [];
+    const rephoned: string[] = [];
+
+    const record = (type: RecordType, rows: { id: string }[], existed: Set<string> | null, written: string[]) => {
+      const c = this.counts[PLURAL[type]];
+      if (existed === null) {
+        c.created += rows.length;
+        return;
+      }
+      for (const id of written) {
+        seen[type].add(id);
+        const tipo: EventType = existed.has(id) ? `${type}.actualizada` : `${type}.creada`;
+        if (existed.has(id)) c.updated++;
+        else c.created++;
+        sections[type].events.push({ id, tipo });
+      }
+      for (const r of rows) if (!seen[type].has(r.id)) unchanged[type].add(r.id);
+      c.unchanged += rows.length - written.length;
+    };
+
     if (batch.clientas.length) {
       const rows = lastPerId(batch.clientas);
+      let existed: Set<string> | null = null;
+      const before = new Map<string, { nombre: string; telefono: string }>();
       if (mode === 'upsert') {
-        for (const old of await storedClientaKeys(db, clinicId, rows.map((r) => r.id))) addDelta(deltas.clientas, [old.vip], -1);
+        existed = new Set();
+        for (const old of await storedClientaKeys(db, clinicId, rows.map((r) => r.id))) {
+          addDelta(deltas.clientas, [old.vip], -1);
+          existed.add(old.id);
+          before.set(old.id, old);
+        }
       }
       for (const r of rows) addDelta(deltas.clientas, [r.vip], 1);
-      await writeClientas(db, rows, mode);
+      const written = await writeClientas(db, rows, mode);
+      record('clienta', rows, existed, written);
+      if (before.size > 0) {
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        for (const id of written) {
+          const old = before.get(id);
+          const now = byId.get(id)!;
+          if (old === undefined) continue;
+          if (old.nombre !== now.nombre) renamed.push(id);
+          else if (old.telefono !== now.telefono) rephoned.push(id);
+        }
+      }
     }
     if (batch.citas.length) {
       const rows = lastPerId(batch.citas);
+      let existed: Set<string> | null = null;
       if (mode === 'upsert') {
-        for (const old of await storedCitaKeys(db, clinicId, rows.map((r) => r.id))) addDelta(deltas.citas, [old.dia, old.estado], -1);
+        existed = new Set();
+        for (const old of await storedCitaKeys(db, clinicId, rows.map((r) => r.id))) {
+          addDelta(deltas.citas, [old.dia, old.estado], -1);
+          existed.add(old.id);
+        }
       }
       for (const r of rows) addDelta(deltas.citas, [r.dia, r.estado], 1);
-      await writeCitas(db, rows, mode);
+      record('cita', rows, existed, await writeCitas(db, rows, mode));
     }
     if (batch.llamadas.length) {
       const rows = lastPerId(batch.llamadas);
+      let existed: Set<string> | null = null;
       if (mode === 'upsert') {
-        for (const old of await storedLlamadaKeys(db, clinicId, rows.map((r) => r.id))) addDelta(deltas.llamadas, [old.dia, old.resultado], -1);
+        existed = new Set();
+        for (const old of await storedLlamadaKeys(db, clinicId, rows.map((r) => r.id))) {
+          addDelta(deltas.llamadas, [old.dia, old.resultado], -1);
+          existed.add(old.id);
+        }
       }
       for (const r of rows) addDelta(deltas.llamadas, [r.dia, r.resultado], 1);
-      await writeLlamadas(db, rows, mode);
+      record('llamada', rows, existed, await writeLlamadas(db, rows, mode));
     }
+
+    // A citas shows her name and phone, a call her name: those changed with her.
+    const cascade = (type: 'cita' | 'llamada', ids: string[]) => {
+      const c = this.counts[PLURAL[type]];
+      for (const id of ids) {
+        if (seen[type].has(id)) continue;
+        seen[type].add(id);
+        if (unchanged[type].delete(id)) c.unchanged--;
+        c.updated++;
+        sections[type].events.push({ id, tipo: `${type}.actualizada` });
+      }
+    };
+    cascade('cita', await touchRecordsOf(db, 'citas', clinicId, [...renamed, ...rephoned], at));
+    cascade('llamada', await touchRecordsOf(db, 'llamadas', clinicId, renamed, at));
+
+    if (this.withEvents) await this.emit([sections.clienta, sections.cita, sections.llamada], at);
   }
 
-  /** Flushes and applies the count changes; call once at the end, inside the transaction. */
+  /** Applies the pending run of deletions (one record type), with the cascade of a clienta's. */
+  private async flushDeletions(): Promise<void> {
+    const run = this.deletions;
+    this.deletions = null;
+    if (run === null || run.items.length === 0) return;
+    await this.inFlight;
+    const { db, deltas } = this;
+    const clinicId = this.clinic.clinicId;
+    const at = this.nowSeconds();
+    // The same id twice in a run: the second finds nothing left to delete.
+    const first = new Map<string, number>();
+    for (const { id, line } of run.items) {
+      if (first.has(id)) this.onMissing({ line, type: run.type, id, again: true });
+      else first.set(id, line);
+    }
+    const ids = [...first.keys()];
+    const missing = (found: Set<string>) => {
+      for (const [id, line] of first) if (!found.has(id)) this.onMissing({ line, type: run.type, id, again: false });
+    };
+    const gone = (type: RecordType, deleted: string[]): Section => {
+      this.counts[PLURAL[type]].deleted += deleted.length;
+      return { type, events: deleted.map((id) => ({ id, tipo: `${type}.eliminada` as EventType })) };
+    };
+    const sections: Section[] = [];
+
+    if (run.type === 'cita') {
+      const rows = await deleteCitas(db, clinicId, ids);
+      for (const r of rows) addDelta(deltas.citas, [r.dia, r.estado], -1);
+      const found = new Set(rows.map((r) => r.id));
+      missing(found);
+      sections.push(gone('cita', ids.filter((id) => found.has(id))));
+    } else if (run.type === 'llamada') {
+      const rows = await deleteLlamadas(db, clinicId, ids);
+      for (const r of rows) addDelta(deltas.llamadas, [r.dia, r.resultado], -1);
+      const found = new Set(rows.map((r) => r.id));
+      missing(found);
+      sections.push(gone('llamada', ids.filter((id) => found.has(id))));
+    } else {
+      const stored = new Set((await storedClientaKeys(db, clinicId, ids)).map((r) => r.id));
+      missing(stored);
+      const doomed = ids.filter((id) => stored.has(id));
+      // Her citas go with her; her calls stay, as an unknown caller's; then she goes.
+      const citas = await deleteCitasOf(db, clinicId, doomed);
+      for (const r of citas) addDelta(deltas.citas, [r.dia, r.estado], -1);
+      sections.push(gone('cita', citas.map((r) => r.id)));
+      const unlinked = await unlinkLlamadasOf(db, clinicId, doomed, at);
+      this.counts.llamadas.updated += unlinked.length;
+      sections.push({ type: 'llamada', events: unlinked.map((id) => ({ id, tipo: 'llamada.actualizada' as EventType })) });
+      const clientas = await deleteClientas(db, clinicId, doomed);
+      for (const r of clientas) addDelta(deltas.clientas, [r.vip], -1);
+      const deleted = new Set(clientas.map((r) => r.id));
+      sections.push(gone('clienta', doomed.filter((id) => deleted.has(id))));
+    }
+    if (this.withEvents) await this.emit(sections, at);
+  }
+
+  /**
+   * Numbers and stores the events of one write, each with its record as the API shows it now.
+   * A cita or call whose clienta is not stored yet (the file lists her later) cannot be shown
+   * yet: its event is parked and made by finish().
+   */
+  private async emit(sections: Section[], at: number, parking = true): Promise<void> {
+    const rows: Omit<EventRow, 'seq'>[] = [];
+    const park: { tipo: string; id: string }[] = [];
+    for (const s of sections) {
+      for (let i = 0; i < s.events.length; i += RENDER_CHUNK) {
+        const chunk = s.events.slice(i, i + RENDER_CHUNK);
+        const datos = await this.render(s.type, chunk.filter((e) => !e.tipo.endsWith('.eliminada')).map((e) => e.id), at);
+        for (const e of chunk) {
+          const d = e.tipo.endsWith('.eliminada') ? JSON.stringify({ id: e.id }) : datos.get(e.id);
+          if (d === undefined) {
+            if (parking) park.push({ tipo: e.tipo, id: e.id });
+            // At the end, a parked record that is gone (deleted later in the file) has its eliminada event already.
+            continue;
+          }
+          rows.push({ clinic_id: this.clinic.clinicId, id: randomUUID(), tipo: e.tipo, record_id: e.id, ocurrido_at: at, datos: d });
+        }
+      }
+    }
+    if (park.length > 0) {
+      await parkEvents(this.db, park);
+      this.parked += park.length;
+    }
+    if (rows.length === 0) return;
+    await this.readyVersions();
+    const first = await takeSeqs(this.db, this.clinic.clinicId, rows.length);
+    await insertEvents(this.db, rows.map((r, i) => ({ ...r, seq: first + i })));
+    this.emitted += rows.length;
+  }
+
+  /** The API's JSON of the records `ids` as stored now; an id missing from the map cannot be shown yet (or is gone). */
+  private async render(type: RecordType, ids: string[], at: number): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (ids.length === 0) return out;
+    const { db, clinic } = this;
+    if (type === 'clienta') {
+      for (const r of await clientasByIds(db, clinic.clinicId, ids, at)) out.set(r.id, JSON.stringify(clientaOut(r, clinic)));
+    } else if (type === 'cita') {
+      for (const r of await citasByIds(db, clinic.clinicId, ids)) out.set(r.id, JSON.stringify(citaOut(r, clinic)));
+    } else {
+      for (const r of await llamadasByIds(db, clinic.clinicId, ids)) {
+        if (!r.awaitingClienta) out.set(r.id, JSON.stringify(llamadaOut(r, clinic)));
+      }
+    }
+    return out;
+  }
+
+  private async readyVersions(): Promise<void> {
+    if (this.versionsReady) return;
+    await ensureDataVersions(this.db, this.clinic.clinicId);
+    this.versionsReady = true;
+  }
+
+  /** The parked events, in the order they were parked, now that every clienta of the file is stored. */
+  private async emitParked(): Promise<void> {
+    const at = this.nowSeconds();
+    let after = 0;
+    for (;;) {
+      const rows = await pendingEvents(this.db, after, RENDER_CHUNK);
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1]!.ord;
+      // Consecutive events of one type render together; the order between types is kept.
+      const sections: Section[] = [];
+      for (const r of rows) {
+        const type = r.tipo.slice(0, r.tipo.indexOf('.')) as RecordType;
+        const last = sections[sections.length - 1];
+        if (last?.type === type) last.events.push({ id: r.record_id, tipo: r.tipo as EventType });
+        else sections.push({ type, events: [{ id: r.record_id, tipo: r.tipo as EventType }] });
+      }
+      await this.emit(sections, at, false);
+    }
+    await dropPendingEvents(this.db);
+  }
+
+  /** Flushes, makes the parked events and applies the count changes; call once at the end, inside the transaction. */
   async finish(): Promise<void> {
     await this.flush();
-    await applyCountDeltas(this.db, this.clinicId, 'clientas_por_vip', this.deltas.clientas);
-    await applyCountDeltas(this.db, this.clinicId, 'citas_por_dia', this.deltas.citas);
-    await applyCountDeltas(this.db, this.clinicId, 'llamadas_por_dia', this.deltas.llamadas);
-    // Cached search totals of this clinic were made at the old version: they are now stale.
-    if (this.counts.clientas > 0) await bumpClientasVersion(this.db, this.clinicId);
+    if (this.parked > 0 && this.withEvents) await this.emitParked();
+    await applyCountDeltas(this.db, this.clinic.clinicId, 'clientas_por_vip', this.deltas.clientas);
+    await applyCountDeltas(this.db, this.clinic.clinicId, 'citas_por_dia', this.deltas.citas);
+    await applyCountDeltas(this.db, this.clinic.clinicId, 'llamadas_por_dia', this.deltas.llamadas);
+    // The lists' ETags, and the kept search totals when clientas changed, are now stale.
+    if (this.changed) {
+      await this.readyVersions();
+      const c = this.counts.clientas;
+      await bumpDataVersions(this.db, this.clinic.clinicId, c.created + c.updated + c.deleted > 0);
+    }
+    if (this.emitted > 0) await notifyEvents(this.db, this.clinic.clinicId);
   }
 }

@@ -65,7 +65,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     const { page } = w;
     await page.locator('.opblock').first().waitFor();
     expect(await page.title()).toBe('Clinic Integration API reference');
-    await expect.poll(() => page.locator('.opblock-summary-path').allTextContents()).toEqual(['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas', '/api/v1/me']);
+    await expect.poll(() => page.locator('.opblock-summary-path').allTextContents()).toEqual(['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas', '/api/v1/eventos', '/api/v1/me']);
     for (const tag of ['citas', 'clientas', 'llamadas', 'me']) expect(await page.locator(`#operations-tag-${tag}`).count(), tag).toBe(1);
     expect(await page.getByText('Proprietary: all rights reserved').count()).toBe(1);
 

@@ -93,6 +93,13 @@ const VALID_JSONL = [
   { type: 'llamada', id: cid(3, 1), fecha_hora: '2026-03-27T18:00:00+01:00', telefono_caller: '+34911222333', duracion_segundos: 40, resultado: 'info', idioma: 'es', created_at: '2026-03-27T18:00:40+01:00' },
 ].map((l) => JSON.stringify(l)).join('\n') + '\n';
 
+/** stdout of an import that created one record of each type. */
+const SUMMARY_CREATED = [
+  'clientas: 1 created, 0 updated, 0 unchanged, 0 deleted',
+  'citas: 1 created, 0 updated, 0 unchanged, 0 deleted',
+  'llamadas: 1 created, 0 updated, 0 unchanged, 0 deleted',
+].join('\n') + '\n';
+
 beforeAll(() => {
   dataDir = tempDir();
 });
@@ -328,19 +335,48 @@ describe('import', () => {
     fs.writeFileSync(file, VALID_JSONL);
     const r = await cli(['import', '--clinic', clinic, file]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe('1 clientas, 1 citas, 1 llamadas\n');
+    expect(r.stdout).toBe(SUMMARY_CREATED);
+    expect(r.stderr).toContain('imported 3 line(s): 3 change(s)');
     expect(await tableCounts(clinic)).toEqual({ clientas: 1, citas: 1, llamadas: 1 });
-    // Re-import is an upsert: same counts.
-    expect((await cli(['import', '--clinic', clinic, file])).code).toBe(0);
+    // Re-import is an upsert that finds everything as it is: it says so (issue 9).
+    const again = await cli(['import', '--clinic', clinic, file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('no changes\n');
+    expect(again.stderr).toMatch(/no changes: every record of the 3 line\(s\) was already stored/);
     expect(await tableCounts(clinic)).toEqual({ clientas: 1, citas: 1, llamadas: 1 });
+  });
+
+  it('counts what each type did, deletions and the cascade of a clienta\'s deletion included', async () => {
+    const clinic = await createClinic(['--plan', 'premium']);
+    expect((await cli(['import', '--clinic', clinic, '-'], { stdin: VALID_JSONL })).code).toBe(0);
+    const changes = [
+      JSON.stringify({ type: 'llamada', id: cid(3, 2), clienta_id: cid(1, 1), fecha_hora: '2026-03-27T19:00:00+01:00', telefono_caller: '+34911222333', duracion_segundos: 40, resultado: 'info', idioma: 'es', created_at: '2026-03-27T19:00:40+01:00' }),
+      JSON.stringify({ type: 'llamada', id: cid(3, 1), deleted: true }),
+      JSON.stringify({ type: 'clienta', id: cid(1, 1), deleted: true }),
+    ].join('\n');
+    const r = await cli(['import', '--clinic', clinic, '-', '--json'], { stdin: changes });
+    expect(r.code, r.stderr).toBe(0);
+    const did = (created: number, updated: number, unchanged: number, deleted: number) => ({ created, updated, unchanged, deleted });
+    // The new call, linked to her, is unlinked when she goes (an update); her cita goes with her.
+    expect(JSON.parse(r.stdout)).toEqual({
+      ok: true, lines: 3, changed: true, counts: { clientas: did(0, 0, 0, 1), citas: did(0, 0, 0, 1), llamadas: did(1, 1, 0, 1) },
+    });
+    expect(await tableCounts(clinic)).toEqual({ clientas: 0, citas: 0, llamadas: 1 });
+    const missing = await cli(['import', '--clinic', clinic, '-'], { stdin: JSON.stringify({ type: 'cita', id: cid(2, 1), deleted: true }) });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`line 1: cita ${cid(2, 1)} does not exist in this clinic, so it cannot be deleted`);
   });
 
   it("'-' reads stdin; --json gives the counts", async () => {
     const clinic = await createClinic(['--plan', 'premium']);
     const r = await cli(['import', '--clinic', clinic, '-', '--json'], { stdin: VALID_JSONL });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ ok: true, lines: 3, clientas: 1, citas: 1, llamadas: 1 });
+    const created = { created: 1, updated: 0, unchanged: 0, deleted: 0 };
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, lines: 3, changed: true, counts: { clientas: created, citas: created, llamadas: created } });
     expect(await tableCounts(clinic)).toEqual({ clientas: 1, citas: 1, llamadas: 1 });
+    const again = await cli(['import', '--clinic', clinic, '-', '--json'], { stdin: VALID_JSONL });
+    const unchanged = { created: 0, updated: 0, unchanged: 1, deleted: 0 };
+    expect(JSON.parse(again.stdout)).toEqual({ ok: true, lines: 3, changed: false, counts: { clientas: unchanged, citas: unchanged, llamadas: unchanged } });
   });
 
   it('a bad file exits 1, lists every problem on stderr as "line N: reason", and changes nothing', async () => {
@@ -553,7 +589,7 @@ describe('the real binary: node bin/clinic-api.js', () => {
     expect(await withRt((rt) => rt.keys.verify(key.stdout.trim()), binDir)).toMatchObject({ clinicId: id });
     const imported = await bin(['import', '--clinic', id, '-'], { stdin: VALID_JSONL });
     expect(imported.code, imported.stderr).toBe(0);
-    expect(imported.stdout).toBe('1 clientas, 1 citas, 1 llamadas\n');
+    expect(imported.stdout).toBe(SUMMARY_CREATED);
   });
 
   it('exits 2 on a configuration error and on an unknown command, 1 on a refused import', async () => {

@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * List appointments in a date range
-         * @description Whole local days in the clinic's time zone, both ends inclusive (default: today to today + 30 days); ordered by fecha_hora, then id.
+         * @description Whole local days in the clinic's time zone, both ends inclusive (default: today to today + 30 days); ordered by fecha_hora, then id. With updated_since: the appointments changed since then (no default window), ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.
          *
          *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
          *
@@ -61,7 +61,7 @@ export interface paths {
         };
         /**
          * List and search clients
-         * @description Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits.
+         * @description Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits. With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.
          *
          *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
          *
@@ -111,7 +111,7 @@ export interface paths {
         };
         /**
          * List calls answered by the clinic's voice assistant
-         * @description Newest first (fecha_hora descending, then id descending); default: the last 7 days.
+         * @description Newest first (fecha_hora descending, then id descending); default: the last 7 days. With updated_since: the calls changed since then (no default window), ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.
          *
          *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
          *
@@ -144,6 +144,56 @@ export interface paths {
          *     ```
          */
         get: operations["listLlamadas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/eventos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the clinic's changes: created, changed and deleted records, oldest first
+         * @description Every change of the clinic's data is an event, in the order the changes were committed. Start with cursor=now (then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none skipped. has_more: true means more are waiting now. Events are kept at least 30 days; an older cursor is 410 cursor_expired. Send the ETag back as If-None-Match: 304 while nothing happened.
+         *
+         *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
+         *
+         *     curl:
+         *     ```sh
+         *     curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/eventos?cursor=now"
+         *     ```
+         *
+         *     JavaScript (Node.js 22 or later, an ES module):
+         *     ```js
+         *     const res = await fetch(`${process.env.CLINIC_API_URL}/api/v1/eventos?cursor=now`, {
+         *       headers: { Authorization: `Bearer ${process.env.CLINIC_API_KEY}` },
+         *     });
+         *     const body = await res.json();
+         *     if (!res.ok) throw new Error(`${body.error.code}: ${body.error.message}`);
+         *     console.log(body.next_cursor);
+         *     ```
+         *
+         *     Python 3 (standard library only):
+         *     ```python
+         *     import json, os, urllib.request
+         *
+         *     req = urllib.request.Request(
+         *         os.environ["CLINIC_API_URL"] + "/api/v1/eventos?cursor=now",
+         *         headers={"Authorization": "Bearer " + os.environ["CLINIC_API_KEY"]},
+         *     )
+         *     with urllib.request.urlopen(req) as res:  # raises HTTPError on 4xx/5xx
+         *         body = json.load(res)
+         *     print(body["next_cursor"])
+         *     ```
+         */
+        get: operations["listEventos"];
         put?: never;
         post?: never;
         delete?: never;
@@ -260,6 +310,12 @@ export interface components {
              * @example 2026-11-21T10:30:00+01:00
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed as the API shows it (the time of its latest event), RFC 3339 with the clinic's offset
+             * @example 2026-11-21T10:30:00+01:00
+             */
+            updated_at: string;
         };
         /** @description A client of the clinic */
         Clienta: {
@@ -316,6 +372,12 @@ export interface components {
              * @example 2026-11-21T10:30:00+01:00
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed as the API shows it (the time of its latest event), RFC 3339 with the clinic's offset
+             * @example 2026-11-21T10:30:00+01:00
+             */
+            updated_at: string;
         };
         /** @description A call answered by the clinic's voice assistant */
         Llamada: {
@@ -355,19 +417,25 @@ export interface components {
              * @example 2026-11-21T10:30:00+01:00
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed as the API shows it (the time of its latest event), RFC 3339 with the clinic's offset
+             * @example 2026-11-21T10:30:00+01:00
+             */
+            updated_at: string;
         };
-        /** @description The date range applied (local dates, both inclusive) */
+        /** @description The date range applied (local dates, both inclusive); with updated_since an end not given is null (no default window) */
         Rango: {
             /**
              * Format: date
              * @example 2026-11-21
              */
-            desde: string;
+            desde: string | null;
             /**
              * Format: date
              * @example 2026-11-21
              */
-            hasta: string;
+            hasta: string | null;
         };
         /** @description A page of appointments */
         CitasList: {
@@ -418,10 +486,10 @@ export interface components {
             total: number;
             /**
              * Format: date
-             * @description The first day applied
+             * @description The first day applied; null only with updated_since and no desde
              * @example 2026-11-14
              */
-            desde: string;
+            desde: string | null;
             /**
              * Format: date
              * @description The last day applied; null: no upper bound
@@ -437,6 +505,48 @@ export interface components {
              * @example 0
              */
             offset: number;
+        };
+        /** @description A deleted record (the datos of *.eliminada): its id only */
+        Eliminado: {
+            /**
+             * Format: uuid
+             * @example 24858e88-d2f1-40a6-9fc9-91500bc9b3cd
+             */
+            id: string;
+        };
+        /** @description A change of one record */
+        Evento: {
+            /**
+             * Format: uuid
+             * @description Unique; also the webhook-id of its webhook deliveries
+             * @example 9b0c5c1e-6f7a-4f0e-9d2b-2f1c3a4b5c6d
+             */
+            id: string;
+            /**
+             * @example cita.actualizada
+             * @enum {string}
+             */
+            tipo: "clienta.creada" | "clienta.actualizada" | "clienta.eliminada" | "cita.creada" | "cita.actualizada" | "cita.eliminada" | "llamada.creada" | "llamada.actualizada" | "llamada.eliminada";
+            /**
+             * Format: date-time
+             * @description RFC 3339 with the clinic's UTC offset, whole seconds
+             * @example 2026-11-21T10:30:00+01:00
+             */
+            ocurrido_at: string;
+            /** @description The record as the lists showed it at the event (its updated_at is the event's time): a Cita, Clienta or Llamada by tipo; for *.eliminada, {"id": ...}. A clienta's derived counters (total_citas, ultima_cita ...) are as of the event: they change without events */
+            datos: components["schemas"]["Cita"] | components["schemas"]["Clienta"] | components["schemas"]["Llamada"] | components["schemas"]["Eliminado"];
+        };
+        /** @description A page of the change feed */
+        EventosList: {
+            /** @description Oldest first */
+            eventos: components["schemas"]["Evento"][];
+            /**
+             * @description Always present: send it as cursor to get what happened after this page
+             * @example djEuMTIzNC5uMFcyeUNBUA
+             */
+            next_cursor: string;
+            /** @description true: more events are already waiting; ask again at once */
+            has_more: boolean;
         };
         /** @description The API key's clinic */
         Clinica: {
@@ -505,11 +615,11 @@ export interface components {
         /** @description What went wrong */
         ErrorDetail: {
             /**
-             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 404 not_found: no such path. 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
+             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 404 not_found: no such path. 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
              * @example invalid_parameter
              * @enum {string}
              */
-            code: "invalid_parameter" | "unknown_parameter" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "request_timeout" | "too_many_requests" | "headers_too_large" | "database_error" | "internal_error" | "service_unavailable";
+            code: "invalid_parameter" | "unknown_parameter" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "request_timeout" | "cursor_expired" | "too_many_requests" | "headers_too_large" | "database_error" | "internal_error" | "service_unavailable";
             /**
              * @description For people: what was wrong and how to fix it; may change
              * @example limit must be an integer from 1 to 500
@@ -542,12 +652,17 @@ export interface operations {
     listCitas: {
         parameters: {
             query?: {
-                /** @description First day (clinic's local date), inclusive. Default: today */
+                /** @description First day (clinic's local date), inclusive. Default: today (none with updated_since) */
                 desde?: string;
-                /** @description Last day, inclusive. Default: today + 30 days */
+                /** @description Last day, inclusive. Default: today + 30 days (none with updated_since) */
                 hasta?: string;
                 /** @description Only appointments in this status */
                 estado?: "pendiente" | "confirmada" | "completada" | "cancelada" | "no_asistio";
+                /**
+                 * @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed
+                 * @example 2026-03-28T09:00:00Z
+                 */
+                updated_since?: string;
                 /** @description Page size, 1 to 500 (default 100) */
                 limit?: number;
                 /** @description Records to skip, for paging */
@@ -570,11 +685,30 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
                     RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CitasList"];
                 };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
+            304: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
             400: {
@@ -670,6 +804,11 @@ export interface operations {
                 q?: string;
                 /** @description true: VIP clients only; false: non-VIP only */
                 vip?: "true" | "false";
+                /**
+                 * @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed
+                 * @example 2026-03-28T09:00:00Z
+                 */
+                updated_since?: string;
                 /** @description Page size, 1 to 500 (default 200) */
                 limit?: number;
                 /** @description Records to skip, for paging */
@@ -692,11 +831,30 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
                     RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ClientasList"];
                 };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
+            304: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
             400: {
@@ -788,12 +946,17 @@ export interface operations {
     listLlamadas: {
         parameters: {
             query?: {
-                /** @description First day, inclusive. Default: today - 7 days */
+                /** @description First day, inclusive. Default: today - 7 days (none with updated_since) */
                 desde?: string;
                 /** @description Last day, inclusive. Default: no upper bound */
                 hasta?: string;
                 /** @description Only calls with this outcome */
                 resultado?: "agendada" | "cancelada" | "info" | "transferida" | "sin_accion";
+                /**
+                 * @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed
+                 * @example 2026-03-28T09:00:00Z
+                 */
+                updated_since?: string;
                 /** @description Page size, 1 to 500 (default 100) */
                 limit?: number;
                 /** @description Records to skip, for paging */
@@ -816,11 +979,30 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
                     RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LlamadasList"];
                 };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
+            304: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
             400: {
@@ -848,6 +1030,162 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description How to authenticate: an API key as a bearer token. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too_many_requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description database_error (retry after the Retry-After seconds) or internal_error */
+            500: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After"?: number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listEventos: {
+        parameters: {
+            query?: {
+                /** @description Where to continue: the next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from now on). Leave it out to start at the oldest event kept */
+                cursor?: string;
+                /** @description Page size, 1 to 500 (default 100) */
+                limit?: number;
+                /** @description Only these event types, comma-separated: clienta.creada, clienta.actualizada, clienta.eliminada, cita.creada, cita.actualizada, cita.eliminada, llamada.creada, llamada.actualizada, llamada.eliminada */
+                tipo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventosList"];
+                };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
+            304: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
+            400: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description cursor_expired: the cursor is older than the events kept (at least 30 days), or ahead of the log (a database restored from an earlier backup): read the collections again and follow from cursor=now */
+            410: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {

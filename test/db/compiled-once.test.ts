@@ -50,4 +50,26 @@ describe.each(dialects())('compiledOnce on %s', (dialect) => {
     expect(cap.queries).toHaveLength(2);
     expect(cap.queries[1]!.parameters).toContain('D');
   });
+
+  it('never reads inside a transaction this process has open: it waits for it, then sees what it committed', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let inside!: () => void;
+    const began = new Promise<void>((r) => { inside = r; });
+    const writing = database.writeTransaction(async (trx) => {
+      await trx.updateTable('clinics').set({ name: 'Abril' }).where('name', '=', 'Ana').execute();
+      inside();
+      await held;
+      // Rolled back: nobody outside may ever have seen 'Abril'.
+      throw new Error('rollback');
+    }).catch((err: Error) => err.message);
+    await began;
+    const reading = byName(database.db, { name: 'A', limit: 1 }).then((rows) => rows.map((r) => r.name));
+    // On SQLite the read queues behind the transaction's connection lock; on PostgreSQL it runs at
+    // once on another connection and sees the last committed state. Either way: no 'Abril'.
+    await new Promise((r) => setTimeout(r, 20));
+    release();
+    expect(await writing).toBe('rollback');
+    expect(await reading).toEqual(['Ana']);
+  });
 });

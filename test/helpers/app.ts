@@ -41,10 +41,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function seedRecords(database: Database, clinic: Clinic, records: Iterable<ImportRecord>): Promise<void> {
-  await database.db.transaction().execute(async (trx) => {
+/** Writes records as an import does (upserts, with events), at `nowMs` (default: the fixtures' now). */
+export async function seedRecords(database: Database, clinic: Clinic, records: Iterable<ImportRecord>, nowMs = FIXTURE_NOW_MS): Promise<void> {
+  await database.writeTransaction(async (trx) => {
     if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const writer = new RecordWriter(trx, clinic.id, clinic.timezone);
+    const writer = new RecordWriter(trx, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, { now: () => nowMs });
     for (const r of records) await writer.add(r);
     await writer.finish();
   });

@@ -6,7 +6,7 @@ import { KeyService } from '../../src/services/api-keys.js';
 import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
 import { buildTestApp, TEST_PEPPER, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, expectError, ok, PATHS, tick } from './helpers.js';
+import { ALL_PATHS, call, expectError, ok, tick } from './helpers.js';
 
 const WWW_AUTHENTICATE = 'Bearer realm="api"';
 const FIXED_ID = 'auth-test-1';
@@ -20,7 +20,7 @@ describe.each(dialects())('authentication on %s', (dialect) => {
   const withAuth = (path: string, authorization: string) =>
     call(t, path, { key: null, headers: { authorization, 'x-request-id': FIXED_ID } });
 
-  it.each(PATHS)('%s without Authorization is 401 missing_api_key with WWW-Authenticate', async (path) => {
+  it.each(ALL_PATHS)('%s without Authorization is 401 missing_api_key with WWW-Authenticate', async (path) => {
     const res = await call(t, path, { key: null });
     const err = expectError(res, 401, 'missing_api_key');
     expect(err.message).toContain('Authorization: Bearer');
@@ -74,7 +74,7 @@ describe.each(dialects())('authentication on %s', (dialect) => {
     expectError(res, 401, 'missing_api_key');
   });
 
-  it.each(PATHS)('%s checks the key before the parameters', async (path) => {
+  it.each(ALL_PATHS)('%s checks the key before the parameters', async (path) => {
     expectError(await call(t, `${path}?limit=abc&foo=1`, { key: null }), 401, 'missing_api_key');
     expectError(await call(t, `${path}?limit=abc&foo=1`, { key: 'svc_unknownunknownunknown' }), 401, 'invalid_api_key');
     expectError(await call(t, `${path}?limit=abc`, { key: t.keyA }), 400, 'invalid_parameter', 'limit');

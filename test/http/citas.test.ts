@@ -48,13 +48,13 @@ describe.each(dialects())('GET /api/v1/citas on %s', (dialect) => {
         id: citaA(2), fecha_hora: '2026-03-28T09:00:00+01:00', cliente_nombre: 'María José Núñez', telefono: '+34600123456',
         servicio: 'Limpieza facial', duracion_min: 60, precio: 25.5, moneda: 'EUR', estado: 'confirmada',
         profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: 'Alergia al látex',
-        created_at: '2026-03-01T09:00:00+01:00',
+        created_at: '2026-03-01T09:00:00+01:00', updated_at: '2026-03-28T13:00:00+01:00',
       },
       {
         id: citaA(3), fecha_hora: '2026-03-28T09:00:00+01:00', cliente_nombre: 'Mario Pérez', telefono: '+34611222333',
         servicio: 'Limpieza facial', duracion_min: 60, precio: 55.5, moneda: 'EUR', estado: 'pendiente',
         profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: null,
-        created_at: '2026-03-01T09:00:00+01:00',
+        created_at: '2026-03-01T09:00:00+01:00', updated_at: '2026-03-28T13:00:00+01:00',
       },
     ]);
     expect(body.total).toBe(2);
@@ -199,11 +199,13 @@ describe.each(dialects())('GET /api/v1/citas on %s', (dialect) => {
         id: uid('b', 2, 1), fecha_hora: '2026-03-28T10:00:00-06:00', cliente_nombre: 'María Fernández', telefono: '+525512345678',
         servicio: 'Limpieza facial', duracion_min: 60, precio: 55.5, moneda: 'MXN', estado: 'pendiente',
         profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: null, created_at: '2026-03-01T02:00:00-06:00',
+        updated_at: '2026-03-28T06:00:00-06:00',
       },
       {
         id: uid('b', 2, 2), fecha_hora: '2026-03-29T10:00:00-06:00', cliente_nombre: 'María Fernández', telefono: '+525512345678',
         servicio: 'Limpieza facial', duracion_min: 60, precio: 55.5, moneda: 'MXN', estado: 'confirmada',
         profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: null, created_at: '2026-03-01T02:00:00-06:00',
+        updated_at: '2026-03-28T06:00:00-06:00',
       },
     ]);
     expect(b.total).toBe(2);

@@ -4,9 +4,11 @@ import { expect } from 'vitest';
 import { bearer, type TestApp } from '../helpers/app.js';
 import { uid } from '../helpers/fixtures.js';
 
-/** The three collections. */
+/** The three collections (limit and offset, filters, totals). */
 export const PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'] as const;
 export type ApiPath = (typeof PATHS)[number];
+/** Every data path: the collections and the change feed. */
+export const ALL_PATHS = [...PATHS, '/api/v1/eventos'] as const;
 /** Who the key is (test/http/me.test.ts). */
 export const ME_PATH = '/api/v1/me';
 

@@ -34,7 +34,7 @@ describe('/llms.txt', () => {
 
   it('lists every operation of the document, with its parameters, its response and an example', () => {
     const ops = Object.entries<Json>(doc['paths']).flatMap(([path, item]) => Object.entries<Json>(item).map(([method, op]) => ({ path, method, op })));
-    expect(ops.map((o) => o.op['operationId'])).toEqual(['listCitas', 'listClientas', 'listLlamadas', 'getMe']);
+    expect(ops.map((o) => o.op['operationId'])).toEqual(['listCitas', 'listClientas', 'listLlamadas', 'listEventos', 'getMe']);
     for (const { path, method, op } of ops) {
       const start = text.indexOf(`### ${method.toUpperCase()} ${path}\n`);
       expect(start, path).toBeGreaterThan(0);

@@ -10,6 +10,8 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { call, JSON_UTF8, ME_PATH, PATHS, tick, type ApiPath } from './helpers.js';
 
+const FEED_PATH = '/api/v1/eventos';
+
 // ajv-formats is CommonJS: under NodeNext its default import is module.exports, which carries .default.
 const addFormats = addFormatsModule.default;
 
@@ -20,7 +22,7 @@ interface Operation {
   summary: string;
   description: string;
   parameters?: { name: string; in: string; required?: boolean; schema: Schema }[];
-  responses: Record<string, { description: string; headers: Record<string, { required: boolean; description: string; schema: Schema }>; content: Record<string, { schema: Schema }> }>;
+  responses: Record<string, { description: string; headers: Record<string, { required: boolean; description: string; schema: Schema }>; content?: Record<string, { schema: Schema }> }>;
 }
 interface OpenApiDoc {
   openapi: string;
@@ -32,19 +34,24 @@ interface OpenApiDoc {
   security: Record<string, string[]>[];
 }
 
-const ALL_PATHS = [...PATHS, ME_PATH] as const;
+const ALL_PATHS = [...PATHS, FEED_PATH, ME_PATH] as const;
+/** The conditional GETs: an ETag on their 200, and a 304. */
+const CONDITIONAL: readonly string[] = [...PATHS, FEED_PATH];
 const OPERATION_IDS: Record<(typeof ALL_PATHS)[number], string> = {
-  '/api/v1/citas': 'listCitas', '/api/v1/clientas': 'listClientas', '/api/v1/llamadas': 'listLlamadas', '/api/v1/me': 'getMe',
+  '/api/v1/citas': 'listCitas', '/api/v1/clientas': 'listClientas', '/api/v1/llamadas': 'listLlamadas', '/api/v1/eventos': 'listEventos', '/api/v1/me': 'getMe',
 };
 const BODY: Record<(typeof ALL_PATHS)[number], string> = {
-  '/api/v1/citas': 'CitasList', '/api/v1/clientas': 'ClientasList', '/api/v1/llamadas': 'LlamadasList', '/api/v1/me': 'Me',
+  '/api/v1/citas': 'CitasList', '/api/v1/clientas': 'ClientasList', '/api/v1/llamadas': 'LlamadasList', '/api/v1/eventos': 'EventosList', '/api/v1/me': 'Me',
 };
-const COMPONENTS = ['Cita', 'Clienta', 'Llamada', 'Rango', 'CitasList', 'ClientasList', 'LlamadasList', 'Clinica', 'ApiKey', 'RateLimitPolicy', 'Me', 'ErrorDetail', 'ErrorResponse'];
+const COMPONENTS = [
+  'Cita', 'Clienta', 'Llamada', 'Rango', 'CitasList', 'ClientasList', 'LlamadasList', 'Eliminado', 'Evento', 'EventosList',
+  'Clinica', 'ApiKey', 'RateLimitPolicy', 'Me', 'ErrorDetail', 'ErrorResponse',
+];
 
 const PARAMS: Record<ApiPath, string[]> = {
-  '/api/v1/citas': ['desde', 'hasta', 'estado', 'limit', 'offset'],
-  '/api/v1/clientas': ['q', 'vip', 'limit', 'offset'],
-  '/api/v1/llamadas': ['desde', 'hasta', 'resultado', 'limit', 'offset'],
+  '/api/v1/citas': ['desde', 'hasta', 'estado', 'updated_since', 'limit', 'offset'],
+  '/api/v1/clientas': ['q', 'vip', 'updated_since', 'limit', 'offset'],
+  '/api/v1/llamadas': ['desde', 'hasta', 'resultado', 'updated_since', 'limit', 'offset'],
 };
 const COLLECTION: Record<ApiPath, string> = { '/api/v1/citas': 'citas', '/api/v1/clientas': 'clientas', '/api/v1/llamadas': 'llamadas' };
 
@@ -53,6 +60,12 @@ const SAMPLES: Record<ApiPath, string[]> = {
   '/api/v1/citas': ['/api/v1/citas', '/api/v1/citas?desde=2026-01-01&hasta=2026-12-31', '/api/v1/citas?estado=pendiente&limit=1&offset=0'],
   '/api/v1/clientas': ['/api/v1/clientas', '/api/v1/clientas?q=maria&vip=true', '/api/v1/clientas?offset=99'],
   '/api/v1/llamadas': ['/api/v1/llamadas', '/api/v1/llamadas?desde=2026-03-01&hasta=2026-03-31', '/api/v1/llamadas?resultado=transferida'],
+};
+// The same with updated_since: every list answers the same shape (rango and desde may be null).
+const CHANGED_SAMPLES: Record<ApiPath, string> = {
+  '/api/v1/citas': '/api/v1/citas?updated_since=2026-01-01T00:00:00Z',
+  '/api/v1/clientas': '/api/v1/clientas?updated_since=2026-01-01T00:00:00Z',
+  '/api/v1/llamadas': '/api/v1/llamadas?updated_since=2026-01-01T00:00:00Z',
 };
 
 describe.each(dialects())('OpenAPI document on %s', (dialect) => {
@@ -84,7 +97,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
   const responseSchema = (path: string, status: string): Schema => {
     const r = doc.paths[path]?.get?.responses[status];
     expect(r, `${path} ${status}`).toBeDefined();
-    return localRefs(r!.content['application/json']!.schema);
+    return localRefs(r!.content!['application/json']!.schema);
   };
   const validate = (schema: Schema, body: unknown) => {
     const v = ajv.compile(schema);
@@ -92,7 +105,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     return { valid, errors: ajv.errorsText(v.errors) };
   };
 
-  it('is served without a key as OpenAPI 3.1.0 with the four paths, GET only, and bearer auth', async () => {
+  it('is served without a key as OpenAPI 3.1.0 with the five paths, GET only, and bearer auth', async () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBe('Clinic Integration API');
     expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
@@ -122,8 +135,9 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
       const op = doc.paths[path]!.get!;
       expect(op.operationId).toBe(OPERATION_IDS[path]);
       for (const [status, r] of Object.entries(op.responses)) {
+        if (status === '304') continue; // no body
         const expected = status === '200' ? BODY[path] : 'ErrorResponse';
-        expect(r.content['application/json']!.schema, `${path} ${status}`).toEqual({ $ref: `#/components/schemas/${expected}` });
+        expect(r.content!['application/json']!.schema, `${path} ${status}`).toEqual({ $ref: `#/components/schemas/${expected}` });
       }
     }
     // records inside the lists are references too, so generated types are named
@@ -136,7 +150,13 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
   it.each(ALL_PATHS)('%s documents the headers of each response, and which are always sent', async (path) => {
     const responses = doc.paths[path]!.get!.responses;
     const headers = (status: string) => Object.fromEntries(Object.entries(responses[status]!.headers).map(([h, d]) => [h, d.required]));
-    expect(headers('200')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'RateLimit-Policy': true, RateLimit: true });
+    const etag = CONDITIONAL.includes(path) ? { ETag: true } : {};
+    expect(headers('200')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'RateLimit-Policy': true, RateLimit: true, ...etag });
+    if (CONDITIONAL.includes(path)) {
+      expect(headers('304')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'RateLimit-Policy': true, RateLimit: true, ETag: true });
+      expect(responses['304']!.content, '304 has no body').toBeUndefined();
+      expect(responses['304']!.description).toContain('If-None-Match');
+    }
     expect(headers('400')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'RateLimit-Policy': true, RateLimit: true });
     expect(headers('401')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'WWW-Authenticate': true });
     expect(headers('429')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'Retry-After': true, 'RateLimit-Policy': false, RateLimit: false });
@@ -181,6 +201,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const byName = Object.fromEntries(params.map((p) => [p.name, p.schema]));
     expect(byName['limit']).toMatchObject({ type: 'integer', minimum: 1, maximum: 500, default: path === '/api/v1/clientas' ? 200 : 100 });
     expect(byName['offset']).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
+    expect(byName['updated_since']).toMatchObject({ type: 'string', format: 'date-time' });
     if (path === '/api/v1/citas') {
       expect(byName['estado']!.enum).toEqual(['pendiente', 'confirmada', 'completada', 'cancelada', 'no_asistio']);
       expect(byName['desde']).toMatchObject({ type: 'string', format: 'date' });
@@ -195,9 +216,11 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
 
   it.each(ALL_PATHS)('%s documents its 200 and its error responses with the error codes', (path) => {
     const responses = doc.paths[path]!.get!.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '429', '500', '503']);
-    for (const status of ['400', '401', '429', '500', '503']) {
-      const schema = named(responses[status]!.content['application/json']!.schema);
+    const conditional = CONDITIONAL.includes(path) ? ['304'] : [];
+    const feed = path === FEED_PATH ? ['410'] : [];
+    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', ...feed, '429', '500', '503']);
+    for (const status of ['400', '401', ...feed, '429', '500', '503']) {
+      const schema = named(responses[status]!.content!['application/json']!.schema);
       expect(schema.required).toEqual(['error']);
       const err = named(schema.properties.error);
       expect(Object.keys(err.properties).sort()).toEqual(['code', 'message', 'param', 'request_id']);
@@ -210,6 +233,15 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     expect(responses['429']!.description).toContain('too_many_requests');
     expect(responses['500']!.description).toContain('database_error');
     expect(responses['503']!.description).toContain('service_unavailable');
+    if (feed.length) expect(responses['410']!.description).toContain('cursor_expired');
+  });
+
+  it(`${FEED_PATH} lists its query parameters`, () => {
+    const params = doc.paths[FEED_PATH]!.get!.parameters!;
+    expect(params.map((p) => p.name)).toEqual(['cursor', 'limit', 'tipo']);
+    const byName = Object.fromEntries(params.map((p) => [p.name, p.schema]));
+    expect(byName['limit']).toMatchObject({ type: 'integer', minimum: 1, maximum: 500, default: 100 });
+    expect(JSON.stringify(params.find((p) => p.name === 'tipo'))).toContain('cita.eliminada');
   });
 
   it('/api/v1/me takes no parameters', async () => {
@@ -218,10 +250,10 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
 
   it.each(PATHS)('real 200 responses of %s validate against the published schema', async (path) => {
     const schema = responseSchema(path, '200');
-    const listSchema = named(doc.paths[path]!.get!.responses['200']!.content['application/json']!.schema);
+    const listSchema = named(doc.paths[path]!.get!.responses['200']!.content!['application/json']!.schema);
     const itemSchema = named(listSchema.properties[COLLECTION[path]].items);
     let items = 0;
-    for (const [url, key] of [...SAMPLES[path].map((u) => [u, t.keyA]), [SAMPLES[path][0], t.keyB]] as [string, string][]) {
+    for (const [url, key] of [...SAMPLES[path].map((u) => [u, t.keyA]), [SAMPLES[path][0], t.keyB], [CHANGED_SAMPLES[path], t.keyA]] as [string, string][]) {
       const res = await call(t, url, { key });
       expect(res.statusCode, url).toBe(200);
       const body = res.json();
@@ -254,6 +286,30 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
       mutate(copy);
       expect(validate(responseSchema(ME_PATH, '200'), copy).valid, String(mutate)).toBe(false);
     }
+  });
+
+  it("real pages of the change feed validate against EventosList, each datos against its record's schema", async () => {
+    const schema = responseSchema(FEED_PATH, '200');
+    const res = await call(t, `${FEED_PATH}?limit=500`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(validate(schema, body).valid, validate(schema, body).errors).toBe(true);
+    expect(Object.keys(body).sort()).toEqual(Object.keys(named(doc.components.schemas['EventosList']!).properties).sort());
+    expect(body.eventos.length).toBeGreaterThan(20);
+    // datos of clienta.*, cita.*, llamada.* events is exactly the list's item, every field required.
+    const items: Record<string, Schema> = { clienta: named({ $ref: '#/components/schemas/Clienta' }), cita: named({ $ref: '#/components/schemas/Cita' }), llamada: named({ $ref: '#/components/schemas/Llamada' }) };
+    for (const e of body.eventos) {
+      const item = items[e.tipo.split('.')[0]]!;
+      const v = validate(localRefs(item), e.datos);
+      expect(v.valid, `${e.tipo} ${v.errors}`).toBe(true);
+      expect(Object.keys(e.datos).sort()).toEqual([...item.required].sort());
+    }
+    const wrong = structuredClone(body);
+    wrong.eventos[0].tipo = 'cita.borrada';
+    expect(validate(schema, wrong).valid).toBe(false);
+    const noCursor = structuredClone(body);
+    delete noCursor.next_cursor;
+    expect(validate(schema, noCursor).valid).toBe(false);
   });
 
   it('the schemas are not vacuous: a wrong body fails them', async () => {

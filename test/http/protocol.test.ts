@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, expectError, JSON_UTF8, PATHS, tick, UUID_RE } from './helpers.js';
+import { ALL_PATHS, call, expectError, JSON_UTF8, tick, UUID_RE } from './helpers.js';
 
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'QUERY'] as const;
 
@@ -22,7 +22,7 @@ describe.each(dialects())('HTTP protocol on %s', (dialect) => {
     }
   });
 
-  describe.each(PATHS)('%s', (path) => {
+  describe.each(ALL_PATHS)('%s', (path) => {
     it.each(OTHER_METHODS)('%s is 405 method_not_allowed with Allow: GET, HEAD', async (method) => {
       // a QUERY request must carry a Content-Type (RFC 10008; without one Fastify answers 400)
       const headers: Record<string, string> = method === 'QUERY' ? { 'content-type': 'text/plain' } : {};
@@ -63,7 +63,7 @@ describe.each(dialects())('HTTP protocol on %s', (dialect) => {
 
     it('compresses with gzip or br when asked, to the same JSON', async () => {
       // big enough to be worth compressing (> 1 KiB): every record of clinic A
-      const url = path.endsWith('clientas') ? `${path}?limit=500` : `${path}?limit=500&desde=2026-01-01`;
+      const url = path.endsWith('clientas') || path.endsWith('eventos') ? `${path}?limit=500` : `${path}?limit=500&desde=2026-01-01`;
       const plain = await call(t, url);
       expect(plain.headers['content-encoding']).toBeUndefined();
       expect(plain.rawPayload.length).toBeGreaterThan(1024);
@@ -159,7 +159,7 @@ describe.each(dialects())('database failure on %s', (dialect) => {
     try {
       if (warm) expect((await call(t, '/api/v1/citas')).statusCode).toBe(200);
       await t.database.close();
-      for (const path of PATHS) {
+      for (const path of ALL_PATHS) {
         const res = await call(t, path);
         const err = expectError(res, 500, 'database_error');
         expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);

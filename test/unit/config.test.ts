@@ -47,6 +47,7 @@ describe('loadConfig defaults', () => {
       },
       overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: null, maxRssBytes: 0 },
       metricsToken: null,
+      eventRetentionDays: 30,
     });
   });
 
@@ -84,12 +85,12 @@ describe('loadConfig defaults', () => {
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/var/lib/clinic', DATABASE_URL: 'postgres://u:p@db:5432/clinic',
       API_KEY_PREFIX: 'clin', API_KEY_PEPPER: 'x'.repeat(32), RATE_LIMIT_RPS: '5', RATE_LIMIT_BURST: '9',
       AUTH_FAIL_RPS: '2', AUTH_FAIL_BURST: '3', API_PLANS: 'basic, premium', LOG_LEVEL: 'DEBUG', TRUST_PROXY: 'true',
-      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500', COOKIE_SECURE: 'Always', REDIS_URL: 'redis://redis:6379', REDIS_TIMEOUT_MS: '25',
+      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500', COOKIE_SECURE: 'Always', EVENT_RETENTION_DAYS: '90', REDIS_URL: 'redis://redis:6379', REDIS_TIMEOUT_MS: '25',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/var/lib/clinic', databaseUrl: 'postgres://u:p@db:5432/clinic', apiKeyPrefix: 'clin',
       apiKeyPepper: 'x'.repeat(32), rateLimitRps: 5, rateLimitBurst: 9, authFailRps: 2, authFailBurst: 3, apiPlans: ['basic', 'premium'],
-      logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500, cookieSecure: 'always',
+      logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500, cookieSecure: 'always', eventRetentionDays: 90,
       redisUrl: 'redis://redis:6379', redisTimeoutMs: 25,
     });
     // TLS, credentials, a database number: as node-redis reads them.
@@ -163,6 +164,9 @@ describe('loadConfig validation names the bad variable', () => {
     ['REDIS_URL', { REDIS_URL: 'redis://redis:99999' }, /is not a valid URL/],
     ['REDIS_TIMEOUT_MS', { REDIS_TIMEOUT_MS: '0' }, /from 1 to 1000/],
     ['REDIS_TIMEOUT_MS', { REDIS_TIMEOUT_MS: '5000' }, /from 1 to 1000/],
+    // The feed promises integrators at least 30 days.
+    ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '29' }, /from 30 to 3650/],
+    ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '30d' }, /got "30d"/],
     ['DB_CONNECT_TIMEOUT_MS', { DB_CONNECT_TIMEOUT_MS: '50' }, /from 100 to 60000/],
     ['USAGE_FLUSH_INTERVAL_S', { USAGE_FLUSH_INTERVAL_S: '0' }, /from 1 to 3600/],
     ['SHUTDOWN_TIMEOUT_S', { SHUTDOWN_TIMEOUT_S: 'soon' }, /from 1 to 600, got "soon"/],

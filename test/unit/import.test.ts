@@ -34,6 +34,10 @@ const llamada = (lid: string, clientaId: string | null, extra: Line = {}): Line 
   telefono_caller: '+34600123456', duracion_segundos: 95, resultado: 'agendada', idioma: 'es', created_at: '2026-03-27T18:02:00+01:00', ...extra,
 });
 
+/** What an import did to one type: created, updated, unchanged, deleted. */
+const did = (created = 0, updated = 0, unchanged = 0, deleted = 0) => ({ created, updated, unchanged, deleted });
+const NOTHING = { clientas: did(), citas: did(), llamadas: did() };
+
 const jsonl = (lines: (Line | string)[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
 
 /** A valid file: three clientas (one after the cita that uses it), two citas, two calls, a blank line. */
@@ -97,7 +101,9 @@ describe.each(dialects())('import on %s', (dialect) => {
   describe('a valid file', () => {
     it('imports clientas, citas and llamadas with their counts', async () => {
       const res = await importInto(clinicA, validFile());
-      expect(res).toEqual({ ok: true, lines: 8, counts: { clientas: 3, citas: 2, llamadas: 2 }, errors: [], errorCount: 0, badLines: 0 });
+      expect(res).toEqual({
+        ok: true, lines: 8, counts: { clientas: did(3), citas: did(2), llamadas: did(2) }, changed: true, errors: [], errorCount: 0, badLines: 0,
+      });
       expect(await apiTotals(clinicA)).toEqual({ clientas: 3, citas: 2, llamadas: 2 });
 
       const s = await snapshot(clinicA);
@@ -124,7 +130,7 @@ describe.each(dialects())('import on %s', (dialect) => {
       const before = await snapshot(clinicA);
       const totals = await apiTotals(clinicA);
       const again = await importInto(clinicA, validFile());
-      expect(again).toMatchObject({ ok: true, counts: { clientas: 3, citas: 2, llamadas: 2 } });
+      expect(again).toMatchObject({ ok: true, changed: false, counts: { clientas: did(0, 0, 3), citas: did(0, 0, 2), llamadas: did(0, 0, 2) } });
       expect(await snapshot(clinicA)).toEqual(before);
       expect(await apiTotals(clinicA)).toEqual(totals);
     });
@@ -146,9 +152,9 @@ describe.each(dialects())('import on %s', (dialect) => {
 
     it('a cita may refer to a clienta that appears later in the file, or that is already stored', async () => {
       const later = await importInto(clinicA, jsonl([cita(id(2, 9), C2), llamada(id(3, 9), C2), clienta(C2)]));
-      expect(later).toMatchObject({ ok: true, counts: { clientas: 1, citas: 1, llamadas: 1 } });
+      expect(later).toMatchObject({ ok: true, counts: { clientas: did(1), citas: did(1), llamadas: did(1) } });
       const stored = await importInto(clinicA, jsonl([cita(id(2, 10), C2, { estado: 'no_asistio' })]));
-      expect(stored).toMatchObject({ ok: true, counts: { clientas: 0, citas: 1, llamadas: 0 } });
+      expect(stored).toMatchObject({ ok: true, counts: { clientas: did(), citas: did(1), llamadas: did() } });
       expect((await snapshot(clinicA)).citas.map((c) => c.id)).toEqual([id(2, 9), id(2, 10)]);
     });
 
@@ -159,14 +165,14 @@ describe.each(dialects())('import on %s', (dialect) => {
         JSON.stringify(cita(id(2, 1), C1, { fecha_hora: '2026-03-28T18:00:00-06:00' })),
       ].join('\r\n') + '\r\n';
       const res = await importInto(clinicA, text);
-      expect(res).toMatchObject({ ok: true, lines: 2, counts: { clientas: 1, citas: 1 } });
+      expect(res).toMatchObject({ ok: true, lines: 2, counts: { clientas: did(1), citas: did(1) } });
       const s = await snapshot(clinicA);
       expect(s.clientas.map((c) => c.id)).toEqual([C1]);
       expect(s.citas[0]).toMatchObject({ fecha_hora: Date.parse('2026-03-29T00:00:00Z') / 1000, dia: '2026-03-29' });
     });
 
     it('an empty file is a successful no-op', async () => {
-      expect(await importInto(clinicA, '')).toEqual({ ok: true, lines: 0, counts: { clientas: 0, citas: 0, llamadas: 0 }, errors: [], errorCount: 0, badLines: 0 });
+      expect(await importInto(clinicA, '')).toEqual({ ok: true, lines: 0, counts: NOTHING, changed: false, errors: [], errorCount: 0, badLines: 0 });
       await expectEmpty(clinicA);
     });
   });
@@ -178,7 +184,7 @@ describe.each(dialects())('import on %s', (dialect) => {
       expect(res.ok).toBe(false);
       expect(res.errorCount).toBe(1);
       expect(res.errors).toEqual([{ line: 3, field: 'telefono', reason: expect.stringMatching(/telefono must be an E\.164 phone number/) }]);
-      expect(res.counts).toEqual({ clientas: 0, citas: 0, llamadas: 0 });
+      expect(res.counts).toEqual(NOTHING);
       await expectEmpty(clinicA);
     });
 

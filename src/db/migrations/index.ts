@@ -6,6 +6,7 @@ import * as m001 from './001-initial.js';
 import * as m002 from './002-dashboard.js';
 import * as m003 from './003-search.js';
 import * as m004 from './004-data-versions.js';
+import * as m005 from './005-events.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -14,6 +15,7 @@ const ordered: Record<string, DialectMigration> = {
   '002-dashboard': m002,
   '003-search': m003,
   '004-data-versions': m004,
+  '005-events': m005,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -32,9 +32,11 @@ export const api = fp(async (app, opts: ApiOptions) => {
     });
     scope.addHook('onRequest', apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })));
     // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
-    scope.addHook('onResponse', async (req, reply) => {
+    // Callback style: on every response, no promise to allocate.
+    scope.addHook('onResponse', (req, reply, done) => {
       const k = req.apiKey;
       if (k) opts.usage.record({ keyId: k.keyId, clinicId: k.clinicId, timezone: k.timezone, status: reply.statusCode, errorCode: req.apiErrorCode, atMs: opts.now() });
+      done();
     });
     await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst } });
   });

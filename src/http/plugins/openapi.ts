@@ -30,6 +30,7 @@ export const TAGS = [
   { name: 'citas', description: "Appointments: in whole local days of the clinic's time zone, filtered by status" },
   { name: 'clientas', description: "Clients: searched by name or phone, with their appointment and call counts" },
   { name: 'llamadas', description: "Calls answered by the clinic's voice assistant, newest first" },
+  { name: 'eventos', description: "The change feed: every record created, changed or deleted, in commit order, to keep a copy in sync" },
   { name: 'me', description: "The API key itself: its clinic and its rate limit (an integration's connection test)" },
 ];
 

@@ -1,32 +1,43 @@
-// GET /api/v1/citas, /clientas, /llamadas and /me. The tenant comes from the key (req.apiKey),
-// never from the request. With the TypeBox type provider, each handler's `req.query` is typed
-// from its querystring schema and its return value checked against its 200 schema.
+// GET /api/v1/citas, /clientas, /llamadas, /eventos and /me. The tenant comes from the key
+// (req.apiKey), never from the request. With the TypeBox type provider, each handler's `req.query`
+// is typed from its querystring schema and its return value checked against its 200 schema.
+//
+// The lists and the feed are conditional GETs: each handler plans its request first (validation,
+// defaults), then makes its ETag from the clinic's versions and answers 304 when the client has
+// that page (../conditional.ts), else builds it.
 //
 // Each operation has an operationId (verb + resource: list<Plural> for a collection, get<Thing>
 // for one object), one tag (its resource, described in plugins/openapi.ts), a summary, a
 // description that ends with its examples (../code-samples.ts), and its responses from
 // apiResponses() (../route-responses.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import {
-  CitasList, CitasQuery, ClientasList, ClientasQuery, LlamadasList, LlamadasQuery, Me, MeQuery,
+  CitasList, CitasQuery, ClientasList, ClientasQuery, EventosList, EventosQuery, LlamadasList, LlamadasQuery, Me, MeQuery,
 } from '../../domain/api-schemas.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
-import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../../services/listings.js';
 import { ClientasSearch } from '../../services/clientas-search/search.js';
+import { listEtag } from '../../services/conditional.js';
+import { feedBounds, feedEtag, feedPage, planFeed } from '../../services/feed.js';
+import {
+  planCitas, planClientas, planLlamadas, plannedCitasPage, plannedClientasPage, plannedLlamadasPage, type ClinicContext,
+} from '../../services/listings.js';
 import { whoAmI } from '../../services/me.js';
 import { samplesMarkdown, type SampleRequest } from '../code-samples.js';
-import { apiResponses } from '../route-responses.js';
+import { answeredNotModified } from '../conditional.js';
+import { apiResponses, COMMON_HEADERS, NOT_MODIFIED, RATE_LIMIT_HEADERS } from '../route-responses.js';
 
-export const API_PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas', '/api/v1/me'] as const;
+export const API_PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas', '/api/v1/eventos', '/api/v1/me'] as const;
 
 /** The request each operation's examples make (they must return data on the demo clinic). */
 export const SAMPLES = {
   listCitas: { path: '/api/v1/citas', query: { estado: 'confirmada' }, print: ['total'] },
   listClientas: { path: '/api/v1/clientas', query: { q: 'maria' }, print: ['total'] },
   listLlamadas: { path: '/api/v1/llamadas', query: { resultado: 'agendada' }, print: ['total'] },
+  listEventos: { path: '/api/v1/eventos', query: { cursor: 'now' }, print: ['next_cursor'] },
   getMe: { path: '/api/v1/me', print: ['clinica', 'nombre'] },
 } as const satisfies Record<string, SampleRequest>;
 
@@ -43,6 +54,19 @@ function tenant(req: FastifyRequest): ClinicContext {
   const k = authenticated(req);
   return { clinicId: k.clinicId, timezone: k.timezone, currency: k.currency };
 }
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/** The lists' and the feed's 200 carry an ETag, and a matching If-None-Match is a 304. */
+const CONDITIONAL = { headers: ['ETag' as const] };
+
+/** The feed's own status: a position the log no longer has. */
+const GONE = {
+  410: {
+    description: 'cursor_expired: the cursor is older than the events kept (at least 30 days), or ahead of the log (a database restored from an earlier backup): read the collections again and follow from cursor=now',
+    headers: [...COMMON_HEADERS, ...RATE_LIMIT_HEADERS],
+  },
+};
 
 export interface V1Options {
   db: Kysely<DB>;
@@ -63,35 +87,89 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
       tags: ['citas'],
       summary: 'List appointments in a date range',
       description: describe(
-        "Whole local days in the clinic's time zone, both ends inclusive (default: today to today + 30 days); ordered by fecha_hora, then id.",
+        "Whole local days in the clinic's time zone, both ends inclusive (default: today to today + 30 days); ordered by fecha_hora, then id. " +
+          'With updated_since: the appointments changed since then (no default window), ordered by updated_at, then id. ' +
+          'Send the ETag back as If-None-Match: 304 while nothing changed.',
         SAMPLES.listCitas,
       ),
       querystring: CitasQuery,
-      response: apiResponses({ body: CitasList, description: 'A page of appointments, with the range applied' }),
+      response: apiResponses({ body: CitasList, description: 'A page of appointments, with the range applied', ...CONDITIONAL }, NOT_MODIFIED),
     },
-  }, async (req) => citasPage(db, tenant(req), req.query, now()));
+  }, async (req, reply) => {
+    const ctx = tenant(req);
+    const nowMs = now();
+    const plan = planCitas(ctx, req.query, nowMs);
+    if (answeredNotModified(req, reply, await listEtag(db, ctx, 'citas', plan.key, nowMs))) return reply;
+    return plannedCitasPage(db, ctx, plan);
+  });
 
   app.get('/api/v1/clientas', {
     schema: {
       operationId: 'listClientas',
       tags: ['clientas'],
       summary: 'List and search clients',
-      description: describe('Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits.', SAMPLES.listClientas),
+      description: describe(
+        'Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits. ' +
+          'With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
+        SAMPLES.listClientas,
+      ),
       querystring: ClientasQuery,
-      response: apiResponses({ body: ClientasList, description: 'A page of clients' }),
+      response: apiResponses({ body: ClientasList, description: 'A page of clients', ...CONDITIONAL }, NOT_MODIFIED),
     },
-  }, async (req) => clientasPage(db, tenant(req), req.query, now(), search));
+  }, async (req, reply) => {
+    const ctx = tenant(req);
+    const nowMs = now();
+    const plan = planClientas(req.query);
+    if (answeredNotModified(req, reply, await listEtag(db, ctx, 'clientas', plan.key, nowMs))) return reply;
+    return plannedClientasPage(db, ctx, plan, nowMs, search);
+  });
 
   app.get('/api/v1/llamadas', {
     schema: {
       operationId: 'listLlamadas',
       tags: ['llamadas'],
       summary: "List calls answered by the clinic's voice assistant",
-      description: describe('Newest first (fecha_hora descending, then id descending); default: the last 7 days.', SAMPLES.listLlamadas),
+      description: describe(
+        'Newest first (fecha_hora descending, then id descending); default: the last 7 days. ' +
+          'With updated_since: the calls changed since then (no default window), ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
+        SAMPLES.listLlamadas,
+      ),
       querystring: LlamadasQuery,
-      response: apiResponses({ body: LlamadasList, description: 'A page of calls, with the days applied' }),
+      response: apiResponses({ body: LlamadasList, description: 'A page of calls, with the days applied', ...CONDITIONAL }, NOT_MODIFIED),
     },
-  }, async (req) => llamadasPage(db, tenant(req), req.query, now()));
+  }, async (req, reply) => {
+    const ctx = tenant(req);
+    const nowMs = now();
+    const plan = planLlamadas(ctx, req.query, nowMs);
+    if (answeredNotModified(req, reply, await listEtag(db, ctx, 'llamadas', plan.key, nowMs))) return reply;
+    return plannedLlamadasPage(db, ctx, plan);
+  });
+
+  app.get('/api/v1/eventos', {
+    schema: {
+      operationId: 'listEventos',
+      tags: ['eventos'],
+      summary: "Follow the clinic's changes: created, changed and deleted records, oldest first",
+      description: describe(
+        "Every change of the clinic's data is an event, in the order the changes were committed. Start with cursor=now " +
+          "(then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none skipped. " +
+          'has_more: true means more are waiting now. Events are kept at least 30 days; an older cursor is 410 cursor_expired. ' +
+          'Send the ETag back as If-None-Match: 304 while nothing happened.',
+        SAMPLES.listEventos,
+      ),
+      querystring: EventosQuery,
+      response: apiResponses({ body: EventosList, description: 'A page of events', ...CONDITIONAL }, { ...NOT_MODIFIED, ...GONE }),
+    },
+  }, async (req, reply) => {
+    const ctx = tenant(req);
+    const plan = planFeed(req.query, ctx.clinicId);
+    const bounds = await feedBounds(db, ctx.clinicId);
+    if (answeredNotModified(req, reply, feedEtag(ctx, plan, bounds))) return reply;
+    // Already JSON (each event's datos is stored as JSON): sent as it is, not serialized again.
+    // It is the JSON text of an EventosList, which the type of send() cannot say of a string.
+    const page = (await feedPage(db, ctx, plan, bounds)) as unknown as Static<typeof EventosList>;
+    return reply.type(JSON_UTF8).send(page);
+  });
 
   app.get('/api/v1/me', {
     schema: {

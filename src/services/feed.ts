@@ -1,0 +1,157 @@
+// The change feed (GET /api/v1/eventos): a clinic's events after a cursor, oldest first.
+//
+// A cursor is a position in the clinic's event log: "every event up to seq S has been read". Seqs
+// are assigned per clinic under its writer lock and committed in order, so the events after S are
+// a gap-free range that only ever grows at its end (docs/architecture.md, "Following changes").
+// The head (the clinic's last seq) is read BEFORE the events and bounds the range read: every
+// event up to the head is already committed, so next_cursor never passes an event not yet seen.
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { FEED_DEFAULT_LIMIT, type EventosQuery } from '../domain/api-schemas.js';
+import { EVENT_TYPES } from '../domain/records.js';
+import { DomainError } from '../errors.js';
+import { dataVersions, type DataVersions } from '../repos/clinics.js';
+import { eventsAfter } from '../repos/events.js';
+import { formatTimestamp } from '../time.js';
+import { strongEtag } from './conditional.js';
+import type { ClinicContext } from './shape.js';
+
+/** Events read per request at most, matching `tipo` or not: a rare type never scans the whole log at once. */
+export const FEED_SCAN = 5_000;
+
+const CURSOR_VERSION = 'v1';
+const CURSOR_RE = /^[A-Za-z0-9_-]{8,60}$/;
+const CURSOR_TEXT = /^v1\.(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]{8})$/;
+
+const clinicTags = new Map<string, string>();
+
+/** 8 characters that tell one clinic's cursors from another's (not a secret: the key decides the clinic). */
+function clinicTag(clinicId: string): string {
+  let tag = clinicTags.get(clinicId);
+  if (tag === undefined) {
+    tag = createHash('sha256').update(clinicId).digest('base64url').slice(0, 8);
+    if (clinicTags.size >= 100_000) clinicTags.clear();
+    clinicTags.set(clinicId, tag);
+  }
+  return tag;
+}
+
+/** The opaque cursor of position `seq` in a clinic's log: a version, the seq and the clinic's tag, base64url. */
+export function encodeCursor(seq: number, clinicId: string): string {
+  return Buffer.from(`${CURSOR_VERSION}.${seq}.${clinicTag(clinicId)}`).toString('base64url');
+}
+
+/** Cursors decoded lately: a follower asks for the same one again and again while nothing happens. */
+const decoded = new Map<string, number | 'other' | null>();
+
+/**
+ * The position of a cursor: null when it is not one of ours (the round trip must give it back
+ * exactly), 'other' when it is another clinic's.
+ */
+export function decodeCursor(cursor: string, clinicId: string): number | 'other' | null {
+  const key = `${clinicId} ${cursor}`;
+  let position = decoded.get(key);
+  if (position === undefined) {
+    position = decode(cursor, clinicId);
+    if (decoded.size >= 10_000) decoded.clear();
+    decoded.set(key, position);
+  }
+  return position;
+}
+
+function decode(cursor: string, clinicId: string): number | 'other' | null {
+  if (!CURSOR_RE.test(cursor)) return null;
+  const m = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!m) return null;
+  const seq = Number(m[1]);
+  if (!Number.isSafeInteger(seq) || Buffer.from(`${CURSOR_VERSION}.${m[1]}.${m[2]}`).toString('base64url') !== cursor) return null;
+  return m[2] === clinicTag(clinicId) ? seq : 'other';
+}
+
+export interface FeedPlan {
+  /** null: from the oldest event kept; 'now': the present */
+  from: number | 'now' | null;
+  limit: number;
+  /** null: every type */
+  tipos: string[] | null;
+}
+
+const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
+
+export function planFeed(q: EventosQuery, clinicId: string): FeedPlan {
+  let from: FeedPlan['from'] = null;
+  if (q.cursor !== undefined) {
+    const decoded = q.cursor === 'now' ? 'now' : decodeCursor(q.cursor, clinicId);
+    if (decoded === null) throw invalid('cursor', 'cursor is not a cursor of this feed: send the next_cursor of an earlier answer as it was, or now');
+    if (decoded === 'other') throw invalid('cursor', "cursor is another clinic's: a cursor follows the feed of the key's clinic only");
+    from = decoded;
+  }
+  let tipos: string[] | null = null;
+  if (q.tipo !== undefined) {
+    const asked = q.tipo.split(',').map((t) => t.trim());
+    const unknown = asked.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+    if (unknown.length > 0) {
+      throw invalid('tipo', `tipo must be a comma-separated list of: ${EVENT_TYPES.join(', ')}; not: ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
+    }
+    // One canonical order: the same set asked in any order is the same request (and ETag).
+    tipos = EVENT_TYPES.filter((t) => asked.includes(t));
+  }
+  return { from, limit: q.limit ?? FEED_DEFAULT_LIMIT, tipos };
+}
+
+/** The clinic's feed bounds: its head and what retention removed. Read once per request, before anything else. */
+export function feedBounds(db: Kysely<DB>, clinicId: string): Promise<DataVersions> {
+  return dataVersions(db, clinicId);
+}
+
+function expired(detail: string): DomainError {
+  return new DomainError('expired', detail, { field: 'cursor' });
+}
+
+/** The seq the page starts after; throws `expired` for a position the log no longer has. */
+function startOf(plan: FeedPlan, b: DataVersions): number {
+  if (plan.from === 'now') return b.eventsSeq;
+  if (plan.from === null) return b.eventsExpired;
+  if (plan.from < b.eventsExpired) throw expired('The events after this cursor are older than the feed keeps (at least 30 days)');
+  // Only a database restored from a backup leaves a cursor ahead of the log.
+  if (plan.from > b.eventsSeq) throw expired('This cursor is ahead of this clinic\'s feed (the data was restored from an earlier backup)');
+  return plan.from;
+}
+
+/**
+ * The page's tag: the clinic, the position, the page size and types, and the log's head and
+ * retention mark. Events are never changed, only added at the head or removed at the tail, so
+ * the same tag is the same page. Throws `expired` first, as the page would.
+ */
+export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): string {
+  const after = startOf(plan, b);
+  return strongEtag(['eventos', ctx.clinicId, ctx.timezone, after, plan.from === 'now' ? 'now' : plan.limit, plan.tipos?.join(',') ?? null, b.eventsSeq, b.eventsExpired]);
+}
+
+/**
+ * The page as the API's JSON text. Each event's datos is stored as the JSON the lists would
+ * have answered at the time, so it is copied, not parsed and written again.
+ */
+export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPlan, b: DataVersions, scan = FEED_SCAN): Promise<string> {
+  const after = startOf(plan, b);
+  if (plan.from === 'now') return page('', encodeCursor(b.eventsSeq, ctx.clinicId), false);
+  const through = Math.min(b.eventsSeq, after + scan);
+  const rows = await eventsAfter(db, ctx.clinicId, after, through, plan.tipos, plan.limit);
+  // Retention removes a prefix of the log. It may have removed the start of this range after the
+  // bounds were read: when the page does not begin with the event right after the cursor, ask again.
+  const intact = rows.length > 0 && rows[0]!.seq === after + 1;
+  if (!intact && after < through && after < (await dataVersions(db, ctx.clinicId)).eventsExpired) {
+    throw expired('The events after this cursor are older than the feed keeps (at least 30 days)');
+  }
+  const next = rows.length === plan.limit ? rows[rows.length - 1]!.seq : through;
+  let eventos = '';
+  for (const r of rows) {
+    eventos += `${eventos === '' ? '' : ','}{"id":"${r.id}","tipo":"${r.tipo}","ocurrido_at":"${formatTimestamp(r.ocurrido_at, ctx.timezone)}","datos":${r.datos}}`;
+  }
+  return page(eventos, encodeCursor(next, ctx.clinicId), next < b.eventsSeq);
+}
+
+function page(eventos: string, nextCursor: string, hasMore: boolean): string {
+  return `{"eventos":[${eventos}],"next_cursor":"${nextCursor}","has_more":${hasMore}}`;
+}
