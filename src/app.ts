@@ -39,6 +39,7 @@ import { llmsTxtRoute } from './http/plugins/llms-txt.js';
 import { connectionLimits, serverOptions } from './http/plugins/connections.js';
 import { drain } from './http/plugins/drain.js';
 import { health } from './http/plugins/health.js';
+import { limiterHealth } from './http/plugins/limiter-health.js';
 import { methodGuard } from './http/plugins/method-guard.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
 import { openapi } from './http/plugins/openapi.js';
@@ -51,6 +52,7 @@ import { reportBackgroundError, type BackgroundErrorHandler } from './services/b
 import { EventRetention } from './services/event-retention.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import { resolvePepper } from './services/pepper.js';
+import { RateLimiters, type LimiterHealth } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
 import { WebhookService } from './services/webhooks/endpoints.js';
 import { DeliveryWorker } from './services/webhooks/worker.js';
@@ -61,6 +63,11 @@ export interface AppDeps {
   keys: KeyService;
   limiter: RateLimiter;
   authFailLimiter: RateLimiter;
+  /**
+   * Where the dashboard's sign-in limiters are made and the limiters' health is read (in memory
+   * when absent; the server passes the runtime's, shared on Redis with REDIS_URL).
+   */
+  limiters?: RateLimiters;
   /** Wall clock in ms; tests pass a fixed one. */
   now?: () => number;
   /** Logger options; false silences (tests). */
@@ -82,6 +89,8 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     usage: UsageCounter;
+    /** Redis' state and the limit decisions made without it: for /readyz and /metrics. */
+    limiterHealth: () => LimiterHealth;
     /** A background task failed: logged and counted, never thrown (services/background.ts). */
     reportBackgroundError: BackgroundErrorHandler;
     /** Removes events past EVENT_RETENTION_DAYS in the background once started (server.ts); stopped on close. */
@@ -139,6 +148,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Counted by the API, read by the dashboard, written in batches; the rest is written on close.
   const usage = deps.usage ?? new UsageCounter(deps.database.db, { onError: reportBackground });
   app.decorate('usage', usage);
+  const limiters = deps.limiters ?? new RateLimiters(null);
+  app.decorate('limiterHealth', () => limiters.health());
   app.addHook('onClose', async () => {
     await usage.close().catch((err: unknown) => reportBackgroundError(reportBackground, 'usage flush on close', err));
   });
@@ -181,6 +192,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(drain);
   await app.register(health, { checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS });
   app.readiness.add({ name: 'database', critical: true, check: () => ping(deps.database.db) });
+  // Redis (REDIS_URL): reported in /readyz, never failing it; its state and fallbacks in /metrics.
+  await app.register(limiterHealth, { health: () => limiters.health() });
   await app.register(overload, { limits: config.overload, sampleIntervalMs: deps.overloadSampleIntervalMs });
   await app.register(methodGuard);
   await app.register(compression);
@@ -192,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now });
   await app.register(adminPlugin, {
-    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, webhooks, usage, config, now, cookieSecure: config.cookieSecure, ...deps.admin,
+    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, webhooks, usage, config, now, cookieSecure: config.cookieSecure, limiters, ...deps.admin,
   });
   await app.register(rootRedirect);
   return app;

@@ -24,6 +24,10 @@ export interface Config {
   readonly cookieSecure: 'auto' | 'always' | 'never';
   readonly dbPoolMax: number;
   readonly dbStatementTimeoutMs: number;
+  /** null: limits in each process's memory; set: shared by every instance on this Redis. */
+  readonly redisUrl: string | null;
+  /** How long a request waits for Redis before its limit is decided in memory (fail open). */
+  readonly redisTimeoutMs: number;
   /** How long to wait for a PostgreSQL connection, new or from the pool. */
   readonly dbConnectTimeoutMs: number;
   /** How often the dashboard's API usage counts are written. */
@@ -189,6 +193,28 @@ function databaseUrl(env: Env): string | null {
   return url;
 }
 
+/**
+ * redis:// or rediss:// (TLS), with an optional user, password and database number, as
+ * node-redis reads it. Whether Redis answers is not checked here: an instance starts and serves
+ * without it (limits fail open), so a Redis outage never stops a restart.
+ */
+function redisUrl(env: Env): string | null {
+  const raw = str(env, 'REDIS_URL');
+  if (raw === null) return null;
+  const fix = 'e.g. redis://redis:6379 or rediss://user:password@redis.example:6380/0 (percent-encode special characters in the password); unset it to keep limits in each instance\'s memory';
+  if (!/^rediss?:\/\//i.test(raw)) throw invalid('REDIS_URL', `must be a redis:// or rediss:// URL, ${fix}`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid('REDIS_URL', `is not a valid URL, ${fix}`);
+  }
+  if (url.hostname === '') throw invalid('REDIS_URL', `has no host, ${fix}`);
+  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) throw invalid('REDIS_URL', `the path must be a database number such as /0, ${fix}`);
+  if (url.search !== '' || url.hash !== '') throw invalid('REDIS_URL', `takes no query string or fragment, ${fix}`);
+  return raw;
+}
+
 function plans(env: Env): Plan[] {
   const raw = str(env, 'API_PLANS');
   if (raw === null) return ['pro_total', 'enterprise', 'premium'];
@@ -230,12 +256,6 @@ export function loadConfig(env: Env = process.env): Config {
   const pepper = str(env, 'API_KEY_PEPPER');
   if (pepper !== null && pepper.length < 32) {
     throw invalid('API_KEY_PEPPER', 'must be at least 32 characters of secret (e.g. `openssl rand -base64 48`); unset it to have one generated into DATA_DIR');
-  }
-
-  // Refused until shared limits exist: silently limiting per instance when the operator asked for
-  // shared limits would be worse than a clear no.
-  if (str(env, 'REDIS_URL') !== null) {
-    throw invalid('REDIS_URL', 'shared rate limits in Redis are not available in this version; unset REDIS_URL (each instance then limits in memory)');
   }
 
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
@@ -287,5 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     // The contract promises integrators at least 30 days to come back to a cursor.
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 30, 3650),
     webhooks: webhookConfig(env),
+    redisUrl: redisUrl(env),
+    redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 10, 1, 1000),
   });
 }

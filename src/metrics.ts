@@ -3,7 +3,8 @@
 // METRICS_TOKEN; the series are listed in docs/operations.md.
 //
 // Extension point: a later part registers its own series on `registry`, where its code lives
-// (e.g. the Redis rate-limit backend `rate_limit_fallbacks_total`, the webhook sender
+// (e.g. the Redis rate-limit backend's `rate_limit_fallbacks_total` and `redis_up` in
+// http/plugins/limiter-health.ts; to come: the webhook sender
 // `webhook_deliveries_total{outcome}`, the event feed `event_feed_lag_seconds`), via
 // `new Counter({ name, help, registers: [metrics.registry] })`, and adds it to the list in
 // docs/operations.md. Names are snake_case with the unit last (_seconds, _bytes, _total).

@@ -1,13 +1,18 @@
-// Composition shared by the server and the CLI: config -> database (migrated) -> services.
+// Composition shared by the server and the CLI: config -> database (migrated) -> services, and
+// with REDIS_URL the link to Redis (redis/link.ts), which connects only when first used: the
+// server starts it, the CLI only when it announces a revocation.
 // Migrations run under the database's start-up lock (db/connect.ts), so instances and commands
 // starting at once on one database apply each migration once.
 import type { Config } from './config.js';
 import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { RedisLink, type RedisState } from './redis/link.js';
 import { KeyService } from './services/api-keys.js';
 import type { BackgroundErrorHandler } from './services/background.js';
 import { resolvePepper } from './services/pepper.js';
 import { WebhookService } from './services/webhooks/endpoints.js';
+import { revocationAnnouncer } from './services/revocations.js';
+import { RateLimiters } from './services/shared-rate-limit.js';
 import { explainPepperError, explainRuntimeError } from './startup-errors.js';
 
 export interface Runtime {
@@ -15,6 +20,10 @@ export interface Runtime {
   database: Database;
   keys: KeyService;
   webhooks: WebhookService;
+  /** null without REDIS_URL */
+  redis: RedisLink | null;
+  /** the rate limiters: in memory, or shared on `redis` (failing open to memory) */
+  limiters: RateLimiters;
   pepperGenerated: boolean;
   describe: string;
   close(): Promise<void>;
@@ -51,6 +60,8 @@ export interface RuntimeOptions {
   onBackgroundError?: BackgroundErrorHandler;
   /** A pooled PostgreSQL connection failed outside any query (the pool replaces it). */
   onConnectionError?: (err: Error) => void;
+  /** Redis went down (with the reason) or answers again: for the server's log, once per change. */
+  onRedisState?: (state: RedisState, reason: string | null) => void;
 }
 
 export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -65,11 +76,19 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const { database } = await openAnd(config, async (d) => {
     if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
   }, opts.onConnectionError);
+  const redis = config.redisUrl === null ? null : new RedisLink({ url: config.redisUrl, timeoutMs: config.redisTimeoutMs, onStateChange: opts.onRedisState });
   const keys = new KeyService(database.db, {
     pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,
+    announceRevocation: redis ? revocationAnnouncer(redis) : undefined,
   });
   const webhooks = new WebhookService(database, {
     pepper, apiPlans: config.apiPlans, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
   });
-  return { config, database, keys, webhooks, pepperGenerated: generated, describe: describeTarget(target), close: () => database.close() };
+  return {
+    config, database, keys, webhooks, redis, limiters: new RateLimiters(redis), pepperGenerated: generated, describe: describeTarget(target),
+    close: async () => {
+      await redis?.close();
+      await database.close();
+    },
+  };
 }

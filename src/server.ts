@@ -9,21 +9,37 @@ import type { Config } from './config.js';
 
 import { buildApp } from './app.js';
 import { Metrics } from './metrics.js';
+import { describeRedisUrl } from './redis/link.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
-import { MemoryGcraLimiter } from './services/rate-limit.js';
+import { listenForRevocations } from './services/revocations.js';
 import { explainListenError } from './startup-errors.js';
+
+/**
+ * How long a start waits for Redis before it serves anyway: long enough for a healthy Redis, so
+ * that limits are shared from the first request, short enough that an outage does not hold up
+ * a restart (the limits fail open meanwhile, and the link keeps trying).
+ */
+const REDIS_START_WAIT_MS = 1_000;
 
 export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
   let log: FastifyBaseLogger | undefined;
   let app: FastifyInstance | undefined;
   const metrics = new Metrics();
+  const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
   const rt = await openRuntime(config, {
     // The key service is made before the app that logs for it: these reach the app once it exists.
     onBackgroundError: (task, err) => app?.reportBackgroundError(task, err),
     onConnectionError: (err) => {
       metrics.databaseErrors.inc({ kind: 'connection', source: 'pool' });
       log?.warn({ err }, 'a pooled database connection failed; the pool opens a new one when needed');
+    },
+    // Logged once per change, never per request (redis/link.ts); `fallbacks` counts the limit
+    // decisions made in memory since the start, as app.limiterHealth() does.
+    onRedisState: (state, reason) => {
+      if (state === 'down') {
+        log?.warn({ redis: redisName, reason }, 'Redis does not answer: rate limits fall back to each instance\'s memory until it answers again (revocations reach other instances within 5 s)');
+      } else log?.info({ redis: redisName, fallbacks: rt.limiters.health().fallbacks }, 'Redis answers: rate limits are shared by every instance');
     },
   });
   let first: FirstRunResult | null;
@@ -33,11 +49,18 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       database: rt.database,
       keys: rt.keys,
       webhooks: rt.webhooks,
-      limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
-      authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
+      // In memory, or with REDIS_URL one bucket per key (and per address) for the whole fleet.
+      limiter: rt.limiters.make('key', config.rateLimitRps, config.rateLimitBurst),
+      authFailLimiter: rt.limiters.make('auth-fail', config.authFailRps, config.authFailBurst),
+      limiters: rt.limiters,
       metrics,
     });
     log = app.log;
+    if (rt.redis) {
+      const appLog = log;
+      listenForRevocations(rt.redis, rt.keys, (keyId) => appLog.info({ key: keyId }, 'API key revoked elsewhere: refused here from now on'));
+      await rt.redis.waitUp(REDIS_START_WAIT_MS);
+    }
     if (rt.pepperGenerated) log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
     // API usage for the dashboard is counted in memory and written in one batch every
     // USAGE_FLUSH_INTERVAL_S; the app's onClose hook writes the rest, before the database closes below.
@@ -107,7 +130,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
   const port = (running.server.address() as { port: number }).port;
   const baseUrl = `http://${host}:${port}`;
   out.write(first ? firstRunBanner(first, baseUrl) : startBanner(baseUrl));
-  logger.info({ database: rt.describe, address: baseUrl }, 'clinic-api listening');
+  logger.info({ database: rt.describe, address: baseUrl, rateLimits: redisName === null ? 'in memory' : `shared on ${redisName}` }, 'clinic-api listening');
 
   // For callers in this process (tests): the same shutdown, without exiting.
   return async () => {

@@ -17,6 +17,10 @@ export interface OpenLoopResult {
   achieved: number;
   sent: number;
   completed: number;
+  /** answers with the expected status (their latencies are kept) */
+  ok: number;
+  /** responses by status */
+  statuses: Map<number, number>;
   /** answers with another status than the expected one (200, or 304 for a conditional poll) */
   unexpected: number;
   errors: number;
@@ -44,6 +48,7 @@ export async function openLoop(
   let completed = 0;
   let unexpected = 0;
   let errors = 0;
+  const statuses = new Map<number, number>();
   let outstanding = 0;
 
   const started = performance.now();
@@ -63,6 +68,7 @@ export async function openLoop(
         if (!ok) errors++;
         else {
           completed++;
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
           if (status !== expected) unexpected++;
           else latencies.push(performance.now() - dueAt);
         }
@@ -92,5 +98,5 @@ export async function openLoop(
   const elapsedS = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { offered: rate, achieved: completed / Math.max(elapsedS, durationS), sent, completed, unexpected, errors, latencies };
+  return { offered: rate, achieved: completed / Math.max(elapsedS, durationS), sent, completed, ok: latencies.length, statuses, unexpected, errors, latencies };
 }

@@ -9,6 +9,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 export const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
+/** The id of the rate-limit comparison in --cases. */
+export const LIMITS_ID = 'limits';
+
 const USAGE = `Usage: npm run bench -- [options]
 
   --db sqlite|postgres   database (default sqlite). postgres starts a throw-away PostgreSQL 17
@@ -25,7 +28,11 @@ const USAGE = `Usage: npm run bench -- [options]
   --repeat N             run each case N times and report the median run (default 1)
   --quiet-wait S         before each case, wait up to S seconds for other programs on the
                          machine to go quiet (default 60; 0: do not wait)
-  --cases LIST           run only these cases (ids: CASE_IDS)
+  --cases LIST           run only these cases (ids: CASE_IDS), and the rate-limit
+                         comparison only if the list names \`limits\` (e.g. --cases limits)
+  --no-limits            skip the rate-limit comparison (in memory vs Redis, and two instances
+                         sharing one limit), which otherwise runs after the fixed-rate cases and
+                         needs redis-server (Debian: apt-get install redis-server)
   --ref REV              benchmark a git revision (e.g. HEAD, main~1) instead of the working
                          tree: exported and compiled into bench/.build, no checkout needed
   --dist                 run the existing dist/ (bin/clinic-api.js) instead of compiling
@@ -42,7 +49,7 @@ const USAGE = `Usage: npm run bench -- [options]
 export function parseOptions(argv?: string[]) {
   const cli = commandLine({
     name: 'bench',
-    usage: USAGE.replace('CASE_IDS', CASES.map((c) => c.id).join(', ')),
+    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), LIMITS_ID].join(', ')),
     argv,
     options: {
       db: { type: 'string', default: 'sqlite' },
@@ -64,6 +71,7 @@ export function parseOptions(argv?: string[]) {
       'node-arg': { type: 'string', multiple: true },
       doc: { type: 'string', default: 'docs/benchmarks.md' },
       'no-doc': { type: 'boolean', default: false },
+      'no-limits': { type: 'boolean', default: false },
     },
   });
   const { values, fail } = cli;
@@ -71,11 +79,13 @@ export function parseOptions(argv?: string[]) {
   if ([values.ref !== undefined, values.dist, values.prebuilt !== undefined].filter(Boolean).length > 1) fail('--ref, --dist and --prebuilt exclude each other');
   const scales = cli.numbers('scale', values.scale, 0.01, 10_000);
   let cases = CASES;
+  let limits = !values['no-limits'];
   if (values.cases) {
     const ids = values.cases.split(',').map((s) => s.trim());
-    const unknown = ids.filter((id) => !CASES.some((c) => c.id === id));
+    const unknown = ids.filter((id) => id !== LIMITS_ID && !CASES.some((c) => c.id === id));
     if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
     cases = CASES.filter((c) => ids.includes(c.id));
+    limits = ids.includes(LIMITS_ID) && limits;
   }
   // The bare route is plain better-sqlite3 on the SQLite file: there is nothing to run it on.
   const skippedBare = db === 'postgres' && cases.some((c) => c.target === 'bare');
@@ -83,7 +93,7 @@ export function parseOptions(argv?: string[]) {
     cases = cases.filter((c) => c.target !== 'bare');
     process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
   }
-  if (cases.length === 0) fail('no cases left to run');
+  if (cases.length === 0 && !limits) fail('no cases left to run');
   return {
     db,
     scales,
@@ -96,6 +106,8 @@ export function parseOptions(argv?: string[]) {
     repeat: cli.number('repeat', values.repeat, 1, 99),
     quietWait: cli.number('quiet-wait', values['quiet-wait'], 0, 3600),
     cases,
+    /** the rate-limit comparison (lib/limits.ts) */
+    limits,
     skippedBare,
     ref: values.ref ?? null,
     prebuilt: values.prebuilt !== undefined ? path.resolve(values.prebuilt) : values.dist ? ROOT : null,

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Dataset } from './dataset.js';
+import type { LimitsReport } from './limits.js';
 
 export type Db = 'sqlite' | 'postgres';
 
@@ -91,6 +92,8 @@ export interface ScaleReport {
   serviceIdleRssMiB: number;
   bareHwmMiB: number | null;
   verdicts: string[];
+  /** the rate-limit comparison (lib/limits.ts), null when it did not run at this scale */
+  limits: LimitsReport | null;
 }
 
 const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
@@ -214,18 +217,19 @@ export function resultsSection(m: Machine, db: Db, scales: ScaleReport[]): strin
 }
 
 /**
- * Replaces the `db` results section of `file` (between its markers), keeping the prose and the
- * other database's section. A sqlite run also replaces the single section of earlier versions.
+ * Replaces the `db` results section of `file` (between its markers; `markers`: another section,
+ * e.g. the rate-limit comparison's), keeping the prose and the other sections. A sqlite run also
+ * replaces the single section of earlier versions.
  */
-export function writeResults(file: string, db: Db, section: string): void {
+export function writeResults(file: string, db: Db, section: string, markers: { start: string; end: string } = { start: resultsStart(db), end: resultsEnd(db) }): void {
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
   const replace = (text: string, start: string, end: string): string | null => {
     const a = text.indexOf(start);
     const b = text.indexOf(end, a);
     return a >= 0 && b > a ? text.slice(0, a) + section + text.slice(b + end.length) : null;
   };
-  const next = replace(before, resultsStart(db), resultsEnd(db))
-    ?? (db === 'sqlite' ? replace(before, LEGACY_START, LEGACY_END) : null)
+  const next = replace(before, markers.start, markers.end)
+    ?? (db === 'sqlite' && markers.start === resultsStart(db) ? replace(before, LEGACY_START, LEGACY_END) : null)
     ?? `${before.trimEnd()}\n\n${section}\n`;
   fs.writeFileSync(file, next);
 }

@@ -7,6 +7,7 @@ import type { PgServer } from '../../tools/postgres-server.js';
 import { createDatabase } from '../../tools/postgres-server.js';
 import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';
+import { runLimits } from './limits.js';
 import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
 import { percentile } from './open-loop.js';
 import { log, ROOT, type Options } from './options.js';
@@ -32,14 +33,20 @@ interface UnderLoad {
   pg: boolean;
 }
 
-export async function runScale(opts: Options, scale: number, tmpRoot: string | null, build: ServiceBuild, mods: ServiceModules, pg: PgServer | null): Promise<ScaleReport> {
+/** `withLimits`: run the rate-limit comparison (lib/limits.ts) after the cases, at this scale. */
+export async function runScale(opts: Options, scale: number, tmpRoot: string | null, build: ServiceBuild, mods: ServiceModules, pg: PgServer | null, withLimits: boolean): Promise<ScaleReport> {
   const dataDir = path.join(opts.dataDir ?? tmpRoot!, `${opts.db}-scale-${scale}`);
   let servers: Servers | null = null;
   try {
     const databaseUrl = await scaleDatabase(pg, scale);
     const ds = await prepareDataset({
       db: opts.db, dataDir, scale, smallScale: opts.smallScale, smallClinics: opts.smallClinics, log, mods, madeBy: build.describe,
-      env: { ...serviceEnv(dataDir, 0, databaseUrl), DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS) },
+      // The configuration is validated whole: a socket timeout shorter than the statement
+      // timeout is refused (config.ts), although the generation serves no HTTP.
+      env: {
+        ...serviceEnv(dataDir, 0, databaseUrl), DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS),
+        SOCKET_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS + 60_000),
+      },
     });
     servers = await startServers(opts, ROOT, scale, dataDir, databaseUrl, ds, build, defaultCitasRange(ds, mods), log);
     const { bare, service } = servers;
@@ -71,6 +78,10 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
 
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
+    // After the cases and their memory figures: it starts processes of its own.
+    const limits = withLimits
+      ? await runLimits({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, memoryService: service!, pids: run.pids, dbPids: run.dbPids, log })
+      : null;
     const compressedLast = cases.some((c) => c.runLast);
     return {
       db: opts.db,
@@ -85,6 +96,7 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
         load: loadRows, rate: rateRows, serviceHwmMiB: service ? serviceHwm : null, hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
         bareSkipped: opts.db === 'postgres' && opts.skippedBare,
       }),
+      limits,
     };
   } finally {
     // SIGTERM: the service closes cleanly (and writes its CPU profile when --cpu-prof is on).

@@ -13,8 +13,8 @@ import type { ServiceBuild } from './service.js';
  */
 const BENCH_PEPPER = 'bench-only-pepper-not-a-secret-0123456789abcdef';
 
-export /** `databaseUrl`: null for SQLite in DATA_DIR, else the PostgreSQL database of this scale. */
-function serviceEnv(dataDir: string, port: number, databaseUrl: string | null): NodeJS.ProcessEnv {
+/** `databaseUrl`: null for SQLite in DATA_DIR, else the PostgreSQL database of this scale. */
+export function serviceEnv(dataDir: string, port: number, databaseUrl: string | null): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['DATABASE_URL', 'REDIS_URL', 'API_KEY_PEPPER', 'API_KEY_PREFIX', 'API_PLANS', 'TRUST_PROXY', 'NODE_OPTIONS', 'DB_POOL_MAX', 'DB_STATEMENT_TIMEOUT_MS']) delete env[k];
   return {
@@ -57,7 +57,8 @@ export async function startServers(
       servers.all.push(servers.bare);
       log(`bare route listening on ${servers.bare.baseUrl} (pid ${servers.bare.pid})`);
     }
-    if (opts.cases.some((c) => c.target === 'service')) {
+    // The rate-limit comparison measures the service as well (its in-memory figures).
+    if (opts.cases.some((c) => c.target === 'service') || opts.limits) {
       const port = await freePort();
       const prof = opts.cpuProf
         ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`, `--cpu-prof-name=service-${opts.db}-scale-${scale}-${Date.now()}.cpuprofile`]

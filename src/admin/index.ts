@@ -13,7 +13,7 @@ import { DomainError } from '../errors.js';
 import { getClinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
 import type { WebhookService } from '../services/webhooks/endpoints.js';
-import { MemoryGcraLimiter } from '../services/rate-limit.js';
+import { RateLimiters } from '../services/shared-rate-limit.js';
 import type { UsageCounter } from '../services/usage.js';
 import { ASSET_PREFIX, assets } from './assets.js';
 import type { AdminContext } from './context.js';
@@ -69,6 +69,8 @@ export interface AdminOptions extends AdminTuning {
   usage: UsageCounter;
   config: Config;
   now: () => number;
+  /** where the sign-in limiters are made: shared by the fleet on Redis with REDIS_URL */
+  limiters?: RateLimiters;
 }
 
 // Everything the pages need comes from this origin; no inline script or style, no framing.
@@ -82,13 +84,16 @@ const BEARER_RE = /^\s*bearer\b/i;
 export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   const session = { ...DEFAULT_SESSION, ...opts.session };
   const throttle = { ...DEFAULT_THROTTLE, ...opts.throttle };
+  // One bucket per (e-mail, IP), e-mail and IP for the whole fleet: with per-instance buckets a
+  // guesser would get one allowance per instance behind the load balancer.
+  const limiters = opts.limiters ?? new RateLimiters(null);
   const ctx: AdminContext = {
     db: opts.db, keys: opts.keys, webhooks: opts.webhooks, usage: opts.usage, config: opts.config, now: opts.now,
     sessions: new Sessions(opts.db, session, opts.now),
     limiters: {
-      accountIp: new MemoryGcraLimiter(throttle.accountIpPerSecond, throttle.accountIpBurst),
-      account: new MemoryGcraLimiter(throttle.accountPerSecond, throttle.accountBurst),
-      ip: new MemoryGcraLimiter(throttle.ipPerSecond, throttle.ipBurst),
+      accountIp: limiters.make('signin-account-ip', throttle.accountIpPerSecond, throttle.accountIpBurst),
+      account: limiters.make('signin-account', throttle.accountPerSecond, throttle.accountBurst),
+      ip: limiters.make('signin-ip', throttle.ipPerSecond, throttle.ipBurst),
     },
     verifySlots: new Semaphore(throttle.verifyConcurrency, throttle.verifyQueue),
     cookies: cookieOptions(opts.cookieSecure ?? 'auto'),

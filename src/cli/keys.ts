@@ -69,10 +69,16 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         const existing = clinicId === undefined ? undefined : await rt.keys.get(clinicId, keyId);
         if (clinicId === undefined || !existing) throw new DomainError('not_found', `no API key with id ${keyId} (clinic-api keys list --clinic CLINIC_ID shows the ids)`, { field: 'key-id' });
         if (existing.revoked_at !== null) return 'already';
-        await rt.keys.revoke(clinicId, keyId);
-        return 'revoked';
+        // With REDIS_URL the revocation is announced to every running server (they evict it at once).
+        const done = await rt.keys.revokeEverywhere(clinicId, keyId);
+        return done?.announced ? 'announced' : rt.redis ? 'not-announced' : 'revoked';
       });
-      info(ctx, outcome === 'already' ? `key ${keyId} was already revoked` : `revoked key ${keyId}; running servers reject it within 5 seconds`);
+      info(ctx, {
+        already: `key ${keyId} was already revoked`,
+        announced: `revoked key ${keyId}; running servers reject it now (announced through Redis)`,
+        'not-announced': `revoked key ${keyId}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds, when their key cache expires`,
+        revoked: `revoked key ${keyId}; running servers reject it within 5 seconds`,
+      }[outcome]);
       result(ctx, keyId, { id: keyId, revoked: true });
     });
 }

@@ -1,7 +1,9 @@
 // API keys: issue, verify, list, revoke. Only HMAC-SHA256(pepper, key) is stored, with a
 // 4-character hint for display. Verification is on the hot path, so verified keys (and the
 // clinic facts a request needs) are cached in process for a few seconds; revoking through this
-// service evicts at once, other instances see it within the cache TTL (<= 5 s).
+// service evicts at once, and, with REDIS_URL, announces the revocation so that every instance
+// evicts it at once too (services/revocations.ts); without Redis, or while it is down, other
+// instances see it within the cache TTL (<= 5 s).
 import { createHmac, hash as digest, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
@@ -93,6 +95,18 @@ export interface KeyServiceOptions {
   apiPlans: readonly Plan[];
   now?: () => number;
   onBackgroundError?: BackgroundErrorHandler;
+  /**
+   * Tells the other instances that `keyId` was revoked (REDIS_URL: services/revocations.ts);
+   * resolves with whether it was announced, never rejects.
+   */
+  announceRevocation?: (keyId: string) => Promise<boolean>;
+}
+
+export interface RevokeOutcome {
+  /** false: it was revoked already (it is evicted here all the same, and announced again) */
+  revoked: boolean;
+  /** whether every instance was told at once (false: no REDIS_URL, or Redis did not answer) */
+  announced: boolean;
 }
 
 export class KeyService {
@@ -152,14 +166,32 @@ export class KeyService {
    * unknown, another clinic's, or already revoked.
    */
   async revoke(clinicId: string, keyId: string): Promise<boolean> {
-    const nowMs = this.now();
-    const done = await revokeApiKey(this.db, clinicId, keyId, Math.floor(nowMs / 1000));
+    return (await this.revokeEverywhere(clinicId, keyId))?.revoked ?? false;
+  }
+
+  /**
+   * revoke(), saying whether the other instances were told at once; undefined when the key is
+   * unknown or another clinic's.
+   */
+  async revokeEverywhere(clinicId: string, keyId: string): Promise<RevokeOutcome | undefined> {
+    const done = await revokeApiKey(this.db, clinicId, keyId, Math.floor(this.now() / 1000));
     // Revoked already (e.g. through the CLI) is still evicted here; another clinic's key is left alone.
-    if (!done && !(await getApiKey(this.db, clinicId, keyId))) return false;
+    if (!done && !(await getApiKey(this.db, clinicId, keyId))) return undefined;
+    this.evict(keyId);
+    const announced = this.opts.announceRevocation ? await this.opts.announceRevocation(keyId) : false;
+    return { revoked: done, announced };
+  }
+
+  /**
+   * Refuses `keyId` from now on in this instance: drops it from the cache, and keeps a lookup
+   * already in flight from caching it as live again. For revocations made here and announced
+   * by other instances or the CLI; revocation is final, so an unknown id costs nothing.
+   */
+  evict(keyId: string): void {
+    const nowMs = this.now();
     for (const [id, at] of this.revokedHere) if (nowMs - at > 2 * CACHE_TTL_MS) this.revokedHere.delete(id);
     this.revokedHere.set(keyId, nowMs);
     for (const [k, entry] of this.cache) if (entry.key.keyId === keyId) this.cache.delete(k);
-    return done;
   }
 
   /**

@@ -37,6 +37,12 @@ describe.each(dialects())('health and metrics on %s', (dialect) => {
     expect(res.json()).toEqual({ status: 'ready', checks: { database: 'up' } });
   });
 
+  it('without REDIS_URL: no Redis check or gauge; the rate-limit fallbacks are 0', async () => {
+    const text = (await scrape()).body;
+    expect(sample(text, 'rate_limit_fallbacks_total')).toBe(0);
+    expect(text).not.toMatch(/^redis_up /m);
+  });
+
   it('/metrics needs the token, compared whole', async () => {
     const none = await call(t, '/metrics', { key: null });
     expectError(none, 401, 'missing_api_key');

@@ -36,6 +36,8 @@ describe('loadConfig defaults', () => {
       cookieSecure: 'auto',
       dbPoolMax: 10,
       dbStatementTimeoutMs: 5000,
+      redisUrl: null,
+      redisTimeoutMs: 10,
       dbConnectTimeoutMs: 2000,
       usageFlushIntervalS: 30,
       shutdownTimeoutS: 10,
@@ -77,6 +79,7 @@ describe('loadConfig defaults', () => {
     expect(c.apiKeyPrefix).toBe('svc');
     expect(c.apiKeyPepper).toBeNull();
     expect(c.databaseUrl).toBeNull();
+    expect(c.redisUrl).toBeNull();
     expect(c.apiPlans).toEqual(['pro_total', 'enterprise', 'premium']);
   });
 
@@ -85,13 +88,18 @@ describe('loadConfig defaults', () => {
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/var/lib/clinic', DATABASE_URL: 'postgres://u:p@db:5432/clinic',
       API_KEY_PREFIX: 'clin', API_KEY_PEPPER: 'x'.repeat(32), RATE_LIMIT_RPS: '5', RATE_LIMIT_BURST: '9',
       AUTH_FAIL_RPS: '2', AUTH_FAIL_BURST: '3', API_PLANS: 'basic, premium', LOG_LEVEL: 'DEBUG', TRUST_PROXY: 'true',
-      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500', COOKIE_SECURE: 'Always', EVENT_RETENTION_DAYS: '90',
+      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500', COOKIE_SECURE: 'Always', EVENT_RETENTION_DAYS: '90', REDIS_URL: 'redis://redis:6379', REDIS_TIMEOUT_MS: '25',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/var/lib/clinic', databaseUrl: 'postgres://u:p@db:5432/clinic', apiKeyPrefix: 'clin',
       apiKeyPepper: 'x'.repeat(32), rateLimitRps: 5, rateLimitBurst: 9, authFailRps: 2, authFailBurst: 3, apiPlans: ['basic', 'premium'],
       logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500, cookieSecure: 'always', eventRetentionDays: 90,
+      redisUrl: 'redis://redis:6379', redisTimeoutMs: 25,
     });
+    // TLS, credentials, a database number: as node-redis reads them.
+    for (const url of ['rediss://user:p%40ss@redis.example:6380/2', 'redis://:secret@10.0.0.5', 'REDIS://localhost/', 'redis://[::1]:6379/0']) {
+      expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    }
     expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/clinic', API_KEY_PEPPER: 'x'.repeat(32) }).databaseUrl).toBe('postgresql://localhost/clinic');
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
@@ -156,10 +164,17 @@ describe('loadConfig validation names the bad variable', () => {
     ['API_KEY_PEPPER', { DATABASE_URL: 'postgres://db/clinic' }, /must be set when DATABASE_URL is set/],
     ['DB_POOL_MAX', { DB_POOL_MAX: '0' }, /from 1 to 1000/],
     ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '5' }, /from 100 to/],
+    ['REDIS_URL', { REDIS_URL: 'localhost:6379' }, /must be a redis:\/\/ or rediss:\/\/ URL, e\.g\. redis:\/\/redis:6379/],
+    ['REDIS_URL', { REDIS_URL: 'http://redis:6379' }, /must be a redis:\/\/ or rediss:\/\/ URL/],
+    ['REDIS_URL', { REDIS_URL: 'redis://u:p@[bad:6379' }, /is not a valid URL.*percent-encode/],
+    ['REDIS_URL', { REDIS_URL: 'redis://redis:6379/cache' }, /database number such as \/0/],
+    ['REDIS_URL', { REDIS_URL: 'redis://redis:6379/0?timeout=5' }, /no query string/],
+    ['REDIS_URL', { REDIS_URL: 'redis://redis:99999' }, /is not a valid URL/],
+    ['REDIS_TIMEOUT_MS', { REDIS_TIMEOUT_MS: '0' }, /from 1 to 1000/],
+    ['REDIS_TIMEOUT_MS', { REDIS_TIMEOUT_MS: '5000' }, /from 1 to 1000/],
     // The feed promises integrators at least 30 days.
     ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '29' }, /from 30 to 3650/],
     ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '30d' }, /got "30d"/],
-    ['REDIS_URL', { REDIS_URL: 'redis://localhost:6379' }, /not available in this version; unset REDIS_URL/],
     ['WEBHOOK_ALLOW_PRIVATE', { WEBHOOK_ALLOW_PRIVATE: 'yes' }, /true or false, got "yes"/],
     ['WEBHOOK_MAX_IN_FLIGHT', { WEBHOOK_MAX_IN_FLIGHT: '0' }, /from 1 to 1000/],
     ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: '5s' }, /got "5s"/],
@@ -194,6 +209,11 @@ describe('loadConfig validation names the bad variable', () => {
 
   it('a pepper of exactly 32 characters is accepted', () => {
     expect(loadConfig({ API_KEY_PEPPER: 'p'.repeat(32) }).apiKeyPepper).toBe('p'.repeat(32));
+  });
+
+  it('a refused REDIS_URL is not echoed (it may hold a password)', () => {
+    const err = configError({ REDIS_URL: 'redis://user:hunter2-secret@redis:6379/db' });
+    expect(err.message).not.toContain('hunter2');
   });
 
   it('the error does not echo the pepper it refused', () => {

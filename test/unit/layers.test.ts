@@ -11,7 +11,7 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** Bottom first: a file may import its own layer and those below it. */
 const LAYERS: [number, RegExp][] = [
   [0, /^(config|errors|time|metrics|startup-errors)\.ts$|^(domain|demo)\//],
-  [1, /^db\//],
+  [1, /^(db|redis)\//],
   [2, /^repos\//],
   [3, /^services\//],
   [4, /^(http|admin)\//],

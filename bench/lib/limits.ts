@@ -1,0 +1,219 @@
+// The rate-limit comparison (`limits`): what limits shared on Redis cost, and whether a fleet
+// holds one limit.
+//
+//  1. Side by side, in one run: the service with its limits in memory (the service the other
+//     cases measured) and a second service process on the same data with REDIS_URL, at the same
+//     fixed rate (--rate, 300/s), for citas and for /me (the cheapest request, where the limiter
+//     is the largest share of the work). Server CPU ms/request, p99, and redis-server's CPU.
+//     The limits are raised as for every case: each request still makes its Redis call.
+//  2. Two instances with a real limit (LIMIT requests/s, bursts of LIMIT) under five times that
+//     load, spread evenly over both, on one fresh key: the requests allowed against what one
+//     limit allows in that time (burst + rate x seconds). With Redis, then, for contrast, with
+//     each instance limiting in its own memory.
+import { createClient } from 'redis';
+import { startRedisServer, type RedisServer } from '../../tools/redis-server.js';
+import { fixedRate, measure, medianOf } from './measure.js';
+import { openLoop, percentile, type OpenLoopResult } from './open-loop.js';
+import type { Options } from './options.js';
+import { cpuMeter, freePort, startServer, waitForQuiet, type ChildServer } from './processes.js';
+import { serviceEnv } from './servers.js';
+import type { ServiceBuild } from './service.js';
+
+/** The service's default REDIS_TIMEOUT_MS (config.ts). */
+const DEFAULT_REDIS_TIMEOUT_MS = 10;
+/** The fleet's limit: requests/s and burst, per key. */
+export const FLEET_LIMIT = 100;
+/**
+ * The fleet on Redis runs twice: with the default REDIS_TIMEOUT_MS, and with a longer one, as an
+ * operator sets it on a crowded host (docs/deploy.md), where a Redis waiting for a CPU longer than
+ * 10 ms counts as an outage and each instance decides in memory meanwhile.
+ */
+const FLEET_REDIS_TIMEOUTS = [DEFAULT_REDIS_TIMEOUT_MS, 100];
+const FLEET_LOAD_FACTOR = 5;
+const DOWN_LINE = 'Redis does not answer';
+
+export type Backend = 'memory' | 'redis';
+
+export interface LimiterRow {
+  id: string;
+  label: string;
+  path: string;
+  backend: Backend;
+  offered: number;
+  achieved: number;
+  p50: number;
+  p99: number;
+  max: number;
+  bad: number;
+  cpuMsPerReq: number;
+  /** redis-server's CPU time per request (redis backend only) */
+  redisCpuMsPerReq: number | null;
+  otherCores: number;
+}
+
+export interface FleetRow {
+  backend: Backend;
+  /** REDIS_TIMEOUT_MS of the instances (redis backend only) */
+  redisTimeoutMs: number | null;
+  instances: number;
+  offered: number;
+  seconds: number;
+  allowed: number;
+  refused: number;
+  /** responses other than 200 and 429, and failed requests */
+  bad: number;
+  /** burst + rate x seconds: what one limit allows */
+  expected: number;
+  /** outages the instances logged (Redis did not answer within REDIS_TIMEOUT_MS) */
+  outages: number;
+  otherCores: number;
+}
+
+export interface LimitsReport {
+  rows: LimiterRow[];
+  fleet: FleetRow[];
+  redisTimeoutMs: string;
+}
+
+const CASES = [
+  { id: 'citas', label: 'citas, default 30 days', path: '/api/v1/citas?limit=100' },
+  { id: 'me', label: 'GET /me (auth and limit only)', path: '/api/v1/me' },
+];
+
+interface LimitsRun {
+  opts: Options;
+  build: ServiceBuild;
+  dataDir: string;
+  databaseUrl: string | null;
+  apiKey: string;
+  /** the service of the other cases: limits in memory */
+  memoryService: ChildServer;
+  /** every process of the run (not counted as other programs' load) */
+  pids: number[];
+  dbPids: () => number[];
+  log: (line: string) => void;
+}
+
+export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
+  const { opts, log } = run;
+  log('rate limits: starting a throw-away redis-server on 127.0.0.1 ...');
+  const redis = await startRedisServer();
+  const started: ChildServer[] = [];
+  const start = async (name: string, extra: NodeJS.ProcessEnv) => {
+    const port = await freePort();
+    const s = await startServer({
+      name, port, readyPath: '/api/v1/openapi.json', cwd: process.cwd(),
+      args: [...opts.nodeArgs, run.build.bin, 'serve'],
+      env: { ...serviceEnv(run.dataDir, port, run.databaseUrl), ...extra },
+    });
+    started.push(s);
+    return s;
+  };
+  try {
+    const redisService = await start('service (REDIS_URL)', { REDIS_URL: redis.url }).catch((err: unknown) => {
+      // e.g. --ref of a commit from before REDIS_URL was accepted
+      throw new Error(`the service did not start with REDIS_URL (--no-limits skips the rate-limit comparison): ${err instanceof Error ? err.message : String(err)}`);
+    });
+    await expectBucketsInRedis(redis, redisService, run.apiKey);
+    const pids = [...run.pids, redisService.pid, redis.pid()];
+    const rows: LimiterRow[] = [];
+    for (const c of CASES) {
+      for (const [backend, server] of [['memory', run.memoryService], ['redis', redisService]] as const) {
+        rows.push(await compare(run, pids, c, backend, server, redis));
+      }
+    }
+    await redisService.stop();
+
+    const fleet: FleetRow[] = [];
+    const fleetRuns = [...FLEET_REDIS_TIMEOUTS.map((t) => ({ backend: 'redis' as const, timeout: t as number | null })), { backend: 'memory' as const, timeout: null }];
+    for (const { backend, timeout } of fleetRuns) {
+      const limit = String(FLEET_LIMIT);
+      const extra = {
+        RATE_LIMIT_RPS: limit, RATE_LIMIT_BURST: limit,
+        ...(backend === 'redis' ? { REDIS_URL: redis.url } : {}), ...(timeout !== null ? { REDIS_TIMEOUT_MS: String(timeout) } : {}),
+      };
+      const pair = [await start(`fleet ${backend} 1`, extra), await start(`fleet ${backend} 2`, extra)];
+      fleet.push(await fleetCase(run, [...run.pids, ...pair.map((s) => s.pid), redis.pid()], backend, timeout, pair, redis));
+      await Promise.all(pair.map((s) => s.stop()));
+    }
+    return { rows, fleet, redisTimeoutMs: process.env.REDIS_TIMEOUT_MS ?? '10 (the default)' };
+  } finally {
+    await Promise.all(started.map((s) => s.stop()));
+    await redis.close();
+  }
+}
+
+/**
+ * The service with REDIS_URL decides in Redis: a request runs the GCRA script there (counted in
+ * Redis' own command statistics; the bucket itself expires at once at the raised limits).
+ */
+async function expectBucketsInRedis(redis: RedisServer, server: ChildServer, apiKey: string): Promise<void> {
+  const raw = createClient({ url: redis.url });
+  await raw.connect();
+  const scriptCalls = async () => {
+    const stats = await raw.info('commandstats');
+    return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  };
+  try {
+    const before = await scriptCalls();
+    const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } });
+    if (res.status !== 200) throw new Error(`the service with REDIS_URL answered ${res.status} to /api/v1/me`);
+    if ((await scriptCalls()) <= before) throw new Error('the service with REDIS_URL did not run its limit in Redis');
+  } finally {
+    raw.destroy();
+  }
+}
+
+async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number], backend: Backend, server: ChildServer, redis: RedisServer): Promise<LimiterRow> {
+  const { opts, log } = run;
+  log(`rate limits: ${c.id} at ${opts.rate} req/s, limits ${backend === 'redis' ? 'on Redis' : 'in memory'}, ${opts.duration} s ...`);
+  const headers = { authorization: `Bearer ${run.apiKey}` };
+  let redisMs = 0;
+  const m = await medianOf(opts.repeat, (x) => percentile(x.result.latencies, 99), async () => {
+    const redisMeter = cpuMeter(redis.pid(), []);
+    const measured = await measure(server, pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: 200 }));
+    redisMs = redisMeter.stop().serverMs;
+    return measured;
+  });
+  const r = m.result;
+  const row: LimiterRow = {
+    id: c.id, label: c.label, path: c.path, backend, offered: r.offered, achieved: r.achieved,
+    p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), max: percentile(r.latencies, 100), bad: r.unexpected + r.errors,
+    cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.completed),
+    // With --repeat the Redis figure is from the last run, not necessarily the median one.
+    redisCpuMsPerReq: backend === 'redis' ? redisMs / Math.max(1, r.completed) : null,
+    otherCores: m.cpu.otherCores,
+  };
+  const notOk = [...r.statuses].filter(([status]) => status < 200 || status > 299).map(([status, n]) => `${n} x ${status}`);
+  if (r.errors) notOk.push(`${r.errors} failed requests`);
+  log(`  p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, server CPU ${row.cpuMsPerReq.toFixed(3)} ms/req` +
+    `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors${notOk.length ? ` (${notOk.join(', ')})` : ''}, other load ${row.otherCores.toFixed(2)} cores`);
+  return row;
+}
+
+async function fleetCase(run: LimitsRun, pids: number[], backend: Backend, timeout: number | null, pair: ChildServer[], redis: RedisServer): Promise<FleetRow> {
+  const { opts, log } = run;
+  const offered = FLEET_LOAD_FACTOR * FLEET_LIMIT;
+  log(`rate limits: two instances, limits ${backend === 'redis' ? `on Redis (REDIS_TIMEOUT_MS ${timeout})` : 'in memory'}, ${offered} req/s offered on one key (${FLEET_LOAD_FACTOR}x its limit of ${FLEET_LIMIT}/s, burst ${FLEET_LIMIT}), ${opts.duration} s ...`);
+  if (opts.quietWait > 0) await waitForQuiet(pids, 0.15, opts.quietWait * 1000);
+  // A fresh bucket: nothing of earlier runs in Redis (the in-memory instances are new processes).
+  const raw = createClient({ url: redis.url });
+  await raw.connect();
+  await raw.flushAll();
+  raw.destroy();
+  const headers = { authorization: `Bearer ${run.apiKey}` };
+  const meter = cpuMeter(-1, pids, run.dbPids());
+  const results: OpenLoopResult[] = await Promise.all(pair.map((s) => openLoop(`${s.baseUrl}/api/v1/me`, headers, offered / pair.length, opts.duration)));
+  const { otherCores } = meter.stop();
+  const allowed = results.reduce((n, r) => n + r.ok, 0);
+  const refused = results.reduce((n, r) => n + (r.statuses.get(429) ?? 0), 0);
+  const bad = results.reduce((n, r) => n + r.completed - r.ok - (r.statuses.get(429) ?? 0) + r.errors, 0);
+  const row: FleetRow = {
+    backend, redisTimeoutMs: timeout, instances: pair.length, offered, seconds: opts.duration, allowed, refused, bad,
+    expected: FLEET_LIMIT + FLEET_LIMIT * opts.duration,
+    outages: pair.reduce((n, s) => n + s.output().split(DOWN_LINE).length - 1, 0),
+    otherCores,
+  };
+  log(`  allowed ${allowed} of ${allowed + refused} (expected ${row.expected}: ${(allowed / row.expected).toFixed(2)}x), ${bad} other answers/errors, ${row.outages} Redis outages logged`);
+  return row;
+}

@@ -1,0 +1,66 @@
+// The GCRA of services/rate-limit.ts (MemoryGcraLimiter.decide) as one Lua script, so that every
+// instance shares one bucket per key: read, decide and write happen atomically inside Redis, on
+// Redis' clock (TIME), so the instances' own clocks do not matter. node-redis runs it with
+// EVALSHA and loads it (EVAL) when Redis answers NOSCRIPT, e.g. after a restart.
+//
+// The arithmetic is the memory limiter's, line for line, in IEEE doubles (Lua's numbers): time in
+// emission intervals ("ticks"), +1 per request, the same epsilon. test/unit/rate-limit.test.ts
+// runs one table of scenarios against both. Two details keep it exact:
+//  - the TAT is stored with %.17g: Lua's tostring keeps 14 digits, and at a slow rate (the
+//    dashboard's one a minute) the rounded TAT would cost some bursts their last request;
+//  - every reply is an integer (Redis truncates Lua numbers in replies).
+// The key expires when its TAT is reached: from then on it is indistinguishable from a new key.
+// With the caller's clock (the arithmetic tests' explicit times) the key is kept instead: an
+// expiry counts in Redis' time, which a simulated clock does not follow.
+import { defineScript, type CommandParser } from 'redis';
+
+const SCRIPT = `
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local take = ARGV[3] == '1'
+local callers_clock = ARGV[4] ~= nil and ARGV[4] ~= ''
+local now_ms
+if callers_clock then
+  now_ms = tonumber(ARGV[4])
+else
+  local t = redis.call('TIME')
+  now_ms = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+end
+local now = now_ms * rate / 1000
+local eps = 1e-9 + math.abs(now) * 1e-15
+local function seconds(ticks)
+  return math.max(0, math.ceil((ticks - eps) / rate))
+end
+local tat = now
+local stored = redis.call('GET', KEYS[1])
+if stored then tat = math.max(tonumber(stored), now) end
+local nxt = tat + 1
+if nxt - now > burst + eps then
+  return {0, 0, math.max(1, seconds(tat - now)), math.max(1, seconds(nxt - burst - now))}
+end
+local after = tat
+if take then
+  after = nxt
+  if callers_clock then
+    redis.call('SET', KEYS[1], string.format('%.17g', nxt))
+  else
+    redis.call('SET', KEYS[1], string.format('%.17g', nxt), 'PX', math.max(1, math.ceil((nxt - now) * 1000 / rate)))
+  end
+end
+return {1, math.max(0, math.floor(burst - (after - now) + eps)), seconds(after - now), 0}
+`;
+
+/** [allowed (1|0), remaining, resetSeconds, retryAfterSeconds] */
+export type GcraReply = [number, number, number, number];
+
+export const GCRA_SCRIPT = defineScript({
+  SCRIPT,
+  NUMBER_OF_KEYS: 1,
+  /** key, rate (requests/s), burst, take, and the time in ms when the caller's clock is used (tests) */
+  parseCommand(parser: CommandParser, key: string, rate: number, burst: number, take: boolean, nowMs?: number) {
+    parser.pushKey(key);
+    parser.push(String(rate), String(burst), take ? '1' : '0');
+    if (nowMs !== undefined) parser.push(String(nowMs));
+  },
+  transformReply: (reply: unknown) => reply as GcraReply,
+});

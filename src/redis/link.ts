@@ -1,0 +1,344 @@
+// The connection to Redis (node-redis) and whether it answers. Redis holds the shared rate-limit
+// buckets and carries revocations, and the service must never fail or stall because of it, so
+// every call here is bounded and never throws:
+//
+//   - a call is given up on when Redis has sent nothing for `timeoutMs` (REDIS_TIMEOUT_MS) while
+//     it waits, and resolves with no answer; the caller decides without Redis
+//     (services/shared-rate-limit.ts: the in-memory limiter). Silence, not the call's age: a
+//     burst of calls queued on the connection is answered in turn, each reply proving Redis alive;
+//     the calls waiting on a frozen or unreachable Redis all give up within the timeout;
+//   - the first call that fails or times out marks the link `down`; while down no request goes
+//     to Redis at all (no waiting, no queue building up behind a frozen server), and a probe
+//     (the rate-limit script itself, on a key of its own) runs every `probeEveryMs`; the first
+//     probe answered within the timeout marks it `up` again;
+//   - commands are never queued while the socket is disconnected (disableOfflineQueue): they
+//     fail at once; the client reconnects by itself (at most a second between attempts).
+//
+// A timeout is declared only after the event loop has had the chance to read replies that have
+// already arrived: when the timer fires, the check waits for setImmediate, which runs after the
+// loop's poll phase. Otherwise a loop busy for longer than the timeout (a large response being
+// serialized) would count replies that had arrived in time as timeouts.
+import { createClient, type RedisClientType } from 'redis';
+import { GCRA_SCRIPT, type GcraReply } from './gcra-script.js';
+
+export type RedisState = 'up' | 'down';
+
+export interface RedisLinkOptions {
+  url: string;
+  /** the most a call may wait for Redis (REDIS_TIMEOUT_MS) */
+  timeoutMs: number;
+  /** how often a down link checks whether Redis answers again */
+  probeEveryMs?: number;
+  /**
+   * Called when the state changes: `down` with the reason (an error's message, "no answer
+   * within 10 ms"), `up` when Redis answers again. The first `down` is reported even if it was
+   * never up. An outage that begins within `reportQuietMs` of the last one reported is reported
+   * only if it is still going on when that time is up (and then with the count of the shorter
+   * ones), so a flapping Redis does not fill the log; `up` follows only a reported `down`.
+   */
+  onStateChange?: (state: RedisState, reason: string | null) => void;
+  /** default one minute */
+  reportQuietMs?: number;
+}
+
+const NO_ANSWER = Symbol('no answer');
+type Bounded<T> = T | typeof NO_ANSWER;
+
+/** A call waiting for Redis (see bounded()). */
+interface Pending {
+  /** when it was written to the socket (stampSoon); -1 until then */
+  sentAt: number;
+  ms: number;
+  settle: (value: unknown) => void;
+  done: boolean;
+}
+
+const DEFAULT_PROBE_EVERY_MS = 250;
+const DEFAULT_REPORT_QUIET_MS = 60_000;
+const CONNECT_TIMEOUT_MS = 1_000;
+/** The probe's bucket: the same script as requests, writing like them, never refusing. */
+const PROBE_KEY = 'clinic-api:probe';
+
+type Client = RedisClientType<Record<string, never>, Record<string, never>, { gcra: typeof GCRA_SCRIPT }>;
+
+/** `url` without its password, for logs and messages. */
+export function describeRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+export class RedisLink {
+  private readonly client: Client;
+  private subscriber: Client | null = null;
+  private current: RedisState = 'down';
+  /** the state last reported to onStateChange (null: nothing yet) */
+  private reported: RedisState | null = null;
+  private started = false;
+  private closed = false;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private probeInFlight: Promise<unknown> | null = null;
+  private readonly waiters = new Set<() => void>();
+  /** calls waiting for a reply, oldest first; done ones are dropped at the next check */
+  private pending: Pending[] = [];
+  private lastReplyAt = 0;
+  private watchdog: NodeJS.Timeout | null = null;
+  private stamping = false;
+  private lastDownReportAt = -Infinity;
+  private quietOutages = 0;
+  private lastReason = '';
+  private deferredReport: NodeJS.Timeout | null = null;
+  private readonly reportQuietMs: number;
+  private readonly timeoutMs: number;
+  private readonly probeEveryMs: number;
+
+  constructor(private readonly opts: RedisLinkOptions) {
+    this.timeoutMs = opts.timeoutMs;
+    this.probeEveryMs = opts.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS;
+    this.reportQuietMs = opts.reportQuietMs ?? DEFAULT_REPORT_QUIET_MS;
+    this.client = createClient({
+      url: opts.url,
+      disableOfflineQueue: true,
+      scripts: { gcra: GCRA_SCRIPT },
+      socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
+    }) as unknown as Client;
+    // Connection errors arrive here on every reconnection attempt: they are the state's business
+    // (reported once), never an uncaught 'error' event.
+    this.client.on('error', (err: unknown) => this.markDown(err));
+    // Reconnected: check at once rather than at the next probe.
+    this.client.on('ready', () => this.probe());
+  }
+
+  get state(): RedisState {
+    return this.current;
+  }
+
+  /** Connects in the background and starts probing. Idempotent; never throws. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    this.client.connect().catch((err: unknown) => this.markDown(err));
+    this.probeTimer = setInterval(() => {
+      if (this.current === 'down') this.probe();
+    }, this.probeEveryMs);
+    this.probeTimer.unref();
+  }
+
+  /** Starts the link and waits up to `ms` for Redis to answer; whether it did. */
+  async waitUp(ms: number): Promise<boolean> {
+    this.start();
+    if (this.current === 'up') return true;
+    let wake: () => void = () => {};
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+      this.waiters.add(resolve);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([woken, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+    clearTimeout(timer);
+    this.waiters.delete(wake);
+    return this.state === 'up';
+  }
+
+  /**
+   * One GCRA decision on Redis (gcra-script.ts), or null when Redis is down or did not answer
+   * in time. `nowMs` replaces Redis' clock (tests only).
+   */
+  async gcra(key: string, rate: number, burst: number, take: boolean, nowMs?: number): Promise<GcraReply | null> {
+    if (this.current !== 'up') return null;
+    const reply = await this.bounded(this.client.gcra(key, rate, burst, take, nowMs), this.timeoutMs);
+    return reply === NO_ANSWER ? null : (reply as GcraReply);
+  }
+
+  /**
+   * Publishes `message` on `channel`; whether Redis took it. A running server's link answers at
+   * once when Redis is down and waits at most the call timeout; a link that was never started
+   * (the CLI connects only for this) first waits up to `connectMs` for Redis.
+   */
+  async publish(channel: string, message: string, connectMs: number): Promise<boolean> {
+    let budget = this.timeoutMs;
+    if (!this.started) {
+      const t0 = performance.now();
+      if (!(await this.waitUp(connectMs))) return false;
+      budget = Math.max(budget, connectMs - (performance.now() - t0));
+    }
+    if (this.state !== 'up') return false;
+    return (await this.bounded(this.client.publish(channel, message), budget)) !== NO_ANSWER;
+  }
+
+  /**
+   * Calls `onMessage` for every message on `channel`, on a connection of its own (a subscribed
+   * connection takes no other commands). node-redis subscribes again after every reconnection;
+   * what is published while this instance is disconnected is lost, which the callers allow for.
+   */
+  subscribe(channel: string, onMessage: (message: string) => void): void {
+    if (this.subscriber || this.closed) return;
+    this.start();
+    const sub = this.client.duplicate({ disableOfflineQueue: false }) as unknown as Client;
+    this.subscriber = sub;
+    sub.on('error', () => {}); // the command connection reports the state
+    sub.connect()
+      .then(() => sub.subscribe(channel, (message: string) => onMessage(message)))
+      .catch(() => {}); // closed before it connected
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    if (this.watchdog) clearTimeout(this.watchdog);
+    if (this.deferredReport) clearTimeout(this.deferredReport);
+    for (const call of this.pending) if (!call.done) call.settle(NO_ANSWER);
+    this.pending = [];
+    for (const wake of this.waiters) wake();
+    for (const c of [this.client, this.subscriber]) {
+      if (!c) continue;
+      // destroy(): at once, without waiting for replies a frozen server would never send.
+      try {
+        c.destroy();
+      } catch {
+        // never connected
+      }
+    }
+  }
+
+  private probe(): void {
+    if (this.probeInFlight || this.closed || !this.started) return;
+    const call = this.client.gcra(PROBE_KEY, 1_000_000, 1_000_000, true);
+    this.probeInFlight = call.then(() => {}, () => {}).finally(() => {
+      this.probeInFlight = null;
+    });
+    // A late answer does not count: a Redis slower than the timeout would only fail requests' calls.
+    void this.bounded(call, this.timeoutMs).then((r) => {
+      if (r !== NO_ANSWER) this.markUp();
+    });
+  }
+
+  /**
+   * `p`'s value, or NO_ANSWER if it fails, or if Redis sends nothing for `ms` while it waits.
+   * Never rejects. Replies come in order on the connection, so any reply says Redis is alive:
+   * a call queued behind a burst of others waits its turn, and only a Redis that has gone
+   * silent (frozen, unreachable) is given up on. One watchdog timer serves every call.
+   */
+  private bounded<T>(p: Promise<T>, ms: number): Promise<Bounded<T>> {
+    return new Promise((resolve) => {
+      const call: Pending = { sentAt: -1, ms, settle: resolve as (v: unknown) => void, done: false };
+      this.pending.push(call);
+      this.stampSoon();
+      p.then(
+        (v) => {
+          this.lastReplyAt = performance.now();
+          if (call.done) {
+            // An answer after we gave up: Redis is back (thawed, or had a CPU again). Check now.
+            if (this.current === 'down') this.probe();
+            return;
+          }
+          call.done = true;
+          resolve(v);
+        },
+        (err: unknown) => {
+          if (call.done) return;
+          call.done = true;
+          this.markDown(err);
+          resolve(NO_ANSWER);
+        },
+      );
+    });
+  }
+
+  /**
+   * node-redis writes the commands issued during a turn of the event loop at its end (in a
+   * setImmediate), so a call's clock starts then, not when it was issued: a turn that runs long
+   * (many requests arriving at once on a busy machine) must not count against Redis. One
+   * setImmediate, queued after node-redis' own, stamps every call of the turn.
+   */
+  private stampSoon(): void {
+    if (this.stamping) return;
+    this.stamping = true;
+    setImmediate(() => {
+      this.stamping = false;
+      const now = performance.now();
+      let first = Infinity;
+      for (const call of this.pending) {
+        if (call.sentAt < 0) call.sentAt = now;
+        if (!call.done) first = Math.min(first, call.ms);
+      }
+      if (first !== Infinity) this.armWatchdog(first);
+    });
+  }
+
+  private armWatchdog(ms: number): void {
+    if (this.watchdog) return;
+    // When it fires, setImmediate lets the poll phase read replies that are already there first.
+    this.watchdog = setTimeout(() => setImmediate(() => this.checkPending()), ms);
+  }
+
+  /** Gives up on the calls that have heard nothing from Redis for their `ms`; re-arms for the rest. */
+  private checkPending(): void {
+    this.watchdog = null;
+    const now = performance.now();
+    let next = Infinity;
+    let expired: string | null = null;
+    for (const call of this.pending) {
+      if (call.done || call.sentAt < 0) continue;
+      const silentFor = now - Math.max(call.sentAt, this.lastReplyAt);
+      if (silentFor >= call.ms) {
+        call.done = true;
+        call.settle(NO_ANSWER);
+        expired = `no answer within ${call.ms} ms`;
+      } else next = Math.min(next, call.ms - silentFor);
+    }
+    this.pending = this.pending.filter((c) => !c.done);
+    if (expired) this.markDown(expired);
+    if (next !== Infinity) this.armWatchdog(Math.max(1, Math.ceil(next)));
+  }
+
+  private markDown(err: unknown): void {
+    if (this.closed) return;
+    const wasUp = this.current === 'up';
+    this.current = 'down';
+    // A blip (a crowded host that left Redis without a CPU for a moment) is over as soon as
+    // Redis answers again: ask at once rather than at the next probe.
+    if (wasUp) setImmediate(() => this.probe());
+    if (this.reported === 'down') return;
+    this.lastReason = err instanceof Error ? err.message || err.name : String(err);
+    const quietFor = this.lastDownReportAt + this.reportQuietMs - performance.now();
+    if (quietFor <= 0) {
+      this.reportDown();
+      return;
+    }
+    // Within the quiet time after the last outage reported: reported only if it outlasts it.
+    this.deferredReport ??= setTimeout(() => {
+      this.deferredReport = null;
+      if (this.current === 'down' && this.reported !== 'down') this.reportDown();
+    }, quietFor);
+    this.deferredReport.unref();
+  }
+
+  private reportDown(): void {
+    this.reported = 'down';
+    this.lastDownReportAt = performance.now();
+    const blips = this.quietOutages;
+    this.quietOutages = 0;
+    this.opts.onStateChange?.('down', blips > 0 ? `${this.lastReason} (and ${blips} shorter outage${blips === 1 ? '' : 's'} since the last one reported)` : this.lastReason);
+  }
+
+  private markUp(): void {
+    if (this.closed) return;
+    const wasDown = this.current === 'down';
+    this.current = 'up';
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
+    if (this.reported === 'up') {
+      // The end of an outage that was not reported (see markDown): counted for the next report.
+      if (wasDown) this.quietOutages++;
+      return;
+    }
+    this.reported = 'up';
+    this.opts.onStateChange?.('up', null);
+  }
+}

@@ -1,0 +1,149 @@
+// Failing open, in one process, on a real redis-server that is killed, restarted, frozen
+// (SIGSTOP) and thawed: every decision is made at once (in memory while Redis is away) and
+// counted, the outage is reported once however many calls fail, and the limiters go back to
+// Redis by themselves when it answers. The same faults under HTTP traffic on a real server
+// process: fail-open.test.ts.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { RedisLink, type RedisState } from '../../src/redis/link.js';
+import type { RateDecision, RateLimiter } from '../../src/services/rate-limit.js';
+import { RateLimiters } from '../../src/services/shared-rate-limit.js';
+import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
+
+const runs = redisAvailable('failing open on Redis (test/fleet/redis-link.test.ts)');
+
+/** Resolves once `cond()` holds, checking every 10 ms; rejects after `ms`. */
+async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe.skipIf(!runs)('RedisLink and the shared limiters when Redis goes away', () => {
+  let redis: RedisServer;
+  const links: RedisLink[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterEach(async () => {
+    for (const l of links.splice(0)) await l.close();
+    redis.thaw();
+    await redis.start(); // running again for the next test
+  });
+  afterAll(async () => {
+    await redis?.close();
+  });
+
+  /** A started link with a record of what it reported, and limiters on it. */
+  async function linked(opts: { reportQuietMs?: number } = {}) {
+    const events: [RedisState, string | null][] = [];
+    // 50 ms of silence: generous for a shared test machine, short beside the test's waits.
+    const link = new RedisLink({ url: redis.url, timeoutMs: 50, probeEveryMs: 50, onStateChange: (s, r) => events.push([s, r]), ...opts });
+    links.push(link);
+    expect(await link.waitUp(10_000)).toBe(true);
+    return { link, events, limiters: new RateLimiters(link) };
+  }
+
+  const take = (l: RateLimiter, n: number, key = 'k'): Promise<RateDecision[]> => Promise.all(Array.from({ length: n }, () => l.consume(key)));
+  const allowed = (ds: RateDecision[]) => ds.filter((d) => d.allowed).length;
+
+  it('killed: decisions fall back to memory at once and are counted; reported once; back on Redis when it returns', async () => {
+    const { link, events, limiters } = await linked();
+    // One request a minute, bursts of 3: time does not refill anything during the test.
+    const l = limiters.make('killed', 1 / 60, 3);
+    expect(allowed(await take(l, 4))).toBe(3);
+    expect(limiters.health()).toEqual({ redis: 'up', fallbacks: 0 });
+    expect(events.map(([s]) => s)).toEqual(['up']);
+
+    await redis.kill();
+    await until(() => link.state === 'down', 'the link to notice');
+    // The in-memory twin limits on its own (a fresh bucket: this instance's share of the outage).
+    expect(allowed(await take(l, 5))).toBe(3);
+    // Many more calls, and the client's reconnection attempts, report nothing more.
+    for (let i = 0; i < 20; i++) await take(l, 5);
+    const during = limiters.health();
+    expect(during.redis).toBe('down');
+    expect(during.fallbacks).toBeGreaterThanOrEqual(105);
+    expect(events.map(([s]) => s)).toEqual(['up', 'down']);
+    expect(events[1]![1]).toMatch(/closed|ECONNREFUSED|offline/i);
+
+    await redis.start();
+    await until(() => link.state === 'up', 'Redis to be used again');
+    expect(events.map(([s]) => s)).toEqual(['up', 'down', 'up']);
+    // Back on Redis: a restarted, empty Redis, so a fresh shared bucket; nothing falls back.
+    const before = limiters.health().fallbacks;
+    expect(allowed(await take(l, 4))).toBe(3);
+    expect(limiters.health()).toEqual({ redis: 'up', fallbacks: before });
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      expect(await raw.exists('clinic-api:rl:killed:k')).toBe(1);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  it('frozen (SIGSTOP): calls give up after the timeout instead of waiting; thawed, Redis is used again', async () => {
+    const { link, events, limiters } = await linked();
+    const l = limiters.make('frozen', 1 / 60, 3);
+    expect(allowed(await take(l, 1))).toBe(1);
+    redis.freeze();
+    // These resolve while Redis is still frozen (the test would hang here otherwise).
+    const ds = await take(l, 10);
+    expect(allowed(ds)).toBe(3);
+    expect(link.state).toBe('down');
+    expect(limiters.health().fallbacks).toBe(10);
+    // While down, nothing is sent: later calls decide at once.
+    expect(allowed(await take(l, 5, 'other'))).toBe(3);
+    expect(limiters.health().fallbacks).toBe(15);
+    expect(events.map(([s]) => s)).toEqual(['up', 'down']);
+    expect(events[1]![1]).toBe('no answer within 50 ms');
+
+    redis.thaw();
+    await until(() => link.state === 'up', 'Redis to be used again');
+    // The shared bucket still holds the one request taken before the freeze (and whatever
+    // calls reached Redis as it froze): no more than 2 of 3 are left.
+    expect(allowed(await take(l, 3))).toBeLessThanOrEqual(2);
+    expect(limiters.health().fallbacks).toBe(15);
+    expect(events.map(([s]) => s)).toEqual(['up', 'down', 'up']);
+  });
+
+  it('an outage soon after another is reported only if it lasts (a flapping Redis does not fill the log)', async () => {
+    const { link, events } = await linked({ reportQuietMs: 1_500 });
+    await redis.kill();
+    await until(() => link.state === 'down', 'the first outage');
+    await redis.start();
+    await until(() => link.state === 'up', 'the first recovery');
+    expect(events.map(([s]) => s)).toEqual(['up', 'down', 'up']);
+    // A blip within the quiet time: not reported, nor its end.
+    await redis.kill();
+    await until(() => link.state === 'down', 'the blip');
+    await redis.start();
+    await until(() => link.state === 'up', 'the blip to end');
+    expect(events.map(([s]) => s)).toEqual(['up', 'down', 'up']);
+    // An outage that outlasts the quiet time is reported when it is up, with the blips before it.
+    await redis.kill();
+    await until(() => events.length === 4, 'the lasting outage to be reported');
+    expect(events[3]![0]).toBe('down');
+    expect(events[3]![1]).toMatch(/\(and 1 shorter outage since the last one reported\)$/);
+  });
+
+  it('publishing: false at once from a running link while Redis is down; a CLI\'s link connects first, within its budget', async () => {
+    const { link } = await linked();
+    expect(await link.publish('clinic-api:test', 'hello', 2_000)).toBe(true);
+    await redis.kill();
+    await until(() => link.state === 'down', 'the link to notice');
+    expect(await link.publish('clinic-api:test', 'hello', 60_000)).toBe(false);
+    // A link never started (the CLI's) waits for a connection, up to its budget.
+    const cli = new RedisLink({ url: redis.url, timeoutMs: 50 });
+    links.push(cli);
+    expect(await cli.publish('clinic-api:test', 'hello', 300)).toBe(false);
+    await redis.start();
+    const cli2 = new RedisLink({ url: redis.url, timeoutMs: 50 });
+    links.push(cli2);
+    expect(await cli2.publish('clinic-api:test', 'hello', 10_000)).toBe(true);
+  });
+});
