@@ -19,6 +19,12 @@ import { verdicts } from './verdicts.js';
 const MiB = 2 ** 20;
 /** Statement timeout while the data set is generated (one transaction per clinic, up to 1M rows). */
 const BUILD_STATEMENT_TIMEOUT_MS = 600_000;
+/**
+ * The service's config refuses a SOCKET_TIMEOUT_MS below DB_STATEMENT_TIMEOUT_MS +
+ * DB_CONNECT_TIMEOUT_MS + 1000, and the data-set builder loads that config. It serves no HTTP, so
+ * the value only has to pass: room for the longest connect timeout the config accepts (60 s).
+ */
+const BUILD_SOCKET_TIMEOUT_MS = BUILD_STATEMENT_TIMEOUT_MS + 60_000 + 1_000;
 
 /** Where the service under load reads and measures: the servers, their pids and the database's. */
 interface UnderLoad {
@@ -39,7 +45,11 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     const databaseUrl = await scaleDatabase(pg, scale);
     const ds = await prepareDataset({
       db: opts.db, dataDir, scale, smallScale: opts.smallScale, smallClinics: opts.smallClinics, log, mods, madeBy: build.describe,
-      env: { ...serviceEnv(dataDir, 0, databaseUrl), DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS) },
+      env: {
+        ...serviceEnv(dataDir, 0, databaseUrl),
+        DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS),
+        SOCKET_TIMEOUT_MS: String(BUILD_SOCKET_TIMEOUT_MS),
+      },
     });
     servers = await startServers(opts, ROOT, scale, dataDir, databaseUrl, ds, build, defaultCitasRange(ds, mods), log);
     const { bare, service } = servers;
