@@ -20,12 +20,6 @@ import { verdicts } from './verdicts.js';
 const MiB = 2 ** 20;
 /** Statement timeout while the data set is generated (one transaction per clinic, up to 1M rows). */
 const BUILD_STATEMENT_TIMEOUT_MS = 600_000;
-/**
- * The service's config refuses a SOCKET_TIMEOUT_MS below DB_STATEMENT_TIMEOUT_MS +
- * DB_CONNECT_TIMEOUT_MS + 1000, and the data-set builder loads that config. It serves no HTTP, so
- * the value only has to pass: room for the longest connect timeout the config accepts (60 s).
- */
-
 /** Where the service under load reads and measures: the servers, their pids and the database's. */
 interface UnderLoad {
   opts: Options;
