@@ -3,8 +3,8 @@
 // - anything shaped like a key, wherever it was pasted (the path, a parameter's name or value,
 //   percent-encoded or not), is masked: the configured prefix followed by `_`, the default shape
 //   (`<2-16 lowercase letters or digits>_<43 base64url characters>`, so keys made under another
-//   prefix too), and any other long opaque token (32+ characters of the key alphabet that are not
-//   a UUID);
+//   prefix too), a webhook signing secret (`whsec_...`), and any other long opaque token (32+
+//   characters of the key alphabet that are not a UUID);
 // - of the query string only the values of non-personal filters are kept; `q` (a name or a
 //   phone) and anything unknown are masked whatever they hold;
 // - an error's message and stack are masked the same way, and the raw bytes of a request Node
@@ -25,6 +25,10 @@ export function secretMasker(prefix: string): (text: string) => string {
       `${prefix}_[A-Za-z0-9_-]*`,
       // the default shape, under any prefix
       '[a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43}',
+      // a webhook signing secret (Standard Webhooks: whsec_ and standard base64, whose + and /
+      // would otherwise cut it into pieces too short for the next rule; a + decoded from a query
+      // string is a space)
+      'whsec_[A-Za-z0-9+/= _-]*',
       // any long opaque token
       '[A-Za-z0-9_-]{32,}',
     ].join('|'),

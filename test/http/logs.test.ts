@@ -20,6 +20,10 @@ describe('log lines never hold a key', () => {
   const OTHER_PREFIX = `svc_${secret()}`;
   const TRUNCATED = `clin_${secret().slice(0, 20)}`;
   const OPAQUE = secret() + secret();
+  // A webhook signing secret (whsec_ and standard base64): its + and / cut it into pieces that
+  // are each shorter than a long opaque token.
+  const b64 = randomBytes(24).toString('base64');
+  const WEBHOOK = `whsec_${b64.slice(0, 11)}+${b64.slice(12, 22)}/${b64.slice(23)}`;
   let real: string;
 
   beforeAll(async () => {
@@ -35,14 +39,14 @@ describe('log lines never hold a key', () => {
 
   /** Every 12-character piece of every secret: none may be in the log. */
   function expectNoSecretIn(text: string) {
-    for (const key of [CONFIGURED, OTHER_PREFIX, TRUNCATED, OPAQUE, real]) {
+    for (const key of [CONFIGURED, OTHER_PREFIX, TRUNCATED, OPAQUE, WEBHOOK, real]) {
       const s = key.slice(key.indexOf('_') + 1);
       for (let i = 0; i + 12 <= s.length; i += 6) expect(text, `a piece of ${key.slice(0, 8)}...`).not.toContain(s.slice(i, i + 12));
     }
   }
 
   it('in the path, every parameter and every header, in any encoding', async () => {
-    const keys = [CONFIGURED, OTHER_PREFIX, TRUNCATED, OPAQUE, () => real];
+    const keys = [CONFIGURED, OTHER_PREFIX, TRUNCATED, OPAQUE, WEBHOOK, () => real];
     for (const k of keys) {
       const key = typeof k === 'function' ? k() : k;
       const enc = encodeURIComponent(key).replace(/_/g, '%5F');
