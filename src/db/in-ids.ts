@@ -5,8 +5,8 @@ import { dialectOf } from './dialect.js';
 
 /**
  * PostgreSQL gets one array parameter (`= any($1::text[])`): planning an IN list of thousands
- * of parameters took longer than the look-ups themselves (an import renders its events 1,000
- * records at a time). SQLite gets the IN list, whose prepared statement it caches.
+ * of parameters took longer than the look-ups themselves (an import reads back 5,000 records at
+ * a time to render their events). SQLite gets the IN list, whose prepared statement it caches.
  */
 export function inIds<T>(db: Kysely<T>, column: string, ids: readonly string[]) {
   return dialectOf(db) === 'postgres'
