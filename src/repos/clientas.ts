@@ -4,6 +4,7 @@
 // A search (`q`) finds its page's ids through repos/clientas-search.ts, then reads them here.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import { inIds } from '../db/in-ids.js';
 
 export interface ClientasFilter {
   /** normalised (lower-case, accent-free) name substring, or null */
@@ -63,7 +64,7 @@ export async function clientasByIds(db: Kysely<DB>, clinicId: string, ids: strin
   if (ids.length === 0) return [];
   // Primary-key look-ups, put back in the page's order here: with an ORDER BY, SQLite would
   // rather walk the clinic's whole name index than sort a page.
-  const rows = (await withDerived(db, clinicId, nowSeconds).where('c.id', 'in', ids).execute()) as ClientaRow[];
+  const rows = (await withDerived(db, clinicId, nowSeconds).where(inIds(db, 'c.id', ids)).execute()) as ClientaRow[];
   const at = new Map(ids.map((id, i) => [id, i]));
   return rows.sort((a, b) => at.get(a.id)! - at.get(b.id)!);
 }

@@ -4,6 +4,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import { dialectOf } from '../db/dialect.js';
 import type { DB, LlamadasTable } from '../db/schema.js';
+import { inIds } from '../db/in-ids.js';
 
 export interface LlamadasFilter {
   start: number;
@@ -153,7 +154,11 @@ export async function countChangedLlamadas(db: Kysely<DB>, clinicId: string, f: 
  */
 export async function llamadasByIds(db: Kysely<DB>, clinicId: string, ids: readonly string[]): Promise<(LlamadaRow & { awaitingClienta: boolean })[]> {
   if (ids.length === 0) return [];
-  const rows = await withCaller(db.selectFrom('llamadas as l')).select(['l.clienta_id', 'cl.id as clienta_found'])
-    .where('l.clinic_id', '=', clinicId).where('l.id', 'in', ids).execute();
+  // PostgreSQL: the calls first, by primary key, then their clientas (see citasByIds).
+  const from = dialectOf(db) === 'postgres'
+    ? db.with((cte) => cte('l').materialized(), (qb) => qb.selectFrom('llamadas').selectAll()
+      .where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids))).selectFrom('l') as unknown as From
+    : db.selectFrom('llamadas as l').where('l.clinic_id', '=', clinicId).where(inIds(db, 'l.id', ids));
+  const rows = await withCaller(from).select(['l.clienta_id', 'cl.id as clienta_found']).execute();
   return rows.map(({ clienta_id, clienta_found, ...row }) => ({ ...row, awaitingClienta: clienta_id !== null && clienta_found === null }));
 }

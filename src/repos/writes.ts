@@ -3,8 +3,9 @@
 // sent without Kysely's query builder: PostgreSQL gets one array per column through unnest()
 // (a handful of parameters however many rows), SQLite a multi-row VALUES whose prepared
 // statement db/sqlite-statements.ts caches.
-import { CompiledQuery, sql, type Insertable, type Kysely, type SqlBool } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
 import { dialectOf, type Dialect } from '../db/dialect.js';
+import { inIds } from '../db/in-ids.js';
 import type { CitasTable, ClientasTable, DB, LlamadasTable } from '../db/schema.js';
 
 /** Rows per statement: SQLite binds each value (limit 32766), PostgreSQL sends arrays. */
@@ -104,16 +105,6 @@ export function writeCitas(db: Kysely<DB>, rows: Insertable<CitasTable>[], mode:
 
 export function writeLlamadas(db: Kysely<DB>, rows: Insertable<LlamadasTable>[], mode: WriteMode): Promise<string[]> {
   return write(db, 'llamadas', rows as unknown as Record<string, unknown>[], mode);
-}
-
-/**
- * `column IN (ids)`. PostgreSQL gets one array parameter: planning an IN list of 5,000
- * parameters took longer than the look-ups themselves.
- */
-function inIds(db: Kysely<DB>, column: string, ids: string[]) {
-  return dialectOf(db) === 'postgres'
-    ? sql<SqlBool>`${sql.ref(column)} = any(${ids}::text[])`
-    : sql<SqlBool>`${sql.ref(column)} in (${sql.join(ids)})`;
 }
 
 /** Stored values, before an upsert, of the rows it will replace: the counts' old keys. */

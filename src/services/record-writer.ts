@@ -10,6 +10,7 @@
 // shows it, shaped by the lists' own code (shape.ts).
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
+import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { CitasTable, ClientasTable, DB, LlamadasTable } from '../db/schema.js';
 import type { CitaRecord, ClientaRecord, EventType, ImportRecord, LlamadaRecord } from '../domain/records.js';
 import { citasByIds } from '../repos/citas.js';
@@ -87,8 +88,11 @@ function lastPerId<T extends { id: string }>(rows: T[]): T[] {
 
 /** Records (or deletions) buffered before a write: big statements, bounded memory. */
 const FLUSH_AT = 5_000;
-/** Records read back per query to render events' datos. */
-const RENDER_CHUNK = 1_000;
+/**
+ * Records read back per query to render events' datos. PostgreSQL takes the ids as one array and
+ * joins the clientas once per query, so fewer, larger reads; SQLite binds each id.
+ */
+const RENDER_CHUNK: Record<Dialect, number> = { sqlite: 1_000, postgres: 5_000 };
 
 export interface TypeCounts {
   created: number;
@@ -396,8 +400,8 @@ export class RecordWriter {
     const rows: Omit<EventRow, 'seq'>[] = [];
     const park: { tipo: string; id: string }[] = [];
     for (const s of sections) {
-      for (let i = 0; i < s.events.length; i += RENDER_CHUNK) {
-        const chunk = s.events.slice(i, i + RENDER_CHUNK);
+      for (let i = 0; i < s.events.length; i += RENDER_CHUNK[dialectOf(this.db)]) {
+        const chunk = s.events.slice(i, i + RENDER_CHUNK[dialectOf(this.db)]);
         const datos = await this.render(s.type, chunk.filter((e) => !e.tipo.endsWith('.eliminada')).map((e) => e.id), at);
         for (const e of chunk) {
           const d = e.tipo.endsWith('.eliminada') ? JSON.stringify({ id: e.id }) : datos.get(e.id);
@@ -449,7 +453,7 @@ export class RecordWriter {
     const at = this.nowSeconds();
     let after = 0;
     for (;;) {
-      const rows = await pendingEvents(this.db, after, RENDER_CHUNK);
+      const rows = await pendingEvents(this.db, after, RENDER_CHUNK[dialectOf(this.db)]);
       if (rows.length === 0) break;
       after = rows[rows.length - 1]!.ord;
       // Consecutive events of one type render together; the order between types is kept.
