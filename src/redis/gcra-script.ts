@@ -1,7 +1,9 @@
 // The GCRA of services/rate-limit.ts (MemoryGcraLimiter.decide) as one Lua script, so that every
 // instance shares one bucket per key: read, decide and write happen atomically inside Redis, on
-// Redis' clock (TIME), so the instances' own clocks do not matter. node-redis runs it with
-// EVALSHA and loads it (EVAL) when Redis answers NOSCRIPT, e.g. after a restart.
+// Redis' clock (TIME), so the instances' own clocks do not matter. redis/link.ts runs it with
+// EVALSHA and sends it whole (EVAL) when Redis answers NOSCRIPT, e.g. after a restart: as
+// node-redis' defineScript would, but with the command's arguments built once per limiter rather
+// than through a command parser per call (the call is on every API request's path).
 //
 // The arithmetic is the memory limiter's, line for line, in IEEE doubles (Lua's numbers): time in
 // emission intervals ("ticks"), +1 per request, the same epsilon. test/unit/rate-limit.test.ts
@@ -12,7 +14,7 @@
 // The key expires when its TAT is reached: from then on it is indistinguishable from a new key.
 // With the caller's clock (the arithmetic tests' explicit times) the key is kept instead: an
 // expiry counts in Redis' time, which a simulated clock does not follow.
-import { defineScript, type CommandParser } from 'redis';
+import { createHash } from 'node:crypto';
 
 const SCRIPT = `
 local rate = tonumber(ARGV[1])
@@ -53,14 +55,7 @@ return {1, math.max(0, math.floor(burst - (after - now) + eps)), seconds(after -
 /** [allowed (1|0), remaining, resetSeconds, retryAfterSeconds] */
 export type GcraReply = [number, number, number, number];
 
-export const GCRA_SCRIPT = defineScript({
-  SCRIPT,
-  NUMBER_OF_KEYS: 1,
-  /** key, rate (requests/s), burst, take, and the time in ms when the caller's clock is used (tests) */
-  parseCommand(parser: CommandParser, key: string, rate: number, burst: number, take: boolean, nowMs?: number) {
-    parser.pushKey(key);
-    parser.push(String(rate), String(burst), take ? '1' : '0');
-    if (nowMs !== undefined) parser.push(String(nowMs));
-  },
-  transformReply: (reply: unknown) => reply as GcraReply,
-});
+/** The script's source, for EVAL (after NOSCRIPT). */
+export const GCRA_SOURCE = SCRIPT;
+/** Its SHA1, for EVALSHA. */
+export const GCRA_SHA1 = createHash('sha1').update(SCRIPT).digest('hex');

@@ -18,8 +18,13 @@
 // already arrived: when the timer fires, the check waits for setImmediate, which runs after the
 // loop's poll phase. Otherwise a loop busy for longer than the timeout (a large response being
 // serialized) would count replies that had arrived in time as timeouts.
+//
+// The rate-limit call is on every API request's path, so it is kept lean: node-redis' own
+// per-command timeout is off (it would arm an AbortSignal timer per call; the watchdog above
+// bounds every call already), and the script is sent with sendCommand on an argument array
+// whose fixed parts the limiter built once, rather than through a command parser per call.
 import { createClient, type RedisClientType } from 'redis';
-import { GCRA_SCRIPT, type GcraReply } from './gcra-script.js';
+import { GCRA_SHA1, GCRA_SOURCE, type GcraReply } from './gcra-script.js';
 
 export type RedisState = 'up' | 'down';
 
@@ -41,14 +46,12 @@ export interface RedisLinkOptions {
   reportQuietMs?: number;
 }
 
-const NO_ANSWER = Symbol('no answer');
-type Bounded<T> = T | typeof NO_ANSWER;
-
 /** A call waiting for Redis (see bounded()). */
 interface Pending {
   /** when it was written to the socket (stampSoon); -1 until then */
   sentAt: number;
   ms: number;
+  /** resolves the call: its reply, or null (no answer) */
   settle: (value: unknown) => void;
   done: boolean;
 }
@@ -58,8 +61,31 @@ const DEFAULT_REPORT_QUIET_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 1_000;
 /** The probe's bucket: the same script as requests, writing like them, never refusing. */
 const PROBE_KEY = 'clinic-api:probe';
+const PROBE_RATE = '1000000';
+/**
+ * The probe keeps node-redis' own timeout (its default), so that a probe lost on a dead
+ * connection fails in the end and the next one is sent; requests' calls have no such timer
+ * (see the top of this file): the link is down by then and sends them no more.
+ */
+const PROBE_OPTIONS = { timeout: 5_000 };
+const RESOLVED_NULL: Promise<null> = Promise.resolve(null);
 
-type Client = RedisClientType<Record<string, never>, Record<string, never>, { gcra: typeof GCRA_SCRIPT }>;
+type Client = RedisClientType<Record<string, never>, Record<string, never>, Record<string, never>>;
+
+/** Redis' answer when it does not hold the script (e.g. restarted): send it whole (EVAL). */
+function isNoScript(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('NOSCRIPT');
+}
+
+/**
+ * The arguments of an EVALSHA of the GCRA script (gcra-script.ts). `rate` and `burst` are the
+ * limiter's, as strings made once; `nowMs` replaces Redis' clock (tests only).
+ */
+function gcraArgs(key: string, rate: string, burst: string, take: boolean, nowMs?: number): string[] {
+  return nowMs === undefined
+    ? ['EVALSHA', GCRA_SHA1, '1', key, rate, burst, take ? '1' : '0']
+    : ['EVALSHA', GCRA_SHA1, '1', key, rate, burst, take ? '1' : '0', String(nowMs)];
+}
 
 /** `url` without its password, for logs and messages. */
 export function describeRedisUrl(url: string): string {
@@ -103,7 +129,8 @@ export class RedisLink {
     this.client = createClient({
       url: opts.url,
       disableOfflineQueue: true,
-      scripts: { gcra: GCRA_SCRIPT },
+      // No per-command timer of node-redis' own (5 s by default): bounded() bounds every call.
+      commandOptions: { timeout: 0 },
       socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
     }) as unknown as Client;
     // Connection errors arrive here on every reconnection attempt: they are the state's business
@@ -146,12 +173,13 @@ export class RedisLink {
 
   /**
    * One GCRA decision on Redis (gcra-script.ts), or null when Redis is down or did not answer
-   * in time. `nowMs` replaces Redis' clock (tests only).
+   * in time. `rate` and `burst` are decimal strings (the caller makes them once, not per call);
+   * `nowMs` replaces Redis' clock (tests only).
    */
-  async gcra(key: string, rate: number, burst: number, take: boolean, nowMs?: number): Promise<GcraReply | null> {
-    if (this.current !== 'up') return null;
-    const reply = await this.bounded(this.client.gcra(key, rate, burst, take, nowMs), this.timeoutMs);
-    return reply === NO_ANSWER ? null : (reply as GcraReply);
+  gcra(key: string, rate: string, burst: string, take: boolean, nowMs?: number): Promise<GcraReply | null> {
+    if (this.current !== 'up') return RESOLVED_NULL;
+    const args = gcraArgs(key, rate, burst, take, nowMs);
+    return this.bounded(this.client.sendCommand(args), this.timeoutMs, args) as Promise<GcraReply | null>;
   }
 
   /**
@@ -167,7 +195,7 @@ export class RedisLink {
       budget = Math.max(budget, connectMs - (performance.now() - t0));
     }
     if (this.state !== 'up') return false;
-    return (await this.bounded(this.client.publish(channel, message), budget)) !== NO_ANSWER;
+    return (await this.bounded(this.client.publish(channel, message), budget)) !== null;
   }
 
   /**
@@ -192,7 +220,7 @@ export class RedisLink {
     if (this.probeTimer) clearInterval(this.probeTimer);
     if (this.watchdog) clearTimeout(this.watchdog);
     if (this.deferredReport) clearTimeout(this.deferredReport);
-    for (const call of this.pending) if (!call.done) call.settle(NO_ANSWER);
+    for (const call of this.pending) if (!call.done) call.settle(null);
     this.pending = [];
     for (const wake of this.waiters) wake();
     for (const c of [this.client, this.subscriber]) {
@@ -208,45 +236,61 @@ export class RedisLink {
 
   private probe(): void {
     if (this.probeInFlight || this.closed || !this.started) return;
-    const call = this.client.gcra(PROBE_KEY, 1_000_000, 1_000_000, true);
+    const args = gcraArgs(PROBE_KEY, PROBE_RATE, PROBE_RATE, true);
+    const call = this.client.sendCommand(args, PROBE_OPTIONS).catch((err: unknown) => {
+      if (!isNoScript(err)) throw err;
+      args[0] = 'EVAL';
+      args[1] = GCRA_SOURCE;
+      return this.client.sendCommand(args, PROBE_OPTIONS);
+    });
     this.probeInFlight = call.then(() => {}, () => {}).finally(() => {
       this.probeInFlight = null;
     });
     // A late answer does not count: a Redis slower than the timeout would only fail requests' calls.
     void this.bounded(call, this.timeoutMs).then((r) => {
-      if (r !== NO_ANSWER) this.markUp();
+      if (r !== null) this.markUp();
     });
   }
 
   /**
-   * `p`'s value, or NO_ANSWER if it fails, or if Redis sends nothing for `ms` while it waits.
-   * Never rejects. Replies come in order on the connection, so any reply says Redis is alive:
-   * a call queued behind a burst of others waits its turn, and only a Redis that has gone
+   * `p`'s value (never null), or null if it fails, or if Redis sends nothing for `ms` while it
+   * waits. Never rejects. Replies come in order on the connection, so any reply says Redis is
+   * alive: a call queued behind a burst of others waits its turn, and only a Redis that has gone
    * silent (frozen, unreachable) is given up on. One watchdog timer serves every call.
+   * `scriptArgs`: `p` is an EVALSHA of these arguments, sent again as EVAL on NOSCRIPT.
    */
-  private bounded<T>(p: Promise<T>, ms: number): Promise<Bounded<T>> {
+  private bounded<T>(p: Promise<T>, ms: number, scriptArgs?: string[]): Promise<T | null> {
     return new Promise((resolve) => {
       const call: Pending = { sentAt: -1, ms, settle: resolve as (v: unknown) => void, done: false };
       this.pending.push(call);
       this.stampSoon();
-      p.then(
-        (v) => {
+      const onReply = (v: unknown): void => {
+        this.lastReplyAt = performance.now();
+        if (call.done) {
+          // An answer after we gave up: Redis is back (thawed, or had a CPU again). Check now.
+          if (this.current === 'down') this.probe();
+          return;
+        }
+        call.done = true;
+        resolve(v as T);
+      };
+      const onError = (err: unknown): void => {
+        if (call.done) return;
+        if (scriptArgs && isNoScript(err)) {
+          // An answer all the same; the script goes whole this once, and Redis keeps it.
           this.lastReplyAt = performance.now();
-          if (call.done) {
-            // An answer after we gave up: Redis is back (thawed, or had a CPU again). Check now.
-            if (this.current === 'down') this.probe();
-            return;
-          }
-          call.done = true;
-          resolve(v);
-        },
-        (err: unknown) => {
-          if (call.done) return;
-          call.done = true;
-          this.markDown(err);
-          resolve(NO_ANSWER);
-        },
-      );
+          const args = scriptArgs;
+          scriptArgs = undefined;
+          args[0] = 'EVAL';
+          args[1] = GCRA_SOURCE;
+          this.client.sendCommand(args).then(onReply, onError);
+          return;
+        }
+        call.done = true;
+        this.markDown(err);
+        resolve(null);
+      };
+      p.then(onReply, onError);
     });
   }
 
@@ -288,7 +332,7 @@ export class RedisLink {
       const silentFor = now - Math.max(call.sentAt, this.lastReplyAt);
       if (silentFor >= call.ms) {
         call.done = true;
-        call.settle(NO_ANSWER);
+        call.settle(null);
         expired = `no answer within ${call.ms} ms`;
       } else next = Math.min(next, call.ms - silentFor);
     }

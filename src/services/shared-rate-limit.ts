@@ -24,6 +24,9 @@ export type LimiterClock = 'redis' | 'caller';
 class SharedGcraLimiter implements RateLimiter {
   private readonly memory: MemoryGcraLimiter;
   private readonly prefix: string;
+  /** the script's arguments, as strings once rather than per call */
+  private readonly rateArg: string;
+  private readonly burstArg: string;
 
   constructor(
     private readonly link: RedisLink,
@@ -35,6 +38,8 @@ class SharedGcraLimiter implements RateLimiter {
   ) {
     this.memory = new MemoryGcraLimiter(rate, burst);
     this.prefix = `${BUCKET_PREFIX}${name}:`;
+    this.rateArg = String(rate);
+    this.burstArg = String(burst);
   }
 
   consume(key: string, nowMs = Date.now()): Promise<RateDecision> {
@@ -45,11 +50,13 @@ class SharedGcraLimiter implements RateLimiter {
     return this.decide(key, nowMs, false);
   }
 
-  private async decide(key: string, nowMs: number, take: boolean): Promise<RateDecision> {
-    const r = await this.link.gcra(this.prefix + key, this.rate, this.burst, take, this.clock === 'caller' ? nowMs : undefined);
-    if (r) return { allowed: r[0] === 1, limit: this.burst, remaining: r[1], resetSeconds: r[2], retryAfterSeconds: r[3] };
-    this.onFallback();
-    return this.memory.decide(key, nowMs, take);
+  // Not async: one promise (the link's) per call, and one then().
+  private decide(key: string, nowMs: number, take: boolean): Promise<RateDecision> {
+    return this.link.gcra(this.prefix + key, this.rateArg, this.burstArg, take, this.clock === 'caller' ? nowMs : undefined).then((r) => {
+      if (r) return { allowed: r[0] === 1, limit: this.burst, remaining: r[1], resetSeconds: r[2], retryAfterSeconds: r[3] };
+      this.onFallback();
+      return this.memory.decide(key, nowMs, take);
+    });
   }
 }
 

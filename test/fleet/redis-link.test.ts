@@ -131,6 +131,25 @@ describe.skipIf(!runs)('RedisLink and the shared limiters when Redis goes away',
     expect(events[3]![1]).toMatch(/\(and 1 shorter outage since the last one reported\)$/);
   });
 
+  it('a Redis that lost the script (SCRIPT FLUSH) is sent it whole: the decision is still made in Redis, nothing falls back', async () => {
+    const { limiters, events } = await linked();
+    const l = limiters.make('noscript', 1 / 60, 2);
+    expect((await l.consume('k')).remaining).toBe(1);
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      await raw.scriptFlush();
+      // Taken in Redis: the bucket's second request, not a fresh in-memory one.
+      const d = await l.consume('k');
+      expect(d).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await l.consume('k')).allowed).toBe(false);
+      expect(limiters.health()).toEqual({ redis: 'up', fallbacks: 0 });
+      expect(events.map(([s]) => s)).toEqual(['up']);
+    } finally {
+      raw.destroy();
+    }
+  });
+
   it('publishing: false at once from a running link while Redis is down; a CLI\'s link connects first, within its budget', async () => {
     const { link } = await linked();
     expect(await link.publish('clinic-api:test', 'hello', 2_000)).toBe(true);
