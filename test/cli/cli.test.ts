@@ -8,13 +8,12 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { verifyPassword } from '../../src/services/passwords.js';
+import { runCli, type Run, type RunOptions } from './in-process.js';
 import { NODE_VERSIONS, pretendNode } from './node-versions.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -22,18 +21,6 @@ const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY_LINE_RE = /^svc_[A-Za-z0-9_-]{43}\n$/;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-interface RunOptions {
-  stdin?: string;
-  env?: Record<string, string>;
-  now?: number;
-  dataDir?: string;
-}
 
 const tempDirs: string[] = [];
 function tempDir(): string {
@@ -44,22 +31,9 @@ function tempDir(): string {
 
 let dataDir: string;
 
-/** Runs the CLI in-process, as bin/clinic-api.js does, with captured stdout/stderr. */
-async function cli(argv: string[], opts: RunOptions = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const out = new PassThrough();
-  const err = new PassThrough();
-  out.on('data', (c: Buffer) => { stdout += c.toString(); });
-  err.on('data', (c: Buffer) => { stderr += c.toString(); });
-  const code = await main(argv, {
-    stdout: out,
-    stderr: err,
-    stdin: Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]),
-    env: { DATA_DIR: opts.dataDir ?? dataDir, LOG_LEVEL: 'silent', ...opts.env },
-    now: () => opts.now ?? NOW,
-  });
-  return { code, stdout, stderr };
+/** Runs the CLI in-process (in-process.ts), on this file's DATA_DIR and clock unless told otherwise. */
+function cli(argv: string[], opts: Partial<RunOptions> = {}): Promise<Run> {
+  return runCli(argv, { ...opts, dataDir: opts.dataDir ?? dataDir, now: opts.now ?? NOW });
 }
 
 /** A runtime on the same DATA_DIR, to look at what the commands did. */
