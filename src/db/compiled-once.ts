@@ -58,3 +58,18 @@ export function compiledOnce<P extends Record<string, unknown>, R>(
     return result.rows;
   };
 }
+
+/**
+ * For a query with optional parts: one value per shape (which parts are present, e.g. a
+ * compiledOnce per combination of filters), made on first use and kept.
+ */
+export function perShape<S extends Record<string, boolean>, T>(make: (s: S) => T): (s: S) => T {
+  const made = new Map<string, T>();
+  return (s) => {
+    let key = '';
+    for (const part in s) key += s[part] ? '1' : '0';
+    let v = made.get(key);
+    if (v === undefined) made.set(key, (v = make(s)));
+    return v;
+  };
+}

@@ -2,7 +2,7 @@
 // every index used here: (clinic_id, fecha_hora, id), (clinic_id, estado, fecha_hora, id) and,
 // for updated_since, (clinic_id, updated_at, id).
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { compiledOnce } from '../db/compiled-once.js';
+import { compiledOnce, perShape } from '../db/compiled-once.js';
 import { dialectOf } from '../db/dialect.js';
 import type { CitasTable, DB } from '../db/schema.js';
 import { inIds } from '../db/in-ids.js';
@@ -118,20 +118,10 @@ function changedBase(db: Kysely<DB>, p: ChangedValues, s: ChangedShape): From {
   return q;
 }
 
-/** One compiled-once query per shape (8), built on first use. */
-function perShape<T>(make: (s: ChangedShape) => T): (s: ChangedShape) => T {
-  const made = new Map<string, T>();
-  return (s) => {
-    const key = `${s.start ? 1 : 0}${s.end ? 1 : 0}${s.estado ? 1 : 0}`;
-    let v = made.get(key);
-    if (v === undefined) made.set(key, (v = make(s)));
-    return v;
-  };
-}
-
-const changedPage = perShape((s) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
+// One compiled-once query per shape (8), built on first use.
+const changedPage = perShape((s: ChangedShape) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
   withClienta(changedBase(db, p, s)).orderBy('c.updated_at').orderBy('c.id').limit(p.limit).offset(p.offset)));
-const changedCount = perShape((s) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
+const changedCount = perShape((s: ChangedShape) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
   changedBase(db, p, s).select((eb) => eb.fn.countAll<number | string>().as('total'))));
 
 function changedValues(clinicId: string, f: CitasChangedFilter, limit: number, offset: number): [ChangedShape, ChangedValues] {
