@@ -14,6 +14,13 @@
 // The key expires when its TAT is reached: from then on it is indistinguishable from a new key.
 // With the caller's clock (the arithmetic tests' explicit times) the key is kept instead: an
 // expiry counts in Redis' time, which a simulated clock does not follow.
+//
+// Two additions for an instance's local view of the bucket (services/shared-rate-limit.ts):
+//  - `charge` (ARGV[5]): requests the instance already let through on its own, added to the TAT
+//    before the decision, unconditionally (they have been answered);
+//  - the fifth reply: how far the TAT is ahead of now after the call, in ticks, as a string with
+//    every digit of the double (a number would be truncated to an integer), so the instance can
+//    hold the same bucket, relative to its own clock.
 import { createHash } from 'node:crypto';
 
 const SCRIPT = `
@@ -21,6 +28,7 @@ local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local take = ARGV[3] == '1'
 local callers_clock = ARGV[4] ~= nil and ARGV[4] ~= ''
+local charge = tonumber(ARGV[5] or '0') or 0
 local now_ms
 if callers_clock then
   now_ms = tonumber(ARGV[4])
@@ -33,27 +41,30 @@ local eps = 1e-9 + math.abs(now) * 1e-15
 local function seconds(ticks)
   return math.max(0, math.ceil((ticks - eps) / rate))
 end
+local function store(tat)
+  if callers_clock then
+    redis.call('SET', KEYS[1], string.format('%.17g', tat))
+  else
+    redis.call('SET', KEYS[1], string.format('%.17g', tat), 'PX', math.max(1, math.ceil((tat - now) * 1000 / rate)))
+  end
+end
 local tat = now
 local stored = redis.call('GET', KEYS[1])
 if stored then tat = math.max(tonumber(stored), now) end
+if charge > 0 then tat = tat + charge end
 local nxt = tat + 1
 if nxt - now > burst + eps then
-  return {0, 0, math.max(1, seconds(tat - now)), math.max(1, seconds(nxt - burst - now))}
+  if charge > 0 then store(tat) end
+  return {0, 0, math.max(1, seconds(tat - now)), math.max(1, seconds(nxt - burst - now)), string.format('%.17g', tat - now)}
 end
 local after = tat
-if take then
-  after = nxt
-  if callers_clock then
-    redis.call('SET', KEYS[1], string.format('%.17g', nxt))
-  else
-    redis.call('SET', KEYS[1], string.format('%.17g', nxt), 'PX', math.max(1, math.ceil((nxt - now) * 1000 / rate)))
-  end
-end
-return {1, math.max(0, math.floor(burst - (after - now) + eps)), seconds(after - now), 0}
+if take then after = nxt end
+if take or charge > 0 then store(after) end
+return {1, math.max(0, math.floor(burst - (after - now) + eps)), seconds(after - now), 0, string.format('%.17g', after - now)}
 `;
 
-/** [allowed (1|0), remaining, resetSeconds, retryAfterSeconds] */
-export type GcraReply = [number, number, number, number];
+/** [allowed (1|0), remaining, resetSeconds, retryAfterSeconds, the TAT's lead over now in ticks (decimal)] */
+export type GcraReply = [number, number, number, number, string];
 
 /** The script's source, for EVAL (after NOSCRIPT). */
 export const GCRA_SOURCE = SCRIPT;

@@ -79,12 +79,14 @@ function isNoScript(err: unknown): boolean {
 
 /**
  * The arguments of an EVALSHA of the GCRA script (gcra-script.ts). `rate` and `burst` are the
- * limiter's, as strings made once; `nowMs` replaces Redis' clock (tests only).
+ * limiter's, as strings made once; `nowMs` replaces Redis' clock (tests only); `charge`: requests
+ * already let through on the instance's own view, added first.
  */
-function gcraArgs(key: string, rate: string, burst: string, take: boolean, nowMs?: number): string[] {
-  return nowMs === undefined
-    ? ['EVALSHA', GCRA_SHA1, '1', key, rate, burst, take ? '1' : '0']
-    : ['EVALSHA', GCRA_SHA1, '1', key, rate, burst, take ? '1' : '0', String(nowMs)];
+function gcraArgs(key: string, rate: string, burst: string, take: boolean, nowMs?: number, charge = 0): string[] {
+  const args = ['EVALSHA', GCRA_SHA1, '1', key, rate, burst, take ? '1' : '0'];
+  if (nowMs !== undefined || charge > 0) args.push(nowMs === undefined ? '' : String(nowMs));
+  if (charge > 0) args.push(String(charge));
+  return args;
 }
 
 /** `url` without its password, for logs and messages. */
@@ -174,11 +176,11 @@ export class RedisLink {
   /**
    * One GCRA decision on Redis (gcra-script.ts), or null when Redis is down or did not answer
    * in time. `rate` and `burst` are decimal strings (the caller makes them once, not per call);
-   * `nowMs` replaces Redis' clock (tests only).
+   * `nowMs` replaces Redis' clock (tests only); `charge`: requests to add first (see the script).
    */
-  gcra(key: string, rate: string, burst: string, take: boolean, nowMs?: number): Promise<GcraReply | null> {
+  gcra(key: string, rate: string, burst: string, take: boolean, nowMs?: number, charge = 0): Promise<GcraReply | null> {
     if (this.current !== 'up') return RESOLVED_NULL;
-    const args = gcraArgs(key, rate, burst, take, nowMs);
+    const args = gcraArgs(key, rate, burst, take, nowMs, charge);
     return this.bounded(this.client.sendCommand(args), this.timeoutMs, args) as Promise<GcraReply | null>;
   }
 

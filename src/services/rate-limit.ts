@@ -73,6 +73,16 @@ export class MemoryGcraLimiter implements RateLimiter {
     };
   }
 
+  /**
+   * Makes `key`'s bucket the one Redis holds: its TAT `leadTicks` ahead of `nowMs` (the shared
+   * limiter's view of a fleet's bucket, services/shared-rate-limit.ts). A lead of 0 or less is a
+   * full bucket.
+   */
+  adopt(key: string, nowMs: number, leadTicks: number): void {
+    if (leadTicks > 0) this.tats.set(key, (nowMs * this.rate) / 1000 + leadTicks);
+    else this.tats.delete(key);
+  }
+
   /** Whole seconds (rounded up) that `ticks` intervals take. */
   private seconds(ticks: number, eps: number): number {
     return Math.max(0, Math.ceil((ticks - eps) / this.rate));

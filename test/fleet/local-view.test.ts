@@ -1,0 +1,114 @@
+// The shared limiter's local view (src/services/shared-rate-limit.ts), on a real redis-server:
+// far from its limit a key is decided on the instance's view and Redis is told afterwards, in one
+// call per key per FLUSH_MS; near its limit every decision is Redis' own; every request is
+// charged to the shared bucket; small buckets always ask Redis. Two links stand for two
+// instances. Rates are one request per 1000 s, so nothing refills while a test runs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { RedisLink } from '../../src/redis/link.js';
+import type { RateLimiter } from '../../src/services/rate-limit.js';
+import { FLUSH_MS, LOCAL_MIN_BURST, RateLimiters } from '../../src/services/shared-rate-limit.js';
+import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
+
+const runs = redisAvailable('the shared limiter\'s local view (test/fleet/local-view.test.ts)');
+const SLOW = 0.001;
+
+describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
+  let redis: RedisServer;
+  let raw: ReturnType<typeof createClient>;
+  const links: RedisLink[] = [];
+  let made = 0;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    raw = createClient({ url: redis.url });
+    await raw.connect();
+  });
+  afterAll(async () => {
+    for (const l of links) await l.close();
+    raw?.destroy();
+    await redis?.close();
+  });
+
+  /** An "instance": its own link and limiters. */
+  async function instance(): Promise<RateLimiters> {
+    const link = new RedisLink({ url: redis.url, timeoutMs: 5_000 });
+    links.push(link);
+    expect(await link.waitUp(10_000)).toBe(true);
+    return new RateLimiters(link);
+  }
+
+  /** The GCRA script's calls so far, from Redis' own statistics. */
+  async function scriptCalls(): Promise<number> {
+    const stats = await raw.info('commandstats');
+    return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  }
+
+  const flushed = () => new Promise((r) => setTimeout(r, FLUSH_MS * 3));
+
+  /** `n` requests one after the other (each awaited, as requests arriving one at a time). */
+  async function oneByOne(l: RateLimiter, n: number, key = 'k'): Promise<boolean[]> {
+    const out: boolean[] = [];
+    for (let i = 0; i < n; i++) out.push((await l.consume(key)).allowed);
+    return out;
+  }
+
+  it('far from the limit, requests are decided on the view and told to Redis afterwards, all of them', async () => {
+    const fleet = await instance();
+    const name = `view${++made}`;
+    const l = fleet.make(name, SLOW, 1_000);
+    const before = await scriptCalls();
+    const ds = [];
+    for (let i = 0; i < 40; i++) ds.push(await l.consume('k'));
+    expect(ds.every((d) => d.allowed)).toBe(true);
+    // What the view says is the bucket's: one fewer each time.
+    expect(ds.map((d) => d.remaining)).toEqual(Array.from({ length: 40 }, (_, i) => 999 - i));
+    await flushed();
+    const calls = (await scriptCalls()) - before;
+    // A tenth of the burst (100) per flush: the first request asks, the next 39 go on the view,
+    // and their flush is one call. Without the view, 40 calls.
+    expect(calls).toBeLessThanOrEqual(4);
+    // Every request is in the shared bucket: another instance sees 40 taken.
+    const other = (await instance()).make(name, SLOW, 1_000);
+    expect((await other.peek('k')).remaining).toBe(960);
+    expect(fleet.health()).toEqual({ redis: 'up', fallbacks: 0 });
+  });
+
+  it('near the limit every decision is Redis\': exactly the burst passes, across two instances', async () => {
+    const name = `near${++made}`;
+    const a = (await instance()).make(name, SLOW, 100);
+    const b = (await instance()).make(name, SLOW, 100);
+    const results: boolean[] = [];
+    for (let i = 0; i < 150; i++) results.push(...(await oneByOne(i % 2 === 0 ? a : b, 1)));
+    const allowed = results.filter(Boolean).length;
+    // At most a tenth of the burst per instance is let through on a view, and only while the
+    // view is at least half full; each is charged. The fleet's bound: burst + 2 x 10, once.
+    expect(allowed).toBeGreaterThanOrEqual(100);
+    expect(allowed).toBeLessThanOrEqual(120);
+    // Once empty, both refuse, and Redis holds every request let through.
+    expect((await a.consume('k')).allowed).toBe(false);
+    expect((await b.consume('k')).allowed).toBe(false);
+    await flushed();
+    const lead = Number(await raw.get(`clinic-api:rl:${name}:k`));
+    // The TAT leads now by the requests charged (in ticks, one per request), at SLOW: none refilled.
+    expect(Math.round(lead - (Date.now() * SLOW) / 1000)).toBe(allowed);
+  });
+
+  it('one instance alone: the burst passes to the request, then a refusal with Retry-After from Redis', async () => {
+    const name = `alone${++made}`;
+    const l = (await instance()).make(name, SLOW, 100);
+    const results = await oneByOne(l, 100);
+    expect(results.every(Boolean)).toBe(true);
+    const refused = await l.consume('k');
+    expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+    expect(refused.retryAfterSeconds).toBeGreaterThan(990);
+  });
+
+  it(`small buckets (burst under ${LOCAL_MIN_BURST}: the sign-in throttles) always ask Redis`, async () => {
+    const l = (await instance()).make(`small${++made}`, SLOW, LOCAL_MIN_BURST - 1);
+    const before = await scriptCalls();
+    await oneByOne(l, 10);
+    await flushed();
+    expect((await scriptCalls()) - before).toBe(10);
+  });
+});
