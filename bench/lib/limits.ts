@@ -4,15 +4,17 @@
 //  1. Side by side, in one run: the service with its limits in memory (the service the other
 //     cases measured) and a second service process on the same data with REDIS_URL, at the same
 //     fixed rate (--rate, 300/s), for citas and for /me (the cheapest request, where the limiter
-//     is the largest share of the work). Server CPU ms/request, p99, and redis-server's CPU.
-//     The limits are raised as for every case: each request still makes its Redis call.
+//     is the largest share of the work), the two sides alternating round by round (--repeat).
+//     Server CPU ms/request, p99, redis-server's CPU, and the script's calls per request (the
+//     limits are raised as for every case, so the Redis side decides most requests on its local
+//     view: services/shared-rate-limit.ts).
 //  2. Two instances with a real limit (LIMIT requests/s, bursts of LIMIT) under five times that
 //     load, spread evenly over both, on one fresh key: the requests allowed against what one
 //     limit allows in that time (burst + rate x seconds). With Redis, then, for contrast, with
 //     each instance limiting in its own memory.
 import { createClient } from 'redis';
 import { startRedisServer, type RedisServer } from '../../tools/redis-server.js';
-import { fixedRate, measure, medianOf } from './measure.js';
+import { fixedRate, measure, type Measured } from './measure.js';
 import { openLoop, percentile, type OpenLoopResult } from './open-loop.js';
 import type { Options } from './options.js';
 import { cpuMeter, freePort, startServer, waitForQuiet, type ChildServer } from './processes.js';
@@ -48,6 +50,8 @@ export interface LimiterRow {
   cpuMsPerReq: number;
   /** redis-server's CPU time per request (redis backend only) */
   redisCpuMsPerReq: number | null;
+  /** calls of the rate-limit script per request (redis backend only): below 1 when the local view decided */
+  redisCallsPerReq: number | null;
   otherCores: number;
 }
 
@@ -71,6 +75,8 @@ export interface FleetRow {
 
 export interface LimitsReport {
   rows: LimiterRow[];
+  /** rounds per side of the side-by-side comparison (--repeat) */
+  rounds: number;
   fleet: FleetRow[];
   redisTimeoutMs: string;
 }
@@ -117,11 +123,7 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
     await expectBucketsInRedis(redis, redisService, run.apiKey);
     const pids = [...run.pids, redisService.pid, redis.pid()];
     const rows: LimiterRow[] = [];
-    for (const c of CASES) {
-      for (const [backend, server] of [['memory', run.memoryService], ['redis', redisService]] as const) {
-        rows.push(await compare(run, pids, c, backend, server, redis));
-      }
-    }
+    for (const c of CASES) rows.push(...(await compare(run, pids, c, redisService, redis)));
     await redisService.stop();
 
     const fleet: FleetRow[] = [];
@@ -136,7 +138,7 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
       fleet.push(await fleetCase(run, [...run.pids, ...pair.map((s) => s.pid), redis.pid()], backend, timeout, pair, redis));
       await Promise.all(pair.map((s) => s.stop()));
     }
-    return { rows, fleet, redisTimeoutMs: process.env.REDIS_TIMEOUT_MS ?? '10 (the default)' };
+    return { rows, rounds: opts.repeat, fleet, redisTimeoutMs: process.env.REDIS_TIMEOUT_MS ?? '10 (the default)' };
   } finally {
     await Promise.all(started.map((s) => s.stop()));
     await redis.close();
@@ -147,48 +149,80 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
  * The service with REDIS_URL decides in Redis: a request runs the GCRA script there (counted in
  * Redis' own command statistics; the bucket itself expires at once at the raised limits).
  */
-async function expectBucketsInRedis(redis: RedisServer, server: ChildServer, apiKey: string): Promise<void> {
+/** The rate-limit script's calls so far, from Redis' own command statistics. */
+async function scriptCalls(redis: RedisServer): Promise<number> {
   const raw = createClient({ url: redis.url });
   await raw.connect();
-  const scriptCalls = async () => {
+  try {
     const stats = await raw.info('commandstats');
     return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
-  };
-  try {
-    const before = await scriptCalls();
-    const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } });
-    if (res.status !== 200) throw new Error(`the service with REDIS_URL answered ${res.status} to /api/v1/me`);
-    if ((await scriptCalls()) <= before) throw new Error('the service with REDIS_URL did not run its limit in Redis');
   } finally {
     raw.destroy();
   }
 }
 
-async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number], backend: Backend, server: ChildServer, redis: RedisServer): Promise<LimiterRow> {
+async function expectBucketsInRedis(redis: RedisServer, server: ChildServer, apiKey: string): Promise<void> {
+  {
+    const before = await scriptCalls(redis);
+    const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } });
+    if (res.status !== 200) throw new Error(`the service with REDIS_URL answered ${res.status} to /api/v1/me`);
+    if ((await scriptCalls(redis)) <= before) throw new Error('the service with REDIS_URL did not run its limit in Redis');
+  }
+}
+
+/** One side's measurement of one round. */
+interface Round {
+  m: Measured<OpenLoopResult>;
+  /** redis-server's CPU ms during it */
+  redisMs: number;
+  /** the rate-limit script's calls per request sent, warm-up included (the link's probe runs only while Redis is down) */
+  callsPerReq: number;
+}
+
+/**
+ * The two sides of one case, alternating round by round (--repeat rounds; memory, then Redis, in
+ * each), so that a change in the machine's load falls on both rather than on one side's block.
+ * Each row is the round with the median p99 for the latency figures, and the median of the
+ * rounds' CPU per request (the comparison's own figure) for the CPU.
+ */
+async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number], redisService: ChildServer, redis: RedisServer): Promise<LimiterRow[]> {
   const { opts, log } = run;
-  log(`rate limits: ${c.id} at ${opts.rate} req/s, limits ${backend === 'redis' ? 'on Redis' : 'in memory'}, ${opts.duration} s ...`);
   const headers = { authorization: `Bearer ${run.apiKey}` };
-  let redisMs = 0;
-  const m = await medianOf(opts.repeat, (x) => percentile(x.result.latencies, 99), async () => {
-    const redisMeter = cpuMeter(redis.pid(), []);
-    const measured = await measure(server, pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: 200 }));
-    redisMs = redisMeter.stop().serverMs;
-    return measured;
-  });
-  const r = m.result;
-  const row: LimiterRow = {
+  const sides = [['memory', run.memoryService], ['redis', redisService]] as const;
+  const rounds: Record<Backend, Round[]> = { memory: [], redis: [] };
+  for (let i = 0; i < opts.repeat; i++) {
+    for (const [backend, server] of sides) {
+      log(`rate limits: ${c.id} at ${opts.rate} req/s, limits ${backend === 'redis' ? 'on Redis' : 'in memory'}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`);
+      const calls0 = await scriptCalls(redis);
+      const redisMeter = cpuMeter(redis.pid(), []);
+      const m = await measure(server, pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: 200 }));
+      const round = { m, redisMs: redisMeter.stop().serverMs, callsPerReq: ((await scriptCalls(redis)) - calls0) / (opts.rate * (opts.warmup + opts.duration)) };
+      rounds[backend].push(round);
+      logRow(log, rowOf(c, backend, [round]));
+    }
+  }
+  return sides.map(([backend]) => rowOf(c, backend, rounds[backend]));
+}
+
+const medianNumber = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+function rowOf(c: (typeof CASES)[number], backend: Backend, rounds: Round[]): LimiterRow {
+  const perReq = (ms: number, m: Measured<OpenLoopResult>) => ms / Math.max(1, m.result.completed);
+  const typical = [...rounds].sort((a, b) => percentile(a.m.result.latencies, 99) - percentile(b.m.result.latencies, 99))[Math.floor((rounds.length - 1) / 2)]!;
+  const r = typical.m.result;
+  return {
     id: c.id, label: c.label, path: c.path, backend, offered: r.offered, achieved: r.achieved,
     p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), max: percentile(r.latencies, 100), bad: r.unexpected + r.errors,
-    cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.completed),
-    // With --repeat the Redis figure is from the last run, not necessarily the median one.
-    redisCpuMsPerReq: backend === 'redis' ? redisMs / Math.max(1, r.completed) : null,
-    otherCores: m.cpu.otherCores,
+    cpuMsPerReq: medianNumber(rounds.map((x) => perReq(x.m.cpu.serverMs, x.m))),
+    redisCpuMsPerReq: backend === 'redis' ? medianNumber(rounds.map((x) => perReq(x.redisMs, x.m))) : null,
+    redisCallsPerReq: backend === 'redis' ? medianNumber(rounds.map((x) => x.callsPerReq)) : null,
+    otherCores: Math.max(...rounds.map((x) => x.m.cpu.otherCores)),
   };
-  const notOk = [...r.statuses].filter(([status]) => status < 200 || status > 299).map(([status, n]) => `${n} x ${status}`);
-  if (r.errors) notOk.push(`${r.errors} failed requests`);
+}
+
+function logRow(log: (line: string) => void, row: LimiterRow): void {
   log(`  p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, server CPU ${row.cpuMsPerReq.toFixed(3)} ms/req` +
-    `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors${notOk.length ? ` (${notOk.join(', ')})` : ''}, other load ${row.otherCores.toFixed(2)} cores`);
-  return row;
+    `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors, other load ${row.otherCores.toFixed(2)} cores`);
 }
 
 async function fleetCase(run: LimitsRun, pids: number[], backend: Backend, timeout: number | null, pair: ChildServer[], redis: RedisServer): Promise<FleetRow> {
