@@ -1,5 +1,6 @@
 // One measurement: wait for a quiet machine, warm up, then run the load with the server's CPU
 // time and peak RSS accounted (closed loop by autocannon, or a fixed offered rate).
+import http from 'node:http';
 import autocannon, { type Result } from 'autocannon';
 import { openLoop, type OpenLoopResult } from './open-loop.js';
 import { cpuMeter, rssSampler, waitForQuiet, type ChildServer, type CpuReport } from './processes.js';
@@ -32,9 +33,23 @@ export function closedLoop(url: string, headers: Record<string, string>, o: { co
     Promise.resolve(autocannon({ url, headers, connections: o.connections, timeout: 10, duration: seconds > 0 ? seconds : o.duration }));
 }
 
-/** Open loop at a fixed offered rate (see lib/open-loop.ts for why not autocannon's overallRate). */
+/**
+ * Open loop at a fixed offered rate (see lib/open-loop.ts for why not autocannon's overallRate).
+ * The warm-up and the measurement share one agent: the measurement starts on the warm-up's
+ * keep-alive connections, as a client in steady state does. With a new agent its first requests
+ * each opened a connection while the next were due, and that start-up, not the server, was much
+ * of the p99 at 300 requests/s (the server's own histogram had 99 % under 10 ms).
+ */
 export function fixedRate(url: string, headers: Record<string, string>, o: { rate: number; duration: number; status: number }) {
-  return (seconds: number): Promise<OpenLoopResult> => openLoop(url, headers, o.rate, seconds > 0 ? seconds : o.duration, { status: o.status });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  return async (seconds: number): Promise<OpenLoopResult> => {
+    const measured = seconds <= 0;
+    try {
+      return await openLoop(url, headers, o.rate, measured ? o.duration : seconds, { status: o.status, agent });
+    } finally {
+      if (measured) agent.destroy();
+    }
+  };
 }
 
 /** Of `n` runs, the one with the median `key` (the typical run, not the luckiest). */

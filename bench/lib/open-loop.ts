@@ -36,11 +36,12 @@ export function percentile(sorted: number[], p: number): number {
 
 export async function openLoop(
   url: string, headers: Record<string, string>, rate: number, durationS: number,
-  opts: { timeoutMs?: number; status?: number; maxSockets?: number } = {},
+  opts: { timeoutMs?: number; status?: number; maxSockets?: number; agent?: http.Agent } = {},
 ): Promise<OpenLoopResult> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const expected = opts.status ?? 200;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 512 });
+  // A caller's agent keeps its connections for the next run (a warm-up's, for the measurement).
+  const agent = opts.agent ?? new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 512 });
   const interval = 1000 / rate;
   const total = Math.max(1, Math.round(rate * durationS));
   const latencies: number[] = [];
@@ -96,7 +97,7 @@ export async function openLoop(
     tick();
   });
   const elapsedS = (performance.now() - started) / 1000;
-  agent.destroy();
+  if (!opts.agent) agent.destroy();
   latencies.sort((a, b) => a - b);
   return { offered: rate, achieved: completed / Math.max(elapsedS, durationS), sent, completed, ok: latencies.length, statuses, unexpected, errors, latencies };
 }
