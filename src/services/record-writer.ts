@@ -114,6 +114,9 @@ function lastPerId<T extends { id: string }>(rows: T[]): T[] {
   return byId.size === rows.length ? rows : [...byId.values()];
 }
 
+/** Clientas' names kept for the events of their citas and calls (about 100 bytes each). */
+const NAMES_KEPT = 200_000;
+
 /** Records (or deletions) buffered before a write: big statements, bounded memory. */
 const FLUSH_AT = 5_000;
 /**
@@ -185,6 +188,13 @@ export class RecordWriter {
   private versionsReady = false;
   private parked = 0;
   private emitted = 0;
+  /**
+   * Name and phone of clientas as stored now, kept from the rows this import wrote (an unchanged
+   * row equals what is stored) and from look-ups: the events of their citas and calls show them.
+   * Only this writer changes the clinic's data during the import (its writer lock), so it stays
+   * true; a deleted clienta leaves it. Bounded: cleared when it grows past NAMES_KEPT.
+   */
+  private readonly names: Names = new Map();
   /** The batch being written: PostgreSQL stores it while the caller produces the next one. */
   private inFlight: Promise<void> = Promise.resolve();
 
@@ -311,6 +321,7 @@ export class RecordWriter {
       for (const r of rows) addDelta(deltas.clientas, [r.vip], 1);
       const written = await writeClientas(db, rows, mode);
       record('clienta', rows, existed, written);
+      if (this.withEvents) this.keepNames(rows);
       if (before.size > 0) {
         const byId = new Map(rows.map((r) => [r.id, r]));
         for (const id of written) {
@@ -418,6 +429,7 @@ export class RecordWriter {
       const unlinked = await unlinkLlamadasOf(db, clinicId, doomed, at);
       this.counts.llamadas.updated += unlinked.length;
       sections.push({ type: 'llamada', events: unlinked.map((id) => ({ id, tipo: 'llamada.actualizada' as EventType })) });
+      for (const id of doomed) this.names.delete(id);
       const clientas = await deleteClientas(db, clinicId, doomed);
       for (const r of clientas) addDelta(deltas.clientas, [r.vip], -1);
       const deleted = new Set(clientas.map((r) => r.id));
@@ -478,8 +490,23 @@ export class RecordWriter {
       else rows.push(row);
     }
     if (rows.length > 0) {
-      // Only the clientas' name and phone are not in the rows: one look-up for the chunk.
-      const names = await clientaNames(db, clinic.clinicId, [...new Set(rows.flatMap((r) => (r.clienta_id == null ? [] : [r.clienta_id])))]);
+      // Only the clientas' name and phone are not in the rows: those not kept, one look-up for the chunk.
+      const names: Names = new Map();
+      const unknown: string[] = [];
+      for (const r of rows) {
+        if (r.clienta_id == null || names.has(r.clienta_id)) continue;
+        const kept = this.names.get(r.clienta_id);
+        if (kept === undefined) unknown.push(r.clienta_id);
+        else names.set(r.clienta_id, kept);
+      }
+      if (unknown.length > 0) {
+        const found = await clientaNames(db, clinic.clinicId, [...new Set(unknown)]);
+        if (this.names.size + found.size > NAMES_KEPT) this.names.clear();
+        for (const [id, n] of found) {
+          names.set(id, n);
+          this.names.set(id, n);
+        }
+      }
       for (const r of rows) {
         const json = type === 'cita' ? heldCita(r as Insertable<CitasTable>, names, clinic) : heldLlamada(r as Insertable<LlamadasTable>, names, clinic);
         if (json !== undefined) out.set(r.id, json);
@@ -494,6 +521,11 @@ export class RecordWriter {
       }
     }
     return out;
+  }
+
+  private keepNames(rows: Insertable<ClientasTable>[]): void {
+    if (this.names.size + rows.length > NAMES_KEPT) this.names.clear();
+    for (const r of rows) this.names.set(r.id, { nombre: r.nombre, telefono: r.telefono });
   }
 
   private async readyVersions(): Promise<void> {
