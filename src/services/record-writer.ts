@@ -197,6 +197,8 @@ export class RecordWriter {
   private readonly names: Names = new Map();
   /** The batch being written: PostgreSQL stores it while the caller produces the next one. */
   private inFlight: Promise<void> = Promise.resolve();
+  /** The batch in flight writes clientas. */
+  private clientasInFlight = false;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -260,11 +262,24 @@ export class RecordWriter {
     await this.inFlight;
   }
 
+  /**
+   * Waits until every clienta added so far is stored and every deletion applied, so references
+   * to them can be looked up; a batch of only citas and calls may still be in flight (the
+   * import's reference checks would otherwise stop the overlap of parsing and writing).
+   */
+  async storeClientas(): Promise<void> {
+    await this.endDeletions();
+    if (this.clientas.length > 0) await this.startWrite();
+    if (this.clientasInFlight) await this.inFlight;
+  }
+
   /** Hands the buffered rows to the database once the previous batch is stored; does not wait for it. */
   private async startWrite(): Promise<void> {
     await this.inFlight;
+    this.clientasInFlight = false;
     if (this.clientas.length + this.citas.length + this.llamadas.length === 0) return;
     const batch = { clientas: this.clientas, citas: this.citas, llamadas: this.llamadas };
+    this.clientasInFlight = batch.clientas.length > 0;
     this.clientas = [];
     this.citas = [];
     this.llamadas = [];
