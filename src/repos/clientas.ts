@@ -69,6 +69,16 @@ export async function clientasByIds(db: Kysely<DB>, clinicId: string, ids: strin
   return rows.sort((a, b) => at.get(a.id)! - at.get(b.id)!);
 }
 
+/** What a cita and a call show of their clientas `ids` (name and phone as stored now): an id missing is not stored. */
+export async function clientaNames(db: Kysely<DB>, clinicId: string, ids: readonly string[]): Promise<Map<string, { nombre: string; telefono: string }>> {
+  const out = new Map<string, { nombre: string; telefono: string }>();
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('clientas').select(['id', 'nombre', 'telefono'])
+    .where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+  for (const r of rows) out.set(r.id, { nombre: r.nombre, telefono: r.telefono });
+  return out;
+}
+
 /** The clinic's clientas in a vip scope (null: all), from the per-clinic counts. */
 export async function countClientas(db: Kysely<DB>, clinicId: string, vip: boolean | null): Promise<number> {
   let q = db

@@ -95,9 +95,17 @@ class RefChecker {
 
   async check(): Promise<void> {
     if (this.refs.length === 0) return;
-    // The clientas read so far must be in the database before they can be looked up there.
-    await this.writer.flush();
-    const found = await existingClientaIds(this.db, this.clinicId, [...new Set(this.refs.map((r) => r.id))]);
+    // The clientas read so far must be in the database before they can be looked up there
+    // (and deletions applied); citas and calls may still be on their way.
+    await this.writer.storeClientas();
+    let found: Set<string>;
+    try {
+      found = await existingClientaIds(this.db, this.clinicId, [...new Set(this.refs.map((r) => r.id))]);
+    } catch (err) {
+      // A batch in flight that failed (and aborted the transaction) is the cause to report.
+      await this.writer.flush();
+      throw err;
+    }
     const unresolved = this.refs.filter((r) => !found.has(r.id));
     this.refs = [];
     if (unresolved.length > 0) {

@@ -6,15 +6,16 @@
 // differ and RETURNING names them; the stored keys read before each batch say which existed
 // (created vs updated). Events are made per batch (memory stays a batch, whatever the file), in an
 // order a mirror can apply: upserts clientas -> citas -> llamadas; deletions citas -> llamadas
-// (their cascade updates) -> clientas. Each event's `datos` is the record read back as the API
-// shows it, shaped by the lists' own code (shape.ts).
+// (their cascade updates) -> clientas. Each event's `datos` is the record as the API shows it,
+// shaped by the lists' own code (shape.ts): a cita or call the batch wrote is shaped from the row
+// it wrote (only its clienta's name and phone are looked up), anything else is read back.
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { CitasTable, ClientasTable, DB, LlamadasTable } from '../db/schema.js';
 import type { CitaRecord, ClientaRecord, EventType, ImportRecord, LlamadaRecord } from '../domain/records.js';
 import { citasByIds } from '../repos/citas.js';
-import { clientasByIds } from '../repos/clientas.js';
+import { clientaNames, clientasByIds } from '../repos/clientas.js';
 import { bumpDataVersions, ensureDataVersions } from '../repos/clinics.js';
 import { insertEvents, notifyEvents, takeSeqs, type EventRow } from '../repos/events.js';
 import { llamadasByIds } from '../repos/llamadas.js';
@@ -79,12 +80,42 @@ export function llamadaRow(clinicId: string, zone: string | LocalDays, r: Llamad
   };
 }
 
+type Names = Map<string, { nombre: string; telefono: string }>;
+
+/** The JSON of a cita as written (what citasByIds would read), or undefined while her clienta is not stored. */
+function heldCita(r: Insertable<CitasTable>, names: Names, clinic: ClinicContext): string | undefined {
+  const cl = names.get(r.clienta_id);
+  if (cl === undefined) return undefined;
+  return JSON.stringify(citaOut({
+    id: r.id, fecha_hora: r.fecha_hora, cliente_nombre: cl.nombre, telefono: cl.telefono, servicio: r.servicio,
+    duracion_min: r.duracion_min, precio_cents: r.precio_cents, estado: r.estado, profesional_nombre: r.profesional_nombre,
+    sede_nombre: r.sede_nombre, notas: r.notas ?? null, created_at: r.created_at, updated_at: r.updated_at,
+  }, clinic));
+}
+
+/** The JSON of a call as written (what llamadasByIds would read), or undefined while its linked clienta is not stored. */
+function heldLlamada(r: Insertable<LlamadasTable>, names: Names, clinic: ClinicContext): string | undefined {
+  let nombre = r.cliente_nombre ?? null;
+  if (r.clienta_id != null) {
+    const cl = names.get(r.clienta_id);
+    if (cl === undefined) return undefined;
+    nombre = cl.nombre;
+  }
+  return JSON.stringify(llamadaOut({
+    id: r.id, fecha_hora: r.fecha_hora, cliente_nombre: nombre, telefono_caller: r.telefono_caller,
+    duracion_segundos: r.duracion_segundos, resultado: r.resultado, idioma: r.idioma, created_at: r.created_at, updated_at: r.updated_at,
+  }, clinic));
+}
+
 /** Keeps the last row per id: one INSERT ... ON CONFLICT may not touch a row twice. */
 function lastPerId<T extends { id: string }>(rows: T[]): T[] {
   const byId = new Map<string, T>();
   for (const r of rows) byId.set(r.id, r);
   return byId.size === rows.length ? rows : [...byId.values()];
 }
+
+/** Clientas' names kept for the events of their citas and calls (about 100 bytes each). */
+const NAMES_KEPT = 200_000;
 
 /** Records (or deletions) buffered before a write: big statements, bounded memory. */
 const FLUSH_AT = 5_000;
@@ -129,8 +160,11 @@ export interface RecordWriterOptions {
   onMissing?: (m: MissingRecord) => void;
 }
 
+/** Rows a batch wrote, by id: exactly what is stored, so their events need not read them back. */
+type Held = Map<string, Insertable<CitasTable> | Insertable<LlamadasTable>>;
+
 /** Events of one write, in the order they will be numbered. */
-type Section = { type: RecordType; events: { id: string; tipo: EventType }[] };
+type Section = { type: RecordType; events: { id: string; tipo: EventType }[]; held?: Held };
 
 /**
  * Buffers rows and writes them in batches. The per-day and per-vip counts are kept as deltas in
@@ -154,8 +188,17 @@ export class RecordWriter {
   private versionsReady = false;
   private parked = 0;
   private emitted = 0;
+  /**
+   * Name and phone of clientas as stored now, kept from the rows this import wrote (an unchanged
+   * row equals what is stored) and from look-ups: the events of their citas and calls show them.
+   * Only this writer changes the clinic's data during the import (its writer lock), so it stays
+   * true; a deleted clienta leaves it. Bounded: cleared when it grows past NAMES_KEPT.
+   */
+  private readonly names: Names = new Map();
   /** The batch being written: PostgreSQL stores it while the caller produces the next one. */
   private inFlight: Promise<void> = Promise.resolve();
+  /** The batch in flight writes clientas. */
+  private clientasInFlight = false;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -219,11 +262,24 @@ export class RecordWriter {
     await this.inFlight;
   }
 
+  /**
+   * Waits until every clienta added so far is stored and every deletion applied, so references
+   * to them can be looked up; a batch of only citas and calls may still be in flight (the
+   * import's reference checks would otherwise stop the overlap of parsing and writing).
+   */
+  async storeClientas(): Promise<void> {
+    await this.endDeletions();
+    if (this.clientas.length > 0) await this.startWrite();
+    if (this.clientasInFlight) await this.inFlight;
+  }
+
   /** Hands the buffered rows to the database once the previous batch is stored; does not wait for it. */
   private async startWrite(): Promise<void> {
     await this.inFlight;
+    this.clientasInFlight = false;
     if (this.clientas.length + this.citas.length + this.llamadas.length === 0) return;
     const batch = { clientas: this.clientas, citas: this.citas, llamadas: this.llamadas };
+    this.clientasInFlight = batch.clientas.length > 0;
     this.clientas = [];
     this.citas = [];
     this.llamadas = [];
@@ -280,6 +336,7 @@ export class RecordWriter {
       for (const r of rows) addDelta(deltas.clientas, [r.vip], 1);
       const written = await writeClientas(db, rows, mode);
       record('clienta', rows, existed, written);
+      if (this.withEvents) this.keepNames(rows);
       if (before.size > 0) {
         const byId = new Map(rows.map((r) => [r.id, r]));
         for (const id of written) {
@@ -303,6 +360,7 @@ export class RecordWriter {
       }
       for (const r of rows) addDelta(deltas.citas, [r.dia, r.estado], 1);
       record('cita', rows, existed, await writeCitas(db, rows, mode));
+      sections.cita.held = new Map(rows.map((r) => [r.id, r]));
     }
     if (batch.llamadas.length) {
       const rows = lastPerId(batch.llamadas);
@@ -316,12 +374,15 @@ export class RecordWriter {
       }
       for (const r of rows) addDelta(deltas.llamadas, [r.dia, r.resultado], 1);
       record('llamada', rows, existed, await writeLlamadas(db, rows, mode));
+      sections.llamada.held = new Map(rows.map((r) => [r.id, r]));
     }
 
     // A citas shows her name and phone, a call her name: those changed with her.
     const cascade = (type: 'cita' | 'llamada', ids: string[]) => {
       const c = this.counts[PLURAL[type]];
       for (const id of ids) {
+        // Touched after it was written (its updated_at moved): read back, not shaped from the batch's row.
+        sections[type].held?.delete(id);
         if (seen[type].has(id)) continue;
         seen[type].add(id);
         if (unchanged[type].delete(id)) c.unchanged--;
@@ -383,6 +444,7 @@ export class RecordWriter {
       const unlinked = await unlinkLlamadasOf(db, clinicId, doomed, at);
       this.counts.llamadas.updated += unlinked.length;
       sections.push({ type: 'llamada', events: unlinked.map((id) => ({ id, tipo: 'llamada.actualizada' as EventType })) });
+      for (const id of doomed) this.names.delete(id);
       const clientas = await deleteClientas(db, clinicId, doomed);
       for (const r of clientas) addDelta(deltas.clientas, [r.vip], -1);
       const deleted = new Set(clientas.map((r) => r.id));
@@ -402,7 +464,7 @@ export class RecordWriter {
     for (const s of sections) {
       for (let i = 0; i < s.events.length; i += RENDER_CHUNK[dialectOf(this.db)]) {
         const chunk = s.events.slice(i, i + RENDER_CHUNK[dialectOf(this.db)]);
-        const datos = await this.render(s.type, chunk.filter((e) => !e.tipo.endsWith('.eliminada')).map((e) => e.id), at);
+        const datos = await this.render(s.type, chunk.filter((e) => !e.tipo.endsWith('.eliminada')).map((e) => e.id), at, s.held);
         for (const e of chunk) {
           const d = e.tipo.endsWith('.eliminada') ? JSON.stringify({ id: e.id }) : datos.get(e.id);
           if (d === undefined) {
@@ -426,20 +488,59 @@ export class RecordWriter {
   }
 
   /** The API's JSON of the records `ids` as stored now; an id missing from the map cannot be shown yet (or is gone). */
-  private async render(type: RecordType, ids: string[], at: number): Promise<Map<string, string>> {
+  private async render(type: RecordType, ids: string[], at: number, held?: Held): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     if (ids.length === 0) return out;
     const { db, clinic } = this;
     if (type === 'clienta') {
+      // Her derived fields (totals, last cita and call) need her citas and calls: read back.
       for (const r of await clientasByIds(db, clinic.clinicId, ids, at)) out.set(r.id, JSON.stringify(clientaOut(r, clinic)));
-    } else if (type === 'cita') {
-      for (const r of await citasByIds(db, clinic.clinicId, ids)) out.set(r.id, JSON.stringify(citaOut(r, clinic)));
+      return out;
+    }
+    const readBack: string[] = [];
+    const rows: (Insertable<CitasTable> | Insertable<LlamadasTable>)[] = [];
+    for (const id of ids) {
+      const row = held?.get(id);
+      if (row === undefined) readBack.push(id);
+      else rows.push(row);
+    }
+    if (rows.length > 0) {
+      // Only the clientas' name and phone are not in the rows: those not kept, one look-up for the chunk.
+      const names: Names = new Map();
+      const unknown: string[] = [];
+      for (const r of rows) {
+        if (r.clienta_id == null || names.has(r.clienta_id)) continue;
+        const kept = this.names.get(r.clienta_id);
+        if (kept === undefined) unknown.push(r.clienta_id);
+        else names.set(r.clienta_id, kept);
+      }
+      if (unknown.length > 0) {
+        const found = await clientaNames(db, clinic.clinicId, [...new Set(unknown)]);
+        if (this.names.size + found.size > NAMES_KEPT) this.names.clear();
+        for (const [id, n] of found) {
+          names.set(id, n);
+          this.names.set(id, n);
+        }
+      }
+      for (const r of rows) {
+        const json = type === 'cita' ? heldCita(r as Insertable<CitasTable>, names, clinic) : heldLlamada(r as Insertable<LlamadasTable>, names, clinic);
+        if (json !== undefined) out.set(r.id, json);
+      }
+    }
+    if (readBack.length === 0) return out;
+    if (type === 'cita') {
+      for (const r of await citasByIds(db, clinic.clinicId, readBack)) out.set(r.id, JSON.stringify(citaOut(r, clinic)));
     } else {
-      for (const r of await llamadasByIds(db, clinic.clinicId, ids)) {
+      for (const r of await llamadasByIds(db, clinic.clinicId, readBack)) {
         if (!r.awaitingClienta) out.set(r.id, JSON.stringify(llamadaOut(r, clinic)));
       }
     }
     return out;
+  }
+
+  private keepNames(rows: Insertable<ClientasTable>[]): void {
+    if (this.names.size + rows.length > NAMES_KEPT) this.names.clear();
+    for (const r of rows) this.names.set(r.id, { nombre: r.nombre, telefono: r.telefono });
   }
 
   private async readyVersions(): Promise<void> {

@@ -132,6 +132,27 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     expect(await head()).toBe(8);
   });
 
+  it('datos equal the API for every kind of change: fields, notes, a renamed clienta in the same file, calls linked or not, a clienta listed later', async () => {
+    await run([...BASE, llamada(4, null, { cliente_nombre: null })]);
+    now = T0 + 60_000;
+    await run([
+      clienta(1, { nombre: 'Renombrada' }), cita(1, 1, { estado: 'cancelada', notas: 'Llega tarde' }), cita(3, 2, { precio: 35.5, duracion_min: 60 }),
+      cita(4, 3, { notas: 'Primera visita' }), llamada(1, 1, { resultado: 'agendada' }), llamada(2, null, { cliente_nombre: 'Otra' }),
+      llamada(4, null, { duracion_segundos: 5 }), llamada(5, 3), llamada(6, 2, { cliente_nombre: null }), clienta(3), cita(5, 2),
+    ]);
+    const log = await events(9);
+    const latest = new Map(log.map((e) => [JSON.parse(e.datos).id as string, JSON.parse(e.datos) as unknown]));
+    // Every record changed, directly or by its clienta's new name (cita 2, the cascade), has an event...
+    expect([...latest.keys()].sort()).toEqual([
+      id(1, 1), id(1, 3), id(2, 1), id(2, 2), id(2, 3), id(2, 4), id(2, 5), id(3, 1), id(3, 2), id(3, 4), id(3, 5), id(3, 6),
+    ].sort());
+    // ...and its last event shows it exactly as the lists answer it now.
+    const shown = await api();
+    for (const [recordId, datos] of latest) {
+      expect(datos, recordId).toEqual(shown.citas.get(recordId) ?? shown.clientas.get(recordId) ?? shown.llamadas.get(recordId));
+    }
+  });
+
   it('an unchanged re-import writes no event and moves no updated_at, data version or search version', async () => {
     await run(BASE);
     const before = { versions: await dataVersions(database.db, clinic.id), api: await api() };

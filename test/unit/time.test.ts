@@ -12,6 +12,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
   addDays, dayRange, dayStart, formatTimestamp, isValidDate, isValidTimeZone, localDate, localToEpoch, offsetMinutes,
@@ -310,6 +312,24 @@ describe('parseTimestamp', () => {
     expect(parseTimestamp('2026-11-21T10:30:00.5+01:00')).toBe(t);
     expect(parseTimestamp('2026-11-21T09:30:00.123456789Z')).toBe(t);
     expect(parseTimestamp('1969-12-31T23:59:59.5Z')).toBe(-1);
+  });
+
+  it('agrees with Luxon on any valid timestamp: years 0001-9999, any offset, with or without a fraction', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 31 }),
+      fc.integer({ min: 0, max: 86_399 }), fc.option(fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 })),
+      fc.option(fc.stringMatching(/^[0-9]{1,9}$/)),
+      (y, mo, d, sod, off, frac) => {
+        const date = `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}`;
+        const time = `${two(Math.floor(sod / 3600))}:${two(Math.floor(sod / 60) % 60)}:${two(sod % 60)}${frac === null ? '' : `.${frac}`}`;
+        const zone = off === null ? 'Z' : `${off < 0 ? '-' : '+'}${two(Math.floor(Math.abs(off) / 60))}:${two(Math.abs(off) % 60)}`;
+        const value = `${date}T${time}${zone}`;
+        const luxon = DateTime.fromISO(value, { setZone: true });
+        const expected = isValidDate(date) && luxon.isValid ? Math.floor(luxon.toMillis() / 1000) : null;
+        expect(parseTimestamp(value), value).toBe(expected);
+      },
+    ), { numRuns: 2000 });
   });
 
   it('rejects a missing offset, impossible dates and times, and anything not RFC 3339', () => {
