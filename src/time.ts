@@ -3,8 +3,9 @@
 //
 // Luxon does the calendar work (local midnight -> instant, which is where DST days bite).
 // Formatting a timestamp with its offset is on the hot path (two per serialized row), so the
-// offset lookup is memoised per 15-minute bucket: modern zone transitions fall on 15-minute
-// UTC boundaries, and a bucket whose two ends disagree is never cached but computed exactly.
+// offset lookup is memoised (offsetMinutes): per 6-hour span without a transition, and per
+// 15-minute bucket around one (modern zone transitions fall on 15-minute UTC boundaries; a
+// bucket whose two ends disagree is never cached but computed exactly).
 import { DateTime, IANAZone } from 'luxon';
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -100,25 +101,48 @@ export function parseTimestamp(value: string): number | null {
   return local - offset * 60;
 }
 
-const offsetCache = new Map<string, Map<number, number>>();
+/** One zone's memo: 6-hour spans without a transition, and 15-minute buckets within the others. */
+interface ZoneOffsets {
+  zone: IANAZone;
+  /** offset of a span that has one offset throughout; NaN: the span holds a transition */
+  spans: Map<number, number>;
+  buckets: Map<number, number>;
+}
+const SPAN_MS = 6 * 3_600_000;
+const offsetCache = new Map<string, ZoneOffsets>();
 
-/** UTC offset of `zone` at `ms`, in minutes. */
+/**
+ * UTC offset of `zone` at `ms`, in minutes. Memoised per 6-hour span whose two ends agree (a
+ * zone's transitions are months apart, so such a span has none; an import's timestamps spread
+ * over years, and a 15-minute memo alone asked Luxon twice for every new quarter hour), and per
+ * 15-minute bucket inside a span that holds a transition (they fall on 15-minute boundaries; a
+ * bucket whose ends disagree is computed exactly).
+ */
 export function offsetMinutes(ms: number, zone: string): number {
-  let perZone = offsetCache.get(zone);
-  if (!perZone) {
-    perZone = new Map();
-    offsetCache.set(zone, perZone);
+  let z = offsetCache.get(zone);
+  if (!z) {
+    z = { zone: IANAZone.create(zone), spans: new Map(), buckets: new Map() };
+    offsetCache.set(zone, z);
   }
+  const span = Math.floor(ms / SPAN_MS);
+  let whole = z.spans.get(span);
+  if (whole === undefined) {
+    const start = span * SPAN_MS;
+    const atStart = z.zone.offset(start);
+    whole = z.zone.offset(start + SPAN_MS - 1) === atStart ? atStart : NaN;
+    // Bounded: a long-running process touches at most a few years of spans per zone.
+    if (z.spans.size > 50_000) z.spans.clear();
+    z.spans.set(span, whole);
+  }
+  if (!Number.isNaN(whole)) return whole;
   const bucket = Math.floor(ms / BUCKET_MS);
-  const cached = perZone.get(bucket);
+  const cached = z.buckets.get(bucket);
   if (cached !== undefined) return cached;
-  const z = IANAZone.create(zone);
   const start = bucket * BUCKET_MS;
-  const atStart = z.offset(start);
-  if (z.offset(start + BUCKET_MS - 1) !== atStart) return z.offset(ms);
-  // Bounded: a long-running process touches at most a few years of buckets per zone.
-  if (perZone.size > 200_000) perZone.clear();
-  perZone.set(bucket, atStart);
+  const atStart = z.zone.offset(start);
+  if (z.zone.offset(start + BUCKET_MS - 1) !== atStart) return z.zone.offset(ms);
+  if (z.buckets.size > 10_000) z.buckets.clear();
+  z.buckets.set(bucket, atStart);
   return atStart;
 }
 

@@ -259,6 +259,16 @@ describe('formatTimestamp', () => {
     }
   });
 
+  it('any instant from 1970 to 2060 in zones with DST, half-hour offsets and changed rules: as Intl formats it (the offset memo never spans a transition)', () => {
+    const zones = ['Europe/Madrid', 'America/St_Johns', 'Africa/Cairo', 'America/Havana', 'Australia/Lord_Howe', 'Pacific/Apia', 'America/Mexico_City', 'Asia/Kathmandu'];
+    fc.assert(fc.property(fc.constantFrom(...zones), fc.integer({ min: 0, max: 2_871_000_000 }), (zone, t) => {
+      // the instant itself, and the seconds either side of the 6-hour span and quarter hour it falls in
+      for (const x of [t, t - (t % 21_600), t - (t % 21_600) - 1, t - (t % 900), t - (t % 900) - 1]) {
+        expect(formatTimestamp(x, zone), `${zone} ${x}`).toBe(intlFormat(x, zone));
+      }
+    }), { numRuns: 3_000 });
+  });
+
   it('offsetMinutes matches the formatted offset', () => {
     expect(offsetMinutes(ms('2026-01-08T12:00:00Z'), 'Asia/Kathmandu')).toBe(345);
     expect(offsetMinutes(ms('2026-01-08T12:00:00Z'), 'America/St_Johns')).toBe(-210);
