@@ -21,10 +21,10 @@ const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 export function limitsTables(r: LimitsReport): string {
   const side = table(
-    ['case', 'limits', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'server CPU ms/req', 'redis-server CPU ms/req', 'Redis calls per request', 'other load (cores)'],
+    ['case', 'limits', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'server CPU ms/req', 'redis-server CPU ms/req', 'Redis calls per request', 'other load (cores)', 'stolen by the host (cores)'],
     r.rows.map((x) => [x.label, x.backend === 'redis' ? 'Redis' : 'in memory', f1(x.offered), f1(x.achieved), f1(x.p50), f1(x.p99), f1(x.max), String(x.bad),
-      f3(x.cpuMsPerReq), x.redisCpuMsPerReq === null ? '–' : f3(x.redisCpuMsPerReq), x.redisCallsPerReq === null ? '–' : f3(x.redisCallsPerReq), f2(x.otherCores)]),
-    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      f3(x.cpuMsPerReq), x.redisCpuMsPerReq === null ? '–' : f3(x.redisCpuMsPerReq), x.redisCallsPerReq === null ? '–' : f3(x.redisCallsPerReq), f2(x.otherCores), f2(x.stolenCores)]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   const fleet = table(
     ['limits', 'REDIS_TIMEOUT_MS', 'instances', 'offered req/s (total)', 'seconds', 'allowed (200)', 'refused (429)', 'other answers + errors', 'one limit allows', 'allowed / allowed by one limit', 'Redis outages logged', 'other load (cores)'],
@@ -33,7 +33,7 @@ export function limitsTables(r: LimitsReport): string {
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   return [
-    `Side by side, the same data and key, at a fixed rate (open loop; REDIS_TIMEOUT_MS ${r.redisTimeoutMs}), the two sides alternating round by round (${r.rounds} round${r.rounds === 1 ? '' : 's'}: p50/p99/max of the round with the median p99, the median CPU per request of the rounds, the most other load seen). The limits are raised as for every case, so every request is allowed and far from its limit: on the Redis side most are decided on the instance's local view of the bucket, and Redis is told every 50 ms ("Redis calls per request"); a key near its limit asks Redis on every request (the fleet case below):`,
+    `Side by side, the same data and key, at a fixed rate (open loop; REDIS_TIMEOUT_MS ${r.redisTimeoutMs}), the two sides alternating round by round (${r.rounds} round${r.rounds === 1 ? '' : 's'}: p50/p99/max of the round with the median p99, the median CPU per request of the rounds, the most other load and host steal seen). The limits are raised as for every case, so every request is allowed and far from its limit: on the Redis side most are decided on the instance's local view of the bucket, and Redis is told every 50 ms ("Redis calls per request"); a key near its limit asks Redis on every request (the fleet case below):`,
     '',
     side,
     '',

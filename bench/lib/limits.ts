@@ -53,6 +53,8 @@ export interface LimiterRow {
   /** calls of the rate-limit script per request (redis backend only): below 1 when the local view decided */
   redisCallsPerReq: number | null;
   otherCores: number;
+  /** the most steal time seen in a round (the host's other machines), in cores */
+  stolenCores: number;
 }
 
 export interface FleetRow {
@@ -217,12 +219,13 @@ function rowOf(c: (typeof CASES)[number], backend: Backend, rounds: Round[]): Li
     redisCpuMsPerReq: backend === 'redis' ? medianNumber(rounds.map((x) => perReq(x.redisMs, x.m))) : null,
     redisCallsPerReq: backend === 'redis' ? medianNumber(rounds.map((x) => x.callsPerReq)) : null,
     otherCores: Math.max(...rounds.map((x) => x.m.cpu.otherCores)),
+    stolenCores: Math.max(...rounds.map((x) => x.m.cpu.stolenCores)),
   };
 }
 
 function logRow(log: (line: string) => void, row: LimiterRow): void {
   log(`  p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, server CPU ${row.cpuMsPerReq.toFixed(3)} ms/req` +
-    `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors, other load ${row.otherCores.toFixed(2)} cores`);
+    `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors, other load ${row.otherCores.toFixed(2)} cores, stolen by the host ${row.stolenCores.toFixed(2)} cores`);
 }
 
 async function fleetCase(run: LimitsRun, pids: number[], backend: Backend, timeout: number | null, pair: ChildServer[], redis: RedisServer): Promise<FleetRow> {

@@ -200,7 +200,23 @@ export interface CpuReport {
   dbMs: number;
   /** average number of cores busy with anything else: other programs on the machine */
   otherCores: number;
+  /**
+   * average number of cores the hypervisor gave to other machines while this one wanted them
+   * (steal time, /proc/stat): a virtual machine's host contention, which otherCores cannot see
+   */
+  stolenCores: number;
   elapsedMs: number;
+}
+
+/** The machine's steal ticks so far (the 8th number of /proc/stat's `cpu` line), or NaN. */
+function stealTicks(): number {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const steal = Number(line.trim().split(/\s+/)[8]);
+    return Number.isFinite(steal) ? steal : NaN;
+  } catch {
+    return NaN;
+  }
 }
 
 /**
@@ -216,6 +232,7 @@ export function cpuMeter(serverPid: number, ours: number[], dbPids: number[] = [
   const ours0 = mine.map((p) => processTicks(p));
   const s0 = serverPid > 0 ? processTicks(serverPid) : 0;
   const c0 = processTicks('self');
+  const steal0 = stealTicks();
   return {
     stop() {
       const all1 = allTicks();
@@ -230,6 +247,7 @@ export function cpuMeter(serverPid: number, ours: number[], dbPids: number[] = [
         clientMs: (processTicks('self') - c0) * TICK_MS,
         dbMs: (sumTicks(dbPids) - db0) * TICK_MS,
         otherCores: Math.max(0, foreignMs / elapsedMs),
+        stolenCores: Math.max(0, ((stealTicks() - steal0) * TICK_MS) / elapsedMs),
         elapsedMs,
       };
     },
