@@ -24,6 +24,7 @@
 // reported it (a fleet of N then allows up to N times the rate while the outage lasts, never
 // less), counted in `fallbacks`; the link (redis/link.ts) logs the outage once and goes back to
 // Redis by itself when it answers. A request never fails because of Redis.
+import type { GcraReply } from '../redis/gcra-script.js';
 import type { RedisLink, RedisState } from '../redis/link.js';
 import { MemoryGcraLimiter, type RateDecision, type RateLimiter } from './rate-limit.js';
 
@@ -67,6 +68,8 @@ class SharedGcraLimiter implements RateLimiter {
   private readonly rateArg: string;
   private readonly burstArg: string;
   private readonly views = new Map<string, View>();
+  /** keys with requests let through on the view and not told to Redis yet: what the next flush sends */
+  private readonly untold = new Set<string>();
   /** requests let through on the view, per flush, at most (0: never on the view) */
   private readonly localShare: number;
   private flushTimer: NodeJS.Timeout | null = null;
@@ -105,8 +108,14 @@ class SharedGcraLimiter implements RateLimiter {
     const d = this.memory.decide(key, nowMs, true);
     view.unsynced++;
     view.lastNowMs = nowMs;
+    this.untold.add(key);
     this.flushSoon();
     return d;
+  }
+
+  /** The script on Redis for `key`, adding `charge` first; null when Redis did not answer. */
+  private ask(key: string, nowMs: number, take: boolean, charge: number): Promise<GcraReply | null> {
+    return this.link.gcra(this.prefix + key, this.rateArg, this.burstArg, take, this.clock === 'caller' ? nowMs : undefined, charge);
   }
 
   // Not async: one promise (the link's) per call, and one then().
@@ -117,7 +126,7 @@ class SharedGcraLimiter implements RateLimiter {
       view.unsynced = 0;
       view.asking++;
     }
-    return this.link.gcra(this.prefix + key, this.rateArg, this.burstArg, take, this.clock === 'caller' ? nowMs : undefined, charge).then((r) => {
+    return this.ask(key, nowMs, take, charge).then((r) => {
       if (view) view.asking--;
       if (r) {
         this.adopt(key, nowMs, r[4]);
@@ -151,24 +160,26 @@ class SharedGcraLimiter implements RateLimiter {
     this.flushTimer.unref();
   }
 
-  /** Tells Redis what was let through on the views (one call per key, pipelined by the client). */
+  /**
+   * Tells Redis what was let through on the views: one call per key that has any (pipelined by
+   * the client), not a pass over every view.
+   */
   private flush(): void {
-    const now = performance.now();
-    for (const [key, view] of this.views) {
-      if (view.unsynced === 0) {
-        if (view.asking === 0 && now - view.syncedAt > FRESH_MS) this.views.delete(key);
-        continue;
-      }
+    for (const key of this.untold) {
+      const view = this.views.get(key);
+      if (view === undefined || view.unsynced === 0) continue; // cleared, or told by a decision since
       const charge = view.unsynced;
       view.unsynced = 0;
       const nowMs = this.clock === 'caller' ? view.lastNowMs : Date.now();
-      void this.link.gcra(this.prefix + key, this.rateArg, this.burstArg, false, this.clock === 'caller' ? nowMs : undefined, charge).then((r) => {
+      void this.ask(key, nowMs, false, charge).then((r) => {
         // No answer (Redis down): those requests stay in the twin, which decides until Redis is back.
         if (r) this.adopt(key, nowMs, r[4]);
       });
     }
+    this.untold.clear();
   }
 
+  /** At MAX_VIEWS: drops the views that decide nothing any more (nothing untold or asked, Redis' answer stale). */
   private dropStaleViews(): void {
     const now = performance.now();
     for (const [key, view] of this.views) if (view.unsynced === 0 && view.asking === 0 && now - view.syncedAt > FRESH_MS) this.views.delete(key);
