@@ -127,9 +127,7 @@ export function offsetMinutes(ms: number, zone: string): number {
   const span = Math.floor(ms / SPAN_MS);
   let whole = z.spans.get(span);
   if (whole === undefined) {
-    const start = span * SPAN_MS;
-    const atStart = z.zone.offset(start);
-    whole = z.zone.offset(start + SPAN_MS - 1) === atStart ? atStart : NaN;
+    whole = offsetThroughout(z.zone, span * SPAN_MS, SPAN_MS);
     // Bounded: a long-running process touches at most a few years of spans per zone.
     if (z.spans.size > 50_000) z.spans.clear();
     z.spans.set(span, whole);
@@ -138,12 +136,17 @@ export function offsetMinutes(ms: number, zone: string): number {
   const bucket = Math.floor(ms / BUCKET_MS);
   const cached = z.buckets.get(bucket);
   if (cached !== undefined) return cached;
-  const start = bucket * BUCKET_MS;
-  const atStart = z.zone.offset(start);
-  if (z.zone.offset(start + BUCKET_MS - 1) !== atStart) return z.zone.offset(ms);
+  const steady = offsetThroughout(z.zone, bucket * BUCKET_MS, BUCKET_MS);
+  if (Number.isNaN(steady)) return z.zone.offset(ms);
   if (z.buckets.size > 10_000) z.buckets.clear();
-  z.buckets.set(bucket, atStart);
-  return atStart;
+  z.buckets.set(bucket, steady);
+  return steady;
+}
+
+/** The zone's offset over [start, start + length) when its two ends agree, else NaN (a transition within). */
+function offsetThroughout(zone: IANAZone, start: number, length: number): number {
+  const atStart = zone.offset(start);
+  return zone.offset(start + length - 1) === atStart ? atStart : NaN;
 }
 
 const DAY_S = 86_400;
