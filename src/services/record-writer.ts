@@ -336,7 +336,7 @@ export class RecordWriter {
       for (const r of rows) addDelta(deltas.clientas, [r.vip], 1);
       const written = await writeClientas(db, rows, mode);
       record('clienta', rows, existed, written);
-      if (this.withEvents) this.keepNames(rows);
+      if (this.withEvents) this.keepNames(rows.map((r) => [r.id, { nombre: r.nombre, telefono: r.telefono }]));
       if (before.size > 0) {
         const byId = new Map(rows.map((r) => [r.id, r]));
         for (const id of written) {
@@ -516,11 +516,8 @@ export class RecordWriter {
       }
       if (unknown.length > 0) {
         const found = await clientaNames(db, clinic.clinicId, [...new Set(unknown)]);
-        if (this.names.size + found.size > NAMES_KEPT) this.names.clear();
-        for (const [id, n] of found) {
-          names.set(id, n);
-          this.names.set(id, n);
-        }
+        for (const [id, n] of found) names.set(id, n);
+        this.keepNames([...found]);
       }
       for (const r of rows) {
         const json = type === 'cita' ? heldCita(r as Insertable<CitasTable>, names, clinic) : heldLlamada(r as Insertable<LlamadasTable>, names, clinic);
@@ -538,9 +535,10 @@ export class RecordWriter {
     return out;
   }
 
-  private keepNames(rows: Insertable<ClientasTable>[]): void {
-    if (this.names.size + rows.length > NAMES_KEPT) this.names.clear();
-    for (const r of rows) this.names.set(r.id, { nombre: r.nombre, telefono: r.telefono });
+  /** Keeps clientas' names and phones as stored now (from rows written or looked up), within NAMES_KEPT. */
+  private keepNames(entries: [string, { nombre: string; telefono: string }][]): void {
+    if (this.names.size + entries.length > NAMES_KEPT) this.names.clear();
+    for (const [id, n] of entries) this.names.set(id, n);
   }
 
   private async readyVersions(): Promise<void> {
