@@ -164,12 +164,10 @@ async function scriptCalls(redis: RedisServer): Promise<number> {
 }
 
 async function expectBucketsInRedis(redis: RedisServer, server: ChildServer, apiKey: string): Promise<void> {
-  {
-    const before = await scriptCalls(redis);
-    const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } });
-    if (res.status !== 200) throw new Error(`the service with REDIS_URL answered ${res.status} to /api/v1/me`);
-    if ((await scriptCalls(redis)) <= before) throw new Error('the service with REDIS_URL did not run its limit in Redis');
-  }
+  const before = await scriptCalls(redis);
+  const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } });
+  if (res.status !== 200) throw new Error(`the service with REDIS_URL answered ${res.status} to /api/v1/me`);
+  if ((await scriptCalls(redis)) <= before) throw new Error('the service with REDIS_URL did not run its limit in Redis');
 }
 
 /** One side's measurement of one round. */
