@@ -7,16 +7,23 @@
 //     is the largest share of the work), the two sides alternating round by round (--repeat).
 //     Server CPU ms/request, p99, redis-server's CPU, and the script's calls per request (the
 //     limits are raised as for every case, so the Redis side decides most requests on its local
-//     view: services/shared-rate-limit.ts).
+//     view: services/shared-rate-limit.ts). A third side in every round, the floor
+//     (bench/floor-server.ts): a plain node:http server sending the same bytes and doing nothing
+//     else, so that each round shows what this machine gives any server at that rate; on a
+//     virtual machine whose host takes its CPUs away now and then, that alone can exceed the
+//     p99 goal.
 //  2. Two instances with a real limit (LIMIT requests/s, bursts of LIMIT) under five times that
 //     load, spread evenly over both, on one fresh key: the requests allowed against what one
 //     limit allows in that time (burst + rate x seconds). With Redis, then, for contrast, with
 //     each instance limiting in its own memory.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createClient } from 'redis';
 import { startRedisServer, type RedisServer } from '../../tools/redis-server.js';
 import { fixedRate, measure, type Measured } from './measure.js';
 import { openLoop, percentile, type OpenLoopResult } from './open-loop.js';
-import type { Options } from './options.js';
+import { ROOT, type Options } from './options.js';
 import { cpuMeter, freePort, startServer, waitForQuiet, type ChildServer } from './processes.js';
 import { serviceEnv } from './servers.js';
 import type { ServiceBuild } from './service.js';
@@ -35,12 +42,14 @@ const FLEET_LOAD_FACTOR = 5;
 const DOWN_LINE = 'Redis does not answer';
 
 export type Backend = 'memory' | 'redis';
+/** A side of the comparison: the service with either limiter, or the floor (no service at all). */
+export type Side = Backend | 'floor';
 
 export interface LimiterRow {
   id: string;
   label: string;
   path: string;
-  backend: Backend;
+  backend: Side;
   offered: number;
   achieved: number;
   p50: number;
@@ -55,6 +64,8 @@ export interface LimiterRow {
   otherCores: number;
   /** the most steal time seen in a round (the host's other machines), in cores */
   stolenCores: number;
+  /** p99 of each round, in the order run */
+  roundP99s: number[];
 }
 
 export interface FleetRow {
@@ -170,6 +181,33 @@ async function expectBucketsInRedis(redis: RedisServer, server: ChildServer, api
   if ((await scriptCalls(redis)) <= before) throw new Error('the service with REDIS_URL did not run its limit in Redis');
 }
 
+/**
+ * The floor of a case: bench/floor-server.ts serving the bytes the service answers to the case's
+ * request (fetched once, uncompressed, as the load asks for them). Stopped by the caller.
+ */
+async function startFloor(run: LimitsRun, c: (typeof CASES)[number]): Promise<ChildServer> {
+  const res = await fetch(run.memoryService.baseUrl + c.path, {
+    headers: { authorization: `Bearer ${run.apiKey}`, 'accept-encoding': 'identity' },
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) throw new Error(`the floor of ${c.id}: GET ${c.path} answered ${res.status}: ${body.toString('utf8', 0, 300)}`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-api-floor-'));
+  const file = path.join(dir, 'body');
+  fs.writeFileSync(file, body);
+  const port = await freePort();
+  try {
+    return await startServer({
+      name: `floor (${c.id})`, port, readyPath: '/', cwd: ROOT,
+      args: ['--import', 'tsx', path.join(ROOT, 'bench/floor-server.ts')],
+      env: { ...process.env, FLOOR_BODY: file, FLOOR_TYPE: res.headers.get('content-type') ?? 'application/json', PORT: String(port) },
+    });
+  } finally {
+    // The server has read it at start (or failed to start).
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** One side's measurement of one round. */
 interface Round {
   m: Measured<OpenLoopResult>;
@@ -180,19 +218,31 @@ interface Round {
 }
 
 /**
- * The two sides of one case, alternating round by round (--repeat rounds; memory, then Redis, in
- * each), so that a change in the machine's load falls on both rather than on one side's block.
- * Each row is the round with the median p99 for the latency figures, and the median of the
- * rounds' CPU per request (the comparison's own figure) for the CPU.
+ * The sides of one case, alternating round by round (--repeat rounds; the floor, memory, then
+ * Redis, in each), so that a change in the machine's load falls on all rather than on one side's
+ * block. Each row is the round with the median p99 for the latency figures, and the median of
+ * the rounds' CPU per request (the comparison's own figure) for the CPU.
  */
 async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number], redisService: ChildServer, redis: RedisServer): Promise<LimiterRow[]> {
-  const { opts, log } = run;
   const headers = { authorization: `Bearer ${run.apiKey}` };
-  const sides = [['memory', run.memoryService], ['redis', redisService]] as const;
-  const rounds: Record<Backend, Round[]> = { memory: [], redis: [] };
+  const floor = await startFloor(run, c);
+  try {
+    return await compareSides(run, [...pids, floor.pid], c, [['floor', floor], ['memory', run.memoryService], ['redis', redisService]], headers, redis);
+  } finally {
+    await floor.stop();
+  }
+}
+
+const SIDE_NAMES: Record<Side, string> = { floor: 'the floor (plain node:http, same bytes)', memory: 'limits in memory', redis: 'limits on Redis' };
+
+async function compareSides(
+  run: LimitsRun, pids: number[], c: (typeof CASES)[number], sides: ReadonlyArray<readonly [Side, ChildServer]>, headers: Record<string, string>, redis: RedisServer,
+): Promise<LimiterRow[]> {
+  const { opts, log } = run;
+  const rounds: Record<Side, Round[]> = { floor: [], memory: [], redis: [] };
   for (let i = 0; i < opts.repeat; i++) {
     for (const [backend, server] of sides) {
-      log(`rate limits: ${c.id} at ${opts.rate} req/s, limits ${backend === 'redis' ? 'on Redis' : 'in memory'}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`);
+      log(`rate limits: ${c.id} at ${opts.rate} req/s, ${SIDE_NAMES[backend]}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`);
       const calls0 = await scriptCalls(redis);
       const redisMeter = cpuMeter(redis.pid(), []);
       const m = await measure(server, pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: 200 }));
@@ -206,7 +256,7 @@ async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number]
 
 const medianNumber = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
-function rowOf(c: (typeof CASES)[number], backend: Backend, rounds: Round[]): LimiterRow {
+function rowOf(c: (typeof CASES)[number], backend: Side, rounds: Round[]): LimiterRow {
   const perReq = (ms: number, m: Measured<OpenLoopResult>) => ms / Math.max(1, m.result.completed);
   const typical = [...rounds].sort((a, b) => percentile(a.m.result.latencies, 99) - percentile(b.m.result.latencies, 99))[Math.floor((rounds.length - 1) / 2)]!;
   const r = typical.m.result;
@@ -218,6 +268,7 @@ function rowOf(c: (typeof CASES)[number], backend: Backend, rounds: Round[]): Li
     redisCallsPerReq: backend === 'redis' ? medianNumber(rounds.map((x) => x.callsPerReq)) : null,
     otherCores: Math.max(...rounds.map((x) => x.m.cpu.otherCores)),
     stolenCores: Math.max(...rounds.map((x) => x.m.cpu.stolenCores)),
+    roundP99s: rounds.map((x) => percentile(x.m.result.latencies, 99)),
   };
 }
 
