@@ -6,7 +6,7 @@
 import type { Config } from './config.js';
 import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import { RedisLink, type RedisState } from './redis/link.js';
+import type { RedisLink, RedisState } from './redis/link.js';
 import { KeyService } from './services/api-keys.js';
 import type { BackgroundErrorHandler } from './services/background.js';
 import { resolvePepper } from './services/pepper.js';
@@ -73,10 +73,13 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     throw explainPepperError(err, config);
   }
   const { pepper, generated } = resolved;
+  // node-redis takes about 0.2 s to load: only a process with REDIS_URL loads it (every CLI
+  // command opens a runtime).
+  const link = config.redisUrl === null ? null : await import('./redis/link.js');
   const { database } = await openAnd(config, async (d) => {
     if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
   }, opts.onConnectionError);
-  const redis = config.redisUrl === null ? null : new RedisLink({ url: config.redisUrl, timeoutMs: config.redisTimeoutMs, onStateChange: opts.onRedisState });
+  const redis = link === null || config.redisUrl === null ? null : new link.RedisLink({ url: config.redisUrl, timeoutMs: config.redisTimeoutMs, onStateChange: opts.onRedisState });
   const keys = new KeyService(database.db, {
     pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,
     announceRevocation: redis ? revocationAnnouncer(redis) : undefined,

@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 
 import { buildApp } from './app.js';
 import { Metrics } from './metrics.js';
-import { describeRedisUrl } from './redis/link.js';
+import { describeRedisUrl } from './redis/url.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
 import { listenForRevocations } from './services/revocations.js';

@@ -89,17 +89,6 @@ function gcraArgs(key: string, rate: string, burst: string, take: boolean, nowMs
   return args;
 }
 
-/** `url` without its password, for logs and messages. */
-export function describeRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'REDIS_URL';
-  }
-}
-
 export class RedisLink {
   private readonly client: Client;
   private subscriber: Client | null = null;
