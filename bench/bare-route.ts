@@ -9,21 +9,13 @@
 //   BARE_DB=... BARE_CLINIC=... BARE_START=<epoch s> BARE_END=<epoch s> PORT=... node --import tsx bench/bare-route.ts
 import BetterSqlite3 from 'better-sqlite3';
 import Fastify from 'fastify';
+import { need } from './lib/child-env.js';
 
-function need(name: string): string {
-  const v = process.env[name];
-  if (!v) {
-    process.stderr.write(`bare-route: ${name} is not set\n`);
-    process.exit(2);
-  }
-  return v;
-}
-
-const file = need('BARE_DB');
-const clinicId = need('BARE_CLINIC');
-const start = Number(need('BARE_START'));
-const end = Number(need('BARE_END'));
-const port = Number(need('PORT'));
+const file = need('bare-route', 'BARE_DB');
+const clinicId = need('bare-route', 'BARE_CLINIC');
+const start = Number(need('bare-route', 'BARE_START'));
+const end = Number(need('bare-route', 'BARE_END'));
+const port = Number(need('bare-route', 'PORT'));
 const limit = Number(process.env.BARE_LIMIT ?? 100);
 
 const db = new BetterSqlite3(file, { fileMustExist: true });

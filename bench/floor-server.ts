@@ -8,19 +8,11 @@
 //   FLOOR_BODY=<file> FLOOR_TYPE=<content type> PORT=... node --import tsx bench/floor-server.ts
 import fs from 'node:fs';
 import http from 'node:http';
+import { need } from './lib/child-env.js';
 
-function need(name: string): string {
-  const v = process.env[name];
-  if (!v) {
-    process.stderr.write(`floor-server: ${name} is not set\n`);
-    process.exit(2);
-  }
-  return v;
-}
-
-const body = fs.readFileSync(need('FLOOR_BODY'));
-const headers = { 'content-type': need('FLOOR_TYPE'), 'content-length': String(body.length) };
-const port = Number(need('PORT'));
+const body = fs.readFileSync(need('floor-server', 'FLOOR_BODY'));
+const headers = { 'content-type': need('floor-server', 'FLOOR_TYPE'), 'content-length': String(body.length) };
+const port = Number(need('floor-server', 'PORT'));
 
 http
   .createServer((req, res) => {
