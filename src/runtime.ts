@@ -87,9 +87,11 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const webhooks = new WebhookService(database, {
     pepper, apiPlans: config.apiPlans, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
   });
+  const limiters = new RateLimiters(redis);
   return {
-    config, database, keys, webhooks, redis, limiters: new RateLimiters(redis), pepperGenerated: generated, describe: describeTarget(target),
+    config, database, keys, webhooks, redis, limiters, pepperGenerated: generated, describe: describeTarget(target),
     close: async () => {
+      limiters.stop();
       await redis?.close();
       await database.close();
     },

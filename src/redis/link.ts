@@ -174,6 +174,22 @@ export class RedisLink {
   }
 
   /**
+   * Says that `member` (an instance) is alive at `nowMs` in the sorted set `key`, drops the
+   * members not heard of for `windowMs`, and answers how many are left (this one included); null
+   * when Redis is down or did not answer in time. The scores are the instances' own clocks, so
+   * instances whose clocks disagree by more than the window would drop each other (NTP keeps
+   * servers within milliseconds). The four commands go in one write, in order.
+   */
+  fleetSize(key: string, member: string, nowMs: number, windowMs: number): Promise<number | null> {
+    if (this.current !== 'up') return RESOLVED_NULL;
+    const swallow = () => {}; // the ZCARD's answer (or its failure) reports for all three
+    this.client.sendCommand(['ZADD', key, String(nowMs), member]).catch(swallow);
+    this.client.sendCommand(['ZREMRANGEBYSCORE', key, '-inf', `(${nowMs - windowMs}`]).catch(swallow);
+    this.client.sendCommand(['PEXPIRE', key, String(windowMs * 2)]).catch(swallow);
+    return this.bounded(this.client.sendCommand(['ZCARD', key]), this.timeoutMs) as Promise<number | null>;
+  }
+
+  /**
    * Publishes `message` on `channel`; whether Redis took it. A running server's link answers at
    * once when Redis is down and waits at most the call timeout; a link that was never started
    * (the CLI connects only for this) first waits up to `connectMs` for Redis.

@@ -8,14 +8,20 @@
 // request (a second wake-up per request), so a request whose key is far from its limit is
 // decided on that view, and Redis is told afterwards, in one call per key every FLUSH_MS:
 //  - only while Redis answered for that key within FRESH_MS, the view says the bucket stays at
-//    least half full after the request, and the instance has let through less than a tenth of
-//    the burst since it last told Redis; otherwise the request waits for Redis, which first adds
-//    the requests let through on the view (`charge`), then decides;
+//    least half full after the request, and the instance has let through less than its share
+//    since it last told Redis; otherwise the request waits for Redis, which first adds the
+//    requests let through on the view (`charge`), then decides;
+//  - the share is a tenth of the burst divided among the instances alive: each instance says it
+//    is alive every FLEET_BEAT_MS (a sorted set in Redis, FLEET_KEY) and learns how many are;
+//    until it knows, its share is 0. Requests let through on views and not yet told are what a
+//    fleet can let through beyond the bucket, so together they stay within a tenth of the burst
+//    (an instance that stopped is still counted for FLEET_WINDOW_MS: smaller shares, never more);
 //  - so near its limit every decision is Redis' own (429s and Retry-After are exact), every
-//    request is charged to the shared bucket (the long-run rate is exact), and a fleet of N
-//    instances can let through at most N x burst/10 more than the burst, once, before the
-//    bucket is half empty and every instance asks Redis. Small buckets (burst < LOCAL_MIN_BURST:
-//    the sign-in throttles) are always decided in Redis.
+//    request is charged to the shared bucket (the long-run rate is exact), and a fleet lets
+//    through at most a tenth of the burst more than the burst, once, before the bucket is half
+//    empty and every instance asks Redis. Small buckets (burst < LOCAL_MIN_BURST: the sign-in
+//    throttles) are always decided in Redis, and so is every bucket of a fleet so large that a
+//    share would be under one request.
 //  - RateLimit's remaining on a decision made locally is the view's: the shared bucket as of at
 //    most FLUSH_MS ago, less this instance's requests.
 //
@@ -24,6 +30,7 @@
 // reported it (a fleet of N then allows up to N times the rate while the outage lasts, never
 // less), counted in `fallbacks`; the link (redis/link.ts) logs the outage once and goes back to
 // Redis by itself when it answers. A request never fails because of Redis.
+import { randomUUID } from 'node:crypto';
 import type { GcraReply } from '../redis/gcra-script.js';
 import type { RedisLink, RedisState } from '../redis/link.js';
 import { MemoryGcraLimiter, type RateDecision, type RateLimiter } from './rate-limit.js';
@@ -48,6 +55,15 @@ export const FRESH_MS = 1_000;
 export const LOCAL_MIN_BURST = 20;
 /** Views kept at most; beyond, the stale ones are dropped (bounded memory whatever the keys). */
 const MAX_VIEWS = 50_000;
+/** The instances alive: a sorted set of their ids, scored by when each last said so. */
+export const FLEET_KEY = 'clinic-api:instances';
+/** How often an instance says it is alive (and learns how many are). */
+export const FLEET_BEAT_MS = 1_000;
+/** An instance not heard of for this long is no longer counted. */
+export const FLEET_WINDOW_MS = 5_000;
+
+/** How many instances share the buckets, as last learnt from Redis; 0 until known. */
+type FleetSize = () => number;
 
 /** What the instance knows of one shared bucket beyond the twin's TAT. */
 interface View {
@@ -70,8 +86,8 @@ class SharedGcraLimiter implements RateLimiter {
   private readonly views = new Map<string, View>();
   /** keys with requests let through on the view and not told to Redis yet: what the next flush sends */
   private readonly untold = new Set<string>();
-  /** requests let through on the view, per flush, at most (0: never on the view) */
-  private readonly localShare: number;
+  /** whether a view may decide at all (burst >= LOCAL_MIN_BURST) */
+  private readonly local: boolean;
   private flushTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -81,12 +97,19 @@ class SharedGcraLimiter implements RateLimiter {
     readonly burst: number,
     private readonly onFallback: () => void,
     private readonly clock: LimiterClock,
+    private readonly fleetSize: FleetSize,
   ) {
     this.memory = new MemoryGcraLimiter(rate, burst);
     this.prefix = `${BUCKET_PREFIX}${name}:`;
     this.rateArg = String(rate);
     this.burstArg = String(burst);
-    this.localShare = burst >= LOCAL_MIN_BURST ? Math.floor(burst / 10) : 0;
+    this.local = burst >= LOCAL_MIN_BURST;
+  }
+
+  /** Requests this instance may let through on a view before it tells Redis: a tenth of the burst, shared among the instances. */
+  private share(): number {
+    const n = this.fleetSize();
+    return this.local && n > 0 ? Math.floor(this.burst / 10 / n) : 0;
   }
 
   consume(key: string, nowMs = Date.now()): Promise<RateDecision> {
@@ -101,7 +124,7 @@ class SharedGcraLimiter implements RateLimiter {
   /** The decision on the instance's view, when the rules at the top of this file allow one; else null. */
   private onView(key: string, nowMs: number): RateDecision | null {
     const view = this.views.get(key);
-    if (view === undefined || view.asking > 0 || view.unsynced >= this.localShare || this.link.state !== 'up') return null;
+    if (view === undefined || view.asking > 0 || view.unsynced >= this.share() || this.link.state !== 'up') return null;
     if (performance.now() - view.syncedAt > FRESH_MS) return null;
     // remaining after this request, were it taken: the bucket must stay at least half full
     if (this.memory.decide(key, nowMs, false).remaining - 1 < this.burst / 2) return null;
@@ -141,7 +164,7 @@ class SharedGcraLimiter implements RateLimiter {
   private adopt(key: string, nowMs: number, lead: string): void {
     let view = this.views.get(key);
     if (view === undefined) {
-      if (this.localShare === 0) return this.memory.adopt(key, nowMs, Number(lead));
+      if (!this.local) return this.memory.adopt(key, nowMs, Number(lead));
       if (this.views.size >= MAX_VIEWS) this.dropStaleViews();
       view = { syncedAt: 0, unsynced: 0, asking: 0, lastNowMs: nowMs };
       this.views.set(key, view);
@@ -191,6 +214,11 @@ class SharedGcraLimiter implements RateLimiter {
 export class RateLimiters {
   private fallbacks = 0;
   private readonly names = new Set<string>();
+  /** this instance's id in FLEET_KEY */
+  private readonly member = randomUUID();
+  /** instances alive, this one included, as Redis last said; 0 until it has */
+  private instances = 0;
+  private beat: NodeJS.Timeout | null = null;
 
   /**
    * `clock`: 'redis' (production: Redis' TIME, whatever the instances' clocks say) or 'caller'
@@ -203,10 +231,36 @@ export class RateLimiters {
     if (!/^[a-z][a-z0-9-]*$/.test(name) || this.names.has(name)) throw new Error(`limiter name "${name}" is invalid or already used`);
     this.names.add(name);
     if (!this.link) return new MemoryGcraLimiter(rate, burst);
-    return new SharedGcraLimiter(this.link, name, rate, burst, () => { this.fallbacks++; }, this.clock);
+    this.startBeat(this.link);
+    return new SharedGcraLimiter(this.link, name, rate, burst, () => { this.fallbacks++; }, this.clock, () => this.instances);
+  }
+
+  /** Instances alive that share the buckets, this one included, as last learnt from Redis (0: not yet). */
+  fleetSize(): number {
+    return this.instances;
   }
 
   health(): LimiterHealth {
     return { redis: this.link ? this.link.state : 'off', fallbacks: this.fallbacks };
+  }
+
+  /** Stops saying this instance is alive (it drops out of the count FLEET_WINDOW_MS later). */
+  stop(): void {
+    if (this.beat) clearInterval(this.beat);
+    this.beat = null;
+  }
+
+  /** Says every FLEET_BEAT_MS that this instance is alive, and learns how many are: the first time at once. */
+  private startBeat(link: RedisLink): void {
+    if (this.beat) return;
+    const once = (): void => {
+      void link.fleetSize(FLEET_KEY, this.member, Date.now(), FLEET_WINDOW_MS).then((n) => {
+        // No answer: the count stands (while Redis is down no view decides anyway).
+        if (n !== null) this.instances = n;
+      });
+    };
+    once();
+    this.beat = setInterval(once, FLEET_BEAT_MS);
+    this.beat.unref();
   }
 }

@@ -1,8 +1,10 @@
 // The shared limiter's local view (src/services/shared-rate-limit.ts), on a real redis-server:
 // far from its limit a key is decided on the instance's view and Redis is told afterwards, in one
 // call per key per FLUSH_MS; near its limit every decision is Redis' own; every request is
-// charged to the shared bucket; small buckets always ask Redis. Two links stand for two
-// instances. Rates are one request per 1000 s, so nothing refills while a test runs.
+// charged to the shared bucket; small buckets always ask Redis; and what the instances let through
+// on views, untold, stays within a tenth of the burst however many they are (each learns from
+// Redis how many are alive). Each link stands for an instance. Rates are one request per 1000 s,
+// so nothing refills while a test runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { RedisLink } from '../../src/redis/link.js';
@@ -46,6 +48,15 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
 
   const flushed = () => new Promise((r) => setTimeout(r, FLUSH_MS * 3));
 
+  /** Waits (up to 5 s) until every one of `fleets` has learnt that at least `n` instances are alive. */
+  async function knowing(fleets: RateLimiters[], n: number): Promise<void> {
+    const until = Date.now() + 5_000;
+    while (!fleets.every((f) => f.fleetSize() >= n)) {
+      if (Date.now() > until) throw new Error(`the instances know of ${fleets.map((f) => f.fleetSize()).join(', ')} instances, not ${n}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
   /** `n` requests one after the other (each awaited, as requests arriving one at a time). */
   async function oneByOne(l: RateLimiter, n: number, key = 'k'): Promise<boolean[]> {
     const out: boolean[] = [];
@@ -81,10 +92,10 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     const results: boolean[] = [];
     for (let i = 0; i < 150; i++) results.push(...(await oneByOne(i % 2 === 0 ? a : b, 1)));
     const allowed = results.filter(Boolean).length;
-    // At most a tenth of the burst per instance is let through on a view, and only while the
-    // view is at least half full; each is charged. The fleet's bound: burst + 2 x 10, once.
+    // What the instances let through on views, untold, is a tenth of the burst among them, and
+    // only while a view is at least half full; each is charged. The fleet's bound: burst + 10, once.
     expect(allowed).toBeGreaterThanOrEqual(100);
-    expect(allowed).toBeLessThanOrEqual(120);
+    expect(allowed).toBeLessThanOrEqual(110);
     // Once empty, both refuse, and Redis holds every request let through.
     expect((await a.consume('k')).allowed).toBe(false);
     expect((await b.consume('k')).allowed).toBe(false);
@@ -92,6 +103,25 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     const lead = Number(await raw.get(`clinic-api:rl:${name}:k`));
     // The TAT leads now by the requests charged (in ticks, one per request), at SLOW: none refilled.
     expect(Math.round(lead - (Date.now() * SLOW) / 1000)).toBe(allowed);
+  });
+
+  it('views made stale by other instances let through at most a tenth of the burst beyond it, whatever the fleet\'s size', async () => {
+    const name = `stale${++made}`;
+    const fleets = [await instance(), await instance(), await instance()];
+    const [a, b, c] = fleets.map((f) => f.make(name, SLOW, 100)) as [RateLimiter, RateLimiter, RateLimiter];
+    await knowing(fleets, 3);
+    // Each instance gets its view of the fresh bucket: one request each, decided by Redis.
+    let allowed = 0;
+    for (const l of [a, b, c]) if ((await l.consume('k')).allowed) allowed++;
+    // A alone empties the bucket (on its view, then through Redis near the limit) until refused.
+    while ((await a.consume('k')).allowed) allowed++;
+    // B and C still hold views from before that, milliseconds old: fresh by the clock, wrong in
+    // fact. Each lets through its share on them before it asks Redis, which refuses.
+    for (const l of [b, c]) for (let i = 0; i < 20; i++) if ((await l.consume('k')).allowed) allowed++;
+    expect(allowed).toBeGreaterThanOrEqual(100);
+    // A tenth of the burst to each instance would have been 100 + 2 x 10; it is shared instead.
+    expect(allowed).toBeLessThanOrEqual(110);
+    expect(allowed - 100).toBeLessThanOrEqual(2 * Math.floor(100 / 10 / Math.min(...fleets.map((f) => f.fleetSize()))));
   });
 
   it('one instance alone: the burst passes to the request, then a refusal with Retry-After from Redis', async () => {
