@@ -181,7 +181,7 @@ export class RedisLink {
    * servers within milliseconds). The four commands go in one write, in order.
    */
   fleetSize(key: string, member: string, nowMs: number, windowMs: number): Promise<number | null> {
-    if (this.current !== 'up') return RESOLVED_NULL;
+    if (this.current !== 'up' || this.closed) return RESOLVED_NULL;
     const swallow = () => {}; // the ZCARD's answer (or its failure) reports for all three
     this.client.sendCommand(['ZADD', key, String(nowMs), member]).catch(swallow);
     this.client.sendCommand(['ZREMRANGEBYSCORE', key, '-inf', `(${nowMs - windowMs}`]).catch(swallow);
