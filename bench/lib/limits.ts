@@ -1,10 +1,10 @@
 // The rate-limit comparison (`limits`): what limits shared on Redis cost, and whether a fleet
 // holds one limit.
 //
-//  1. Side by side, in one run: the service with its limits in memory (the service the other
-//     cases measured) and a second service process on the same data with REDIS_URL, at the same
-//     fixed rate (--rate, 300/s), for citas and for /me (the cheapest request, where the limiter
-//     is the largest share of the work), the two sides alternating round by round (--repeat).
+//  1. Side by side, in one run: the service with its limits in memory and the service on the same
+//     data with REDIS_URL, a process of its own for each round of each side, at the same fixed
+//     rate (--rate, 300/s), for citas and for /me (the cheapest request, where the limiter is the
+//     largest share of the work), the sides alternating round by round (--repeat).
 //     Server CPU ms/request, p99, redis-server's CPU, and the script's calls per request (the
 //     limits are raised as for every case, so the Redis side decides most requests on its local
 //     view: services/shared-rate-limit.ts). A third side in every round, the floor
@@ -134,10 +134,13 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
       throw new Error(`the service did not start with REDIS_URL (--no-limits skips the rate-limit comparison): ${err instanceof Error ? err.message : String(err)}`);
     });
     await expectBucketsInRedis(redis, redisService, run.apiKey);
-    const pids = [...run.pids, redisService.pid, redis.pid()];
-    const rows: LimiterRow[] = [];
-    for (const c of CASES) rows.push(...(await compare(run, pids, c, redisService, redis)));
     await redisService.stop();
+    const pids = [...run.pids, redis.pid()];
+    // Each round measures a service process of its own (see compareSides).
+    const fresh = (backend: Backend, round: number) =>
+      start(`service (${backend === 'redis' ? 'REDIS_URL' : 'limits in memory'}, round ${round})`, backend === 'redis' ? { REDIS_URL: redis.url } : {});
+    const rows: LimiterRow[] = [];
+    for (const c of CASES) rows.push(...(await compare(run, pids, c, fresh, redis)));
 
     const fleet: FleetRow[] = [];
     const fleetRuns = [...FLEET_REDIS_TIMEOUTS.map((t) => ({ backend: 'redis' as const, timeout: t as number | null })), { backend: 'memory' as const, timeout: null }];
@@ -217,17 +220,23 @@ interface Round {
   callsPerReq: number;
 }
 
+/** A new service process for one round of one side. */
+type FreshService = (backend: Backend, round: number) => Promise<ChildServer>;
+
 /**
  * The sides of one case, alternating round by round (--repeat rounds; the floor, memory, then
  * Redis, in each), so that a change in the machine's load falls on all rather than on one side's
- * block. Each row is the round with the median p99 for the latency figures, and the median of
- * the rounds' CPU per request (the comparison's own figure) for the CPU.
+ * block. Each round of a service side runs on a process started for it (warmed up as every
+ * measurement is): the CPU per request of one long-lived process differs from another's of the
+ * same program by up to a quarter on this machine, which a single process per side would carry
+ * into every round. Each row is the round with the median p99 for the latency figures, and the
+ * median of the rounds' CPU per request (the comparison's own figure) for the CPU.
  */
-async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number], redisService: ChildServer, redis: RedisServer): Promise<LimiterRow[]> {
+async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number], fresh: FreshService, redis: RedisServer): Promise<LimiterRow[]> {
   const headers = { authorization: `Bearer ${run.apiKey}` };
   const floor = await startFloor(run, c);
   try {
-    return await compareSides(run, [...pids, floor.pid], c, [['floor', floor], ['memory', run.memoryService], ['redis', redisService]], headers, redis);
+    return await compareSides(run, [...pids, floor.pid], c, floor, fresh, headers, redis);
   } finally {
     await floor.stop();
   }
@@ -235,23 +244,30 @@ async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number]
 
 const SIDE_NAMES: Record<Side, string> = { floor: 'the floor (plain node:http, same bytes)', memory: 'limits in memory', redis: 'limits on Redis' };
 
+const SIDES: Side[] = ['floor', 'memory', 'redis'];
+
 async function compareSides(
-  run: LimitsRun, pids: number[], c: (typeof CASES)[number], sides: ReadonlyArray<readonly [Side, ChildServer]>, headers: Record<string, string>, redis: RedisServer,
+  run: LimitsRun, pids: number[], c: (typeof CASES)[number], floor: ChildServer, fresh: FreshService, headers: Record<string, string>, redis: RedisServer,
 ): Promise<LimiterRow[]> {
   const { opts, log } = run;
   const rounds: Record<Side, Round[]> = { floor: [], memory: [], redis: [] };
   for (let i = 0; i < opts.repeat; i++) {
-    for (const [backend, server] of sides) {
-      log(`rate limits: ${c.id} at ${opts.rate} req/s, ${SIDE_NAMES[backend]}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`);
-      const calls0 = await scriptCalls(redis);
-      const redisMeter = cpuMeter(redis.pid(), []);
-      const m = await measure(server, pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: 200 }));
-      const round = { m, redisMs: redisMeter.stop().serverMs, callsPerReq: ((await scriptCalls(redis)) - calls0) / (opts.rate * (opts.warmup + opts.duration)) };
-      rounds[backend].push(round);
-      logRow(log, rowOf(c, backend, [round]));
+    for (const backend of SIDES) {
+      const server = backend === 'floor' ? floor : await fresh(backend, i + 1);
+      try {
+        log(`rate limits: ${c.id} at ${opts.rate} req/s, ${SIDE_NAMES[backend]}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`);
+        const calls0 = await scriptCalls(redis);
+        const redisMeter = cpuMeter(redis.pid(), []);
+        const m = await measure(server, [...pids, server.pid], run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: 200 }));
+        const round = { m, redisMs: redisMeter.stop().serverMs, callsPerReq: ((await scriptCalls(redis)) - calls0) / (opts.rate * (opts.warmup + opts.duration)) };
+        rounds[backend].push(round);
+        logRow(log, rowOf(c, backend, [round]));
+      } finally {
+        if (server !== floor) await server.stop();
+      }
     }
   }
-  return sides.map(([backend]) => rowOf(c, backend, rounds[backend]));
+  return SIDES.map((backend) => rowOf(c, backend, rounds[backend]));
 }
 
 const medianNumber = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
