@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'redis';
 import { startRedisServer, type RedisServer } from '../../tools/redis-server.js';
+import { median } from '../scale/common.js';
 import { fixedRate, measure, type Measured } from './measure.js';
 import { openLoop, percentile, type OpenLoopResult } from './open-loop.js';
 import { ROOT, type Options } from './options.js';
@@ -270,8 +271,6 @@ async function compareSides(
   return SIDES.map((backend) => rowOf(c, backend, rounds[backend]));
 }
 
-const medianNumber = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-
 function rowOf(c: (typeof CASES)[number], backend: Side, rounds: Round[]): LimiterRow {
   const perReq = (ms: number, m: Measured<OpenLoopResult>) => ms / Math.max(1, m.result.completed);
   const typical = [...rounds].sort((a, b) => percentile(a.m.result.latencies, 99) - percentile(b.m.result.latencies, 99))[Math.floor((rounds.length - 1) / 2)]!;
@@ -279,9 +278,9 @@ function rowOf(c: (typeof CASES)[number], backend: Side, rounds: Round[]): Limit
   return {
     id: c.id, label: c.label, path: c.path, backend, offered: r.offered, achieved: r.achieved,
     p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), max: percentile(r.latencies, 100), bad: r.unexpected + r.errors,
-    cpuMsPerReq: medianNumber(rounds.map((x) => perReq(x.m.cpu.serverMs, x.m))),
-    redisCpuMsPerReq: backend === 'redis' ? medianNumber(rounds.map((x) => perReq(x.redisMs, x.m))) : null,
-    redisCallsPerReq: backend === 'redis' ? medianNumber(rounds.map((x) => x.callsPerReq)) : null,
+    cpuMsPerReq: median(rounds.map((x) => perReq(x.m.cpu.serverMs, x.m))),
+    redisCpuMsPerReq: backend === 'redis' ? median(rounds.map((x) => perReq(x.redisMs, x.m))) : null,
+    redisCallsPerReq: backend === 'redis' ? median(rounds.map((x) => x.callsPerReq)) : null,
     otherCores: Math.max(...rounds.map((x) => x.m.cpu.otherCores)),
     stolenCores: Math.max(...rounds.map((x) => x.m.cpu.stolenCores)),
     roundP99s: rounds.map((x) => percentile(x.m.result.latencies, 99)),
