@@ -10,6 +10,7 @@ import { createClient } from 'redis';
 import { RedisLink } from '../../src/redis/link.js';
 import type { RateLimiter } from '../../src/services/rate-limit.js';
 import { FLUSH_MS, LOCAL_MIN_BURST, RateLimiters } from '../../src/services/shared-rate-limit.js';
+import { until } from '../helpers/receiver.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
 
 const runs = redisAvailable('the shared limiter\'s local view (test/fleet/local-view.test.ts)');
@@ -47,15 +48,6 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
   }
 
   const flushed = () => new Promise((r) => setTimeout(r, FLUSH_MS * 3));
-
-  /** Waits (up to 5 s) until every one of `fleets` has learnt that at least `n` instances are alive. */
-  async function knowing(fleets: RateLimiters[], n: number): Promise<void> {
-    const until = Date.now() + 5_000;
-    while (!fleets.every((f) => f.fleetSize() >= n)) {
-      if (Date.now() > until) throw new Error(`the instances know of ${fleets.map((f) => f.fleetSize()).join(', ')} instances, not ${n}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
 
   /** `n` requests one after the other (each awaited, as requests arriving one at a time). */
   async function oneByOne(l: RateLimiter, n: number, key = 'k'): Promise<boolean[]> {
@@ -109,7 +101,7 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     const name = `stale${++made}`;
     const fleets = [await instance(), await instance(), await instance()];
     const [a, b, c] = fleets.map((f) => f.make(name, SLOW, 100)) as [RateLimiter, RateLimiter, RateLimiter];
-    await knowing(fleets, 3);
+    await until(() => fleets.every((f) => f.fleetSize() >= 3), 'every instance to learn that three are alive', 5_000);
     // Each instance gets its view of the fresh bucket: one request each, decided by Redis.
     let allowed = 0;
     for (const l of [a, b, c]) if ((await l.consume('k')).allowed) allowed++;
