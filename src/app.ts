@@ -42,6 +42,7 @@ import { health } from './http/plugins/health.js';
 import { limiterHealth } from './http/plugins/limiter-health.js';
 import { methodGuard } from './http/plugins/method-guard.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
+import { pageCacheMetrics } from './http/plugins/page-cache-metrics.js';
 import { openapi } from './http/plugins/openapi.js';
 import { overload } from './http/plugins/overload.js';
 import { requestId, requestIdGenerator } from './http/plugins/request-id.js';
@@ -51,6 +52,7 @@ import type { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
 import { EventRetention } from './services/event-retention.js';
 import type { RateLimiter } from './services/rate-limit.js';
+import { PageCache } from './services/page-cache.js';
 import { resolvePepper } from './services/pepper.js';
 import { RateLimiters, type LimiterHealth } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
@@ -203,7 +205,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits: { rps: deps.limiter.rate, burst: deps.limiter.burst, authFailRps: deps.authFailLimiter.rate, authFailBurst: deps.authFailLimiter.burst },
     keyPrefix: config.apiKeyPrefix,
   });
-  await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now });
+  // Built list pages kept by their ETag (PAGE_CACHE_MB); its counts in /metrics.
+  const pages = new PageCache(config.pageCacheBytes);
+  await app.register(pageCacheMetrics, { pages });
+  await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now, pages });
   await app.register(adminPlugin, {
     prefix: '/dashboard', db: deps.database.db, keys: deps.keys, webhooks, usage, config, now, cookieSecure: config.cookieSecure, limiters, ...deps.admin,
   });

@@ -42,6 +42,8 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** Webhook deliveries (docs/webhooks.md, "Configuration"). */
   readonly webhooks: WebhookConfig;
+  /** Bytes of built list pages kept by their ETag (services/page-cache.ts); 0: none. */
+  readonly pageCacheBytes: number;
 }
 
 export interface WebhookConfig {
@@ -309,5 +311,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: webhookConfig(env),
     redisUrl: redisUrl(env),
     redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 10, 1, 1000),
+    pageCacheBytes: int(env, 'PAGE_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
   });
 }

@@ -51,7 +51,13 @@ describe('loadConfig defaults', () => {
       webhooks: {
         allowPrivate: false, maxInFlight: 32, retryBaseMs: 5000, retryMaxMs: 3_600_000, timeoutMs: 10_000, leaseMs: 30_000, pollMs: 250,
       },
+      pageCacheBytes: 32 * 1024 * 1024,
     });
+  });
+
+  it('PAGE_CACHE_MB is read in MiB, and 0 turns the page cache off', () => {
+    expect(loadConfig({ PAGE_CACHE_MB: '256' }).pageCacheBytes).toBe(256 * 1024 * 1024);
+    expect(loadConfig({ PAGE_CACHE_MB: '0' }).pageCacheBytes).toBe(0);
   });
 
   it('reads the operations variables (timeouts, caps, overload, metrics, shutdown)', () => {
@@ -172,6 +178,8 @@ describe('loadConfig validation names the bad variable', () => {
     ['REDIS_URL', { REDIS_URL: 'redis://redis:99999' }, /is not a valid URL/],
     ['REDIS_TIMEOUT_MS', { REDIS_TIMEOUT_MS: '0' }, /from 1 to 1000/],
     ['REDIS_TIMEOUT_MS', { REDIS_TIMEOUT_MS: '5000' }, /from 1 to 1000/],
+    ['PAGE_CACHE_MB', { PAGE_CACHE_MB: '32MB' }, /PAGE_CACHE_MB.*whole number from 0 to 4096, got "32MB"/],
+    ['PAGE_CACHE_MB', { PAGE_CACHE_MB: '5000' }, /from 0 to 4096/],
     // The feed promises integrators at least 30 days.
     ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '29' }, /from 30 to 3650/],
     ['EVENT_RETENTION_DAYS', { EVENT_RETENTION_DAYS: '30d' }, /got "30d"/],

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import fp from 'fastify-plugin';
 import type { DB } from '../../db/schema.js';
 import type { KeyService } from '../../services/api-keys.js';
+import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
 import type { UsageCounter } from '../../services/usage.js';
 import { apiAuthHook } from '../auth.js';
@@ -21,6 +22,8 @@ export interface ApiOptions {
   authFailLimiter: RateLimiter;
   usage: UsageCounter;
   now: () => number;
+  /** the lists' built pages, by ETag (services/page-cache.ts) */
+  pages: PageCache;
 }
 
 export const api = fp(async (app, opts: ApiOptions) => {
@@ -38,6 +41,6 @@ export const api = fp(async (app, opts: ApiOptions) => {
       if (k) opts.usage.record({ keyId: k.keyId, clinicId: k.clinicId, timezone: k.timezone, status: reply.statusCode, errorCode: req.apiErrorCode, atMs: opts.now() });
       done();
     });
-    await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst } });
+    await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst }, pages: opts.pages });
   });
 }, { name: 'api' });

@@ -26,7 +26,9 @@ import {
   planCitas, planClientas, planLlamadas, plannedCitasPage, plannedClientasPage, plannedLlamadasPage, type ClinicContext,
 } from '../../services/listings.js';
 import { whoAmI } from '../../services/me.js';
+import type { PageCache } from '../../services/page-cache.js';
 import { samplesMarkdown, type SampleRequest } from '../code-samples.js';
+import { JSON_UTF8, sendPage } from '../cached-page.js';
 import { answeredNotModified } from '../conditional.js';
 import { apiResponses, COMMON_HEADERS, NOT_MODIFIED, RATE_LIMIT_HEADERS } from '../route-responses.js';
 
@@ -55,8 +57,6 @@ function tenant(req: FastifyRequest): ClinicContext {
   return { clinicId: k.clinicId, timezone: k.timezone, currency: k.currency };
 }
 
-const JSON_UTF8 = 'application/json; charset=utf-8';
-
 /** The lists' and the feed's 200 carry an ETag, and a matching If-None-Match is a 304. */
 const CONDITIONAL = { headers: ['ETag' as const] };
 
@@ -73,11 +73,13 @@ export interface V1Options {
   now: () => number;
   /** the per-key rate limit, for /me */
   rateLimit: { rate: number; burst: number };
+  /** the lists' built pages, by ETag */
+  pages: PageCache;
 }
 
 export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, now } = opts;
+  const { db, now, pages } = opts;
   // One client search per app: it keeps the counts of searches (services/clientas-search/).
   const search = new ClientasSearch();
 
@@ -99,8 +101,9 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     const ctx = tenant(req);
     const nowMs = now();
     const plan = planCitas(ctx, req.query, nowMs);
-    if (answeredNotModified(req, reply, await listEtag(db, ctx, 'citas', plan.key, nowMs))) return reply;
-    return plannedCitasPage(db, ctx, plan);
+    const etag = await listEtag(db, ctx, 'citas', plan.key, nowMs);
+    if (answeredNotModified(req, reply, etag)) return reply;
+    return sendPage(reply, pages, ctx.clinicId, etag, () => plannedCitasPage(db, ctx, plan));
   });
 
   app.get('/api/v1/clientas', {
@@ -120,8 +123,9 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     const ctx = tenant(req);
     const nowMs = now();
     const plan = planClientas(req.query);
-    if (answeredNotModified(req, reply, await listEtag(db, ctx, 'clientas', plan.key, nowMs))) return reply;
-    return plannedClientasPage(db, ctx, plan, nowMs, search);
+    const etag = await listEtag(db, ctx, 'clientas', plan.key, nowMs);
+    if (answeredNotModified(req, reply, etag)) return reply;
+    return sendPage(reply, pages, ctx.clinicId, etag, () => plannedClientasPage(db, ctx, plan, nowMs, search));
   });
 
   app.get('/api/v1/llamadas', {
@@ -141,8 +145,9 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     const ctx = tenant(req);
     const nowMs = now();
     const plan = planLlamadas(ctx, req.query, nowMs);
-    if (answeredNotModified(req, reply, await listEtag(db, ctx, 'llamadas', plan.key, nowMs))) return reply;
-    return plannedLlamadasPage(db, ctx, plan);
+    const etag = await listEtag(db, ctx, 'llamadas', plan.key, nowMs);
+    if (answeredNotModified(req, reply, etag)) return reply;
+    return sendPage(reply, pages, ctx.clinicId, etag, () => plannedLlamadasPage(db, ctx, plan));
   });
 
   app.get('/api/v1/eventos', {
