@@ -95,9 +95,13 @@ export interface LimitsReport {
   redisTimeoutMs: string;
 }
 
-const CASES = [
-  { id: 'citas', label: 'citas, default 30 days', path: '/api/v1/citas?limit=100' },
-  { id: 'me', label: 'GET /me (auth and limit only)', path: '/api/v1/me' },
+/** `env`: the case's own additions to the service's environment (lib/servers.ts serviceEnv). */
+const CASES: { id: string; label: string; path: string; env: NodeJS.ProcessEnv }[] = [
+  { id: 'citas', label: 'citas, default 30 days, page built (PAGE_CACHE_MB=0)', path: '/api/v1/citas?limit=100', env: {} },
+  // The same page asked again while nothing changed, as a polling integration asks for it: sent
+  // from the page cache (the service's default) after the first request of each process.
+  { id: 'citas-kept', label: 'citas, default 30 days, page kept (PAGE_CACHE_MB=32, the default)', path: '/api/v1/citas?limit=100', env: { PAGE_CACHE_MB: '32' } },
+  { id: 'me', label: 'GET /me (auth and limit only)', path: '/api/v1/me', env: {} },
 ];
 
 interface LimitsRun {
@@ -138,10 +142,12 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
     await redisService.stop();
     const pids = [...run.pids, redis.pid()];
     // Each round measures a service process of its own (see compareSides).
-    const fresh = (backend: Backend, round: number) =>
-      start(`service (${backend === 'redis' ? 'REDIS_URL' : 'limits in memory'}, round ${round})`, backend === 'redis' ? { REDIS_URL: redis.url } : {});
     const rows: LimiterRow[] = [];
-    for (const c of CASES) rows.push(...(await compare(run, pids, c, fresh, redis)));
+    for (const c of CASES) {
+      const fresh = (backend: Backend, round: number) =>
+        start(`service (${backend === 'redis' ? 'REDIS_URL' : 'limits in memory'}, round ${round})`, { ...c.env, ...(backend === 'redis' ? { REDIS_URL: redis.url } : {}) });
+      rows.push(...(await compare(run, pids, c, fresh, redis)));
+    }
 
     const fleet: FleetRow[] = [];
     const fleetRuns = [...FLEET_REDIS_TIMEOUTS.map((t) => ({ backend: 'redis' as const, timeout: t as number | null })), { backend: 'memory' as const, timeout: null }];

@@ -28,6 +28,10 @@ export function serviceEnv(dataDir: string, port: number, databaseUrl: string | 
     // benchmark measures the service, not the 60 requests/s policy.
     RATE_LIMIT_RPS: '100000',
     RATE_LIMIT_BURST: '1000000',
+    // The cases ask for the same URLs again and again: with the page cache they would measure its
+    // hits, not the queries and the serialization they are there for. A case that measures the
+    // cache turns it on in its own environment (lib/limits.ts).
+    PAGE_CACHE_MB: '0',
   };
 }
 
