@@ -102,6 +102,8 @@ export class RedisLink {
   private readonly waiters = new Set<() => void>();
   /** calls waiting for a reply, oldest first; done ones are dropped at the next check */
   private pending: Pending[] = [];
+  /** calls in `pending` not yet done: at 0 the watchdog has nothing to watch and is disarmed */
+  private outstanding = 0;
   private lastReplyAt = 0;
   private watchdog: NodeJS.Timeout | null = null;
   private stamping = false;
@@ -229,6 +231,7 @@ export class RedisLink {
     if (this.deferredReport) clearTimeout(this.deferredReport);
     for (const call of this.pending) if (!call.done) call.settle(null);
     this.pending = [];
+    this.outstanding = 0;
     for (const wake of this.waiters) wake();
     for (const c of [this.client, this.subscriber]) {
       if (!c) continue;
@@ -270,6 +273,7 @@ export class RedisLink {
     return new Promise((resolve) => {
       const call: Pending = { sentAt: -1, ms, settle: resolve as (v: unknown) => void, done: false };
       this.pending.push(call);
+      this.outstanding++;
       this.stampSoon();
       const onReply = (v: unknown): void => {
         this.lastReplyAt = performance.now();
@@ -278,7 +282,7 @@ export class RedisLink {
           if (this.current === 'down') this.probe();
           return;
         }
-        call.done = true;
+        this.finish(call);
         resolve(v as T);
       };
       const onError = (err: unknown): void => {
@@ -293,7 +297,7 @@ export class RedisLink {
           this.client.sendCommand(args).then(onReply, onError);
           return;
         }
-        call.done = true;
+        this.finish(call);
         this.markDown(err);
         resolve(null);
       };
@@ -322,6 +326,24 @@ export class RedisLink {
     });
   }
 
+  /**
+   * A call is answered (or failed). When it was the last one outstanding, the watchdog is
+   * disarmed: the link calls Redis about twenty times a second (the limiters' flushes), each
+   * answered in well under REDIS_TIMEOUT_MS, and a timer left to fire for nothing would wake the
+   * process once more for each of them.
+   */
+  private finish(call: Pending): void {
+    call.done = true;
+    // Never below 0: close() settles the calls it leaves without counting them down.
+    this.outstanding = Math.max(0, this.outstanding - 1);
+    if (this.outstanding > 0) return;
+    this.pending = [];
+    if (this.watchdog) {
+      clearTimeout(this.watchdog);
+      this.watchdog = null;
+    }
+  }
+
   private armWatchdog(ms: number): void {
     if (this.watchdog) return;
     // When it fires, setImmediate lets the poll phase read replies that are already there first.
@@ -339,6 +361,7 @@ export class RedisLink {
       const silentFor = now - Math.max(call.sentAt, this.lastReplyAt);
       if (silentFor >= call.ms) {
         call.done = true;
+        this.outstanding--;
         call.settle(null);
         expired = `no answer within ${call.ms} ms`;
       } else next = Math.min(next, call.ms - silentFor);
