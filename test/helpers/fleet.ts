@@ -48,7 +48,16 @@ function load(name: string, env: Record<string, string>): Pending {
   dirs.push(dataDir);
   const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/start-together.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // Overload shedding off, as for the in-process test apps (helpers/app.ts TEST_ENV): three
+    // instances under tsx, a database, Redis and the test on two shared cores can go a second
+    // without a turn of an instance's event loop; under-pressure then counts the delay as
+    // infinite and the instance answers 503 for the next second. A full run failed four of
+    // fleet.test.ts's tests that way (/me, the dashboard, the usage counts), though none of them is about
+    // overload; a test may still turn it on in `env`.
+    env: {
+      PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.add(proc);
