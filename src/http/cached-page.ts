@@ -14,8 +14,7 @@ export async function sendPage(reply: FastifyReply, pages: PageCache, clinicId: 
   if (!pages.enabled) return reply.send(await build());
   let body = pages.get(clinicId, etag);
   if (body === undefined) {
-    body = Buffer.from(reply.serializeInput(await build(), '200', 'application/json') as string);
-    pages.set(clinicId, etag, body);
+    body = pages.set(clinicId, etag, reply.serializeInput(await build(), '200', 'application/json') as string);
   }
   return reply.type(JSON_UTF8).send(body);
 }

@@ -42,6 +42,10 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
 
 export function sendError(err: ApiError, req: FastifyRequest, reply: FastifyReply) {
   req.apiErrorCode = err.code;
+  // A list sets its page's ETag before it builds the page (http/conditional.ts); if the build
+  // fails, the tag does not name this error, and a client that kept it would later get a 304 for
+  // an error it took for the page.
+  reply.removeHeader('etag');
   return reply.code(err.statusCode).headers(err.headers).send(errorBody(err, req.id));
 }
 

@@ -24,6 +24,26 @@ export interface PageCacheStats {
   entries: number;
 }
 
+/**
+ * What an entry costs besides its page's bytes: the key (two bytes a character at most), the
+ * Buffer object and its backing store's header, lru-cache's slots. An estimate on the high side,
+ * so that a budget of many small pages (an empty page of `updated_since` is 80 bytes) still
+ * bounds the memory they take.
+ */
+export const ENTRY_OVERHEAD_BYTES = 256;
+
+/**
+ * The page's UTF-8 bytes in memory of their own. Buffer.from(string) puts a string shorter than
+ * half of Buffer.poolSize (8 KiB on Node 22, 64 KiB on Node 24) into a slice of Node's shared pool, and a kept
+ * slice holds its whole pool block for as long as it is kept: thousands of small pages would take
+ * many times the bytes counted.
+ */
+function ownBytes(json: string): Buffer {
+  const body = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+  body.write(json);
+  return body;
+}
+
 export class PageCache {
   private readonly lru: LRUCache<string, Buffer> | null;
   private hits = 0;
@@ -32,7 +52,9 @@ export class PageCache {
   /** `maxBytes` 0: nothing is kept, every page is built. */
   constructor(readonly maxBytes: number) {
     // A page larger than the whole budget is not kept (lru-cache refuses it: maxEntrySize).
-    this.lru = maxBytes > 0 ? new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (b) => b.length }) : null;
+    this.lru = maxBytes > 0
+      ? new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (b, key) => b.length + 2 * key.length + ENTRY_OVERHEAD_BYTES })
+      : null;
   }
 
   get enabled(): boolean {
@@ -52,10 +74,14 @@ export class PageCache {
     return body;
   }
 
-  set(clinicId: string, etag: string, body: Buffer): void {
+  /** Keeps the page's JSON as UTF-8 bytes of their own, and returns them (to be sent). */
+  set(clinicId: string, etag: string, json: string): Buffer {
+    const body = ownBytes(json);
     this.lru?.set(PageCache.key(clinicId, etag), body);
+    return body;
   }
 
+  /** bytes: what the bound counts (the pages, their keys, ENTRY_OVERHEAD_BYTES each). */
   stats(): PageCacheStats {
     return { hits: this.hits, misses: this.misses, bytes: this.lru?.calculatedSize ?? 0, entries: this.lru?.size ?? 0 };
   }
