@@ -229,7 +229,12 @@ export class RedisLink {
     if (this.probeTimer) clearInterval(this.probeTimer);
     if (this.watchdog) clearTimeout(this.watchdog);
     if (this.deferredReport) clearTimeout(this.deferredReport);
-    for (const call of this.pending) if (!call.done) call.settle(null);
+    for (const call of this.pending) {
+      if (call.done) continue;
+      // Done, so that its reply or failure, if one still comes, counts nothing down.
+      call.done = true;
+      call.settle(null);
+    }
     this.pending = [];
     this.outstanding = 0;
     for (const wake of this.waiters) wake();
@@ -334,9 +339,7 @@ export class RedisLink {
    */
   private finish(call: Pending): void {
     call.done = true;
-    // Never below 0: close() settles the calls it leaves without counting them down.
-    this.outstanding = Math.max(0, this.outstanding - 1);
-    if (this.outstanding > 0) return;
+    if (--this.outstanding > 0) return;
     this.pending = [];
     if (this.watchdog) {
       clearTimeout(this.watchdog);
@@ -360,8 +363,7 @@ export class RedisLink {
       if (call.done || call.sentAt < 0) continue;
       const silentFor = now - Math.max(call.sentAt, this.lastReplyAt);
       if (silentFor >= call.ms) {
-        call.done = true;
-        this.outstanding--;
+        this.finish(call);
         call.settle(null);
         expired = `no answer within ${call.ms} ms`;
       } else next = Math.min(next, call.ms - silentFor);
