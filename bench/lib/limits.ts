@@ -3,8 +3,9 @@
 //
 //  1. Side by side, in one run: the service with its limits in memory and the service on the same
 //     data with REDIS_URL, a process of its own for each round of each side, at the same fixed
-//     rate (--rate, 300/s), for citas and for /me (the cheapest request, where the limiter is the
-//     largest share of the work), the sides alternating round by round (--repeat).
+//     rate (--rate, 300/s), for the citas page built for every request, the same page kept by
+//     the page cache, and /me (the cheapest request, where the limiter is the largest share of
+//     the work), the sides alternating round by round (--repeat).
 //     Server CPU ms/request, p99, redis-server's CPU, and the script's calls per request (the
 //     limits are raised as for every case, so the Redis side decides most requests on its local
 //     view: services/shared-rate-limit.ts). A third side in every round, the floor
