@@ -4,7 +4,7 @@ import { tokenMatches } from '../../src/http/plugins/metrics.js';
 import { Metrics } from '../../src/metrics.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { call, expectError, JSON_UTF8, tick } from './helpers.js';
+import { call, expectError, JSON_UTF8, scrapeMetrics, tick } from './helpers.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789abcdef';
 
@@ -22,7 +22,7 @@ describe.each(dialects())('health and metrics on %s', (dialect) => {
   afterAll(async () => { await t.close(); });
   beforeEach(() => tick(t));
 
-  const scrape = () => call(t, '/metrics', { key: null, headers: { authorization: `Bearer ${TOKEN}` } });
+  const scrape = () => scrapeMetrics(t, TOKEN);
 
   it('/livez answers 200 without a key, with no data', async () => {
     const res = await call(t, '/livez', { key: null });
@@ -108,7 +108,7 @@ describe.each(dialects())('with the database gone, on %s', (dialect) => {
       expect([res.statusCode, res.json()]).toEqual([503, { status: 'not_ready', checks: { database: 'down' } }]);
       expect((await call(t, '/livez', { key: null })).statusCode).toBe(200);
       expectError(await call(t, '/api/v1/citas'), 500, 'database_error');
-      const text = (await call(t, '/metrics', { key: null, headers: { authorization: `Bearer ${TOKEN}` } })).body;
+      const text = (await scrapeMetrics(t, TOKEN)).body;
       const kinds = text.split('\n').filter((l) => l.startsWith('database_errors_total{') && l.includes('source="request"'));
       expect(kinds.reduce((n, l) => n + Number(l.split(' ')[1]), 0)).toBeGreaterThanOrEqual(1);
     } finally {

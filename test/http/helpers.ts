@@ -50,6 +50,11 @@ export function call(t: TestApp, url: string, opts: CallOptions = {}): Promise<L
   });
 }
 
+/** GET /metrics with the app's METRICS_TOKEN, as a Prometheus scraper asks for it. */
+export function scrapeMetrics(t: TestApp, token: string): Promise<LightMyRequestResponse> {
+  return call(t, '/metrics', { key: null, headers: { authorization: `Bearer ${token}` } });
+}
+
 /** GET that must succeed; returns the parsed body. */
 export async function ok<T = any>(t: TestApp, url: string, opts: CallOptions = {}): Promise<T> {
   const res = await call(t, url, opts);

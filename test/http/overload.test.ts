@@ -6,7 +6,7 @@ import { OVERLOAD_RETRY_AFTER_SECONDS } from '../../src/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { sleep } from '../helpers/load.js';
-import { call, expectError } from './helpers.js';
+import { call, expectError, scrapeMetrics } from './helpers.js';
 
 const SAMPLE_MS = 20;
 /** The delay is a mean over each sample of 10 ms ticks: a sample of 20 ms may hold none (no mean: counted as overload). */
@@ -45,7 +45,7 @@ describe.each(dialects())('overload on %s', (dialect) => {
 
     expect((await call(t, '/readyz', { key: null })).statusCode).toBe(503);
     expect((await call(t, '/livez', { key: null })).statusCode).toBe(200);
-    const metrics = await call(t, '/metrics', { key: null, headers: { authorization: `Bearer ${TOKEN}` } });
+    const metrics = await scrapeMetrics(t, TOKEN);
     expect(metrics.statusCode).toBe(200);
     expect(metrics.body).toMatch(/^overload_rejections_total\{reason="heapUsedBytes"\} [1-9]\d*$/m);
   });

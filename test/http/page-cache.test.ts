@@ -10,7 +10,7 @@ import { Metrics } from '../../src/metrics.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { A } from '../helpers/fixtures.js';
-import { call, JSON_UTF8, PATHS } from './helpers.js';
+import { call, JSON_UTF8, PATHS, scrapeMetrics } from './helpers.js';
 
 const TOKEN = 'page-cache-metrics-token-0123456789';
 
@@ -23,7 +23,7 @@ describe.each(dialects())('the page cache on %s', (dialect) => {
   afterAll(async () => { await t.close(); });
 
   async function lookups(): Promise<{ hit: number; miss: number }> {
-    const text = (await call(t, '/metrics', { key: null, headers: { authorization: `Bearer ${TOKEN}` } })).body;
+    const text = (await scrapeMetrics(t, TOKEN)).body;
     const count = (result: string) => Number(new RegExp(`^page_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
     return { hit: count('hit'), miss: count('miss') };
   }
@@ -105,7 +105,7 @@ describe('PAGE_CACHE_MB=0', () => {
       expect(kept.rawPayload.equals(built.rawPayload), url).toBe(true);
       expect(kept.headers['content-type']).toBe(built.headers['content-type']);
     }
-    const text = (await call(off, '/metrics', { key: null, headers: { authorization: `Bearer ${TOKEN}` } })).body;
+    const text = (await scrapeMetrics(off, TOKEN)).body;
     expect(text).not.toMatch(/^page_cache_lookups_total\{/m);
     expect(text).toMatch(/^page_cache_bytes 0$/m);
   });
