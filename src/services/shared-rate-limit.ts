@@ -6,15 +6,16 @@
 // reported it, plus what the instance let through since (the in-memory twin, adopted from every
 // reply). A round trip to Redis costs an instance about as much CPU as the rest of a cheap
 // request (a second wake-up per request), so a request whose key is far from its limit is
-// decided on that view, and Redis is told afterwards, in one call per key every FLUSH_MS:
+// decided on that view, and Redis is told afterwards, in one call per key every FLUSH_MS, or at
+// once when the key's untold requests reach half the instance's share (below):
 //  - only while Redis answered for that key within FRESH_MS, the view says the bucket stays at
-//    least half full after the request, and the instance has let through less than its share
-//    since it last told Redis; otherwise the request waits for Redis, which first adds the
+//    least half full after the request, and the requests the instance let through that Redis has
+//    not counted yet (untold, or in a call not answered) are fewer than its share; otherwise the request waits for Redis, which first adds the
 //    requests let through on the view (`charge`), then decides;
 //  - the share is a tenth of the burst divided among the instances alive: each instance says it
 //    is alive every FLEET_BEAT_MS (a sorted set in Redis, FLEET_KEY) and learns how many are;
-//    until it knows, its share is 0. Requests let through on views and not yet told are what a
-//    fleet can let through beyond the bucket, so together they stay within a tenth of the burst
+//    until it knows, its share is 0. Requests let through on views and not yet counted by Redis
+//    are what a fleet can let through beyond the bucket, so together they stay within a tenth of the burst
 //    (an instance that stopped is still counted for FLEET_WINDOW_MS: smaller shares, never more);
 //  - so near its limit every decision is Redis' own (429s and Retry-After are exact), every
 //    request is charged to the shared bucket (the long-run rate is exact), and a fleet lets
@@ -24,6 +25,13 @@
 //    share would be under one request.
 //  - RateLimit's remaining on a decision made locally is the view's: the shared bucket as of at
 //    most FLUSH_MS ago, less this instance's requests.
+//  - FLUSH_MS is a quarter of a second because every flush wakes the process twice (its timer,
+//    then Redis' reply), and on a virtual machine a wake-up costs more than the call: measured
+//    on /me at 300 requests/s, telling Redis every 50 ms cost 10% more CPU than limits in memory,
+//    every 250 ms 2% (docs/benchmarks.md). How late Redis learns of a request does not change
+//    what a fleet can let through, which the share bounds; and a busy key does not wait for the
+//    timer: at half its share it is told at once, so that it seldom reaches the share and has to
+//    wait for Redis.
 //
 // Fail open: when Redis is down or does not answer within REDIS_TIMEOUT_MS, the decision is made
 // by the in-memory twin on this instance, which starts from the shared bucket as Redis last
@@ -47,8 +55,8 @@ export const BUCKET_PREFIX = 'clinic-api:rl:';
 
 export type LimiterClock = 'redis' | 'caller';
 
-/** How often the requests let through on the view are told to Redis (one call per key). */
-export const FLUSH_MS = 50;
+/** How often the requests let through on the view are told to Redis (one call per key; sooner for a busy key). */
+export const FLUSH_MS = 250;
 /** A view older than this (no answer from Redis for the key since) decides nothing. */
 export const FRESH_MS = 1_000;
 /** Below this burst every decision is Redis' (a tenth of the burst would be under 2 requests). */
@@ -71,6 +79,8 @@ interface View {
   syncedAt: number;
   /** requests let through on the view since Redis was last told */
   unsynced: number;
+  /** requests told to Redis in calls not answered yet: not in the bucket Redis last reported, nor in `unsynced` */
+  telling: number;
   /** decisions asked of Redis and not answered yet: the view does not hold them, so it decides nothing meanwhile */
   asking: number;
   /** the caller's clock at the last decision (the flush's `now` with the caller's clock) */
@@ -98,6 +108,7 @@ class SharedGcraLimiter implements RateLimiter {
     private readonly onFallback: () => void,
     private readonly clock: LimiterClock,
     private readonly fleetSize: FleetSize,
+    private readonly flushMs: number,
   ) {
     this.memory = new MemoryGcraLimiter(rate, burst);
     this.prefix = `${BUCKET_PREFIX}${name}:`;
@@ -124,15 +135,18 @@ class SharedGcraLimiter implements RateLimiter {
   /** The decision on the instance's view, when the rules at the top of this file allow one; else null. */
   private onView(key: string, nowMs: number): RateDecision | null {
     const view = this.views.get(key);
-    if (view === undefined || view.asking > 0 || view.unsynced >= this.share() || this.link.state !== 'up') return null;
+    if (view === undefined || view.asking > 0 || view.unsynced + view.telling >= this.share() || this.link.state !== 'up') return null;
     if (performance.now() - view.syncedAt > FRESH_MS) return null;
     // remaining after this request, were it taken: the bucket must stay at least half full
     if (this.memory.decide(key, nowMs, false).remaining - 1 < this.burst / 2) return null;
     const d = this.memory.decide(key, nowMs, true);
     view.unsynced++;
     view.lastNowMs = nowMs;
-    this.untold.add(key);
-    this.flushSoon();
+    if (view.unsynced * 2 >= this.share()) this.tell(key, view);
+    else {
+      this.untold.add(key);
+      this.flushSoon();
+    }
     return d;
   }
 
@@ -160,17 +174,21 @@ class SharedGcraLimiter implements RateLimiter {
     });
   }
 
-  /** Redis' bucket after a call, plus what this instance let through on its view meanwhile. */
+  /**
+   * Redis' bucket after a call, plus what this instance let through on its view meanwhile: untold,
+   * or told in later calls not answered yet (Redis answers one link's calls in order, so an
+   * earlier call's requests are in this answer and no longer in `telling`).
+   */
   private adopt(key: string, nowMs: number, lead: string): void {
     let view = this.views.get(key);
     if (view === undefined) {
       if (!this.local) return this.memory.adopt(key, nowMs, Number(lead));
       if (this.views.size >= MAX_VIEWS) this.dropStaleViews();
-      view = { syncedAt: 0, unsynced: 0, asking: 0, lastNowMs: nowMs };
+      view = { syncedAt: 0, unsynced: 0, telling: 0, asking: 0, lastNowMs: nowMs };
       this.views.set(key, view);
     }
     view.syncedAt = performance.now();
-    this.memory.adopt(key, nowMs, Number(lead) + view.unsynced);
+    this.memory.adopt(key, nowMs, Number(lead) + view.unsynced + view.telling);
   }
 
   private flushSoon(): void {
@@ -178,8 +196,8 @@ class SharedGcraLimiter implements RateLimiter {
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
       this.flush();
-    }, FLUSH_MS);
-    // Exit does not wait for it: at most FLUSH_MS of requests go untold, the same as an outage.
+    }, this.flushMs);
+    // Exit does not wait for it: at most half a share of requests per key go untold, as in an outage.
     this.flushTimer.unref();
   }
 
@@ -190,22 +208,29 @@ class SharedGcraLimiter implements RateLimiter {
   private flush(): void {
     for (const key of this.untold) {
       const view = this.views.get(key);
-      if (view === undefined || view.unsynced === 0) continue; // cleared, or told by a decision since
-      const charge = view.unsynced;
-      view.unsynced = 0;
-      const nowMs = this.clock === 'caller' ? view.lastNowMs : Date.now();
-      void this.ask(key, nowMs, false, charge).then((r) => {
-        // No answer (Redis down): those requests stay in the twin, which decides until Redis is back.
-        if (r) this.adopt(key, nowMs, r[4]);
-      });
+      // cleared, or told since (by a decision, or at half its share)
+      if (view !== undefined && view.unsynced > 0) this.tell(key, view);
     }
     this.untold.clear();
   }
 
-  /** At MAX_VIEWS: drops the views that decide nothing any more (nothing untold or asked, Redis' answer stale). */
+  /** One call that adds the requests let through on `key`'s view since Redis was last told; not awaited. */
+  private tell(key: string, view: View): void {
+    const charge = view.unsynced;
+    view.unsynced = 0;
+    view.telling += charge;
+    const nowMs = this.clock === 'caller' ? view.lastNowMs : Date.now();
+    void this.ask(key, nowMs, false, charge).then((r) => {
+      view.telling -= charge;
+      // No answer (Redis down): those requests stay in the twin, which decides until Redis is back.
+      if (r) this.adopt(key, nowMs, r[4]);
+    });
+  }
+
+  /** At MAX_VIEWS: drops the views that decide nothing any more (nothing untold, told or asked unanswered, Redis' answer stale). */
   private dropStaleViews(): void {
     const now = performance.now();
-    for (const [key, view] of this.views) if (view.unsynced === 0 && view.asking === 0 && now - view.syncedAt > FRESH_MS) this.views.delete(key);
+    for (const [key, view] of this.views) if (view.unsynced === 0 && view.telling === 0 && view.asking === 0 && now - view.syncedAt > FRESH_MS) this.views.delete(key);
     if (this.views.size >= MAX_VIEWS) this.views.clear();
   }
 }
@@ -222,9 +247,10 @@ export class RateLimiters {
 
   /**
    * `clock`: 'redis' (production: Redis' TIME, whatever the instances' clocks say) or 'caller'
-   * (the nowMs each call passes: the arithmetic tests' explicit clocks).
+   * (the nowMs each call passes: the arithmetic tests' explicit clocks). `flushMs`: FLUSH_MS,
+   * but for tests that must tell a busy key's early call from the timer's.
    */
-  constructor(private readonly link: RedisLink | null, private readonly clock: LimiterClock = 'redis') {}
+  constructor(private readonly link: RedisLink | null, private readonly clock: LimiterClock = 'redis', private readonly flushMs = FLUSH_MS) {}
 
   /** A limiter of `rate` requests/s with bursts of `burst`; `name` keeps its buckets apart from the others'. */
   make(name: string, rate: number, burst: number): RateLimiter {
@@ -232,7 +258,7 @@ export class RateLimiters {
     this.names.add(name);
     if (!this.link) return new MemoryGcraLimiter(rate, burst);
     this.startBeat(this.link);
-    return new SharedGcraLimiter(this.link, name, rate, burst, () => { this.fallbacks++; }, this.clock, () => this.instances);
+    return new SharedGcraLimiter(this.link, name, rate, burst, () => { this.fallbacks++; }, this.clock, () => this.instances, this.flushMs);
   }
 
   /** Instances alive that share the buckets, this one included, as last learnt from Redis (0: not yet). */

@@ -33,12 +33,23 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     await redis?.close();
   });
 
-  /** An "instance": its own link and limiters. */
-  async function instance(): Promise<RateLimiters> {
+  /** An "instance": its own link and limiters (`flushMs`: how often its timer tells Redis). */
+  async function instance(flushMs?: number): Promise<RateLimiters> {
     const link = new RedisLink({ url: redis.url, timeoutMs: 5_000 });
     links.push(link);
     expect(await link.waitUp(10_000)).toBe(true);
-    return new RateLimiters(link);
+    return new RateLimiters(link, 'redis', flushMs);
+  }
+
+  /** The requests a key's shared bucket holds, by its TAT's lead (at SLOW nothing refills). */
+  async function counted(name: string): Promise<number> {
+    return Math.round(Number(await raw.get(`clinic-api:rl:${name}:k`)) - (Date.now() * SLOW) / 1000);
+  }
+
+  /** An instance's share of a burst of 1,000 (a tenth, divided among the instances alive), once it knows how many are. */
+  async function shareOf(fleet: RateLimiters): Promise<number> {
+    await until(() => fleet.fleetSize() > 0, 'the instance to learn how many are alive', 5_000);
+    return Math.floor(1_000 / 10 / fleet.fleetSize());
   }
 
   /** The GCRA script's calls so far, from Redis' own statistics. */
@@ -75,6 +86,37 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     const other = (await instance()).make(name, SLOW, 1_000);
     expect((await other.peek('k')).remaining).toBe(960);
     expect(fleet.health()).toEqual({ redis: 'up', fallbacks: 0 });
+  });
+
+  it('a busy key is told at half the instance\'s share, without waiting for the timer', async () => {
+    // A timer of a minute: whatever Redis counts within the test was told early.
+    const fleet = await instance(60_000);
+    const name = `busy${++made}`;
+    const l = fleet.make(name, SLOW, 1_000);
+    const half = Math.ceil((await shareOf(fleet)) / 2);
+    expect((await l.consume('k')).allowed).toBe(true); // asks Redis: the view starts
+    expect((await oneByOne(l, half - 1)).every(Boolean)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await counted(name)).toBe(1); // under half the share: left for the timer
+    expect((await oneByOne(l, 1))[0]).toBe(true);
+    await until(async () => (await counted(name)) === 1 + half, `Redis to count the ${half} requests let through on the view`, 5_000);
+  });
+
+  it('what a view lets through at once stays within the share, also when requests come faster than Redis answers', async () => {
+    const fleet = await instance();
+    const name = `rush${++made}`;
+    const l = fleet.make(name, SLOW, 1_000);
+    expect((await l.consume('k')).allowed).toBe(true);
+    const share = await shareOf(fleet);
+    // 300 requests in one go: those decided on the view are answered before any I/O, the others
+    // wait for Redis. The calls told early are in flight meanwhile, and still count against the share.
+    let settled = 0;
+    const all = Array.from({ length: 300 }, () => l.consume('k').then((d) => { settled++; return d.allowed; }));
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(settled).toBe(share);
+    expect((await Promise.all(all)).every(Boolean)).toBe(true);
+    // Every one is in the shared bucket, with no flush waited for.
+    expect(await counted(name)).toBe(301);
   });
 
   it('near the limit every decision is Redis\': exactly the burst passes, across two instances', async () => {
