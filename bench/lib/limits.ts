@@ -232,8 +232,10 @@ interface Round {
 type FreshService = (backend: Backend, round: number) => Promise<ChildServer>;
 
 /**
- * The sides of one case, alternating round by round (--repeat rounds; the floor, memory, then
- * Redis, in each), so that a change in the machine's load falls on all rather than on one side's
+ * The sides of one case, alternating round by round (--repeat rounds; the floor first, then
+ * memory and Redis, which of the two goes first in turn: run after run of the same order had
+ * Redis always last, and a side's place in the round could pass for its cost), so that a change
+ * in the machine's load falls on all rather than on one side's
  * block. Each round of a service side runs on a process started for it (warmed up as every
  * measurement is): the CPU per request of one long-lived process differs from another's of the
  * same program by up to a quarter on this machine, which a single process per side would carry
@@ -253,6 +255,8 @@ async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number]
 const SIDE_NAMES: Record<Side, string> = { floor: 'the floor (plain node:http, same bytes)', memory: 'limits in memory', redis: 'limits on Redis' };
 
 const SIDES: Side[] = ['floor', 'memory', 'redis'];
+/** Every other round: Redis before memory. */
+const SIDES_TURNED: Side[] = ['floor', 'redis', 'memory'];
 
 async function compareSides(
   run: LimitsRun, pids: number[], c: (typeof CASES)[number], floor: ChildServer, fresh: FreshService, headers: Record<string, string>, redis: RedisServer,
@@ -260,7 +264,7 @@ async function compareSides(
   const { opts, log } = run;
   const rounds: Record<Side, Round[]> = { floor: [], memory: [], redis: [] };
   for (let i = 0; i < opts.repeat; i++) {
-    for (const backend of SIDES) {
+    for (const backend of i % 2 === 0 ? SIDES : SIDES_TURNED) {
       const server = backend === 'floor' ? floor : await fresh(backend, i + 1);
       try {
         log(`rate limits: ${c.id} at ${opts.rate} req/s, ${SIDE_NAMES[backend]}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`);
