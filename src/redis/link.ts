@@ -333,9 +333,10 @@ export class RedisLink {
 
   /**
    * A call is answered (or failed). When it was the last one outstanding, the watchdog is
-   * disarmed: the link calls Redis about twenty times a second (the limiters' flushes), each
-   * answered in well under REDIS_TIMEOUT_MS, and a timer left to fire for nothing would wake the
-   * process once more for each of them.
+   * disarmed: the link calls Redis several times a second (the limiters' flushes, four a second
+   * per key in use and more for a busy one, and the fleet's heartbeat), each answered in well
+   * under REDIS_TIMEOUT_MS, and a timer left to fire for nothing would wake the process once more
+   * for each of them.
    */
   private finish(call: Pending): void {
     call.done = true;

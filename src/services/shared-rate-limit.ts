@@ -23,8 +23,10 @@
 //    empty and every instance asks Redis. Small buckets (burst < LOCAL_MIN_BURST: the sign-in
 //    throttles) are always decided in Redis, and so is every bucket of a fleet so large that a
 //    share would be under one request.
-//  - RateLimit's remaining on a decision made locally is the view's: the shared bucket as of at
-//    most FLUSH_MS ago, less this instance's requests.
+//  - RateLimit's remaining on a decision made locally is the view's: the shared bucket as Redis
+//    last reported it (at most FRESH_MS ago), less this instance's requests since; other
+//    instances' requests reach it within FLUSH_MS of being told, so it may miss those of about
+//    the last FRESH_MS + FLUSH_MS.
 //  - FLUSH_MS is a quarter of a second because every flush wakes the process twice (its timer,
 //    then Redis' reply), and on a virtual machine a wake-up costs more than the call: measured
 //    on /me at 300 requests/s, telling Redis every 50 ms cost 10% more CPU than limits in memory,
@@ -197,7 +199,8 @@ class SharedGcraLimiter implements RateLimiter {
       this.flushTimer = null;
       this.flush();
     }, this.flushMs);
-    // Exit does not wait for it: at most half a share of requests per key go untold, as in an outage.
+    // Exit does not wait for it, nor for calls in flight: up to a share of requests per key go
+    // uncounted, as in an outage.
     this.flushTimer.unref();
   }
 
@@ -227,11 +230,18 @@ class SharedGcraLimiter implements RateLimiter {
     });
   }
 
-  /** At MAX_VIEWS: drops the views that decide nothing any more (nothing untold, told or asked unanswered, Redis' answer stale). */
+  /**
+   * At MAX_VIEWS: drops the views that decide nothing any more (Redis' answer stale), then, if
+   * that is not enough, every view with nothing pending. A view with requests untold, told and
+   * unanswered, or a decision asked is kept whatever its age: dropping it would lose those
+   * requests from the bucket and from the share. Those are the keys used within the last flush,
+   * so memory stays bounded by the request rate.
+   */
   private dropStaleViews(): void {
     const now = performance.now();
-    for (const [key, view] of this.views) if (view.unsynced === 0 && view.telling === 0 && view.asking === 0 && now - view.syncedAt > FRESH_MS) this.views.delete(key);
-    if (this.views.size >= MAX_VIEWS) this.views.clear();
+    const idle = (v: View) => v.unsynced === 0 && v.telling === 0 && v.asking === 0;
+    for (const [key, view] of this.views) if (idle(view) && now - view.syncedAt > FRESH_MS) this.views.delete(key);
+    if (this.views.size >= MAX_VIEWS) for (const [key, view] of this.views) if (idle(view)) this.views.delete(key);
   }
 }
 
