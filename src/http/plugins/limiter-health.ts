@@ -11,16 +11,14 @@ import type { LimiterHealth } from '../../services/shared-rate-limit.js';
 export const limiterHealth = fp(async (app, opts: { health: () => LimiterHealth }) => {
   const { health } = opts;
   const registers = [app.metrics.registry];
-  let reported = 0;
-  // A counter read at scrape time: it only ever grows by what the limiters counted since.
+  // A counter read at scrape time: the limiters' own total, which only grows.
   new Counter({
     name: 'rate_limit_fallbacks_total',
     help: 'Rate-limit decisions made in this instance\'s memory because Redis (REDIS_URL) was down or did not answer within REDIS_TIMEOUT_MS',
     registers,
     collect() {
-      const now = health().fallbacks;
-      if (now > reported) this.inc(now - reported);
-      reported = now;
+      this.reset();
+      this.inc(health().fallbacks);
     },
   });
   if (health().redis === 'off') return;

@@ -8,19 +8,16 @@ import type { PageCache } from '../../services/page-cache.js';
 export const pageCacheMetrics = fp(async (app, opts: { pages: PageCache }) => {
   const { pages } = opts;
   const registers = [app.metrics.registry];
-  const reported = { hit: 0, miss: 0 };
   new Counter({
     name: 'page_cache_lookups_total',
     help: 'List pages (citas, clientas, llamadas) looked up in the page cache by their ETag: hit (sent as kept) or miss (built, then kept); none while PAGE_CACHE_MB is 0',
     labelNames: ['result'] as const,
     registers,
     collect() {
+      // The cache's own totals, which only grow, as the counter's values (a result appears once counted).
       const s = pages.stats();
-      // A counter only grows: add what the cache counted since the last scrape.
-      for (const [result, now] of [['hit', s.hits], ['miss', s.misses]] as const) {
-        if (now > reported[result]) this.inc({ result }, now - reported[result]);
-        reported[result] = now;
-      }
+      this.reset();
+      for (const [result, total] of [['hit', s.hits], ['miss', s.misses]] as const) if (total > 0) this.inc({ result }, total);
     },
   });
   new Gauge({
