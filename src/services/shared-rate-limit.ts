@@ -10,13 +10,14 @@
 // once when the key's untold requests reach half the instance's share (below):
 //  - only while Redis answered for that key within FRESH_MS, the view says the bucket stays at
 //    least half full after the request, and the requests the instance let through that Redis has
-//    not counted yet (untold, or in a call not answered) are fewer than its share; otherwise the request waits for Redis, which first adds the
-//    requests let through on the view (`charge`), then decides;
+//    not counted yet (untold, or in a call not answered) are fewer than its share; otherwise the
+//    request waits for Redis, which first adds the requests let through on the view (`charge`),
+//    then decides;
 //  - the share is a tenth of the burst divided among the instances alive: each instance says it
 //    is alive every FLEET_BEAT_MS (a sorted set in Redis, FLEET_KEY) and learns how many are;
 //    until it knows, its share is 0. Requests let through on views and not yet counted by Redis
-//    are what a fleet can let through beyond the bucket, so together they stay within a tenth of the burst
-//    (an instance that stopped is still counted for FLEET_WINDOW_MS: smaller shares, never more);
+//    are what a fleet can let through beyond the bucket, so together they stay within a tenth of
+//    the burst (an instance that stopped is still counted for FLEET_WINDOW_MS: smaller shares, never more);
 //  - so near its limit every decision is Redis' own (429s and Retry-After are exact), every
 //    request is charged to the shared bucket (the long-run rate is exact), and a fleet lets
 //    through at most a tenth of the burst more than the burst, once, before the bucket is half
@@ -137,14 +138,15 @@ class SharedGcraLimiter implements RateLimiter {
   /** The decision on the instance's view, when the rules at the top of this file allow one; else null. */
   private onView(key: string, nowMs: number): RateDecision | null {
     const view = this.views.get(key);
-    if (view === undefined || view.asking > 0 || view.unsynced + view.telling >= this.share() || this.link.state !== 'up') return null;
+    const share = this.share();
+    if (view === undefined || view.asking > 0 || view.unsynced + view.telling >= share || this.link.state !== 'up') return null;
     if (performance.now() - view.syncedAt > FRESH_MS) return null;
     // remaining after this request, were it taken: the bucket must stay at least half full
     if (this.memory.decide(key, nowMs, false).remaining - 1 < this.burst / 2) return null;
     const d = this.memory.decide(key, nowMs, true);
     view.unsynced++;
     view.lastNowMs = nowMs;
-    if (view.unsynced * 2 >= this.share()) this.tell(key, view);
+    if (view.unsynced * 2 >= share) this.tell(key, view);
     else {
       this.untold.add(key);
       this.flushSoon();
