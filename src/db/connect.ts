@@ -175,7 +175,7 @@ function sqliteLock(lockFile: string) {
           break;
         } catch (err) {
           if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
-          if (Date.now() > deadline) throw new Error(`another instance has held ${lockFile} for over ${STARTUP_LOCK_WAIT_MS / 1000} s (migrating or making the demo)`);
+          if (Date.now() > deadline) throw new Error(`another instance has held ${lockFile} for over ${STARTUP_LOCK_WAIT_MS / 1000} s (migrating or making the demo)`, { cause: err });
           await new Promise((r) => setTimeout(r, SQLITE_LOCK_POLL_MS));
         }
       }

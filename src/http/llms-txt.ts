@@ -7,6 +7,7 @@ import { curlSample, EXAMPLES_HEADING, type SampleRequest } from './code-samples
 import { ERROR_CODE_NAMES, ERROR_COMPONENTS, ERROR_WHEN } from './error-schemas.js';
 import { RESPONSE_HEADERS, type ResponseHeader } from './route-responses.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed JSON document, walked by key
 type Json = Record<string, any>;
 
 export interface LlmsTxtInput {

@@ -31,6 +31,8 @@ export type CitaRow = Pick<
   'id' | 'fecha_hora' | 'servicio' | 'duracion_min' | 'precio_cents' | 'estado' | 'profesional_nombre' | 'sede_nombre' | 'notas' | 'created_at' | 'updated_at'
 > & { cliente_nombre: string; telefono: string };
 
+// `{}`: Kysely's type of a query with nothing selected yet.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 type From = SelectQueryBuilder<DB & { c: CitasTable }, 'c', {}>;
 
 /** The API's columns of a cita (its client's current name and phone joined): one list for every reader. */

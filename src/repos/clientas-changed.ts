@@ -9,6 +9,8 @@ import type { ClientasTable, DB } from '../db/schema.js';
 import { withDerived, type ClientaRow, type ClientasFilter } from './clientas.js';
 import { searchCondition } from './clientas-search.js';
 
+// `{}`: Kysely's type of a query with nothing selected yet.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 type From = SelectQueryBuilder<DB & { c: ClientasTable }, 'c', {}>;
 
 function changed(db: Kysely<DB>, clinicId: string, f: ClientasFilter, since: number): From {

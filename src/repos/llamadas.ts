@@ -29,6 +29,8 @@ export type LlamadaRow = Pick<
   'id' | 'fecha_hora' | 'cliente_nombre' | 'telefono_caller' | 'duracion_segundos' | 'resultado' | 'idioma' | 'created_at' | 'updated_at'
 >;
 
+// `{}`: Kysely's type of a query with nothing selected yet.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 type From = SelectQueryBuilder<DB & { l: LlamadasTable }, 'l', {}>;
 
 /** `llamadas as l`, or with its index named on SQLite (its planner cannot tell the indexes apart). */

@@ -36,7 +36,7 @@ describe.each(dialects())('updated_since on %s', (dialect) => {
   afterAll(async () => { await t.close(); });
   beforeEach(() => tick(t));
 
-  const list = <K extends string>(path: string, key: K) => async (query: string) => {
+  const list = <K extends string>(path: string, _key: K) => async (query: string) => {
     const body = await ok<Record<K, Item[]> & { total: number; rango?: unknown; desde?: unknown; hasta?: unknown }>(t, `${path}?${query}`);
     return body;
   };

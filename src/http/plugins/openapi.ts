@@ -46,6 +46,7 @@ export const API_DESCRIPTION = [
   `The examples read the server's address from \`${SAMPLE_ENV.url}\` and the key from \`${SAMPLE_ENV.key}\`.`,
 ].join('\n');
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed JSON document, walked by key
 type Json = Record<string, any>;
 
 /** `x-required` (set by route-responses.ts on each header's schema) -> the header's `required`. */
