@@ -41,9 +41,18 @@ const response = {
       items: {
         type: 'object',
         properties: {
-          id: str, fecha_hora: int, cliente_nombre: str, telefono: str, servicio: str, duracion_min: int,
-          precio_cents: int, estado: str, profesional_nombre: str, sede_nombre: str,
-          notas: { type: ['string', 'null'] }, created_at: int,
+          id: str,
+          fecha_hora: int,
+          cliente_nombre: str,
+          telefono: str,
+          servicio: str,
+          duracion_min: int,
+          precio_cents: int,
+          estado: str,
+          profesional_nombre: str,
+          sede_nombre: str,
+          notas: { type: ['string', 'null'] },
+          created_at: int,
         },
       },
     },
@@ -64,9 +73,12 @@ app.get('/bare/304', async (_req, reply) => reply.code(304).header('etag', '"bar
 await app.listen({ port, host: '127.0.0.1' });
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.once(sig, () => {
-    app.close().then(() => {
-      db.close();
-      process.exit(0);
-    }, () => process.exit(1));
+    app.close().then(
+      () => {
+        db.close();
+        process.exit(0);
+      },
+      () => process.exit(1),
+    );
   });
 }

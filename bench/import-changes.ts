@@ -50,7 +50,8 @@ function writeFiles(dir: string): { base: string; changes: string; lines: number
   for (const r of generateDemo({ seed: 1, scale: records / 1700, today: '2026-03-28', timeZone: zone, nowSeconds: NOW_MS / 1000 })) {
     base.push(toJsonLine(r, zone));
     if (r.type === 'clienta') changes.push(toJsonLine({ ...r, vip: !r.vip }, zone));
-    else if (r.type === 'cita') changes.push(toJsonLine({ ...r, estado: estados[(estados.indexOf(r.estado) + 1) % 5]! as typeof r.estado }, zone));
+    else if (r.type === 'cita')
+      changes.push(toJsonLine({ ...r, estado: estados[(estados.indexOf(r.estado) + 1) % 5]! as typeof r.estado }, zone));
     else changes.push(toJsonLine({ ...r, resultado: resultados[(resultados.indexOf(r.resultado) + 1) % 5]! as typeof r.resultado }, zone));
   }
   fs.writeFileSync(path.join(dir, 'base.jsonl'), `${base.join('\n')}\n`);
@@ -66,9 +67,19 @@ function run(build: ServiceBuild, args: string[], env: NodeJS.ProcessEnv): { std
   return { stdout: r.stdout, seconds };
 }
 
-interface Measured { created: number; changed: number; events: number; eventBytes: number | null }
+interface Measured {
+  created: number;
+  changed: number;
+  events: number;
+  eventBytes: number | null;
+}
 
-async function once(build: ServiceBuild, files: { base: string; changes: string }, pgServer: PgServer | null, tag: string): Promise<Measured> {
+async function once(
+  build: ServiceBuild,
+  files: { base: string; changes: string },
+  pgServer: PgServer | null,
+  tag: string,
+): Promise<Measured> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-import-bench-'));
   try {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn', API_KEY_PEPPER: PEPPER };
@@ -93,7 +104,10 @@ async function eventLog(env: NodeJS.ProcessEnv, clinic: string): Promise<{ event
       const exists = await client.query(`select to_regclass('events') is not null as e`);
       if (!exists.rows[0].e) return { events: 0, eventBytes: null };
       await client.query('vacuum analyze events');
-      const r = await client.query('select count(*)::int as n, pg_total_relation_size(\'events\')::bigint as b from events where clinic_id = $1', [clinic]);
+      const r = await client.query(
+        "select count(*)::int as n, pg_total_relation_size('events')::bigint as b from events where clinic_id = $1",
+        [clinic],
+      );
       return { events: Number(r.rows[0].n), eventBytes: Number(r.rows[0].b) };
     } finally {
       await client.end();
@@ -104,7 +118,9 @@ async function eventLog(env: NodeJS.ProcessEnv, clinic: string): Promise<{ event
     const exists = file.prepare("select count(*) as n from sqlite_master where name = 'events'").get() as { n: number };
     if (exists.n === 0) return { events: 0, eventBytes: null };
     const n = (file.prepare('select count(*) as n from events where clinic_id = ?').get(clinic) as { n: number }).n;
-    const bytes = (file.prepare("select sum(pgsize) as b from dbstat where name in ('events', 'sqlite_autoindex_events_1')").get() as { b: number }).b;
+    const bytes = (
+      file.prepare("select sum(pgsize) as b from dbstat where name in ('events', 'sqlite_autoindex_events_1')").get() as { b: number }
+    ).b;
     return { events: n, eventBytes: bytes };
   } finally {
     file.close();
@@ -120,17 +136,28 @@ async function main() {
     const files = writeFiles(dir);
     log(`${files.lines} records per import, ${runs} run(s) per build, ${db}`);
     if (db === 'postgres') pgServer = await startEmbeddedPostgres();
-    const results = new Map<ServiceBuild, Measured[]>([[before, []], [after, []]]);
+    const results = new Map<ServiceBuild, Measured[]>([
+      [before, []],
+      [after, []],
+    ]);
     for (let i = 0; i < runs; i++) {
       for (const build of [before, after]) {
         const m = await once(build, files, pgServer, `${i}_${build === before ? 'b' : 'a'}`);
-        log(`${build === before ? 'before' : 'after '} run ${i + 1}: created ${m.created.toFixed(1)} s, changed ${m.changed.toFixed(1)} s, ${m.events} events`);
+        log(
+          `${build === before ? 'before' : 'after '} run ${i + 1}: created ${m.created.toFixed(1)} s, changed ${m.changed.toFixed(1)} s, ${m.events} events`,
+        );
         results.get(build)!.push(m);
       }
     }
     const row = (label: string, build: ServiceBuild) => {
       const ms = results.get(build)!;
-      return { label, describe: build.describe, created: median(ms.map((m) => m.created)), changed: median(ms.map((m) => m.changed)), last: ms.at(-1)! };
+      return {
+        label,
+        describe: build.describe,
+        created: median(ms.map((m) => m.created)),
+        changed: median(ms.map((m) => m.changed)),
+        last: ms.at(-1)!,
+      };
     };
     const b = row('before', before);
     const a = row('after', after);
@@ -143,8 +170,10 @@ async function main() {
       `Changed records: after / before = ${(a.changed / b.changed).toFixed(2)}× (target: at most 1.5×); new records: ${(a.created / b.created).toFixed(2)}×.`,
     ];
     if (a.last.eventBytes !== null && a.last.events > 0) {
-      out.push(`Event log on disk after both imports (${db}, table and primary key): ${(a.last.eventBytes / 2 ** 20).toFixed(1)} MiB for ` +
-        `${a.last.events.toLocaleString('en-US')} events (the creations and the changes), ${Math.round(a.last.eventBytes / a.last.events)} bytes per event.`);
+      out.push(
+        `Event log on disk after both imports (${db}, table and primary key): ${(a.last.eventBytes / 2 ** 20).toFixed(1)} MiB for ` +
+          `${a.last.events.toLocaleString('en-US')} events (the creations and the changes), ${Math.round(a.last.eventBytes / a.last.events)} bytes per event.`,
+      );
     }
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {

@@ -110,19 +110,31 @@ for (const [id, us] of self) {
 const pct = (us: number) => `${((100 * us) / busyUs).toFixed(1).padStart(5)}%`;
 const ms = (us: number) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
 const out: string[] = [];
-out.push(`${cli.positionals[0]}: ${wallMs.toFixed(0)} ms profiled, ${(busyUs / 1000).toFixed(0)} ms busy (${((100 * busyUs) / 1000 / wallMs).toFixed(0)}% of one core); percentages are of busy time`);
+out.push(
+  `${cli.positionals[0]}: ${wallMs.toFixed(0)} ms profiled, ${(busyUs / 1000).toFixed(0)} ms busy (${((100 * busyUs) / 1000 / wallMs).toFixed(0)}% of one core); percentages are of busy time`,
+);
 out.push('', `Self time by function (top ${top}):`);
 for (const e of [...fnSelf.values()].sort((a, b) => b.us - a.us).slice(0, top)) {
-  out.push(`${pct(e.us)} ${ms(e.us)}  ${(e.frame.functionName || '(anonymous)').padEnd(36)} ${owner(e.frame).padEnd(24)} ${where(e.frame)}`);
+  out.push(
+    `${pct(e.us)} ${ms(e.us)}  ${(e.frame.functionName || '(anonymous)').padEnd(36)} ${owner(e.frame).padEnd(24)} ${where(e.frame)}`,
+  );
 }
 out.push('', 'Self time by package:');
 for (const [o, us] of [...ownerSelf.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) out.push(`${pct(us)} ${ms(us)}  ${o}`);
 out.push('', `Total time (self + callees) of the service's own functions (top ${top}):`);
-for (const e of [...fnTotal.values()].filter((x) => owner(x.frame).startsWith('service:')).sort((a, b) => b.us - a.us).slice(0, top)) {
+for (const e of [...fnTotal.values()]
+  .filter((x) => owner(x.frame).startsWith('service:'))
+  .sort((a, b) => b.us - a.us)
+  .slice(0, top)) {
   out.push(`${pct(e.us)} ${ms(e.us)}  ${(e.frame.functionName || '(anonymous)').padEnd(36)} ${where(e.frame)}`);
 }
 out.push('', `Total time of package functions (top ${top}):`);
-for (const e of [...fnTotal.values()].filter((x) => !owner(x.frame).startsWith('service:') && !owner(x.frame).startsWith('(') && !owner(x.frame).startsWith('node:')).sort((a, b) => b.us - a.us).slice(0, top)) {
-  out.push(`${pct(e.us)} ${ms(e.us)}  ${(e.frame.functionName || '(anonymous)').padEnd(36)} ${owner(e.frame).padEnd(24)} ${where(e.frame)}`);
+for (const e of [...fnTotal.values()]
+  .filter((x) => !owner(x.frame).startsWith('service:') && !owner(x.frame).startsWith('(') && !owner(x.frame).startsWith('node:'))
+  .sort((a, b) => b.us - a.us)
+  .slice(0, top)) {
+  out.push(
+    `${pct(e.us)} ${ms(e.us)}  ${(e.frame.functionName || '(anonymous)').padEnd(36)} ${owner(e.frame).padEnd(24)} ${where(e.frame)}`,
+  );
 }
 process.stdout.write(out.join('\n') + '\n');

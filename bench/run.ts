@@ -47,7 +47,12 @@ async function main(): Promise<void> {
       const report = await runScale(opts, scale, tmpRoot, build, mods, pg, opts.limits && scale === opts.scales[0]);
       reports.push(report);
       if (opts.cases.length) process.stdout.write(`\n${scaleSection(report)}\n\n`);
-      if (report.limits) process.stdout.write(`\n### Rate limits on Redis (scale ${scale})\n\n${limitsTables(report.limits)}\n\n${limitsVerdicts(report.limits).map((v) => `- ${v}`).join('\n')}\n\n`);
+      if (report.limits)
+        process.stdout.write(
+          `\n### Rate limits on Redis (scale ${scale})\n\n${limitsTables(report.limits)}\n\n${limitsVerdicts(report.limits)
+            .map((v) => `- ${v}`)
+            .join('\n')}\n\n`,
+        );
     }
   } finally {
     if (pg) {
@@ -62,7 +67,8 @@ async function main(): Promise<void> {
     // Each part has its own section: `--cases limits` alone leaves the cases' figures alone.
     if (opts.cases.length) writeResults(opts.doc, opts.db, resultsSection(m, opts.db, reports));
     const limits = reports.find((r) => r.limits)?.limits;
-    if (limits) writeResults(opts.doc, opts.db, limitsSection(m, opts.db, limits), { start: limitsStart(opts.db), end: limitsEnd(opts.db) });
+    if (limits)
+      writeResults(opts.doc, opts.db, limitsSection(m, opts.db, limits), { start: limitsStart(opts.db), end: limitsEnd(opts.db) });
     log(`results written to ${path.relative(ROOT, opts.doc)}`);
   }
 }

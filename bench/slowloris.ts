@@ -109,8 +109,12 @@ function slowloris(port: number, count: number, addresses: string[], dripMs: num
   for (let i = 0; i < count; i++) one(addresses[i % addresses.length]!);
   return {
     open: () => open,
-    get opened() { return state.opened; },
-    get closedByServer() { return state.closedByServer; },
+    get opened() {
+      return state.opened;
+    },
+    get closedByServer() {
+      return state.closedByServer;
+    },
     stop() {
       running = false;
       for (const s of sockets) s.destroy();
@@ -120,7 +124,10 @@ function slowloris(port: number, count: number, addresses: string[], dripMs: num
 
 async function metric(server: ChildServer, series: string): Promise<number> {
   const text = await (await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-  return text.split('\n').filter((l) => l.startsWith(series)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(series))
+    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
 }
 
 interface Phase {
@@ -144,14 +151,17 @@ async function phase(server: ChildServer, key: string, label: string, attack: ((
   const slow = attack?.() ?? null;
   // Let the attack reach its full size before measuring.
   if (slow) {
-    for (let i = 0; i < 50 && slow.open() < Math.min(opts.slow, 100 * opts.addresses) * 0.95; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && slow.open() < Math.min(opts.slow, 100 * opts.addresses) * 0.95; i++)
+      await new Promise((r) => setTimeout(r, 100));
     // Refused ones come and go: what is left a moment later is what the server holds.
     await new Promise((r) => setTimeout(r, 500));
   }
   const slowOpen = slow?.open() ?? 0;
   log(`${label}: ${opts.duration} s at ${opts.rate} requests/s${slow ? ` with ${slowOpen} slow connections open` : ''} ...`);
   const meter = cpuMeter(server.pid, [server.pid]);
-  const r = await openLoop(server.baseUrl + NORMAL_PATH, { authorization: `Bearer ${key}` }, opts.rate, opts.duration, { maxSockets: NORMAL_SOCKETS });
+  const r = await openLoop(server.baseUrl + NORMAL_PATH, { authorization: `Bearer ${key}` }, opts.rate, opts.duration, {
+    maxSockets: NORMAL_SOCKETS,
+  });
   const { otherCores } = meter.stop();
   slow?.stop();
   return {
@@ -175,8 +185,14 @@ async function main(): Promise<void> {
   const build = buildService(ROOT, { ref: null, prebuilt: null }, log);
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, DATA_DIR: tmp, HOST, PORT: String(port), LOG_LEVEL: 'warn', METRICS_TOKEN,
-    RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '1000000',
+    PATH: process.env.PATH,
+    DATA_DIR: tmp,
+    HOST,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    METRICS_TOKEN,
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '1000000',
   };
   const server = await startServer({ name: 'service', port, readyPath: '/livez', cwd: ROOT, args: [build.bin, 'serve'], env });
   try {
@@ -192,21 +208,32 @@ async function main(): Promise<void> {
     const rss0 = readMemory(server.pid)?.rss ?? NaN;
     const phases = [
       await phase(server, key, 'normal clients alone', null),
-      await phase(server, key, `normal clients + ${opts.slow} slow connections from ${opts.addresses} addresses`, () => slowloris(port, opts.slow, spread, opts.dripMs)),
-      await phase(server, key, `normal clients + ${opts.slow} slow connections from one address`, () => slowloris(port, opts.slow, ['127.0.0.2'], opts.dripMs)),
+      await phase(server, key, `normal clients + ${opts.slow} slow connections from ${opts.addresses} addresses`, () =>
+        slowloris(port, opts.slow, spread, opts.dripMs),
+      ),
+      await phase(server, key, `normal clients + ${opts.slow} slow connections from one address`, () =>
+        slowloris(port, opts.slow, ['127.0.0.2'], opts.dripMs),
+      ),
     ];
     const rss1 = readMemory(server.pid)?.rss ?? NaN;
     const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
     const lines = [
       `| phase | p50 ms | p99 ms | max ms | normal answered | normal failed | slow connections held | slow ones cut off (408) | refused (cap) | other load (cores) |`,
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...phases.map((p) => `| ${p.label} | ${ms(p.p50)} | ${ms(p.p99)} | ${ms(p.max)} | ${p.completed} | ${p.failed} | ${p.slowOpen} | ${p.cutOff} | ${p.refused} | ${p.otherCores.toFixed(2)} |`),
+      ...phases.map(
+        (p) =>
+          `| ${p.label} | ${ms(p.p50)} | ${ms(p.p99)} | ${ms(p.max)} | ${p.completed} | ${p.failed} | ${p.slowOpen} | ${p.cutOff} | ${p.refused} | ${p.otherCores.toFixed(2)} |`,
+      ),
     ];
     process.stdout.write(`\n${lines.join('\n')}\n\n`);
-    process.stdout.write(`Service RSS: ${(rss0 / 2 ** 20).toFixed(0)} MiB before the phases, ${(rss1 / 2 ** 20).toFixed(0)} MiB after. ${os.cpus().length} cores, Node ${process.version}, ${opts.rate} requests/s of ${NORMAL_PATH}, drip every ${opts.dripMs} ms, default timeouts and caps.\n`);
+    process.stdout.write(
+      `Service RSS: ${(rss0 / 2 ** 20).toFixed(0)} MiB before the phases, ${(rss1 / 2 ** 20).toFixed(0)} MiB after. ${os.cpus().length} cores, Node ${process.version}, ${opts.rate} requests/s of ${NORMAL_PATH}, drip every ${opts.dripMs} ms, default timeouts and caps.\n`,
+    );
     const worst = Math.max(...phases.map((p) => p.p99));
     const ok = worst < TARGET_P99_MS && phases.every((p) => p.failed === 0);
-    process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: worst p99 ${ms(worst)} ms (target < ${TARGET_P99_MS} ms), ${phases.reduce((n, p) => n + p.failed, 0)} normal requests failed\n`);
+    process.stdout.write(
+      `${ok ? 'PASS' : 'FAIL'}: worst p99 ${ms(worst)} ms (target < ${TARGET_P99_MS} ms), ${phases.reduce((n, p) => n + p.failed, 0)} normal requests failed\n`,
+    );
     process.exitCode = ok ? 0 : 1;
   } finally {
     await server.stop();

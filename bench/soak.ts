@@ -58,7 +58,9 @@ function request(agent: http.Agent, url: string, key: string, dueAt: number): Pr
     const req = http.get(url, { agent, headers: { authorization: `Bearer ${key}` }, timeout: 30_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
+      res.on('data', (c: string) => {
+        body += c;
+      });
       res.on('end', () => {
         let code: string | null = null;
         if ((res.statusCode ?? 0) >= 400) {
@@ -72,7 +74,9 @@ function request(agent: http.Agent, url: string, key: string, dueAt: number): Pr
       });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err) => resolve({ at: dueAt, status: 0, code: (err as NodeJS.ErrnoException).code ?? err.message, ms: performance.now() - dueAt }));
+    req.on('error', (err) =>
+      resolve({ at: dueAt, status: 0, code: (err as NodeJS.ErrnoException).code ?? err.message, ms: performance.now() - dueAt }),
+    );
   });
 }
 
@@ -88,10 +92,21 @@ async function main(): Promise<void> {
     const url = await createDatabase(pg.url, 'soak');
     const port = await freePort();
     const server = await startServer({
-      name: 'service', port, readyPath: '/livez', cwd: ROOT, args: [build.bin, 'serve'],
+      name: 'service',
+      port,
+      readyPath: '/livez',
+      cwd: ROOT,
+      args: [build.bin, 'serve'],
       env: {
-        PATH: process.env.PATH, DATA_DIR: tmp, HOST, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: url, API_KEY_PEPPER: PEPPER,
-        RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '1000000',
+        PATH: process.env.PATH,
+        DATA_DIR: tmp,
+        HOST,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: url,
+        API_KEY_PEPPER: PEPPER,
+        RATE_LIMIT_RPS: '100000',
+        RATE_LIMIT_BURST: '1000000',
       },
     });
     try {
@@ -116,7 +131,9 @@ async function main(): Promise<void> {
 
       // The restarts, in the middle, while the load runs.
       const faults = (async () => {
-        const at = async (s: number) => { while (performance.now() - t0 < s * 1000) await new Promise((r) => setTimeout(r, 50)); };
+        const at = async (s: number) => {
+          while (performance.now() - t0 < s * 1000) await new Promise((r) => setTimeout(r, 50));
+        };
         await at(opts.duration / 3);
         log('restarting PostgreSQL (fast shutdown, 1 s down) ...');
         let downAt = performance.now();
@@ -162,21 +179,30 @@ async function main(): Promise<void> {
       out.push('');
       out.push(`| latency (ms) | p50 | p99 | max |`, '|---|---:|---:|---:|');
       out.push(`| 200, all | ${ms(percentile(ok, 50))} | ${ms(percentile(ok, 99))} | ${ms(ok[ok.length - 1] ?? NaN)} |`);
-      out.push(`| 200, away from the restarts | ${ms(percentile(outside, 50))} | ${ms(percentile(outside, 99))} | ${ms(outside[outside.length - 1] ?? NaN)} |`);
+      out.push(
+        `| 200, away from the restarts | ${ms(percentile(outside, 50))} | ${ms(percentile(outside, 99))} | ${ms(outside[outside.length - 1] ?? NaN)} |`,
+      );
       out.push(`| errors | ${ms(percentile(errs, 50))} | ${ms(percentile(errs, 99))} | ${ms(errs[errs.length - 1] ?? NaN)} |`);
       out.push('');
       out.push('| restart | database down for (s) | first 200 after it was back (s) |', '|---|---:|---:|');
       for (const r of restarts) {
-        const first = all.filter((o) => o.status === 200 && o.at + o.ms >= r.upAt).map((o) => o.at + o.ms).sort((a, b) => a - b)[0];
-        out.push(`| ${r.label} | ${((r.upAt - r.downAt) / 1000).toFixed(1)} | ${first === undefined ? 'never' : ((first - r.upAt) / 1000).toFixed(2)} |`);
+        const first = all
+          .filter((o) => o.status === 200 && o.at + o.ms >= r.upAt)
+          .map((o) => o.at + o.ms)
+          .sort((a, b) => a - b)[0];
+        out.push(
+          `| ${r.label} | ${((r.upAt - r.downAt) / 1000).toFixed(1)} | ${first === undefined ? 'never' : ((first - r.upAt) / 1000).toFixed(2)} |`,
+        );
       }
       out.push('');
       out.push(`Service RSS every ${opts.duration / 10} s (MiB): ${rssTimeline.map((r) => (r / MiB).toFixed(0)).join(', ')}.`);
       out.push('');
-      out.push(`Service RSS: ${(rssStart / MiB).toFixed(0)} MiB at the start, ${(rssEnd / MiB).toFixed(0)} MiB at the end (peak ${(peak / MiB).toFixed(0)} MiB). `
-        + `${all.length} requests in ${opts.duration} s at ${opts.rate}/s over ${PATHS.length} paths; the process ${server.memory() ? 'was still running' : 'had died'} at the end. `
-        + `${build.describe}. `
-        + `${os.cpus().length} cores, Node ${process.version}, PostgreSQL 17 (embedded), DB_POOL_MAX 10.`);
+      out.push(
+        `Service RSS: ${(rssStart / MiB).toFixed(0)} MiB at the start, ${(rssEnd / MiB).toFixed(0)} MiB at the end (peak ${(peak / MiB).toFixed(0)} MiB). ` +
+          `${all.length} requests in ${opts.duration} s at ${opts.rate}/s over ${PATHS.length} paths; the process ${server.memory() ? 'was still running' : 'had died'} at the end. ` +
+          `${build.describe}. ` +
+          `${os.cpus().length} cores, Node ${process.version}, PostgreSQL 17 (embedded), DB_POOL_MAX 10.`,
+      );
       process.stdout.write(`\n${out.join('\n')}\n`);
       const unexpected = all.filter((o) => o.status !== 200 && !(o.status === 500 && o.code === 'database_error'));
       process.exitCode = unexpected.length === 0 && server.memory() !== null ? 0 : 1;

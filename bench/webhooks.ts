@@ -61,7 +61,11 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-bench-webhooks-'));
 const pg = db === 'postgres' ? await startEmbeddedPostgres() : null;
 try {
   const env: Record<string, string> = {
-    DATA_DIR: dir, API_KEY_PEPPER: PEPPER, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true', PATH: process.env.PATH ?? '',
+    DATA_DIR: dir,
+    API_KEY_PEPPER: PEPPER,
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    PATH: process.env.PATH ?? '',
   };
   if (pg) env.DATABASE_URL = await createDatabase(pg.url, 'bench_webhooks');
 
@@ -88,7 +92,14 @@ try {
 
   const build = buildService(ROOT, { ref: null, prebuilt: null }, log);
   const port = await freePort();
-  const server = await startServer({ name: 'clinic-api', args: [build.bin, 'serve'], env: { ...env, PORT: String(port), HOST }, port, readyPath: '/livez', cwd: ROOT });
+  const server = await startServer({
+    name: 'clinic-api',
+    args: [build.bin, 'serve'],
+    env: { ...env, PORT: String(port), HOST },
+    port,
+    readyPath: '/livez',
+    cwd: ROOT,
+  });
 
   let n = 0;
   /** Imports `k` events (clientas and citas, half each; one more clienta if odd); their ids and when the commit returned. */
@@ -96,27 +107,60 @@ try {
     const lines: string[] = [];
     for (let i = 0; i < k; i += 2) {
       const c = `b0000001-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-      lines.push(JSON.stringify({ type: 'clienta', id: c, nombre: `Bench ${n}`, telefono: `+3460${String(n).padStart(7, '0')}`, vip: false, cliente_desde: '2024-01-01', created_at: '2024-01-01T10:00:00+01:00' }));
+      lines.push(
+        JSON.stringify({
+          type: 'clienta',
+          id: c,
+          nombre: `Bench ${n}`,
+          telefono: `+3460${String(n).padStart(7, '0')}`,
+          vip: false,
+          cliente_desde: '2024-01-01',
+          created_at: '2024-01-01T10:00:00+01:00',
+        }),
+      );
       if (i + 1 < k) {
-        lines.push(JSON.stringify({
-          type: 'cita', id: `b0000002-0000-4000-8000-${String(n).padStart(12, '0')}`, clienta_id: c, fecha_hora: '2026-04-01T10:00:00+02:00', servicio: 'Manicura',
-          duracion_min: 45, precio: 20, estado: 'confirmada', profesional_nombre: 'Laura', sede_nombre: 'Centro', created_at: '2026-03-01T09:00:00+01:00',
-        }));
+        lines.push(
+          JSON.stringify({
+            type: 'cita',
+            id: `b0000002-0000-4000-8000-${String(n).padStart(12, '0')}`,
+            clienta_id: c,
+            fecha_hora: '2026-04-01T10:00:00+02:00',
+            servicio: 'Manicura',
+            duracion_min: 45,
+            precio: 20,
+            estado: 'confirmada',
+            profesional_nombre: 'Laura',
+            sede_nombre: 'Centro',
+            created_at: '2026-03-01T09:00:00+01:00',
+          }),
+        );
       }
     }
-    const before = await rt.database.db.selectFrom('clinic_data_versions').select('events_seq').where('clinic_id', '=', clinic.id).executeTakeFirst();
+    const before = await rt.database.db
+      .selectFrom('clinic_data_versions')
+      .select('events_seq')
+      .where('clinic_id', '=', clinic.id)
+      .executeTakeFirst();
     const res = await importJsonLines(rt.database, clinic.id, Readable.from([`${lines.join('\n')}\n`]));
     const committed = performance.now();
     if (!res.ok) throw new Error('bench import refused');
-    const ids = (await rt.database.db.selectFrom('events').select('id').where('clinic_id', '=', clinic.id)
-      .where('seq', '>', Number(before?.events_seq ?? 0)).orderBy('seq').execute()).map((r) => r.id);
+    const ids = (
+      await rt.database.db
+        .selectFrom('events')
+        .select('id')
+        .where('clinic_id', '=', clinic.id)
+        .where('seq', '>', Number(before?.events_seq ?? 0))
+        .orderBy('seq')
+        .execute()
+    ).map((r) => r.id);
     return { ids, committed };
   }
 
   async function allArrived(ids: string[], limitMs: number): Promise<number> {
     const end = Date.now() + limitMs;
     while (!ids.every((id) => arrived.has(id))) {
-      if (Date.now() > end) throw new Error(`only ${ids.filter((id) => arrived.has(id)).length} of ${ids.length} events arrived within ${limitMs} ms`);
+      if (Date.now() > end)
+        throw new Error(`only ${ids.filter((id) => arrived.has(id)).length} of ${ids.length} events arrived within ${limitMs} ms`);
       await new Promise((r) => setTimeout(r, 20));
     }
     return Math.max(...ids.map((id) => arrived.get(id)!));
@@ -142,7 +186,7 @@ try {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     batches.push(await importEvents(perTick));
   }
-  const offered = (batches.reduce((s, x) => s + x.ids.length, 0)) / ((performance.now() - start) / 1000);
+  const offered = batches.reduce((s, x) => s + x.ids.length, 0) / ((performance.now() - start) / 1000);
   for (const batch of batches) {
     await allArrived(batch.ids, 120_000);
     for (const id of batch.ids) lags.push(arrived.get(id)! - batch.committed);

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 // ^22.12.0 || >=24.0.0 (test/cli/cli.test.ts and node-version.test.ts hold both to one table).
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (!(major >= 24 || (major === 22 && minor >= 12))) {
-  process.stderr.write(`clinic-api: Node.js ${process.versions.node} is not supported; use Node.js 24 LTS (or 22.12 and later), e.g. \`nvm install 24\`\n`);
+  process.stderr.write(
+    `clinic-api: Node.js ${process.versions.node} is not supported; use Node.js 24 LTS (or 22.12 and later), e.g. \`nvm install 24\`\n`,
+  );
   process.exit(2);
 }
 

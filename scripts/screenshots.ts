@@ -37,7 +37,11 @@ async function seed() {
   // Brisa had Pro Total when it made its key, then moved down to Pro: the key still works, but
   // no new one can be made.
   const brisa = await createClinic(db, { name: 'Centro Estético Brisa', plan: 'pro_total', language: 'es' }, real - 300 * DAY);
-  const smile = await createClinic(db, { name: 'Bright Smile Dental', plan: 'enterprise', language: 'en', timezone: 'Europe/London', currency: 'GBP' }, real - 200 * DAY);
+  const smile = await createClinic(
+    db,
+    { name: 'Bright Smile Dental', plan: 'enterprise', language: 'en', timezone: 'Europe/London', currency: 'GBP' },
+    real - 200 * DAY,
+  );
   const ana = await createUser(db, { clinicId: aurora.id, email: 'ana.garcia@aurora.example', role: 'owner', password: PASSWORD });
   await createUser(db, { clinicId: aurora.id, email: 'lucia.mora@aurora.example', role: 'staff', password: PASSWORD });
   const bea = await createUser(db, { clinicId: brisa.id, email: 'bea@brisa.example', role: 'owner', password: PASSWORD });
@@ -46,7 +50,12 @@ async function seed() {
 
   const at = async (ms: number, clinicId: string, name: string, by: string | null, expiresInDays: number | null) => {
     clock.now = ms;
-    const k = await keys.create({ clinicId, name, createdBy: by, expiresAt: expiresInDays === null ? null : Math.floor(ms / 1000) + expiresInDays * 86_400 });
+    const k = await keys.create({
+      clinicId,
+      name,
+      createdBy: by,
+      expiresAt: expiresInDays === null ? null : Math.floor(ms / 1000) + expiresInDays * 86_400,
+    });
     clock.now = real;
     return k;
   };
@@ -83,11 +92,20 @@ async function seed() {
   // Webhook destinations as a clinic would have them: a public host name (resolved here to a
   // documentation address, so nothing is looked up or contacted; the worker is not started).
   const webhooks = new WebhookService(database, {
-    pepper: PEPPER, apiPlans: config.apiPlans, allowPrivate: false, timeoutMs: 10_000, now: () => clock.now,
+    pepper: PEPPER,
+    apiPlans: config.apiPlans,
+    allowPrivate: false,
+    timeoutMs: 10_000,
+    now: () => clock.now,
     resolve: async () => [{ address: '93.184.216.34', family: 4 }],
   });
   const app = await buildApp({
-    config, database, keys, usage, webhooks, logger: false,
+    config,
+    database,
+    keys,
+    usage,
+    webhooks,
+    logger: false,
     limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
     authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
   });
@@ -109,12 +127,26 @@ async function seedDeliveries(database: Awaited<ReturnType<typeof seed>>['databa
   let seq = 100;
   for (const [at, tipo, attempt, outcome, status, error, ms] of rows) {
     await insertWebhookDelivery(database.db, {
-      id: crypto.randomUUID(), endpoint_id: endpointId, clinic_id: clinicId, event_id: crypto.randomUUID(), tipo, seq: attempt === 1 ? ++seq : seq,
-      kind: 'auto', attempt, at_ms: at, outcome, status_code: status, error, duration_ms: ms,
+      id: crypto.randomUUID(),
+      endpoint_id: endpointId,
+      clinic_id: clinicId,
+      event_id: crypto.randomUUID(),
+      tipo,
+      seq: attempt === 1 ? ++seq : seq,
+      kind: 'auto',
+      attempt,
+      at_ms: at,
+      outcome,
+      status_code: status,
+      error,
+      duration_ms: ms,
     });
   }
-  await database.db.updateTable('webhook_endpoints').set({ failing_since_ms: real - 31 * 60_000, last_error: 'HTTP 502', attempts: 3, created_at: Math.floor((real - 8 * DAY) / 1000) })
-    .where('id', '=', endpointId).execute();
+  await database.db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since_ms: real - 31 * 60_000, last_error: 'HTTP 502', attempts: 3, created_at: Math.floor((real - 8 * DAY) / 1000) })
+    .where('id', '=', endpointId)
+    .execute();
 }
 
 async function signIn(page: Page, base: string, email: string) {
@@ -128,7 +160,9 @@ async function signIn(page: Page, base: string, email: string) {
 async function main() {
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
-    process.stderr.write(`screenshots: Chromium not found at ${executablePath}; install it (apt-get install chromium) or set CHROMIUM_PATH\n`);
+    process.stderr.write(
+      `screenshots: Chromium not found at ${executablePath}; install it (apt-get install chromium) or set CHROMIUM_PATH\n`,
+    );
     process.exit(2);
   }
   mkdirSync(OUT, { recursive: true });
@@ -137,8 +171,18 @@ async function main() {
   let browser: Browser | null = null;
   try {
     browser = await chromium.launch({
-      executablePath, headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--disk-cache-dir=${profile}`],
+      executablePath,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--disk-cache-dir=${profile}`,
+      ],
     });
     const shot = async (page: Page, name: string, fullPage = true) => {
       await page.screenshot({ path: path.join(OUT, name), fullPage });
@@ -158,7 +202,10 @@ async function main() {
     await page.getByLabel('Caduca').selectOption('90');
     await page.getByRole('button', { name: 'Crear clave' }).click();
     await page.waitForSelector('#new-key');
-    await page.getByRole('button', { name: 'Copiar' }).click().catch(() => {});
+    await page
+      .getByRole('button', { name: 'Copiar' })
+      .click()
+      .catch(() => {});
     await page.mouse.move(0, 0);
     await shot(page, '03-key-created.png', false);
 
@@ -185,7 +232,13 @@ async function main() {
     await shot(page, '07-english-owner.png');
     await ctx.close();
 
-    ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'es-ES' });
+    ctx = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+      locale: 'es-ES',
+    });
     page = await ctx.newPage();
     await signIn(page, address, 'ana.garcia@aurora.example');
     await page.evaluate(`window.scrollTo(0, document.getElementById('keys-title').getBoundingClientRect().top + window.scrollY - 16)`);
@@ -211,7 +264,9 @@ async function main() {
     await page.waitForSelector('#new-secret');
     await page.mouse.move(0, 0);
     await shot(page, '11-webhook-created.png', false);
-    const endpointId = /webhooks\/([0-9a-f-]{36})/.exec(await page.getByRole('link', { name: 'Ya lo he copiado' }).getAttribute('href') ?? '')![1]!;
+    const endpointId = /webhooks\/([0-9a-f-]{36})/.exec(
+      (await page.getByRole('link', { name: 'Ya lo he copiado' }).getAttribute('href')) ?? '',
+    )![1]!;
     await seedDeliveries(database, aurora.id, endpointId);
     await page.getByRole('link', { name: 'Ya lo he copiado' }).click();
     await page.waitForSelector('#endpoint-status');

@@ -165,11 +165,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Webhooks: the endpoints' use-cases for the dashboard, and the delivery worker, started by the
   // server only (tests drive it themselves), stopped on close before the database closes.
   const wh = config.webhooks;
-  const webhooks = deps.webhooks ?? new WebhookService(deps.database, {
-    pepper: requiredPepper(config), apiPlans: config.apiPlans, allowPrivate: wh.allowPrivate, timeoutMs: wh.timeoutMs, now,
-  });
+  const webhooks =
+    deps.webhooks ??
+    new WebhookService(deps.database, {
+      pepper: requiredPepper(config),
+      apiPlans: config.apiPlans,
+      allowPrivate: wh.allowPrivate,
+      timeoutMs: wh.timeoutMs,
+      now,
+    });
   const webhookWorker = new DeliveryWorker(deps.database, webhooks, {
-    ...wh, now, log: app.log,
+    ...wh,
+    now,
+    log: app.log,
     observer: {
       attempt: (outcome, lagMs) => {
         metrics.webhookDeliveries.inc({ outcome });
@@ -202,15 +210,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openapi);
   await app.register(docs);
   await app.register(llmsTxtRoute, {
-    limits: { rps: deps.limiter.rate, burst: deps.limiter.burst, authFailRps: deps.authFailLimiter.rate, authFailBurst: deps.authFailLimiter.burst },
+    limits: {
+      rps: deps.limiter.rate,
+      burst: deps.limiter.burst,
+      authFailRps: deps.authFailLimiter.rate,
+      authFailBurst: deps.authFailLimiter.burst,
+    },
     keyPrefix: config.apiKeyPrefix,
   });
   // Built list pages kept by their ETag (PAGE_CACHE_MB); its counts in /metrics.
   const pages = new PageCache(config.pageCacheBytes);
   await app.register(pageCacheMetrics, { pages });
-  await app.register(api, { db: deps.database.db, keys: deps.keys, limiter: deps.limiter, authFailLimiter: deps.authFailLimiter, usage, now, pages });
+  await app.register(api, {
+    db: deps.database.db,
+    keys: deps.keys,
+    limiter: deps.limiter,
+    authFailLimiter: deps.authFailLimiter,
+    usage,
+    now,
+    pages,
+  });
   await app.register(adminPlugin, {
-    prefix: '/dashboard', db: deps.database.db, keys: deps.keys, webhooks, usage, config, now, cookieSecure: config.cookieSecure, limiters, ...deps.admin,
+    prefix: '/dashboard',
+    db: deps.database.db,
+    keys: deps.keys,
+    webhooks,
+    usage,
+    config,
+    now,
+    cookieSecure: config.cookieSecure,
+    limiters,
+    ...deps.admin,
   });
   await app.register(rootRedirect);
   return app;

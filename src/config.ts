@@ -121,7 +121,11 @@ function webhookConfig(env: Env): WebhookConfig {
   const leaseMs = int(env, 'WEBHOOK_LEASE_MS', 30_000, 1_000, 600_000);
   // A lease must outlive the attempt it covers, or another instance could take the endpoint over
   // while a request is still in flight (a duplicate delivery in the normal case).
-  if (leaseMs < timeoutMs + 1_000) throw invalid('WEBHOOK_LEASE_MS', `must be at least WEBHOOK_TIMEOUT_MS + 1000 (${timeoutMs + 1_000}): a lease must outlive a delivery attempt`);
+  if (leaseMs < timeoutMs + 1_000)
+    throw invalid(
+      'WEBHOOK_LEASE_MS',
+      `must be at least WEBHOOK_TIMEOUT_MS + 1000 (${timeoutMs + 1_000}): a lease must outlive a delivery attempt`,
+    );
   return Object.freeze({
     allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     maxInFlight: int(env, 'WEBHOOK_MAX_IN_FLIGHT', 32, 1, 1_000),
@@ -144,14 +148,20 @@ function httpLimits(env: Env, dbStatementTimeoutMs: number, dbConnectTimeoutMs: 
   const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   if (requestTimeoutMs < headersTimeoutMs) {
-    throw invalid('REQUEST_TIMEOUT_MS', `must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs}): the whole request cannot arrive before its headers`);
+    throw invalid(
+      'REQUEST_TIMEOUT_MS',
+      `must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs}): the whole request cannot arrive before its headers`,
+    );
   }
   const socketTimeoutMs = int(env, 'SOCKET_TIMEOUT_MS', 30_000, 100, 3_600_000);
   // Nothing moves on a connection while its request waits for the database: a shorter limit
   // would cut off requests the database is still allowed to answer.
   const busiest = dbStatementTimeoutMs + dbConnectTimeoutMs + 1_000;
   if (socketTimeoutMs < busiest) {
-    throw invalid('SOCKET_TIMEOUT_MS', `must be at least DB_STATEMENT_TIMEOUT_MS + DB_CONNECT_TIMEOUT_MS + 1000 (${busiest}): a request waiting for the database moves no bytes`);
+    throw invalid(
+      'SOCKET_TIMEOUT_MS',
+      `must be at least DB_STATEMENT_TIMEOUT_MS + DB_CONNECT_TIMEOUT_MS + 1000 (${busiest}): a request waiting for the database moves no bytes`,
+    );
   }
   return {
     headersTimeoutMs,
@@ -176,7 +186,10 @@ function metricsToken(env: Env): string | null {
   const token = str(env, 'METRICS_TOKEN');
   if (token === null) return null;
   if (token.length < 32 || !/^[\x21-\x7e]+$/.test(token)) {
-    throw invalid('METRICS_TOKEN', 'must be at least 32 printable characters without spaces (e.g. `openssl rand -hex 32`); unset it to turn /metrics off');
+    throw invalid(
+      'METRICS_TOKEN',
+      'must be at least 32 printable characters without spaces (e.g. `openssl rand -hex 32`); unset it to turn /metrics off',
+    );
   }
   return token;
 }
@@ -203,7 +216,8 @@ function databaseUrl(env: Env): string | null {
 function redisUrl(env: Env): string | null {
   const raw = str(env, 'REDIS_URL');
   if (raw === null) return null;
-  const fix = 'e.g. redis://redis:6379 or rediss://user:password@redis.example:6380/0 (percent-encode special characters in the password); unset it to keep limits in each instance\'s memory';
+  const fix =
+    "e.g. redis://redis:6379 or rediss://user:password@redis.example:6380/0 (percent-encode special characters in the password); unset it to keep limits in each instance's memory";
   if (!/^rediss?:\/\//i.test(raw)) throw invalid('REDIS_URL', `must be a redis:// or rediss:// URL, ${fix}`);
   let url: URL;
   try {
@@ -220,7 +234,10 @@ function redisUrl(env: Env): string | null {
 function plans(env: Env): Plan[] {
   const raw = str(env, 'API_PLANS');
   if (raw === null) return ['pro_total', 'enterprise', 'premium'];
-  const list = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const bad = list.filter((p) => !(PLANS as readonly string[]).includes(p));
   if (list.length === 0 || bad.length > 0) {
     throw invalid('API_PLANS', `must be a comma-separated list of ${PLANS.join(', ')}; unknown: ${bad.join(', ') || '(empty)'}`);
@@ -241,9 +258,15 @@ function trustProxy(env: Env): boolean | number | string[] {
   if (raw === 'false') return false;
   if (raw === 'true') return true;
   if (/^\d{1,2}$/.test(raw)) return Number(raw);
-  const list = raw.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (list.length > 0 && list.every((x) => IPV4_CIDR.test(x) || IPV6_CIDR.test(x))) return list;
-  throw invalid('TRUST_PROXY', 'must be false, true, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8,127.0.0.1)');
+  throw invalid(
+    'TRUST_PROXY',
+    'must be false, true, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8,127.0.0.1)',
+  );
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -257,7 +280,10 @@ export function loadConfig(env: Env = process.env): Config {
 
   const pepper = str(env, 'API_KEY_PEPPER');
   if (pepper !== null && pepper.length < 32) {
-    throw invalid('API_KEY_PEPPER', 'must be at least 32 characters of secret (e.g. `openssl rand -base64 48`); unset it to have one generated into DATA_DIR');
+    throw invalid(
+      'API_KEY_PEPPER',
+      'must be at least 32 characters of secret (e.g. `openssl rand -base64 48`); unset it to have one generated into DATA_DIR',
+    );
   }
 
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
@@ -270,14 +296,20 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimitRps = int(env, 'RATE_LIMIT_RPS', 60, 1, 100_000);
   const rateLimitBurst = int(env, 'RATE_LIMIT_BURST', 120, 1, 1_000_000);
   if (rateLimitBurst < rateLimitRps) {
-    throw invalid('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_RPS (${rateLimitRps}): a burst smaller than one second of the sustained rate cannot be sustained`);
+    throw invalid(
+      'RATE_LIMIT_BURST',
+      `must be at least RATE_LIMIT_RPS (${rateLimitRps}): a burst smaller than one second of the sustained rate cannot be sustained`,
+    );
   }
   const authFailRps = int(env, 'AUTH_FAIL_RPS', 10, 1, 100_000);
   const authFailBurst = int(env, 'AUTH_FAIL_BURST', 20, 1, 1_000_000);
   if (authFailBurst < authFailRps) throw invalid('AUTH_FAIL_BURST', `must be at least AUTH_FAIL_RPS (${authFailRps})`);
   const dbUrl = databaseUrl(env);
   if (dbUrl !== null && pepper === null) {
-    throw invalid('API_KEY_PEPPER', 'must be set when DATABASE_URL is set: every instance and the CLI must share one secret (a generated one would live in one machine\'s DATA_DIR only); e.g. `openssl rand -base64 48`');
+    throw invalid(
+      'API_KEY_PEPPER',
+      "must be set when DATABASE_URL is set: every instance and the CLI must share one secret (a generated one would live in one machine's DATA_DIR only); e.g. `openssl rand -base64 48`",
+    );
   }
 
   const dbStatementTimeoutMs = int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000);

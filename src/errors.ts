@@ -106,7 +106,12 @@ export const errors = {
   // One message for malformed, unknown, revoked and expired keys: the response must not tell
   // an attacker which of these it was.
   invalidApiKey: () =>
-    new ApiError('invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired, or the header is not "Authorization: Bearer <key>"', undefined, WWW_AUTHENTICATE),
+    new ApiError(
+      'invalid_api_key',
+      'The API key is not valid: it is unknown, revoked or expired, or the header is not "Authorization: Bearer <key>"',
+      undefined,
+      WWW_AUTHENTICATE,
+    ),
   /** Fastify could not read the request (bad percent-encoding, an unreadable body...): `detail` says why. */
   unreadableRequest: (detail: string) => new ApiError('invalid_parameter', `The request could not be read: ${detail}`),
   notFound: (path: string) => new ApiError('not_found', `No such path: ${path}. The API lives under /api/v1/; its reference is at /docs`),
@@ -127,7 +132,10 @@ export const errors = {
   malformedRequest: (detail: string) =>
     new ApiError('malformed_request', `The request is not valid HTTP/1.1 (${detail}); check the request line and every header`),
   requestTimeout: (headersMs: number, requestMs: number) =>
-    new ApiError('request_timeout', `The request did not arrive in time: its headers must arrive within ${headersMs} ms and the whole request within ${requestMs} ms`),
+    new ApiError(
+      'request_timeout',
+      `The request did not arrive in time: its headers must arrive within ${headersMs} ms and the whole request within ${requestMs} ms`,
+    ),
   headersTooLarge: (maxBytes: number) =>
     new ApiError('headers_too_large', `The request line and headers exceed ${maxBytes} bytes; send fewer or shorter headers`),
   serviceUnavailable: () =>

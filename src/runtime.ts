@@ -76,20 +76,40 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   // node-redis takes about 0.2 s to load: only a process with REDIS_URL loads it (every CLI
   // command opens a runtime).
   const link = config.redisUrl === null ? null : await import('./redis/link.js');
-  const { database } = await openAnd(config, async (d) => {
-    if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
-  }, opts.onConnectionError);
-  const redis = link === null || config.redisUrl === null ? null : new link.RedisLink({ url: config.redisUrl, timeoutMs: config.redisTimeoutMs, onStateChange: opts.onRedisState });
+  const { database } = await openAnd(
+    config,
+    async (d) => {
+      if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
+    },
+    opts.onConnectionError,
+  );
+  const redis =
+    link === null || config.redisUrl === null
+      ? null
+      : new link.RedisLink({ url: config.redisUrl, timeoutMs: config.redisTimeoutMs, onStateChange: opts.onRedisState });
   const keys = new KeyService(database.db, {
-    pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, onBackgroundError: opts.onBackgroundError,
+    pepper,
+    prefix: config.apiKeyPrefix,
+    apiPlans: config.apiPlans,
+    onBackgroundError: opts.onBackgroundError,
     announceRevocation: redis ? revocationAnnouncer(redis) : undefined,
   });
   const webhooks = new WebhookService(database, {
-    pepper, apiPlans: config.apiPlans, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
+    pepper,
+    apiPlans: config.apiPlans,
+    allowPrivate: config.webhooks.allowPrivate,
+    timeoutMs: config.webhooks.timeoutMs,
   });
   const limiters = new RateLimiters(redis);
   return {
-    config, database, keys, webhooks, redis, limiters, pepperGenerated: generated, describe: describeTarget(target),
+    config,
+    database,
+    keys,
+    webhooks,
+    redis,
+    limiters,
+    pepperGenerated: generated,
+    describe: describeTarget(target),
     close: async () => {
       limiters.stop();
       await redis?.close();

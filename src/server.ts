@@ -38,8 +38,15 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     // decisions made in memory since the start, as app.limiterHealth() does.
     onRedisState: (state, reason) => {
       if (state === 'down') {
-        log?.warn({ redis: redisName, reason }, 'Redis does not answer: rate limits fall back to each instance\'s memory until it answers again (revocations reach other instances within 5 s)');
-      } else log?.info({ redis: redisName, fallbacks: rt.limiters.health().fallbacks }, 'Redis answers: rate limits are shared by every instance');
+        log?.warn(
+          { redis: redisName, reason },
+          "Redis does not answer: rate limits fall back to each instance's memory until it answers again (revocations reach other instances within 5 s)",
+        );
+      } else
+        log?.info(
+          { redis: redisName, fallbacks: rt.limiters.health().fallbacks },
+          'Redis answers: rate limits are shared by every instance',
+        );
     },
   });
   let first: FirstRunResult | null;
@@ -58,10 +65,13 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     log = app.log;
     if (rt.redis) {
       const appLog = log;
-      listenForRevocations(rt.redis, rt.keys, (keyId) => appLog.info({ key: keyId }, 'API key revoked elsewhere: refused here from now on'));
+      listenForRevocations(rt.redis, rt.keys, (keyId) =>
+        appLog.info({ key: keyId }, 'API key revoked elsewhere: refused here from now on'),
+      );
       await rt.redis.waitUp(REDIS_START_WAIT_MS);
     }
-    if (rt.pepperGenerated) log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
+    if (rt.pepperGenerated)
+      log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
     // API usage for the dashboard is counted in memory and written in one batch every
     // USAGE_FLUSH_INTERVAL_S; the app's onClose hook writes the rest, before the database closes below.
     app.usage.start(config.usageFlushIntervalS * 1000);
@@ -102,7 +112,10 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
   // handles its own errors: services/background.ts); it is logged, and the process carries on.
   const onUnhandledRejection = (reason: unknown) => {
     metrics.backgroundFailures.inc({ task: 'unhandled rejection' });
-    logger.error({ err: reason }, 'unhandled promise rejection (a bug: a background task without its own error handling); the process carries on');
+    logger.error(
+      { err: reason },
+      'unhandled promise rejection (a bug: a background task without its own error handling); the process carries on',
+    );
   };
   process.on('unhandledRejection', onUnhandledRejection);
 
@@ -114,7 +127,11 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       delay: config.shutdownTimeoutS * 1000,
       skip: ['unhandledRejection'],
       logger: { error: (m: unknown) => logger.error(typeof m === 'string' ? m : { err: m }, 'shutdown') },
-      onTimeout: (ms: number) => logger.error({ timeoutMs: ms, openConnections: running.lifecycle.openConnections }, 'shutdown took longer than SHUTDOWN_TIMEOUT_S; exiting with code 1'),
+      onTimeout: (ms: number) =>
+        logger.error(
+          { timeoutMs: ms, openConnections: running.lifecycle.openConnections },
+          'shutdown took longer than SHUTDOWN_TIMEOUT_S; exiting with code 1',
+        ),
     },
     async ({ signal, err }) => {
       if (err) logger.fatal({ err }, 'uncaught exception; shutting down');
@@ -126,11 +143,15 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
 
   // Announced only now that the signal handlers are in place: whoever reads "listening" and
   // sends SIGTERM at once gets a graceful shutdown, not the default disposition (killed).
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const host =
+    config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const port = (running.server.address() as { port: number }).port;
   const baseUrl = `http://${host}:${port}`;
   out.write(first ? firstRunBanner(first, baseUrl) : startBanner(baseUrl));
-  logger.info({ database: rt.describe, address: baseUrl, rateLimits: redisName === null ? 'in memory' : `shared on ${redisName}` }, 'clinic-api listening');
+  logger.info(
+    { database: rt.describe, address: baseUrl, rateLimits: redisName === null ? 'in memory' : `shared on ${redisName}` },
+    'clinic-api listening',
+  );
 
   // For callers in this process (tests): the same shutdown, without exiting.
   return async () => {
@@ -166,9 +187,14 @@ export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
     'Try it:',
     `  curl -H "Authorization: Bearer ${r.key}" "${baseUrl}/api/v1/citas?limit=5"`,
     '',
-    ...whereLines(baseUrl).flatMap((line, i) => i === 0
-      ? [line, `  sign in as ${r.ownerEmail} / ${r.ownerPassword}  (shown only now; \`npx clinic-api users reset-password --email ${r.ownerEmail}\` sets a new one)`]
-      : [line]),
+    ...whereLines(baseUrl).flatMap((line, i) =>
+      i === 0
+        ? [
+            line,
+            `  sign in as ${r.ownerEmail} / ${r.ownerPassword}  (shown only now; \`npx clinic-api users reset-password --email ${r.ownerEmail}\` sets a new one)`,
+          ]
+        : [line],
+    ),
     '',
   ].join('\n');
 }

@@ -73,10 +73,16 @@ function postgresError(err: unknown, url: string): DomainError | null {
   }
   const at = `DATABASE_URL (${redactedDatabaseUrl(url)})`;
   const say = (what: string, fix: string) =>
-    environment('DATABASE_URL', `cannot use the PostgreSQL database at ${at}: ${what}. ${fix}; or unset DATABASE_URL to use the embedded SQLite database in DATA_DIR`);
+    environment(
+      'DATABASE_URL',
+      `cannot use the PostgreSQL database at ${at}: ${what}. ${fix}; or unset DATABASE_URL to use the embedded SQLite database in DATA_DIR`,
+    );
   switch (code) {
     case 'ECONNREFUSED':
-      return say(`connection refused: nothing listens on ${host}:${port}`, 'Start PostgreSQL, or correct the host and port in DATABASE_URL');
+      return say(
+        `connection refused: nothing listens on ${host}:${port}`,
+        'Start PostgreSQL, or correct the host and port in DATABASE_URL',
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return say(`the host name "${host}" cannot be resolved`, 'Correct the host in DATABASE_URL');
@@ -86,20 +92,33 @@ function postgresError(err: unknown, url: string): DomainError | null {
       return say(`${host}:${port} cannot be reached (${code})`, 'Check the host, the port and any firewall between them');
     case '28P01':
     case '28000':
-      return say(`the server refused user "${user}" (wrong user name or password, or not allowed by pg_hba.conf)`,
-        'Correct the user name and password in DATABASE_URL (percent-encode special characters in them)');
+      return say(
+        `the server refused user "${user}" (wrong user name or password, or not allowed by pg_hba.conf)`,
+        'Correct the user name and password in DATABASE_URL (percent-encode special characters in them)',
+      );
     case '3D000':
-      return say(`the database "${database}" does not exist`, `Create it (e.g. createdb ${database || 'NAME'}), or correct the database name in DATABASE_URL`);
+      return say(
+        `the database "${database}" does not exist`,
+        `Create it (e.g. createdb ${database || 'NAME'}), or correct the database name in DATABASE_URL`,
+      );
     case '57P03':
       return say('the server is starting up or shutting down', 'Wait for it and start again');
     case '42501':
-      return say(`user "${user}" may not create the tables (${(err as Error).message})`, 'Grant it CREATE on the database\'s schema, or use its owner');
+      return say(
+        `user "${user}" may not create the tables (${(err as Error).message})`,
+        "Grant it CREATE on the database's schema, or use its owner",
+      );
     case 'ECONNRESET':
-      return say(`${host}:${port} closed the connection (is it a PostgreSQL server? does it require TLS: add ?sslmode=require)`,
-        'Check the host, the port and the TLS settings in DATABASE_URL');
+      return say(
+        `${host}:${port} closed the connection (is it a PostgreSQL server? does it require TLS: add ?sslmode=require)`,
+        'Check the host, the port and the TLS settings in DATABASE_URL',
+      );
     default:
       if (err instanceof Error && TIMEOUT_RE.test(err.message)) {
-        return say(`no answer from ${host}:${port} within 5 seconds`, 'Check that the server is up, and the host, the port and any firewall');
+        return say(
+          `no answer from ${host}:${port} within 5 seconds`,
+          'Check that the server is up, and the host, the port and any firewall',
+        );
       }
       return null;
   }
@@ -121,9 +140,13 @@ const SQLITE_FILE_RE = /^SQLITE_(CANTOPEN|READONLY|IOERR|FULL|PERM)/;
 function dataDirError(err: unknown, dir: string): DomainError | null {
   const code = codeOf(err);
   if (code === undefined) return null;
-  const why = DATA_DIR_FS_CODES[code] ?? (SQLITE_FILE_RE.test(code) ? `SQLite cannot open or write its database file there (${code})` : null);
+  const why =
+    DATA_DIR_FS_CODES[code] ?? (SQLITE_FILE_RE.test(code) ? `SQLite cannot open or write its database file there (${code})` : null);
   if (why === null) return null;
-  return environment('DATA_DIR', `DATA_DIR (${dir}) cannot be written: ${why}. Set DATA_DIR to a directory this user may write (it holds the embedded SQLite database and the generated API key pepper), or fix that one`);
+  return environment(
+    'DATA_DIR',
+    `DATA_DIR (${dir}) cannot be written: ${why}. Set DATA_DIR to a directory this user may write (it holds the embedded SQLite database and the generated API key pepper), or fix that one`,
+  );
 }
 
 /**
@@ -146,14 +169,26 @@ export function explainListenError(err: unknown, config: Config): unknown {
   const where = `${config.host}:${config.port}`;
   switch (codeOf(err)) {
     case 'EADDRINUSE':
-      return environment('PORT', `PORT ${config.port} is already in use on ${config.host} (another clinic-api, or another program, listens on ${where}). Stop it, or set PORT to a free port (e.g. PORT=${config.port === 3000 ? 3001 : 3000})`);
+      return environment(
+        'PORT',
+        `PORT ${config.port} is already in use on ${config.host} (another clinic-api, or another program, listens on ${where}). Stop it, or set PORT to a free port (e.g. PORT=${config.port === 3000 ? 3001 : 3000})`,
+      );
     case 'EACCES':
-      return environment('PORT', `PORT ${config.port}: no permission to listen on it (ports below 1024 need privileges). Set PORT to 1024 or above, and put a reverse proxy in front for port 80/443`);
+      return environment(
+        'PORT',
+        `PORT ${config.port}: no permission to listen on it (ports below 1024 need privileges). Set PORT to 1024 or above, and put a reverse proxy in front for port 80/443`,
+      );
     case 'EADDRNOTAVAIL':
-      return environment('HOST', `HOST ${config.host} is not an address of this machine. Set HOST to one of its addresses, 127.0.0.1, or 0.0.0.0 for every interface`);
+      return environment(
+        'HOST',
+        `HOST ${config.host} is not an address of this machine. Set HOST to one of its addresses, 127.0.0.1, or 0.0.0.0 for every interface`,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return environment('HOST', `HOST ${config.host} cannot be resolved. Set HOST to an address of this machine, 127.0.0.1, or 0.0.0.0 for every interface`);
+      return environment(
+        'HOST',
+        `HOST ${config.host} cannot be resolved. Set HOST to an address of this machine, 127.0.0.1, or 0.0.0.0 for every interface`,
+      );
     default:
       return err;
   }

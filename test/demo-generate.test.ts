@@ -172,9 +172,7 @@ describe('generateDemo', () => {
   it('gets DST right on a working day: Cairo skips midnight on Friday 2026-04-24', () => {
     const zone = 'Africa/Cairo';
     const today = '2026-04-24';
-    const { citas: cs } = split(
-      run({ scale: 10, timeZone: zone, today, nowSeconds: localToEpoch(today, 12, 0, zone) }),
-    );
+    const { citas: cs } = split(run({ scale: 10, timeZone: zone, today, nowSeconds: localToEpoch(today, 12, 0, zone) }));
     const onDay = cs.filter((c) => local(c.fecha_hora, zone).date === today);
     expect(onDay.length).toBeGreaterThan(0);
     for (const c of onDay) {

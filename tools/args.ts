@@ -17,7 +17,9 @@ export interface CommandLineSpec<O extends ParseArgsOptionsConfig> {
   argv?: string[];
 }
 
-type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<{ options: O & typeof HELP; strict: true; allowPositionals: true }>>;
+type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ options: O & typeof HELP; strict: true; allowPositionals: true }>
+>;
 
 export function commandLine<O extends ParseArgsOptionsConfig>(spec: CommandLineSpec<O>) {
   const fail = (message: string): never => {
@@ -26,7 +28,12 @@ export function commandLine<O extends ParseArgsOptionsConfig>(spec: CommandLineS
   };
   let parsed: Parsed<O>;
   try {
-    parsed = parseArgs({ args: spec.argv ?? process.argv.slice(2), options: { ...spec.options, ...HELP }, strict: true, allowPositionals: true }) as Parsed<O>;
+    parsed = parseArgs({
+      args: spec.argv ?? process.argv.slice(2),
+      options: { ...spec.options, ...HELP },
+      strict: true,
+      allowPositionals: true,
+    }) as Parsed<O>;
   } catch (err) {
     return fail((err as Error).message);
   }
@@ -36,7 +43,9 @@ export function commandLine<O extends ParseArgsOptionsConfig>(spec: CommandLineS
   }
   const wanted = spec.positionals ?? 0;
   if (parsed.positionals.length !== wanted) {
-    fail(wanted === 0 ? `unexpected argument "${parsed.positionals[0]}"` : `expected ${wanted} argument(s), got ${parsed.positionals.length}`);
+    fail(
+      wanted === 0 ? `unexpected argument "${parsed.positionals[0]}"` : `expected ${wanted} argument(s), got ${parsed.positionals.length}`,
+    );
   }
   return {
     values: parsed.values,

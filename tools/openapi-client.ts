@@ -22,7 +22,10 @@ export async function liveOpenApiDocument(host = 'localhost'): Promise<Record<st
     await migrateToLatest(database);
     const keys = new KeyService(database.db, { pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans });
     const app = await buildApp({
-      config, database, keys, logger: false,
+      config,
+      database,
+      keys,
+      logger: false,
       limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
       authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
     });

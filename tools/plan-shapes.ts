@@ -29,9 +29,22 @@ export function searchFor(shape: PlanShape): ClientasSearch {
 /** Events for the feed's shapes (a demo clinic has none): 20 changes of the clinic's records, made by an import. */
 export async function seedFeedEvents(database: Database, ctx: ClinicContext, nowMs: number): Promise<void> {
   const some = await citasPage(database.db, ctx, { desde: '2000-01-01', hasta: '2199-12-31', limit: 20 }, nowMs);
-  const lines = some.citas.map((c, i) => JSON.stringify(i % 2
-    ? { type: 'cita', id: c.id, deleted: true }
-    : { type: 'llamada', id: randomUUID(), fecha_hora: c.fecha_hora, telefono_caller: c.telefono, duracion_segundos: 30, resultado: 'info', idioma: 'es', created_at: c.fecha_hora }));
+  const lines = some.citas.map((c, i) =>
+    JSON.stringify(
+      i % 2
+        ? { type: 'cita', id: c.id, deleted: true }
+        : {
+            type: 'llamada',
+            id: randomUUID(),
+            fecha_hora: c.fecha_hora,
+            telefono_caller: c.telefono,
+            duracion_segundos: 30,
+            resultado: 'info',
+            idioma: 'es',
+            created_at: c.fecha_hora,
+          },
+    ),
+  );
   const res = await importJsonLines(database, ctx.clinicId, Readable.from([lines.join('\n')]), { now: () => nowMs });
   if (!res.ok) throw new Error(`seedFeedEvents: ${JSON.stringify(res.errors.slice(0, 3))}`);
 }
@@ -85,11 +98,21 @@ export const PLAN_SHAPES: PlanShape[] = [
     name: 'citas updated_since desde estado',
     run: (db, ctx, now) => citasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z', desde: '2026-03-01', estado: 'pendiente' }, now),
   },
-  { name: 'clientas updated_since vip', run: (db, ctx, now, s) => clientasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z', vip: 'true' }, now, s) },
+  {
+    name: 'clientas updated_since vip',
+    run: (db, ctx, now, s) => clientasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z', vip: 'true' }, now, s),
+  },
   { name: 'llamadas updated_since', run: (db, ctx, now) => llamadasPage(db, ctx, { updated_since: '2000-01-01T00:00:00Z' }, now) },
   // The change feed (the clinic needs events: the plan test and npm run explain import some first).
-  { name: 'eventos page', run: async (db, ctx) => feedPage(db, ctx, planFeed({ limit: 500 }, ctx.clinicId), await dataVersions(db, ctx.clinicId)) },
-  { name: 'eventos tipo', run: async (db, ctx) => feedPage(db, ctx, planFeed({ tipo: 'cita.actualizada,cita.eliminada' }, ctx.clinicId), await dataVersions(db, ctx.clinicId)) },
+  {
+    name: 'eventos page',
+    run: async (db, ctx) => feedPage(db, ctx, planFeed({ limit: 500 }, ctx.clinicId), await dataVersions(db, ctx.clinicId)),
+  },
+  {
+    name: 'eventos tipo',
+    run: async (db, ctx) =>
+      feedPage(db, ctx, planFeed({ tipo: 'cita.actualizada,cita.eliminada' }, ctx.clinicId), await dataVersions(db, ctx.clinicId)),
+  },
   // What a conditional request reads: the clinic's versions, and for clientas the next cita start.
   { name: 'ETag of clientas', run: (db, ctx, now) => listEtag(db, ctx, 'clientas', '', now) },
 ];

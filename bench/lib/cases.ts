@@ -44,7 +44,8 @@ function listCheck(key: string, exactly: number | null, opts: { total?: (ds: Dat
     if (want !== undefined && body.total !== want) return `"total" is ${body.total}, expected ${want}`;
     const first = items[0] as Json;
     if (typeof first?.id !== 'string') return 'items have no "id"';
-    if (opts.timestamp && !RFC3339.test(String(first[opts.timestamp]))) return `"${opts.timestamp}" is ${String(first[opts.timestamp])}, not RFC 3339 with an offset`;
+    if (opts.timestamp && !RFC3339.test(String(first[opts.timestamp])))
+      return `"${opts.timestamp}" is ${String(first[opts.timestamp])}, not RFC 3339 with an offset`;
     return null;
   };
 }
@@ -55,7 +56,7 @@ const auth = (ds: Dataset) => ({ authorization: `Bearer ${ds.apiKey}`, 'accept-e
 async function currentFeed(server: ChildServer, ds: Dataset) {
   const now = await fetch(`${server.baseUrl}/api/v1/eventos?cursor=now`, { headers: auth(ds) });
   if (now.status !== 200) throw new Error(`GET /api/v1/eventos?cursor=now answered ${now.status}: ${await now.text()}`);
-  const path = `/api/v1/eventos?cursor=${(await now.json() as { next_cursor: string }).next_cursor}&limit=500`;
+  const path = `/api/v1/eventos?cursor=${((await now.json()) as { next_cursor: string }).next_cursor}&limit=500`;
   const first = await fetch(server.baseUrl + path, { headers: auth(ds) });
   const etag = first.headers.get('etag');
   if (first.status !== 200 || !etag) throw new Error(`GET ${path} answered ${first.status} without an ETag`);
@@ -64,68 +65,113 @@ async function currentFeed(server: ChildServer, ds: Dataset) {
 
 export const CASES: Case[] = [
   {
-    id: 'bare', label: 'bare route (reference)', target: 'bare', path: '/bare/citas',
+    id: 'bare',
+    label: 'bare route (reference)',
+    target: 'bare',
+    path: '/bare/citas',
     check: listCheck('citas', 100),
   },
   {
-    id: 'citas', label: 'citas, default 30 days', target: 'service', path: '/api/v1/citas?limit=100',
+    id: 'citas',
+    label: 'citas, default 30 days',
+    target: 'service',
+    path: '/api/v1/citas?limit=100',
     check: listCheck('citas', 100, { timestamp: 'fecha_hora' }),
   },
   {
-    id: 'citas-br', label: 'citas, client accepts br/gzip', target: 'service', path: '/api/v1/citas?limit=100',
-    headers: { 'accept-encoding': 'gzip, deflate, br' }, runLast: true,
+    id: 'citas-br',
+    label: 'citas, client accepts br/gzip',
+    target: 'service',
+    path: '/api/v1/citas?limit=100',
+    headers: { 'accept-encoding': 'gzip, deflate, br' },
+    runLast: true,
     check: (body, res, ds) => (res.headers.get('content-encoding') ? listCheck('citas', 100)(body, res, ds) : 'response is not compressed'),
   },
   {
-    id: 'clientas', label: 'clientas, first page', target: 'service', path: '/api/v1/clientas?limit=100',
+    id: 'clientas',
+    label: 'clientas, first page',
+    target: 'service',
+    path: '/api/v1/clientas?limit=100',
     check: listCheck('clientas', 100, { total: (ds) => ds.big.clientas, timestamp: 'created_at' }),
   },
   {
-    id: 'clientas-q-name', label: 'clientas, name search', target: 'service', path: '/api/v1/clientas?q=mar&limit=100',
+    id: 'clientas-q-name',
+    label: 'clientas, name search',
+    target: 'service',
+    path: '/api/v1/clientas?q=mar&limit=100',
     check: listCheck('clientas', null),
   },
   {
     // A first name: its matches start with it, and sort after half of the clinic.
-    id: 'clientas-q-first-name', label: 'clientas, first-name search', target: 'service', path: '/api/v1/clientas?q=maria&limit=100',
+    id: 'clientas-q-first-name',
+    label: 'clientas, first-name search',
+    target: 'service',
+    path: '/api/v1/clientas?q=maria&limit=100',
     check: listCheck('clientas', 100),
   },
   {
     // Three digits match ~1.5 % of the clientas: 35 at 10k. A 25-row page is full at every scale,
     // so the growth series compares the same work (a 100-row page would hold 35 rows at 10k and
     // 100 at 1M, and measure the response's size rather than the data's).
-    id: 'clientas-q-phone', label: 'clientas, phone digits (25 per page)', target: 'service', path: '/api/v1/clientas?q=600&limit=25',
+    id: 'clientas-q-phone',
+    label: 'clientas, phone digits (25 per page)',
+    target: 'service',
+    path: '/api/v1/clientas?q=600&limit=25',
     check: listCheck('clientas', 25),
   },
   {
     // What a receptionist types: one client's number, spaced. It is the phone of the demo's first
     // client (seed 1), which every scale generates first.
-    id: 'clientas-q-number', label: 'clientas, one phone number', target: 'service', path: '/api/v1/clientas?q=650%2026%2081%2080&limit=100',
+    id: 'clientas-q-number',
+    label: 'clientas, one phone number',
+    target: 'service',
+    path: '/api/v1/clientas?q=650%2026%2081%2080&limit=100',
     check: listCheck('clientas', null),
   },
   {
-    id: 'llamadas', label: 'llamadas, default 7 days', target: 'service', path: '/api/v1/llamadas?limit=100',
+    id: 'llamadas',
+    label: 'llamadas, default 7 days',
+    target: 'service',
+    path: '/api/v1/llamadas?limit=100',
     check: listCheck('llamadas', 100, { timestamp: 'fecha_hora' }),
   },
   {
     // The feed's reference: a route that answers a fixed 304, in the bare route's process.
-    id: 'bare-304', label: 'bare route, fixed 304 (reference)', target: 'bare', path: '/bare/304',
-    headers: { 'if-none-match': '"bare"' }, status: 304, check: () => null,
+    id: 'bare-304',
+    label: 'bare route, fixed 304 (reference)',
+    target: 'bare',
+    path: '/bare/304',
+    headers: { 'if-none-match': '"bare"' },
+    status: 304,
+    check: () => null,
   },
   {
     // A follower that is up to date polls its cursor with the ETag it got: nothing new, 304.
-    id: 'eventos-304', label: 'eventos, current cursor + If-None-Match', target: 'service', path: '/api/v1/eventos?cursor=now',
-    prepare: currentFeed, status: 304, check: () => null,
+    id: 'eventos-304',
+    label: 'eventos, current cursor + If-None-Match',
+    target: 'service',
+    path: '/api/v1/eventos?cursor=now',
+    prepare: currentFeed,
+    status: 304,
+    check: () => null,
   },
   {
-    id: 'citas-500', label: 'citas, a page of 500', target: 'service', path: '/api/v1/citas?limit=500',
+    id: 'citas-500',
+    label: 'citas, a page of 500',
+    target: 'service',
+    path: '/api/v1/citas?limit=500',
     check: listCheck('citas', 500, { timestamp: 'fecha_hora' }),
   },
   {
     // The oldest 500 events of the data set's changes (lib/dataset.ts imports them).
-    id: 'eventos-500', label: 'eventos, a page of 500', target: 'service', path: '/api/v1/eventos?limit=500',
+    id: 'eventos-500',
+    label: 'eventos, a page of 500',
+    target: 'service',
+    path: '/api/v1/eventos?limit=500',
     check: (body) => {
       const eventos = body.eventos;
-      if (!Array.isArray(eventos) || eventos.length !== 500) return `"eventos" has ${Array.isArray(eventos) ? eventos.length : 'no'} items, expected 500`;
+      if (!Array.isArray(eventos) || eventos.length !== 500)
+        return `"eventos" has ${Array.isArray(eventos) ? eventos.length : 'no'} items, expected 500`;
       if (typeof body.next_cursor !== 'string' || body.has_more !== true) return 'no next_cursor, or has_more is not true';
       return null;
     },

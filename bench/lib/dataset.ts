@@ -62,7 +62,11 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
   const existing = readMeta(metaPath);
   // PostgreSQL: the server is a throw-away one started by this run, so its data is never reused.
   if (
-    opts.db === 'sqlite' && existing && (existing.db ?? 'sqlite') === 'sqlite' && existing.version === DATASET_VERSION && existing.big.scale === opts.scale &&
+    opts.db === 'sqlite' &&
+    existing &&
+    (existing.db ?? 'sqlite') === 'sqlite' &&
+    existing.version === DATASET_VERSION &&
+    existing.big.scale === opts.scale &&
     existing.clinics.length === opts.smallClinics + 1 &&
     existing.clinics.slice(1).every((c) => c.scale === opts.smallScale) &&
     fs.existsSync(path.join(opts.dataDir, 'clinic.db'))
@@ -73,12 +77,27 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
   }
   if (fs.existsSync(opts.dataDir) && fs.readdirSync(opts.dataDir).length > 0) {
     // Only ever wipe what a benchmark run left there (an interrupted build has no META_FILE yet).
-    const ours = new Set([META_FILE, 'clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.db-journal', 'clinic.db.lock', 'clinic.db.lock-journal', 'api-key-pepper']);
+    const ours = new Set([
+      META_FILE,
+      'clinic.db',
+      'clinic.db-wal',
+      'clinic.db-shm',
+      'clinic.db-journal',
+      'clinic.db.lock',
+      'clinic.db.lock-journal',
+      'api-key-pepper',
+    ]);
     const foreign = fs.readdirSync(opts.dataDir).filter((f) => !ours.has(f));
     if (foreign.length > 0) {
-      throw new Error(`${opts.dataDir} holds files the benchmark did not make (${foreign.slice(0, 3).join(', ')}); give an empty or new directory`);
+      throw new Error(
+        `${opts.dataDir} holds files the benchmark did not make (${foreign.slice(0, 3).join(', ')}); give an empty or new directory`,
+      );
     }
-    opts.log(existing ? `the data set in ${opts.dataDir} was made with other options: rebuilding it` : `rebuilding the incomplete data set in ${opts.dataDir}`);
+    opts.log(
+      existing
+        ? `the data set in ${opts.dataDir} was made with other options: rebuilding it`
+        : `rebuilding the incomplete data set in ${opts.dataDir}`,
+    );
     for (const f of fs.readdirSync(opts.dataDir)) fs.rmSync(path.join(opts.dataDir, f), { recursive: true, force: true });
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
@@ -97,26 +116,55 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
     const made: DatasetClinic[] = [];
     for (const p of plan) {
       const want = demoCounts(p.scale);
-      opts.log(`generating clinic ${p.index} at scale ${p.scale}: ${want.clientas} clientas, ${want.citas} citas, ${want.llamadas} llamadas`);
+      opts.log(
+        `generating clinic ${p.index} at scale ${p.scale}: ${want.clientas} clientas, ${want.citas} citas, ${want.llamadas} llamadas`,
+      );
       const t0 = Date.now();
       const { clinic, counts } = await createDemoClinic(rt.database, p.index, {
-        seed: p.seed, scale: p.scale, nowMs, plan: 'premium',
-        onProgress: (n) => { if (n % 200_000 === 0) opts.log(`  … ${n} records`); },
+        seed: p.seed,
+        scale: p.scale,
+        nowMs,
+        plan: 'premium',
+        onProgress: (n) => {
+          if (n % 200_000 === 0) opts.log(`  … ${n} records`);
+        },
       });
       opts.log(`  done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       made[p.index] = { id: clinic.id, name: clinic.name, timezone: clinic.timezone, scale: p.scale, ...counts };
     }
     const big = made[0]!;
     // Changes after the demo (a starting state without events): the feed's cases need events.
-    const renamed = await rt.database.db.selectFrom('clientas').selectAll().where('clinic_id', '=', big.id).orderBy('id').limit(RENAMED).execute();
-    const lines = renamed.map((c) => JSON.stringify({
-      type: 'clienta', id: c.id, nombre: `${c.nombre} Renombrada`, telefono: c.telefono, email: c.email, idioma: c.idioma, vip: c.vip === 1,
-      cliente_desde: c.cliente_desde, created_at: new Date(Number(c.created_at) * 1000).toISOString().replace('.000Z', 'Z'),
-    }));
+    const renamed = await rt.database.db
+      .selectFrom('clientas')
+      .selectAll()
+      .where('clinic_id', '=', big.id)
+      .orderBy('id')
+      .limit(RENAMED)
+      .execute();
+    const lines = renamed.map((c) =>
+      JSON.stringify({
+        type: 'clienta',
+        id: c.id,
+        nombre: `${c.nombre} Renombrada`,
+        telefono: c.telefono,
+        email: c.email,
+        idioma: c.idioma,
+        vip: c.vip === 1,
+        cliente_desde: c.cliente_desde,
+        created_at: new Date(Number(c.created_at) * 1000).toISOString().replace('.000Z', 'Z'),
+      }),
+    );
     const changed = await opts.mods.importJsonLines(rt.database, big.id, Readable.from([lines.join('\n')]));
     if (!changed.ok) throw new Error(`the data set's changes were refused: ${JSON.stringify(changed.errors.slice(0, 3))}`);
-    const events = await rt.database.db.selectFrom('events' as never).select((eb) => eb.fn.countAll<number>().as('n')).where('clinic_id' as never, '=', big.id as never)
-      .executeTakeFirst().then((r) => Number((r as { n: number } | undefined)?.n ?? 0), () => 0);
+    const events = await rt.database.db
+      .selectFrom('events' as never)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('clinic_id' as never, '=', big.id as never)
+      .executeTakeFirst()
+      .then(
+        (r) => Number((r as { n: number } | undefined)?.n ?? 0),
+        () => 0,
+      );
     opts.log(`renamed ${RENAMED} clientas of the big clinic: ${events} events in its feed`);
     const issued = await rt.keys.create({ clinicId: big.id, name: 'benchmark', expiresAt: null, createdBy: null });
     if (rt.database.dialect === 'postgres') {
@@ -126,8 +174,16 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
       opts.log(`ANALYZE done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
     const dataset: Dataset = {
-      version: DATASET_VERSION, db: opts.db, dataDir: opts.dataDir, big, clinics: made, apiKey: issued.key,
-      generatedAtMs: nowMs, events, buildSeconds: (Date.now() - started) / 1000, madeBy: opts.madeBy,
+      version: DATASET_VERSION,
+      db: opts.db,
+      dataDir: opts.dataDir,
+      big,
+      clinics: made,
+      apiKey: issued.key,
+      generatedAtMs: nowMs,
+      events,
+      buildSeconds: (Date.now() - started) / 1000,
+      madeBy: opts.madeBy,
     };
     fs.writeFileSync(metaPath, JSON.stringify(dataset, null, 2) + '\n', { mode: 0o600 });
     return dataset;

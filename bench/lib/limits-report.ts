@@ -22,15 +22,67 @@ const SIDE_LABELS: Record<Side, string> = { floor: 'none: the floor (plain node:
 
 export function limitsTables(r: LimitsReport): string {
   const side = table(
-    ['case', 'limits', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'server CPU ms/req', 'redis-server CPU ms/req', 'Redis calls per request', 'other load (cores)', 'stolen by the host (cores)'],
-    r.rows.map((x) => [x.label, SIDE_LABELS[x.backend], f1(x.offered), f1(x.achieved), f1(x.p50), f1(x.p99), f1(x.max), String(x.bad),
-      f3(x.cpuMsPerReq), x.redisCpuMsPerReq === null ? '–' : f3(x.redisCpuMsPerReq), x.redisCallsPerReq === null ? '–' : f3(x.redisCallsPerReq), f2(x.otherCores), f2(x.stolenCores)]),
+    [
+      'case',
+      'limits',
+      'offered req/s',
+      'achieved req/s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'non-2xx + errors',
+      'server CPU ms/req',
+      'redis-server CPU ms/req',
+      'Redis calls per request',
+      'other load (cores)',
+      'stolen by the host (cores)',
+    ],
+    r.rows.map((x) => [
+      x.label,
+      SIDE_LABELS[x.backend],
+      f1(x.offered),
+      f1(x.achieved),
+      f1(x.p50),
+      f1(x.p99),
+      f1(x.max),
+      String(x.bad),
+      f3(x.cpuMsPerReq),
+      x.redisCpuMsPerReq === null ? '–' : f3(x.redisCpuMsPerReq),
+      x.redisCallsPerReq === null ? '–' : f3(x.redisCallsPerReq),
+      f2(x.otherCores),
+      f2(x.stolenCores),
+    ]),
     ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   const fleet = table(
-    ['limits', 'REDIS_TIMEOUT_MS', 'instances', 'offered req/s (total)', 'seconds', 'allowed (200)', 'refused (429)', 'other answers + errors', 'one limit allows', 'allowed / allowed by one limit', 'Redis outages logged', 'other load (cores)'],
-    r.fleet.map((x) => [x.backend === 'redis' ? 'Redis' : 'each in its memory', x.redisTimeoutMs === null ? '–' : String(x.redisTimeoutMs), String(x.instances), String(x.offered), String(x.seconds), String(x.allowed), String(x.refused),
-      String(x.bad), String(x.expected), `${f2(x.allowed / x.expected)}×`, String(x.outages), f2(x.otherCores)]),
+    [
+      'limits',
+      'REDIS_TIMEOUT_MS',
+      'instances',
+      'offered req/s (total)',
+      'seconds',
+      'allowed (200)',
+      'refused (429)',
+      'other answers + errors',
+      'one limit allows',
+      'allowed / allowed by one limit',
+      'Redis outages logged',
+      'other load (cores)',
+    ],
+    r.fleet.map((x) => [
+      x.backend === 'redis' ? 'Redis' : 'each in its memory',
+      x.redisTimeoutMs === null ? '–' : String(x.redisTimeoutMs),
+      String(x.instances),
+      String(x.offered),
+      String(x.seconds),
+      String(x.allowed),
+      String(x.refused),
+      String(x.bad),
+      String(x.expected),
+      `${f2(x.allowed / x.expected)}×`,
+      String(x.outages),
+      f2(x.otherCores),
+    ]),
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   return [
@@ -53,19 +105,26 @@ export function limitsVerdicts(r: LimitsReport): string[] {
     if (!mem || !red) continue;
     const ratio = red.cpuMsPerReq / mem.cpuMsPerReq;
     const withRedis = red.redisCpuMsPerReq === null ? NaN : (red.cpuMsPerReq + red.redisCpuMsPerReq) / mem.cpuMsPerReq;
-    out.push(`${red.label}: server CPU with Redis ${f3(red.cpuMsPerReq)} vs ${f3(mem.cpuMsPerReq)} ms/req in memory (${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)}%; ` +
-      `${f2(withRedis)}× counting redis-server's CPU too): ${mark(ratio <= CPU_GOAL)} (goal: under +${((CPU_GOAL - 1) * 100).toFixed(0)}%); ` +
-      `p99 with Redis ${f1(red.p99)} ms: ${mark(red.p99 < P99_GOAL_MS && red.bad === 0)} (goal: < ${P99_GOAL_MS} ms)${missedToo(red, mem)}${floor ? p99Context(mem.roundP99s, red.roundP99s, floor.roundP99s) : ''}.`);
+    out.push(
+      `${red.label}: server CPU with Redis ${f3(red.cpuMsPerReq)} vs ${f3(mem.cpuMsPerReq)} ms/req in memory (${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)}%; ` +
+        `${f2(withRedis)}× counting redis-server's CPU too): ${mark(ratio <= CPU_GOAL)} (goal: under +${((CPU_GOAL - 1) * 100).toFixed(0)}%); ` +
+        `p99 with Redis ${f1(red.p99)} ms: ${mark(red.p99 < P99_GOAL_MS && red.bad === 0)} (goal: < ${P99_GOAL_MS} ms)${missedToo(red, mem)}${floor ? p99Context(mem.roundP99s, red.roundP99s, floor.roundP99s) : ''}.`,
+    );
   }
   for (const shared of r.fleet.filter((x) => x.backend === 'redis')) {
     const ratio = shared.allowed / shared.expected;
-    out.push(`Two instances on Redis (REDIS_TIMEOUT_MS ${shared.redisTimeoutMs}) allowed ${f2(ratio)}× what one limit allows: ${mark(Math.abs(ratio - 1) <= FLEET_TOLERANCE && shared.bad === 0)} (goal: within ${FLEET_TOLERANCE * 100}%)` +
-      `${shared.outages > 0 ? `; **${shared.outages} Redis outage(s) logged** meanwhile (decided in memory while they lasted)` : ''}.`);
+    out.push(
+      `Two instances on Redis (REDIS_TIMEOUT_MS ${shared.redisTimeoutMs}) allowed ${f2(ratio)}× what one limit allows: ${mark(Math.abs(ratio - 1) <= FLEET_TOLERANCE && shared.bad === 0)} (goal: within ${FLEET_TOLERANCE * 100}%)` +
+        `${shared.outages > 0 ? `; **${shared.outages} Redis outage(s) logged** meanwhile (decided in memory while they lasted)` : ''}.`,
+    );
   }
   const apart = r.fleet.find((x) => x.backend === 'memory');
   if (apart) out.push(`For contrast, each instance limiting in its own memory allowed ${f2(apart.allowed / apart.expected)}×.`);
   const noisy = [...r.rows, ...r.fleet].filter((x) => x.otherCores >= NOISY_CORES);
-  if (noisy.length) out.push(`**Other programs were busy** during ${noisy.length} of these measurements (up to ${f2(Math.max(...noisy.map((x) => x.otherCores)))} cores): the figures are noisier than on a quiet machine.`);
+  if (noisy.length)
+    out.push(
+      `**Other programs were busy** during ${noisy.length} of these measurements (up to ${f2(Math.max(...noisy.map((x) => x.otherCores)))} cores): the figures are noisier than on a quiet machine.`,
+    );
   return out;
 }
 
@@ -88,9 +147,13 @@ function p99Context(mem: number[], red: number[], floor: number[]): string {
   const rounds = floor.map((f, i) => `${f1(f)} / ${f1(mem[i] ?? NaN)} / ${f1(red[i] ?? NaN)}`).join('; ');
   const missed = floor.filter((f) => !(f < P99_GOAL_MS)).length;
   const quiet = floor.map((f, i) => (f < P99_GOAL_MS ? red[i] : undefined)).filter((x): x is number => x !== undefined);
-  return `; p99 by round, floor / in memory / Redis, ms: ${rounds}` +
-    (missed > 0 ? `; the floor, a server doing nothing, missed the goal itself in ${missed} of ${floor.length} round${floor.length === 1 ? '' : 's'}` : '') +
-    (missed > 0 && quiet.length > 0 ? `; in the rounds where it met it, Redis had ${quiet.map(f1).join(', ')} ms` : '');
+  return (
+    `; p99 by round, floor / in memory / Redis, ms: ${rounds}` +
+    (missed > 0
+      ? `; the floor, a server doing nothing, missed the goal itself in ${missed} of ${floor.length} round${floor.length === 1 ? '' : 's'}`
+      : '') +
+    (missed > 0 && quiet.length > 0 ? `; in the rounds where it met it, Redis had ${quiet.map(f1).join(', ')} ms` : '')
+  );
 }
 
 export function limitsSection(m: Machine, db: Db, r: LimitsReport): string {

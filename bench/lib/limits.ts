@@ -101,7 +101,12 @@ const CASES: { id: string; label: string; path: string; env: NodeJS.ProcessEnv }
   { id: 'citas', label: 'citas, default 30 days, page built (PAGE_CACHE_MB=0)', path: '/api/v1/citas?limit=100', env: {} },
   // The same page asked again while nothing changed, as a polling integration asks for it: sent
   // from the page cache (the service's default) after the first request of each process.
-  { id: 'citas-kept', label: 'citas, default 30 days, page kept (PAGE_CACHE_MB=32, the default)', path: '/api/v1/citas?limit=100', env: { PAGE_CACHE_MB: '32' } },
+  {
+    id: 'citas-kept',
+    label: 'citas, default 30 days, page kept (PAGE_CACHE_MB=32, the default)',
+    path: '/api/v1/citas?limit=100',
+    env: { PAGE_CACHE_MB: '32' },
+  },
   { id: 'me', label: 'GET /me (auth and limit only)', path: '/api/v1/me', env: {} },
 ];
 
@@ -127,7 +132,10 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
   const start = async (name: string, extra: NodeJS.ProcessEnv) => {
     const port = await freePort();
     const s = await startServer({
-      name, port, readyPath: '/api/v1/openapi.json', cwd: process.cwd(),
+      name,
+      port,
+      readyPath: '/api/v1/openapi.json',
+      cwd: process.cwd(),
       args: [...opts.nodeArgs, run.build.bin, 'serve'],
       env: { ...serviceEnv(run.dataDir, port, run.databaseUrl), ...extra },
     });
@@ -137,7 +145,9 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
   try {
     const redisService = await start('service (REDIS_URL)', { REDIS_URL: redis.url }).catch((err: unknown) => {
       // e.g. --ref of a commit from before REDIS_URL was accepted
-      throw new Error(`the service did not start with REDIS_URL (--no-limits skips the rate-limit comparison): ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(
+        `the service did not start with REDIS_URL (--no-limits skips the rate-limit comparison): ${err instanceof Error ? err.message : String(err)}`,
+      );
     });
     await expectBucketsInRedis(redis, redisService, run.apiKey);
     await redisService.stop();
@@ -146,17 +156,25 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
     const rows: LimiterRow[] = [];
     for (const c of CASES) {
       const fresh = (backend: Backend, round: number) =>
-        start(`service (${backend === 'redis' ? 'REDIS_URL' : 'limits in memory'}, round ${round})`, { ...c.env, ...(backend === 'redis' ? { REDIS_URL: redis.url } : {}) });
+        start(`service (${backend === 'redis' ? 'REDIS_URL' : 'limits in memory'}, round ${round})`, {
+          ...c.env,
+          ...(backend === 'redis' ? { REDIS_URL: redis.url } : {}),
+        });
       rows.push(...(await compare(run, pids, c, fresh, redis)));
     }
 
     const fleet: FleetRow[] = [];
-    const fleetRuns = [...FLEET_REDIS_TIMEOUTS.map((t) => ({ backend: 'redis' as const, timeout: t as number | null })), { backend: 'memory' as const, timeout: null }];
+    const fleetRuns = [
+      ...FLEET_REDIS_TIMEOUTS.map((t) => ({ backend: 'redis' as const, timeout: t as number | null })),
+      { backend: 'memory' as const, timeout: null },
+    ];
     for (const { backend, timeout } of fleetRuns) {
       const limit = String(FLEET_LIMIT);
       const extra = {
-        RATE_LIMIT_RPS: limit, RATE_LIMIT_BURST: limit,
-        ...(backend === 'redis' ? { REDIS_URL: redis.url } : {}), ...(timeout !== null ? { REDIS_TIMEOUT_MS: String(timeout) } : {}),
+        RATE_LIMIT_RPS: limit,
+        RATE_LIMIT_BURST: limit,
+        ...(backend === 'redis' ? { REDIS_URL: redis.url } : {}),
+        ...(timeout !== null ? { REDIS_TIMEOUT_MS: String(timeout) } : {}),
       };
       const pair = [await start(`fleet ${backend} 1`, extra), await start(`fleet ${backend} 2`, extra)];
       fleet.push(await fleetCase(run, [...run.pids, ...pair.map((s) => s.pid), redis.pid()], backend, timeout, pair, redis));
@@ -209,7 +227,10 @@ async function startFloor(run: LimitsRun, c: (typeof CASES)[number]): Promise<Ch
   const port = await freePort();
   try {
     return await startServer({
-      name: `floor (${c.id})`, port, readyPath: '/', cwd: ROOT,
+      name: `floor (${c.id})`,
+      port,
+      readyPath: '/',
+      cwd: ROOT,
       args: ['--import', 'tsx', path.join(ROOT, 'bench/floor-server.ts')],
       env: { ...process.env, FLOOR_BODY: file, FLOOR_TYPE: res.headers.get('content-type') ?? 'application/json', PORT: String(port) },
     });
@@ -242,7 +263,13 @@ type FreshService = (backend: Backend, round: number) => Promise<ChildServer>;
  * into every round. Each row is the round with the median p99 for the latency figures, and the
  * median of the rounds' CPU per request (the comparison's own figure) for the CPU.
  */
-async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number], fresh: FreshService, redis: RedisServer): Promise<LimiterRow[]> {
+async function compare(
+  run: LimitsRun,
+  pids: number[],
+  c: (typeof CASES)[number],
+  fresh: FreshService,
+  redis: RedisServer,
+): Promise<LimiterRow[]> {
   const headers = { authorization: `Bearer ${run.apiKey}` };
   const floor = await startFloor(run, c);
   try {
@@ -252,14 +279,24 @@ async function compare(run: LimitsRun, pids: number[], c: (typeof CASES)[number]
   }
 }
 
-const SIDE_NAMES: Record<Side, string> = { floor: 'the floor (plain node:http, same bytes)', memory: 'limits in memory', redis: 'limits on Redis' };
+const SIDE_NAMES: Record<Side, string> = {
+  floor: 'the floor (plain node:http, same bytes)',
+  memory: 'limits in memory',
+  redis: 'limits on Redis',
+};
 
 const SIDES: Side[] = ['floor', 'memory', 'redis'];
 /** Every other round: Redis before memory. */
 const SIDES_TURNED: Side[] = ['floor', 'redis', 'memory'];
 
 async function compareSides(
-  run: LimitsRun, pids: number[], c: (typeof CASES)[number], floor: ChildServer, fresh: FreshService, headers: Record<string, string>, redis: RedisServer,
+  run: LimitsRun,
+  pids: number[],
+  c: (typeof CASES)[number],
+  floor: ChildServer,
+  fresh: FreshService,
+  headers: Record<string, string>,
+  redis: RedisServer,
 ): Promise<LimiterRow[]> {
   const { opts, log } = run;
   const rounds: Record<Side, Round[]> = { floor: [], memory: [], redis: [] };
@@ -267,11 +304,23 @@ async function compareSides(
     for (const backend of i % 2 === 0 ? SIDES : SIDES_TURNED) {
       const server = backend === 'floor' ? floor : await fresh(backend, i + 1);
       try {
-        log(`rate limits: ${c.id} at ${opts.rate} req/s, ${SIDE_NAMES[backend]}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`);
+        log(
+          `rate limits: ${c.id} at ${opts.rate} req/s, ${SIDE_NAMES[backend]}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`,
+        );
         const calls0 = await scriptCalls(redis);
         const redisMeter = cpuMeter(redis.pid(), []);
-        const m = await measure(server, [...pids, server.pid], run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: 200 }));
-        const round = { m, redisMs: redisMeter.stop().serverMs, callsPerReq: ((await scriptCalls(redis)) - calls0) / (opts.rate * (opts.warmup + opts.duration)) };
+        const m = await measure(
+          server,
+          [...pids, server.pid],
+          run.dbPids,
+          opts,
+          fixedRate(server.baseUrl + c.path, headers, { ...opts, status: 200 }),
+        );
+        const round = {
+          m,
+          redisMs: redisMeter.stop().serverMs,
+          callsPerReq: ((await scriptCalls(redis)) - calls0) / (opts.rate * (opts.warmup + opts.duration)),
+        };
         rounds[backend].push(round);
         logRow(log, rowOf(c, backend, [round]));
       } finally {
@@ -284,11 +333,21 @@ async function compareSides(
 
 function rowOf(c: (typeof CASES)[number], backend: Side, rounds: Round[]): LimiterRow {
   const perReq = (ms: number, m: Measured<OpenLoopResult>) => ms / Math.max(1, m.result.completed);
-  const typical = [...rounds].sort((a, b) => percentile(a.m.result.latencies, 99) - percentile(b.m.result.latencies, 99))[Math.floor((rounds.length - 1) / 2)]!;
+  const typical = [...rounds].sort((a, b) => percentile(a.m.result.latencies, 99) - percentile(b.m.result.latencies, 99))[
+    Math.floor((rounds.length - 1) / 2)
+  ]!;
   const r = typical.m.result;
   return {
-    id: c.id, label: c.label, path: c.path, backend, offered: r.offered, achieved: r.achieved,
-    p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), max: percentile(r.latencies, 100), bad: r.unexpected + r.errors,
+    id: c.id,
+    label: c.label,
+    path: c.path,
+    backend,
+    offered: r.offered,
+    achieved: r.achieved,
+    p50: percentile(r.latencies, 50),
+    p99: percentile(r.latencies, 99),
+    max: percentile(r.latencies, 100),
+    bad: r.unexpected + r.errors,
     cpuMsPerReq: median(rounds.map((x) => perReq(x.m.cpu.serverMs, x.m))),
     redisCpuMsPerReq: backend === 'redis' ? median(rounds.map((x) => perReq(x.redisMs, x.m))) : null,
     redisCallsPerReq: backend === 'redis' ? median(rounds.map((x) => x.callsPerReq)) : null,
@@ -299,14 +358,25 @@ function rowOf(c: (typeof CASES)[number], backend: Side, rounds: Round[]): Limit
 }
 
 function logRow(log: (line: string) => void, row: LimiterRow): void {
-  log(`  p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, server CPU ${row.cpuMsPerReq.toFixed(3)} ms/req` +
-    `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors, other load ${row.otherCores.toFixed(2)} cores, stolen by the host ${row.stolenCores.toFixed(2)} cores`);
+  log(
+    `  p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, server CPU ${row.cpuMsPerReq.toFixed(3)} ms/req` +
+      `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors, other load ${row.otherCores.toFixed(2)} cores, stolen by the host ${row.stolenCores.toFixed(2)} cores`,
+  );
 }
 
-async function fleetCase(run: LimitsRun, pids: number[], backend: Backend, timeout: number | null, pair: ChildServer[], redis: RedisServer): Promise<FleetRow> {
+async function fleetCase(
+  run: LimitsRun,
+  pids: number[],
+  backend: Backend,
+  timeout: number | null,
+  pair: ChildServer[],
+  redis: RedisServer,
+): Promise<FleetRow> {
   const { opts, log } = run;
   const offered = FLEET_LOAD_FACTOR * FLEET_LIMIT;
-  log(`rate limits: two instances, limits ${backend === 'redis' ? `on Redis (REDIS_TIMEOUT_MS ${timeout})` : 'in memory'}, ${offered} req/s offered on one key (${FLEET_LOAD_FACTOR}x its limit of ${FLEET_LIMIT}/s, burst ${FLEET_LIMIT}), ${opts.duration} s ...`);
+  log(
+    `rate limits: two instances, limits ${backend === 'redis' ? `on Redis (REDIS_TIMEOUT_MS ${timeout})` : 'in memory'}, ${offered} req/s offered on one key (${FLEET_LOAD_FACTOR}x its limit of ${FLEET_LIMIT}/s, burst ${FLEET_LIMIT}), ${opts.duration} s ...`,
+  );
   if (opts.quietWait > 0) await waitForQuiet(pids, 0.15, opts.quietWait * 1000);
   // A fresh bucket: nothing of earlier runs in Redis (the in-memory instances are new processes).
   const raw = createClient({ url: redis.url });
@@ -315,17 +385,28 @@ async function fleetCase(run: LimitsRun, pids: number[], backend: Backend, timeo
   raw.destroy();
   const headers = { authorization: `Bearer ${run.apiKey}` };
   const meter = cpuMeter(-1, pids, run.dbPids());
-  const results: OpenLoopResult[] = await Promise.all(pair.map((s) => openLoop(`${s.baseUrl}/api/v1/me`, headers, offered / pair.length, opts.duration)));
+  const results: OpenLoopResult[] = await Promise.all(
+    pair.map((s) => openLoop(`${s.baseUrl}/api/v1/me`, headers, offered / pair.length, opts.duration)),
+  );
   const { otherCores } = meter.stop();
   const allowed = results.reduce((n, r) => n + r.ok, 0);
   const refused = results.reduce((n, r) => n + (r.statuses.get(429) ?? 0), 0);
   const bad = results.reduce((n, r) => n + r.completed - r.ok - (r.statuses.get(429) ?? 0) + r.errors, 0);
   const row: FleetRow = {
-    backend, redisTimeoutMs: timeout, instances: pair.length, offered, seconds: opts.duration, allowed, refused, bad,
+    backend,
+    redisTimeoutMs: timeout,
+    instances: pair.length,
+    offered,
+    seconds: opts.duration,
+    allowed,
+    refused,
+    bad,
     expected: FLEET_LIMIT + FLEET_LIMIT * opts.duration,
     outages: pair.reduce((n, s) => n + s.output().split(DOWN_LINE).length - 1, 0),
     otherCores,
   };
-  log(`  allowed ${allowed} of ${allowed + refused} (expected ${row.expected}: ${(allowed / row.expected).toFixed(2)}x), ${bad} other answers/errors, ${row.outages} Redis outages logged`);
+  log(
+    `  allowed ${allowed} of ${allowed + refused} (expected ${row.expected}: ${(allowed / row.expected).toFixed(2)}x), ${bad} other answers/errors, ${row.outages} Redis outages logged`,
+  );
   return row;
 }

@@ -16,7 +16,13 @@ export interface Measured<T> {
 }
 
 /** Waits for a quiet machine, warms up, then measures `run` with RSS and CPU accounting. */
-export async function measure<T>(server: ChildServer, pids: number[], dbPids: () => number[], o: { warmup: number; quietWait: number }, run: (seconds: number) => Promise<T>): Promise<Measured<T>> {
+export async function measure<T>(
+  server: ChildServer,
+  pids: number[],
+  dbPids: () => number[],
+  o: { warmup: number; quietWait: number },
+  run: (seconds: number) => Promise<T>,
+): Promise<Measured<T>> {
   if (o.quietWait > 0) await waitForQuiet(pids, QUIET_CORES, o.quietWait * 1000, dbPids());
   if (o.warmup > 0) await run(o.warmup);
   const sampler = rssSampler(server.pid);

@@ -35,7 +35,10 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export async function openLoop(
-  url: string, headers: Record<string, string>, rate: number, durationS: number,
+  url: string,
+  headers: Record<string, string>,
+  rate: number,
+  durationS: number,
   opts: { timeoutMs?: number; status?: number; maxSockets?: number; agent?: http.Agent } = {},
 ): Promise<OpenLoopResult> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
@@ -99,5 +102,15 @@ export async function openLoop(
   const elapsedS = (performance.now() - started) / 1000;
   if (!opts.agent) agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { offered: rate, achieved: completed / Math.max(elapsedS, durationS), sent, completed, ok: latencies.length, statuses, unexpected, errors, latencies };
+  return {
+    offered: rate,
+    achieved: completed / Math.max(elapsedS, durationS),
+    sent,
+    completed,
+    ok: latencies.length,
+    statuses,
+    unexpected,
+    errors,
+    latencies,
+  };
 }

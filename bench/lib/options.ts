@@ -76,7 +76,8 @@ export function parseOptions(argv?: string[]) {
   });
   const { values, fail } = cli;
   const db = cli.choice('db', values.db, ['sqlite', 'postgres'] as const);
-  if ([values.ref !== undefined, values.dist, values.prebuilt !== undefined].filter(Boolean).length > 1) fail('--ref, --dist and --prebuilt exclude each other');
+  if ([values.ref !== undefined, values.dist, values.prebuilt !== undefined].filter(Boolean).length > 1)
+    fail('--ref, --dist and --prebuilt exclude each other');
   const scales = cli.numbers('scale', values.scale, 0.01, 10_000);
   let cases = CASES;
   let limits = !values['no-limits'];

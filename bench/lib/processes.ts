@@ -79,7 +79,9 @@ export interface StartOptions {
 export async function startServer(opts: StartOptions): Promise<ChildServer> {
   installHooks();
   const child = spawn(process.execPath, opts.args, {
-    cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
   let tail = '';
@@ -95,7 +97,9 @@ export async function startServer(opts: StartOptions): Promise<ChildServer> {
     });
   });
   let hasExited = false;
-  void exited.then(() => { hasExited = true; });
+  void exited.then(() => {
+    hasExited = true;
+  });
 
   const baseUrl = `http://${HOST}:${opts.port}`;
   const server: ChildServer = {
@@ -253,7 +257,6 @@ export function cpuMeter(serverPid: number, ours: number[], dbPids: number[] = [
     },
   };
 }
-
 
 /**
  * Waits (up to `maxWaitMs`) for a second in which other programs use less than `threshold`

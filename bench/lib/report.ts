@@ -109,8 +109,38 @@ const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 export function loadTable(rows: LoadRow[]): string {
   const db = rows.some((r) => r.dbCpuMsPerReq !== undefined);
   return table(
-    ['case', 'request', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'first request ms', 'non-2xx + errors', 'KB/response', 'server CPU ms/req', ...(db ? ['PostgreSQL CPU ms/req'] : []), 'peak RSS MiB', 'other load (cores)'],
-    rows.map((r) => [r.label, `\`${r.path}\``, f0(r.reqPerSec), f1(r.p50), f1(r.p99), f1(r.p999), f1(r.max), f1(r.firstMs ?? NaN), String(r.bad), f1(r.kbPerResponse), f2(r.cpuMsPerReq), ...(db ? [f2(r.dbCpuMsPerReq ?? NaN)] : []), f0(r.peakRssMiB), f2(r.otherCores)]),
+    [
+      'case',
+      'request',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'max ms',
+      'first request ms',
+      'non-2xx + errors',
+      'KB/response',
+      'server CPU ms/req',
+      ...(db ? ['PostgreSQL CPU ms/req'] : []),
+      'peak RSS MiB',
+      'other load (cores)',
+    ],
+    rows.map((r) => [
+      r.label,
+      `\`${r.path}\``,
+      f0(r.reqPerSec),
+      f1(r.p50),
+      f1(r.p99),
+      f1(r.p999),
+      f1(r.max),
+      f1(r.firstMs ?? NaN),
+      String(r.bad),
+      f1(r.kbPerResponse),
+      f2(r.cpuMsPerReq),
+      ...(db ? [f2(r.dbCpuMsPerReq ?? NaN)] : []),
+      f0(r.peakRssMiB),
+      f2(r.otherCores),
+    ]),
     ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(db ? ['r' as const] : []), 'r', 'r'],
   );
 }
@@ -118,8 +148,36 @@ export function loadTable(rows: LoadRow[]): string {
 export function rateTable(rows: RateRow[]): string {
   const db = rows.some((r) => r.dbCpuMsPerReq !== undefined);
   return table(
-    ['case', 'request', 'offered req/s', 'achieved req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx + errors', 'server CPU ms/req', ...(db ? ['PostgreSQL CPU ms/req'] : []), 'server busy (cores)', 'peak RSS MiB', 'other load (cores)'],
-    rows.map((r) => [r.label, `\`${r.path}\``, f0(r.offered), f0(r.achieved), f1(r.p50), f1(r.p99), f1(r.max), String(r.bad), f2(r.cpuMsPerReq), ...(db ? [f2(r.dbCpuMsPerReq ?? NaN)] : []), f2(r.serverCores), f0(r.peakRssMiB), f2(r.otherCores)]),
+    [
+      'case',
+      'request',
+      'offered req/s',
+      'achieved req/s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'non-2xx + errors',
+      'server CPU ms/req',
+      ...(db ? ['PostgreSQL CPU ms/req'] : []),
+      'server busy (cores)',
+      'peak RSS MiB',
+      'other load (cores)',
+    ],
+    rows.map((r) => [
+      r.label,
+      `\`${r.path}\``,
+      f0(r.offered),
+      f0(r.achieved),
+      f1(r.p50),
+      f1(r.p99),
+      f1(r.max),
+      String(r.bad),
+      f2(r.cpuMsPerReq),
+      ...(db ? [f2(r.dbCpuMsPerReq ?? NaN)] : []),
+      f2(r.serverCores),
+      f0(r.peakRssMiB),
+      f2(r.otherCores),
+    ]),
     ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', ...(db ? ['r' as const] : []), 'r', 'r', 'r'],
   );
 }
@@ -164,7 +222,9 @@ export function scaleSection(r: ScaleReport): string {
     rateTable(r.rate),
     '',
     `Service process memory: ${f0(r.serviceIdleRssMiB)} MiB RSS when ready, peak (VmHWM) ${f0(r.serviceHwmMiB)} MiB over the whole run` +
-      (r.serviceHwmBeforeCompressionMiB !== null ? `, ${f0(r.serviceHwmBeforeCompressionMiB)} MiB before the compressed case (run last).` : '.') +
+      (r.serviceHwmBeforeCompressionMiB !== null
+        ? `, ${f0(r.serviceHwmBeforeCompressionMiB)} MiB before the compressed case (run last).`
+        : '.') +
       (r.bareHwmMiB !== null ? ` Bare route process peak: ${f0(r.bareHwmMiB)} MiB.` : ''),
     '',
     ...r.verdicts.map((v) => `- ${v}`),
@@ -182,17 +242,35 @@ export function growthTable(scales: ScaleReport[]): string | null {
   const last = sorted[sorted.length - 1]!;
   const k = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
   const ids = first.load.map((r) => r.id).filter((id) => sorted.every((s) => s.load.some((r) => r.id === id)));
-  const head = ['case', ...sorted.map((s) => `p50 ms @ ${k(s.dataset.big.citas)}`), ...sorted.map((s) => `req/s @ ${k(s.dataset.big.citas)}`),
-    `p50 ${k(last.dataset.big.citas)} / ${k(first.dataset.big.citas)}`, `≤ ${GROWTH_GOAL}×`, ...sorted.map((s) => `first request ms @ ${k(s.dataset.big.citas)}`)];
+  const head = [
+    'case',
+    ...sorted.map((s) => `p50 ms @ ${k(s.dataset.big.citas)}`),
+    ...sorted.map((s) => `req/s @ ${k(s.dataset.big.citas)}`),
+    `p50 ${k(last.dataset.big.citas)} / ${k(first.dataset.big.citas)}`,
+    `≤ ${GROWTH_GOAL}×`,
+    ...sorted.map((s) => `first request ms @ ${k(s.dataset.big.citas)}`),
+  ];
   const rows = ids.map((id) => {
     const at = (s: ScaleReport) => s.load.find((r) => r.id === id)!;
     const ratio = at(last).p50 / at(first).p50;
-    return [at(first).label, ...sorted.map((s) => f1(at(s).p50)), ...sorted.map((s) => f0(at(s).reqPerSec)),
+    return [
+      at(first).label,
+      ...sorted.map((s) => f1(at(s).p50)),
+      ...sorted.map((s) => f0(at(s).reqPerSec)),
       // The bare route is the reference of the side-by-side check, not an endpoint of the service.
-      `${f2(ratio)}×`, id === 'bare' ? 'reference' : Number.isFinite(ratio) ? (ratio <= GROWTH_GOAL ? 'met' : '**not met**') : '–',
-      ...sorted.map((s) => f1(at(s).firstMs ?? NaN))];
+      `${f2(ratio)}×`,
+      id === 'bare' ? 'reference' : Number.isFinite(ratio) ? (ratio <= GROWTH_GOAL ? 'met' : '**not met**') : '–',
+      ...sorted.map((s) => f1(at(s).firstMs ?? NaN)),
+    ];
   });
-  return table(head, rows, ['l', ...sorted.map(() => 'r' as const), ...sorted.map(() => 'r' as const), 'r', 'l', ...sorted.map(() => 'r' as const)]);
+  return table(head, rows, [
+    'l',
+    ...sorted.map(() => 'r' as const),
+    ...sorted.map(() => 'r' as const),
+    'r',
+    'l',
+    ...sorted.map(() => 'r' as const),
+  ]);
 }
 
 export function resultsSection(m: Machine, db: Db, scales: ScaleReport[]): string {
@@ -207,9 +285,14 @@ export function resultsSection(m: Machine, db: Db, scales: ScaleReport[]): strin
     machineTable(m),
     '',
     ...(growth
-      ? [`### ${DB_NAME[db]}: growth series`, '',
-        `Closed loop, ${scales[0]!.settings.connections} connections; the goal is p50 at the largest scale within ${GROWTH_GOAL}× of p50 at the smallest.`, '',
-        growth, '']
+      ? [
+          `### ${DB_NAME[db]}: growth series`,
+          '',
+          `Closed loop, ${scales[0]!.settings.connections} connections; the goal is p50 at the largest scale within ${GROWTH_GOAL}× of p50 at the smallest.`,
+          '',
+          growth,
+          '',
+        ]
       : []),
     ...scales.flatMap((s) => [scaleSection(s), '']),
     resultsEnd(db),
@@ -221,15 +304,21 @@ export function resultsSection(m: Machine, db: Db, scales: ScaleReport[]): strin
  * e.g. the rate-limit comparison's), keeping the prose and the other sections. A sqlite run also
  * replaces the single section of earlier versions.
  */
-export function writeResults(file: string, db: Db, section: string, markers: { start: string; end: string } = { start: resultsStart(db), end: resultsEnd(db) }): void {
+export function writeResults(
+  file: string,
+  db: Db,
+  section: string,
+  markers: { start: string; end: string } = { start: resultsStart(db), end: resultsEnd(db) },
+): void {
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
   const replace = (text: string, start: string, end: string): string | null => {
     const a = text.indexOf(start);
     const b = text.indexOf(end, a);
     return a >= 0 && b > a ? text.slice(0, a) + section + text.slice(b + end.length) : null;
   };
-  const next = replace(before, markers.start, markers.end)
-    ?? (db === 'sqlite' && markers.start === resultsStart(db) ? replace(before, LEGACY_START, LEGACY_END) : null)
-    ?? `${before.trimEnd()}\n\n${section}\n`;
+  const next =
+    replace(before, markers.start, markers.end) ??
+    (db === 'sqlite' && markers.start === resultsStart(db) ? replace(before, LEGACY_START, LEGACY_END) : null) ??
+    `${before.trimEnd()}\n\n${section}\n`;
   fs.writeFileSync(file, next);
 }

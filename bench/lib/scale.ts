@@ -33,17 +33,33 @@ interface UnderLoad {
 }
 
 /** `withLimits`: run the rate-limit comparison (lib/limits.ts) after the cases, at this scale. */
-export async function runScale(opts: Options, scale: number, tmpRoot: string | null, build: ServiceBuild, mods: ServiceModules, pg: PgServer | null, withLimits: boolean): Promise<ScaleReport> {
+export async function runScale(
+  opts: Options,
+  scale: number,
+  tmpRoot: string | null,
+  build: ServiceBuild,
+  mods: ServiceModules,
+  pg: PgServer | null,
+  withLimits: boolean,
+): Promise<ScaleReport> {
   const dataDir = path.join(opts.dataDir ?? tmpRoot!, `${opts.db}-scale-${scale}`);
   let servers: Servers | null = null;
   try {
     const databaseUrl = await scaleDatabase(pg, scale);
     const ds = await prepareDataset({
-      db: opts.db, dataDir, scale, smallScale: opts.smallScale, smallClinics: opts.smallClinics, log, mods, madeBy: build.describe,
+      db: opts.db,
+      dataDir,
+      scale,
+      smallScale: opts.smallScale,
+      smallClinics: opts.smallClinics,
+      log,
+      mods,
+      madeBy: build.describe,
       // The configuration is validated whole: a socket timeout shorter than the statement
       // timeout is refused (config.ts), although the generation serves no HTTP.
       env: {
-        ...serviceEnv(dataDir, 0, databaseUrl), DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS),
+        ...serviceEnv(dataDir, 0, databaseUrl),
+        DB_STATEMENT_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS),
         SOCKET_TIMEOUT_MS: String(BUILD_STATEMENT_TIMEOUT_MS + 60_000),
       },
     });
@@ -53,14 +69,21 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     // PostgreSQL's processes are part of the system under test, not other programs' load.
     const pgPort = pg ? Number(new URL(pg.url).port) : 0;
     const serverOf = (t: Target) => (t === 'bare' ? bare : service)!;
-    const cases = await Promise.all(opts.cases.map(async (c) => {
-      if (!c.prepare) return c;
-      const prepared = await c.prepare(serverOf(c.target), ds);
-      return { ...c, path: prepared.path, headers: { ...c.headers, ...prepared.headers } };
-    }));
+    const cases = await Promise.all(
+      opts.cases.map(async (c) => {
+        if (!c.prepare) return c;
+        const prepared = await c.prepare(serverOf(c.target), ds);
+        return { ...c, path: prepared.path, headers: { ...c.headers, ...prepared.headers } };
+      }),
+    );
     const run: UnderLoad = {
-      opts, cases, ds, serverOf, pids: servers.all.map((x) => x.pid),
-      dbPids: () => (pg ? postgresPids(pgPort) : []), pg: pg !== null,
+      opts,
+      cases,
+      ds,
+      serverOf,
+      pids: servers.all.map((x) => x.pid),
+      dbPids: () => (pg ? postgresPids(pgPort) : []),
+      pg: pg !== null,
     };
 
     const firstMs = await firstRequests(run);
@@ -79,20 +102,41 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
     // After the cases and their memory figures: it starts processes of its own.
     const limits = withLimits
-      ? await runLimits({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, memoryService: service!, pids: run.pids, dbPids: run.dbPids, log })
+      ? await runLimits({
+          opts,
+          build,
+          dataDir,
+          databaseUrl,
+          apiKey: ds.apiKey,
+          memoryService: service!,
+          pids: run.pids,
+          dbPids: run.dbPids,
+          log,
+        })
       : null;
     const compressedLast = cases.some((c) => c.runLast);
     return {
       db: opts.db,
       dataset: ds,
       settings: {
-        connections: opts.connections, duration: opts.duration, warmup: opts.warmup, repeat: opts.repeat, server: build.describe,
+        connections: opts.connections,
+        duration: opts.duration,
+        warmup: opts.warmup,
+        repeat: opts.repeat,
+        server: build.describe,
         rateLimit: 'RATE_LIMIT_RPS=100000, RATE_LIMIT_BURST=1000000',
       },
-      load: loadRows, rate: rateRows, serviceHwmMiB: serviceHwm, serviceHwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
-      serviceIdleRssMiB: idleRss, bareHwmMiB: bare ? (readMemory(bare.pid)?.hwm ?? NaN) / MiB : null,
+      load: loadRows,
+      rate: rateRows,
+      serviceHwmMiB: serviceHwm,
+      serviceHwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
+      serviceIdleRssMiB: idleRss,
+      bareHwmMiB: bare ? (readMemory(bare.pid)?.hwm ?? NaN) / MiB : null,
       verdicts: verdicts({
-        load: loadRows, rate: rateRows, serviceHwmMiB: service ? serviceHwm : null, hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
+        load: loadRows,
+        rate: rateRows,
+        serviceHwmMiB: service ? serviceHwm : null,
+        hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
         bareSkipped: opts.db === 'postgres' && opts.skippedBare,
       }),
       limits,
@@ -102,7 +146,10 @@ export async function runScale(opts: Options, scale: number, tmpRoot: string | n
     await Promise.all((servers?.all ?? []).map((s) => s.stop()));
     // A temporary data set goes as soon as its scale is done (a 1M-appointment one is ~1 GB).
     if (tmpRoot) fs.rmSync(dataDir, { recursive: true, force: true });
-    if (opts.cpuProf && servers && servers.all.length > 0) log(`CPU profile(s) in ${opts.cpuProf}; summarise with: node --import tsx bench/profile-summary.ts ${opts.cpuProf}/<file>.cpuprofile`);
+    if (opts.cpuProf && servers && servers.all.length > 0)
+      log(
+        `CPU profile(s) in ${opts.cpuProf}; summarise with: node --import tsx bench/profile-summary.ts ${opts.cpuProf}/<file>.cpuprofile`,
+      );
   }
 }
 
@@ -136,7 +183,9 @@ async function firstRequests(run: UnderLoad): Promise<Map<string, number>> {
     firstMs.set(c.id, performance.now() - t0);
   }
   if (totals.has('bare') && totals.has('citas') && totals.get('bare') !== totals.get('citas')) {
-    throw new Error(`the bare route counts ${String(totals.get('bare'))} citas but the service ${String(totals.get('citas'))}: they do not run the same query`);
+    throw new Error(
+      `the bare route counts ${String(totals.get('bare'))} citas but the service ${String(totals.get('citas'))}: they do not run the same query`,
+    );
   }
   return firstMs;
 }
@@ -144,22 +193,38 @@ async function firstRequests(run: UnderLoad): Promise<Map<string, number>> {
 /** A closed-loop case: `connections` clients, each sending its next request when answered. */
 async function loadCase(run: UnderLoad, c: Case, firstMs: number | undefined): Promise<LoadRow> {
   const { opts } = run;
-  log(`load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections${opts.repeat > 1 ? `, median of ${opts.repeat}` : ''}) ...`);
+  log(
+    `load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections${opts.repeat > 1 ? `, median of ${opts.repeat}` : ''}) ...`,
+  );
   const server = run.serverOf(c.target);
   const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
-  const m = await medianOf(opts.repeat, (x) => x.result.requests.average,
-    () => measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts)));
+  const m = await medianOf(
+    opts.repeat,
+    (x) => x.result.requests.average,
+    () => measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts)),
+  );
   const r = m.result;
   const row: LoadRow = {
-    id: c.id, label: c.label, path: c.path + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
-    reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max,
-    bad: bad(r, c.status ?? 200), kbPerResponse: r.throughput.total / Math.max(1, r.requests.total) / 1024, peakRssMiB: m.peakRssMiB,
-    cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.requests.total), otherCores: m.cpu.otherCores,
+    id: c.id,
+    label: c.label,
+    path: c.path + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
+    reqPerSec: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    p999: r.latency.p99_9,
+    max: r.latency.max,
+    bad: bad(r, c.status ?? 200),
+    kbPerResponse: r.throughput.total / Math.max(1, r.requests.total) / 1024,
+    peakRssMiB: m.peakRssMiB,
+    cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.requests.total),
+    otherCores: m.cpu.otherCores,
     ...(run.pg ? { dbCpuMsPerReq: m.cpu.dbMs / Math.max(1, r.requests.total) } : {}),
     firstMs,
   };
-  log(`  ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.bad} non-2xx/errors, ` +
-    `server CPU ${row.cpuMsPerReq.toFixed(2)} ms/req${row.dbCpuMsPerReq !== undefined ? `, PostgreSQL CPU ${row.dbCpuMsPerReq.toFixed(2)} ms/req` : ''}, peak RSS ${row.peakRssMiB.toFixed(0)} MiB, other load ${row.otherCores.toFixed(2)} cores`);
+  log(
+    `  ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.bad} non-2xx/errors, ` +
+      `server CPU ${row.cpuMsPerReq.toFixed(2)} ms/req${row.dbCpuMsPerReq !== undefined ? `, PostgreSQL CPU ${row.dbCpuMsPerReq.toFixed(2)} ms/req` : ''}, peak RSS ${row.peakRssMiB.toFixed(0)} MiB, other load ${row.otherCores.toFixed(2)} cores`,
+  );
   return row;
 }
 
@@ -169,17 +234,31 @@ async function rateCase(run: UnderLoad, c: Case): Promise<RateRow> {
   log(`fixed rate: ${c.id} at ${opts.rate} req/s for ${opts.duration} s${opts.repeat > 1 ? `, median of ${opts.repeat}` : ''} ...`);
   const server = run.serverOf(c.target);
   const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
-  const m = await medianOf(opts.repeat, (x) => percentile(x.result.latencies, 99),
-    () => measure(server, run.pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: c.status ?? 200 })));
+  const m = await medianOf(
+    opts.repeat,
+    (x) => percentile(x.result.latencies, 99),
+    () => measure(server, run.pids, run.dbPids, opts, fixedRate(server.baseUrl + c.path, headers, { ...opts, status: c.status ?? 200 })),
+  );
   const r = m.result;
   const row: RateRow = {
-    id: c.id, label: c.label, path: c.path, offered: r.offered, achieved: r.achieved,
-    p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), max: percentile(r.latencies, 100),
-    bad: r.unexpected + r.errors, peakRssMiB: m.peakRssMiB,
-    cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.completed), serverCores: m.cpu.serverMs / m.cpu.elapsedMs, otherCores: m.cpu.otherCores,
+    id: c.id,
+    label: c.label,
+    path: c.path,
+    offered: r.offered,
+    achieved: r.achieved,
+    p50: percentile(r.latencies, 50),
+    p99: percentile(r.latencies, 99),
+    max: percentile(r.latencies, 100),
+    bad: r.unexpected + r.errors,
+    peakRssMiB: m.peakRssMiB,
+    cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.completed),
+    serverCores: m.cpu.serverMs / m.cpu.elapsedMs,
+    otherCores: m.cpu.otherCores,
     ...(run.pg ? { dbCpuMsPerReq: m.cpu.dbMs / Math.max(1, r.completed) } : {}),
   };
-  log(`  ${row.achieved.toFixed(0)} req/s achieved, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, ${row.bad} non-2xx/errors, ` +
-    `server busy ${(row.serverCores * 100).toFixed(0)}% of a core, other load ${row.otherCores.toFixed(2)} cores`);
+  log(
+    `  ${row.achieved.toFixed(0)} req/s achieved, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, ${row.bad} non-2xx/errors, ` +
+      `server busy ${(row.serverCores * 100).toFixed(0)}% of a core, other load ${row.otherCores.toFixed(2)} cores`,
+  );
   return row;
 }

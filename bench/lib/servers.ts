@@ -16,7 +16,18 @@ const BENCH_PEPPER = 'bench-only-pepper-not-a-secret-0123456789abcdef';
 /** `databaseUrl`: null for SQLite in DATA_DIR, else the PostgreSQL database of this scale. */
 export function serviceEnv(dataDir: string, port: number, databaseUrl: string | null): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['DATABASE_URL', 'REDIS_URL', 'API_KEY_PEPPER', 'API_KEY_PREFIX', 'API_PLANS', 'TRUST_PROXY', 'NODE_OPTIONS', 'DB_POOL_MAX', 'DB_STATEMENT_TIMEOUT_MS']) delete env[k];
+  for (const k of [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'API_KEY_PEPPER',
+    'API_KEY_PREFIX',
+    'API_PLANS',
+    'TRUST_PROXY',
+    'NODE_OPTIONS',
+    'DB_POOL_MAX',
+    'DB_STATEMENT_TIMEOUT_MS',
+  ])
+    delete env[k];
   return {
     ...env,
     ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl, API_KEY_PEPPER: BENCH_PEPPER } : {}),
@@ -43,19 +54,33 @@ export interface Servers {
 
 /** The servers `opts.cases` need, on the data set of `dataDir`; stopped by the caller (all). */
 export async function startServers(
-  opts: Options, root: string, scale: number, dataDir: string, databaseUrl: string | null, ds: Dataset, build: ServiceBuild,
-  range: { start: number; end: number }, log: (line: string) => void,
+  opts: Options,
+  root: string,
+  scale: number,
+  dataDir: string,
+  databaseUrl: string | null,
+  ds: Dataset,
+  build: ServiceBuild,
+  range: { start: number; end: number },
+  log: (line: string) => void,
 ): Promise<Servers> {
   const servers: Servers = { bare: null, service: null, all: [] };
   try {
     if (opts.cases.some((c) => c.target === 'bare')) {
       const port = await freePort();
       servers.bare = await startServer({
-        name: 'bare route', port, readyPath: '/bare/citas', cwd: root,
+        name: 'bare route',
+        port,
+        readyPath: '/bare/citas',
+        cwd: root,
         args: ['--import', 'tsx', path.join(root, 'bench/bare-route.ts')],
         env: {
-          ...process.env, PORT: String(port), BARE_DB: path.join(dataDir, 'clinic.db'), BARE_CLINIC: ds.big.id,
-          BARE_START: String(range.start), BARE_END: String(range.end),
+          ...process.env,
+          PORT: String(port),
+          BARE_DB: path.join(dataDir, 'clinic.db'),
+          BARE_CLINIC: ds.big.id,
+          BARE_START: String(range.start),
+          BARE_END: String(range.end),
         },
       });
       servers.all.push(servers.bare);
@@ -69,7 +94,10 @@ export async function startServers(
         : [];
       if (opts.cpuProf) fs.mkdirSync(opts.cpuProf, { recursive: true });
       servers.service = await startServer({
-        name: 'service', port, readyPath: '/api/v1/openapi.json', cwd: root,
+        name: 'service',
+        port,
+        readyPath: '/api/v1/openapi.json',
+        cwd: root,
         args: [...opts.nodeArgs, ...prof, build.bin, 'serve'],
         env: serviceEnv(dataDir, port, databaseUrl),
       });

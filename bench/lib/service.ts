@@ -46,15 +46,25 @@ function tsc(root: string, args: string[], log: (line: string) => void, mainJs: 
   }
 }
 
-export function buildService(root: string, opts: { ref: string | null; prebuilt: string | null }, log: (line: string) => void): ServiceBuild {
+export function buildService(
+  root: string,
+  opts: { ref: string | null; prebuilt: string | null },
+  log: (line: string) => void,
+): ServiceBuild {
   if (opts.prebuilt !== null) {
     const distDir = path.join(opts.prebuilt, 'dist');
     const bin = path.join(opts.prebuilt, 'bin/clinic-api.js');
     if (!fs.existsSync(path.join(distDir, 'cli/main.js')) || !fs.existsSync(bin)) {
-      throw new Error(`${opts.prebuilt} holds no bin/clinic-api.js and dist/cli/main.js${opts.prebuilt === root ? ': run `npm run build`, or leave out --dist' : ''}`);
+      throw new Error(
+        `${opts.prebuilt} holds no bin/clinic-api.js and dist/cli/main.js${opts.prebuilt === root ? ': run `npm run build`, or leave out --dist' : ''}`,
+      );
     }
     const rel = path.relative(root, opts.prebuilt) || '.';
-    return { distDir, bin, describe: rel === '.' ? 'bin/clinic-api.js serve on the existing dist/' : `the prebuilt ${rel}, run as \`clinic-api serve\`` };
+    return {
+      distDir,
+      bin,
+      describe: rel === '.' ? 'bin/clinic-api.js serve on the existing dist/' : `the prebuilt ${rel}, run as \`clinic-api serve\``,
+    };
   }
   const buildRoot = path.join(root, 'bench/.build');
   if (opts.ref !== null) {
@@ -69,16 +79,29 @@ export function buildService(root: string, opts: { ref: string | null; prebuilt:
     fs.mkdirSync(dir, { recursive: true });
     log(`exporting ${opts.ref} (${sha.slice(0, 12)}) and compiling it into ${path.relative(root, dir)} ...`);
     // package.json too: the CLI reads its version from it (../../package.json of dist/cli).
-    const tar = execFileSync('git', ['archive', '--format=tar', sha, 'src', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json'], { cwd: root, maxBuffer: 1 << 30 });
+    const tar = execFileSync(
+      'git',
+      ['archive', '--format=tar', sha, 'src', 'bin', 'package.json', 'tsconfig.json', 'tsconfig.build.json'],
+      { cwd: root, maxBuffer: 1 << 30 },
+    );
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
     // Inside the checkout, so node_modules and package.json ("type": "module") resolve as usual.
     tsc(root, ['-p', path.join(dir, 'tsconfig.build.json'), '--sourceMap', 'false'], log, path.join(dir, 'dist/cli/main.js'));
-    return { distDir: path.join(dir, 'dist'), bin: path.join(dir, 'bin/clinic-api.js'), describe: `commit ${sha.slice(0, 12)} (${opts.ref}), compiled, run as \`clinic-api serve\`` };
+    return {
+      distDir: path.join(dir, 'dist'),
+      bin: path.join(dir, 'bin/clinic-api.js'),
+      describe: `commit ${sha.slice(0, 12)} (${opts.ref}), compiled, run as \`clinic-api serve\``,
+    };
   }
   const dir = path.join(buildRoot, 'worktree');
   fs.rmSync(dir, { recursive: true, force: true });
   log(`compiling the working tree's src/ into ${path.relative(root, dir)} ...`);
-  tsc(root, ['-p', 'tsconfig.build.json', '--outDir', path.join(dir, 'dist'), '--sourceMap', 'false'], log, path.join(dir, 'dist/cli/main.js'));
+  tsc(
+    root,
+    ['-p', 'tsconfig.build.json', '--outDir', path.join(dir, 'dist'), '--sourceMap', 'false'],
+    log,
+    path.join(dir, 'dist/cli/main.js'),
+  );
   // The production launcher, unchanged: it loads ../dist/cli/main.js relative to itself.
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   fs.copyFileSync(path.join(root, 'bin/clinic-api.js'), path.join(dir, 'bin/clinic-api.js'));
@@ -92,7 +115,11 @@ export function buildService(root: string, opts: { ref: string | null; prebuilt:
   } catch {
     // not a git checkout
   }
-  return { distDir: path.join(dir, 'dist'), bin: path.join(dir, 'bin/clinic-api.js'), describe: `${describe}, compiled, run as \`clinic-api serve\`` };
+  return {
+    distDir: path.join(dir, 'dist'),
+    bin: path.join(dir, 'bin/clinic-api.js'),
+    describe: `${describe}, compiled, run as \`clinic-api serve\``,
+  };
 }
 
 export async function loadServiceModules(build: ServiceBuild): Promise<ServiceModules> {
@@ -106,8 +133,13 @@ export async function loadServiceModules(build: ServiceBuild): Promise<ServiceMo
     load<typeof import('../../src/services/import.js')>('services/import.js'),
   ]);
   return {
-    loadConfig: config.loadConfig, openRuntime: runtime.openRuntime, createDemoClinic: demo.createDemoClinic,
-    demoCounts: generate.demoCounts, todayIn: time.todayIn, dayStart: time.dayStart, addDays: time.addDays,
+    loadConfig: config.loadConfig,
+    openRuntime: runtime.openRuntime,
+    createDemoClinic: demo.createDemoClinic,
+    demoCounts: generate.demoCounts,
+    todayIn: time.todayIn,
+    dayStart: time.dayStart,
+    addDays: time.addDays,
     importJsonLines: imports.importJsonLines,
   };
 }

@@ -30,37 +30,53 @@ export function verdicts(v: VerdictInput): string[] {
   const citasRow = v.load.find((r) => r.id === 'citas');
   if (bareRow && citasRow) {
     const ratio = citasRow.reqPerSec / bareRow.reqPerSec;
-    out.push(`Service vs bare route, same query, same run: ${citasRow.reqPerSec.toFixed(0)} vs ${bareRow.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
-      `p99 ${citasRow.p99.toFixed(1)} vs ${bareRow.p99.toFixed(1)} ms: ${mark(ratio > 1)} (target: the service is faster).`);
+    out.push(
+      `Service vs bare route, same query, same run: ${citasRow.reqPerSec.toFixed(0)} vs ${bareRow.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
+        `p99 ${citasRow.p99.toFixed(1)} vs ${bareRow.p99.toFixed(1)} ms: ${mark(ratio > 1)} (target: the service is faster).`,
+    );
   }
   const bare304 = v.load.find((r) => r.id === 'bare-304');
   const feed304 = v.load.find((r) => r.id === 'eventos-304');
   if (bare304 && feed304) {
     const ratio = feed304.reqPerSec / bare304.reqPerSec;
-    out.push(`Feed poll answered 304 vs a bare Fastify route's fixed 304, same run: ${feed304.reqPerSec.toFixed(0)} vs ${bare304.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
-      `server CPU ${feed304.cpuMsPerReq.toFixed(3)} vs ${bare304.cpuMsPerReq.toFixed(3)} ms/req: ${mark(ratio >= FEED_304_VS_BARE && feed304.bad === 0)} (target: at least ${FEED_304_VS_BARE}×).`);
+    out.push(
+      `Feed poll answered 304 vs a bare Fastify route's fixed 304, same run: ${feed304.reqPerSec.toFixed(0)} vs ${bare304.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
+        `server CPU ${feed304.cpuMsPerReq.toFixed(3)} vs ${bare304.cpuMsPerReq.toFixed(3)} ms/req: ${mark(ratio >= FEED_304_VS_BARE && feed304.bad === 0)} (target: at least ${FEED_304_VS_BARE}×).`,
+    );
   }
   const rateFeed = v.rate.find((r) => r.id === 'eventos-304');
-  if (rateFeed) out.push(`Feed poll (304) at ${rateFeed.offered} req/s offered: p99 ${rateFeed.p99.toFixed(2)} ms: ${mark(rateFeed.p99 < FEED_304_P99_MS && rateFeed.bad === 0)} (target: p99 < ${FEED_304_P99_MS} ms).`);
+  if (rateFeed)
+    out.push(
+      `Feed poll (304) at ${rateFeed.offered} req/s offered: p99 ${rateFeed.p99.toFixed(2)} ms: ${mark(rateFeed.p99 < FEED_304_P99_MS && rateFeed.bad === 0)} (target: p99 < ${FEED_304_P99_MS} ms).`,
+    );
   const citas500 = v.load.find((r) => r.id === 'citas-500');
   const feed500 = v.load.find((r) => r.id === 'eventos-500');
   if (citas500 && feed500) {
     const ratio = citas500.reqPerSec / feed500.reqPerSec;
-    out.push(`A page of 500 events vs a page of 500 citas: ${feed500.reqPerSec.toFixed(0)} vs ${citas500.reqPerSec.toFixed(0)} req/s, p50 ${feed500.p50.toFixed(1)} vs ${citas500.p50.toFixed(1)} ms, ` +
-      `server CPU ${feed500.cpuMsPerReq.toFixed(2)} vs ${citas500.cpuMsPerReq.toFixed(2)} ms/req: the feed takes ${ratio.toFixed(2)}× the time: ${mark(ratio <= FEED_PAGE_VS_CITAS)} (target: within ${FEED_PAGE_VS_CITAS}×).`);
+    out.push(
+      `A page of 500 events vs a page of 500 citas: ${feed500.reqPerSec.toFixed(0)} vs ${citas500.reqPerSec.toFixed(0)} req/s, p50 ${feed500.p50.toFixed(1)} vs ${citas500.p50.toFixed(1)} ms, ` +
+        `server CPU ${feed500.cpuMsPerReq.toFixed(2)} vs ${citas500.cpuMsPerReq.toFixed(2)} ms/req: the feed takes ${ratio.toFixed(2)}× the time: ${mark(ratio <= FEED_PAGE_VS_CITAS)} (target: within ${FEED_PAGE_VS_CITAS}×).`,
+    );
   }
   const rateCitas = v.rate.find((r) => r.id === 'citas');
-  if (rateCitas) out.push(`citas at ${rateCitas.offered} req/s offered: p99 ${rateCitas.p99.toFixed(1)} ms: ${mark(rateCitas.p99 < TARGET_P99_MS && rateCitas.bad === 0)} (target: p99 < ${TARGET_P99_MS} ms).`);
+  if (rateCitas)
+    out.push(
+      `citas at ${rateCitas.offered} req/s offered: p99 ${rateCitas.p99.toFixed(1)} ms: ${mark(rateCitas.p99 < TARGET_P99_MS && rateCitas.bad === 0)} (target: p99 < ${TARGET_P99_MS} ms).`,
+    );
   if (v.serviceHwmMiB !== null) {
     const withoutBr = v.hwmBeforeCompressionMiB !== null ? ` (${v.hwmBeforeCompressionMiB.toFixed(0)} MiB before the compressed case)` : '';
-    out.push(`Service peak RSS ${v.serviceHwmMiB.toFixed(0)} MiB${withoutBr}: ${mark(v.serviceHwmMiB < TARGET_RSS_MIB)} (target: < ${TARGET_RSS_MIB} MB).`);
+    out.push(
+      `Service peak RSS ${v.serviceHwmMiB.toFixed(0)} MiB${withoutBr}: ${mark(v.serviceHwmMiB < TARGET_RSS_MIB)} (target: < ${TARGET_RSS_MIB} MB).`,
+    );
   }
   const failing = [...v.load, ...v.rate].filter((r) => r.bad > 0);
   if (failing.length) out.push(`**Non-2xx responses or errors** in: ${failing.map((r) => r.label).join(', ')}.`);
   const noisy = [...v.load, ...v.rate].filter((r) => r.otherCores >= NOISY_CORES);
   if (noisy.length) {
-    out.push(`**Other programs were busy** during: ${noisy.map((r) => `${r.label} (${r.otherCores.toFixed(2)} cores)`).join(', ')}; ` +
-      'those figures understate the service. Run again on a quiet machine.');
+    out.push(
+      `**Other programs were busy** during: ${noisy.map((r) => `${r.label} (${r.otherCores.toFixed(2)} cores)`).join(', ')}; ` +
+        'those figures understate the service. Run again on a quiet machine.',
+    );
   }
   if (v.bareSkipped) out.push('The bare route (plain better-sqlite3 on the SQLite file) is SQLite only: skipped for PostgreSQL.');
   return out;

@@ -21,7 +21,11 @@ export async function pgAdmin(given: string | undefined): Promise<{ url: string;
 }
 
 /** A fresh migrated database: a new SQLite file under a temp dir, or a new PostgreSQL database. */
-export async function scratchDatabase(dialect: Dialect, pgAdminUrl: string | null, tag: string): Promise<{ database: Database; where: string }> {
+export async function scratchDatabase(
+  dialect: Dialect,
+  pgAdminUrl: string | null,
+  tag: string,
+): Promise<{ database: Database; where: string }> {
   let database: Database;
   let where: string;
   if (dialect === 'sqlite') {

@@ -32,9 +32,19 @@ async function measure(dialect: Dialect, size: number, pgUrl: string | null) {
   const t0 = Date.now();
   await database.db.transaction().execute(async (trx) => {
     if (dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const w = new RecordWriter(trx, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, { mode: 'insert', now: () => NOW_MS });
+    const w = new RecordWriter(
+      trx,
+      { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
+      { mode: 'insert', now: () => NOW_MS },
+    );
     let n = 0;
-    for (const r of generateDemo({ seed: 1, scale: size / 200, today: '2026-03-28', timeZone: clinic.timezone, nowSeconds: NOW_MS / 1000 })) {
+    for (const r of generateDemo({
+      seed: 1,
+      scale: size / 200,
+      today: '2026-03-28',
+      timeZone: clinic.timezone,
+      nowSeconds: NOW_MS / 1000,
+    })) {
       if (r.type !== 'clienta' || n === size) break;
       await w.add(r);
       n++;
@@ -65,7 +75,9 @@ async function measure(dialect: Dialect, size: number, pgUrl: string | null) {
       await new ClientasSearch().count(database.db, clinic.id, filter);
       count.push(performance.now() - t);
     }
-    out.push(`| ${dialect} | ${size.toLocaleString('en-US')} | ${name} | ${total.toLocaleString('en-US')} | ${median(page).toFixed(1)} | ${median(count).toFixed(1)} |`);
+    out.push(
+      `| ${dialect} | ${size.toLocaleString('en-US')} | ${name} | ${total.toLocaleString('en-US')} | ${median(page).toFixed(1)} | ${median(count).toFixed(1)} |`,
+    );
   }
   process.stdout.write(`<!-- ${dialect} ${size}: loaded in ${loadS.toFixed(0)} s (${where}) -->\n${out.join('\n')}\n`);
   await database.close();

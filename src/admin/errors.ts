@@ -19,17 +19,24 @@ interface ErrorPage {
 /** The page for each reason a dashboard request can be refused for; null: not a refusal (a bug). */
 function refusalPage(reason: DomainReason, t: Messages): ErrorPage | null {
   switch (reason) {
-    case 'not_found': return { status: 404, title: t.notFoundTitle, text: t.notFoundText, tone: 'info' };
-    case 'forbidden': return { status: 403, title: t.forbiddenTitle, text: t.forbiddenRole, tone: 'warning' };
-    case 'plan_not_eligible': return { status: 403, title: t.forbiddenTitle, text: t.forbiddenPlan, tone: 'warning' };
-    case 'csrf_failed': return { status: 403, title: t.csrfTitle, text: t.csrfText, tone: 'warning' };
-    case 'api_key_on_dashboard': return { status: 401, title: t.apiKeyTitle, text: t.apiKeyText, tone: 'danger' };
+    case 'not_found':
+      return { status: 404, title: t.notFoundTitle, text: t.notFoundText, tone: 'info' };
+    case 'forbidden':
+      return { status: 403, title: t.forbiddenTitle, text: t.forbiddenRole, tone: 'warning' };
+    case 'plan_not_eligible':
+      return { status: 403, title: t.forbiddenTitle, text: t.forbiddenPlan, tone: 'warning' };
+    case 'csrf_failed':
+      return { status: 403, title: t.csrfTitle, text: t.csrfText, tone: 'warning' };
+    case 'api_key_on_dashboard':
+      return { status: 401, title: t.apiKeyTitle, text: t.apiKeyText, tone: 'danger' };
     case 'invalid_input':
     case 'conflict':
-    case 'rejected': return { status: 400, title: t.badRequestTitle, text: t.badRequestText, tone: 'danger' };
+    case 'rejected':
+      return { status: 400, title: t.badRequestTitle, text: t.badRequestText, tone: 'danger' };
     case 'invalid_config':
     case 'expired':
-    case 'environment': return null;
+    case 'environment':
+      return null;
   }
 }
 
@@ -56,7 +63,15 @@ export function renderErrorPage(err: unknown, req: FastifyRequest, reply: Fastif
   }
   if (page === null) {
     req.log.error({ err }, 'dashboard error');
-    return sendPage(reply, 500, messagePage({ t, title: t.errorTitle, text: t.errorText, person, csrf, tone: 'danger', reference: req.id, here: herePath(req) }));
+    return sendPage(
+      reply,
+      500,
+      messagePage({ t, title: t.errorTitle, text: t.errorText, person, csrf, tone: 'danger', reference: req.id, here: herePath(req) }),
+    );
   }
-  return sendPage(reply, page.status, messagePage({ t, title: page.title, text: page.text, person, csrf, tone: page.tone, here: herePath(req) }));
+  return sendPage(
+    reply,
+    page.status,
+    messagePage({ t, title: page.title, text: page.text, person, csrf, tone: page.tone, here: herePath(req) }),
+  );
 }

@@ -25,7 +25,8 @@ export async function requireViewer(req: FastifyRequest, reply: FastifyReply) {
 }
 
 export async function requireCsrf(req: FastifyRequest) {
-  if (!sameOriginRequest(req) || !csrfValid(req.viewer?.token, field(req.body, CSRF_FIELD))) throw new DomainError('csrf_failed', 'form refused (CSRF)');
+  if (!sameOriginRequest(req) || !csrfValid(req.viewer?.token, field(req.body, CSRF_FIELD)))
+    throw new DomainError('csrf_failed', 'form refused (CSRF)');
 }
 
 /**

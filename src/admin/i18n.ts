@@ -49,7 +49,8 @@ const en = {
   sessionExpired: 'Your session has expired. Sign in again to continue.',
 
   pageTitle: 'API keys',
-  pageLead: 'API keys let other programs, such as your website, your CRM or your reports, read this clinic’s appointments, clients and calls. A key works until you revoke it or it expires.',
+  pageLead:
+    'API keys let other programs, such as your website, your CRM or your reports, read this clinic’s appointments, clients and calls. A key works until you revoke it or it expires.',
   planLabel: 'Plan',
   howToTitle: 'How a program uses a key',
   howToText: 'It sends the key in every request, in this header:',
@@ -66,7 +67,8 @@ const en = {
   formHasErrors: 'The key was not created. Check the field marked below.',
 
   newKeyTitle: (name: string) => `Your new key “${name}”`,
-  newKeyWarning: 'Copy it now and keep it somewhere safe. You won’t see it again: only a fingerprint of it is stored, so nobody can show it to you later.',
+  newKeyWarning:
+    'Copy it now and keep it somewhere safe. You won’t see it again: only a fingerprint of it is stored, so nobody can show it to you later.',
   newKeyLabel: 'New API key',
   copy: 'Copy',
   copied: 'Copied to the clipboard.',
@@ -95,9 +97,12 @@ const en = {
 
   staffCannotTitle: 'Only the clinic owner can create or revoke API keys.',
   staffCannotText: (owners: string | null) =>
-    owners ? `If you need a key, ask ${owners}. You can still see the keys and how they are used.` : 'If you need a key, ask the clinic owner. You can still see the keys and how they are used.',
+    owners
+      ? `If you need a key, ask ${owners}. You can still see the keys and how they are used.`
+      : 'If you need a key, ask the clinic owner. You can still see the keys and how they are used.',
   planTitle: (plan: string) => `The API is not included in the ${plan} plan.`,
-  planText: (plans: string) => `To create API keys, upgrade the clinic to ${plans}. Keys that already exist keep working until they are revoked or expire.`,
+  planText: (plans: string) =>
+    `To create API keys, upgrade the clinic to ${plans}. Keys that already exist keep working until they are revoked or expire.`,
   revokedNotice: (name: string) => `The key “${name}” is revoked. Requests that use it are refused from now on.`,
 
   usageTitle: { one: 'Usage in the last day', other: 'Usage in the last {n} days' } as Plural,
@@ -192,7 +197,8 @@ const es: Messages = {
   sessionExpired: 'Tu sesión ha caducado. Vuelve a iniciar sesión para continuar.',
 
   pageTitle: 'Claves de API',
-  pageLead: 'Las claves de API permiten que otros programas, como tu web, tu CRM o tus informes, lean las citas, clientas y llamadas de esta clínica. Una clave funciona hasta que la revocas o caduca.',
+  pageLead:
+    'Las claves de API permiten que otros programas, como tu web, tu CRM o tus informes, lean las citas, clientas y llamadas de esta clínica. Una clave funciona hasta que la revocas o caduca.',
   planLabel: 'Plan',
   howToTitle: 'Cómo usa un programa la clave',
   howToText: 'La envía en cada petición, en esta cabecera:',
@@ -209,7 +215,8 @@ const es: Messages = {
   formHasErrors: 'No se ha creado la clave. Revisa el campo marcado abajo.',
 
   newKeyTitle: (name: string) => `Tu nueva clave «${name}»`,
-  newKeyWarning: 'Cópiala ahora y guárdala en un lugar seguro. No volverás a verla: solo se guarda una huella de ella, así que nadie podrá enseñártela después.',
+  newKeyWarning:
+    'Cópiala ahora y guárdala en un lugar seguro. No volverás a verla: solo se guarda una huella de ella, así que nadie podrá enseñártela después.',
   newKeyLabel: 'Nueva clave de API',
   copy: 'Copiar',
   copied: 'Copiada al portapapeles.',
@@ -238,13 +245,17 @@ const es: Messages = {
 
   staffCannotTitle: 'Solo la persona titular de la clínica puede crear o revocar claves de API.',
   staffCannotText: (owners: string | null) =>
-    owners ? `Si necesitas una clave, pídesela a ${owners}. Puedes ver las claves y cómo se usan.` : 'Si necesitas una clave, pídesela a la persona titular de la clínica. Puedes ver las claves y cómo se usan.',
+    owners
+      ? `Si necesitas una clave, pídesela a ${owners}. Puedes ver las claves y cómo se usan.`
+      : 'Si necesitas una clave, pídesela a la persona titular de la clínica. Puedes ver las claves y cómo se usan.',
   planTitle: (plan: string) => `La API no está incluida en el plan ${plan}.`,
-  planText: (plans: string) => `Para crear claves de API, cambia la clínica a ${plans}. Las claves que ya existen siguen funcionando hasta que se revoquen o caduquen.`,
+  planText: (plans: string) =>
+    `Para crear claves de API, cambia la clínica a ${plans}. Las claves que ya existen siguen funcionando hasta que se revoquen o caduquen.`,
   revokedNotice: (name: string) => `La clave «${name}» está revocada. Las peticiones que la usen se rechazan desde ahora.`,
 
   usageTitle: { one: 'Uso en el último día', other: 'Uso en los últimos {n} días' },
-  usageLead: (tz: string) => `Peticiones de cada clave por día (hora de ${tz}). Una integración que funciona muestra barras regulares con pocos errores o ninguno.`,
+  usageLead: (tz: string) =>
+    `Peticiones de cada clave por día (hora de ${tz}). Una integración que funciona muestra barras regulares con pocos errores o ninguno.`,
   legendOk: 'Correctas',
   legendErrors: 'Con error',
   requests: { one: '{n} petición', other: '{n} peticiones' },
@@ -253,7 +264,10 @@ const es: Messages = {
   dayBar: (day: string, ok: string, err: string) => `${day}: ${ok}, ${err}`,
   lastErrors: 'Últimos errores',
   noErrors: 'Sin errores.',
-  noUsageAtAll: { one: 'Ninguna clave ha hecho peticiones en el último día.', other: 'Ninguna clave ha hecho peticiones en los últimos {n} días.' },
+  noUsageAtAll: {
+    one: 'Ninguna clave ha hecho peticiones en el último día.',
+    other: 'Ninguna clave ha hecho peticiones en los últimos {n} días.',
+  },
   idleKeys: { one: 'Sin peticiones en el último día:', other: 'Sin peticiones en los últimos {n} días:' },
   errorTimes: { one: '{n} vez', other: '{n} veces' },
   errorHelp: {
@@ -274,7 +288,8 @@ const es: Messages = {
   noClinics: 'Aún no hay clínicas.',
 
   revokeTitle: (name: string) => `¿Revocar la clave «${name}»?`,
-  revokeText: 'Cualquier programa que use esta clave dejará de funcionar al momento: sus peticiones se rechazarán con el error 401 invalid_api_key.',
+  revokeText:
+    'Cualquier programa que use esta clave dejará de funcionar al momento: sus peticiones se rechazarán con el error 401 invalid_api_key.',
   revokeUndo: 'No se puede deshacer. Para volver a conectar el programa, crea una clave nueva y ponla en la configuración del programa.',
   revokeConfirm: 'Revocar clave',
   cancel: 'Cancelar',
@@ -286,15 +301,18 @@ const es: Messages = {
   forbiddenRole: 'Solo la persona titular de la clínica o un superadmin pueden crear o revocar claves de API.',
   forbiddenPlan: 'El plan de esta clínica no incluye la API.',
   csrfTitle: 'Este formulario ha caducado',
-  csrfText: 'El formulario era demasiado antiguo o no se envió desde esta página, así que no se ha cambiado nada. Vuelve atrás, recarga la página y prueba otra vez.',
+  csrfText:
+    'El formulario era demasiado antiguo o no se envió desde esta página, así que no se ha cambiado nada. Vuelve atrás, recarga la página y prueba otra vez.',
   apiKeyTitle: 'Aquí no se aceptan claves de API',
-  apiKeyText: 'El panel es para personas: inicia sesión con tu correo y tu contraseña. Las claves de API solo sirven para la API, en /api/v1/.',
+  apiKeyText:
+    'El panel es para personas: inicia sesión con tu correo y tu contraseña. Las claves de API solo sirven para la API, en /api/v1/.',
   errorTitle: 'Algo ha fallado',
   errorText: 'No se ha cambiado nada. Prueba de nuevo en un momento; si sigue pasando, da a soporte esta referencia:',
   badRequestTitle: 'No se ha podido leer la petición',
   badRequestText: 'Vuelve atrás y prueba otra vez.',
   unusableTextTitle: 'Un campo no se puede guardar así',
-  unusableTextText: 'Contiene caracteres de control invisibles (como un byte NUL) o es demasiado largo. Vuelve atrás, escríbelo de nuevo y prueba otra vez.',
+  unusableTextText:
+    'Contiene caracteres de control invisibles (como un byte NUL) o es demasiado largo. Vuelve atrás, escríbelo de nuevo y prueba otra vez.',
   overloadedTitle: 'El servicio está muy ocupado',
   overloadedText: 'No se ha cambiado nada. Espera unos segundos y prueba otra vez.',
   backToDashboard: 'Volver al panel',
@@ -368,7 +386,11 @@ export class Formatter {
   private readonly relative: Intl.RelativeTimeFormat;
   private readonly orList: Intl.ListFormat;
 
-  constructor(readonly t: Messages, readonly timeZone: string, private readonly nowMs: number) {
+  constructor(
+    readonly t: Messages,
+    readonly timeZone: string,
+    private readonly nowMs: number,
+  ) {
     this.dateTime = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone });
     this.date = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeZone });
     this.weekday = new Intl.DateTimeFormat(t.locale, { weekday: 'short', day: 'numeric', timeZone: 'UTC' });

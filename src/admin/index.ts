@@ -46,10 +46,14 @@ export interface ThrottleTuning {
 }
 
 export const DEFAULT_THROTTLE: ThrottleTuning = {
-  accountIpBurst: 5, accountIpPerSecond: 1 / 60,
-  accountBurst: 50, accountPerSecond: 1 / 10,
-  ipBurst: 20, ipPerSecond: 1 / 30,
-  verifyConcurrency: 2, verifyQueue: 8,
+  accountIpBurst: 5,
+  accountIpPerSecond: 1 / 60,
+  accountBurst: 50,
+  accountPerSecond: 1 / 10,
+  ipBurst: 20,
+  ipPerSecond: 1 / 30,
+  verifyConcurrency: 2,
+  verifyQueue: 8,
 };
 
 export interface AdminTuning {
@@ -75,8 +79,13 @@ export interface AdminOptions extends AdminTuning {
 
 // Everything the pages need comes from this origin; no inline script or style, no framing.
 const CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "form-action 'self'",
-  "frame-ancestors 'none'", "base-uri 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
 ].join('; ');
 
 const BEARER_RE = /^\s*bearer\b/i;
@@ -88,7 +97,12 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   // guesser would get one allowance per instance behind the load balancer.
   const limiters = opts.limiters ?? new RateLimiters(null);
   const ctx: AdminContext = {
-    db: opts.db, keys: opts.keys, webhooks: opts.webhooks, usage: opts.usage, config: opts.config, now: opts.now,
+    db: opts.db,
+    keys: opts.keys,
+    webhooks: opts.webhooks,
+    usage: opts.usage,
+    config: opts.config,
+    now: opts.now,
     sessions: new Sessions(opts.db, session, opts.now),
     limiters: {
       accountIp: limiters.make('signin-account-ip', throttle.accountIpPerSecond, throttle.accountIpBurst),

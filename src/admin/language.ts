@@ -55,7 +55,8 @@ export async function languageRoutes(app: FastifyInstance, ctx: AdminContext) {
   app.post('/language', PAGE_ROUTE, async (req, reply) => {
     // Signed in, the session is the CSRF secret; on the sign-in page, the pre-session cookie.
     const secret = req.viewer ? req.viewer.token : req.cookies[PRESESSION_COOKIE];
-    if (!sameOriginRequest(req) || !csrfValid(secret, field(req.body, CSRF_FIELD))) throw new DomainError('csrf_failed', 'the language form failed its CSRF check');
+    if (!sameOriginRequest(req) || !csrfValid(secret, field(req.body, CSRF_FIELD)))
+      throw new DomainError('csrf_failed', 'the language form failed its CSRF check');
     const lang = asLang(field(req.body, 'lang'));
     if (!lang) throw new DomainError('invalid_input', 'unknown language', { field: 'lang' });
     reply.setCookie(LANG_COOKIE, lang, cookie);

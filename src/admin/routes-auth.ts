@@ -57,7 +57,8 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     const body = req.body;
     const lang = langOf(req, field(body, 'lang'));
     req.lang = lang;
-    if (!sameOriginRequest(req) || !csrfValid(req.cookies[PRESESSION_COOKIE], field(body, CSRF_FIELD))) throw new DomainError('csrf_failed', 'form refused (CSRF)');
+    if (!sameOriginRequest(req) || !csrfValid(req.cookies[PRESESSION_COOKIE], field(body, CSRF_FIELD)))
+      throw new DomainError('csrf_failed', 'form refused (CSRF)');
 
     const email = field(body, 'email').trim().toLowerCase().slice(0, 254);
     const password = field(body, 'password');
@@ -102,7 +103,8 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
   app.post('/sign-out', PAGE_ROUTE, async (req, reply) => {
     const v = req.viewer;
     if (v) {
-      if (!sameOriginRequest(req) || !csrfValid(v.token, field(req.body, CSRF_FIELD))) throw new DomainError('csrf_failed', 'form refused (CSRF)');
+      if (!sameOriginRequest(req) || !csrfValid(v.token, field(req.body, CSRF_FIELD)))
+        throw new DomainError('csrf_failed', 'form refused (CSRF)');
       await ctx.sessions.destroy(v.token);
     }
     reply.clearCookie(SESSION_COOKIE, ctx.cookies);

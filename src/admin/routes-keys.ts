@@ -30,9 +30,14 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
 
   function keyView(k: ApiKeyListing, nowS: number): KeyView {
     return {
-      id: k.id, name: k.name, hint: k.hint, createdByEmail: k.created_by_email, createdAt: Number(k.created_at),
+      id: k.id,
+      name: k.name,
+      hint: k.hint,
+      createdByEmail: k.created_by_email,
+      createdAt: Number(k.created_at),
       lastUsedAt: k.last_used_at === null ? null : Number(k.last_used_at),
-      expiresAt: k.expires_at === null ? null : Number(k.expires_at), status: statusOf(k, nowS),
+      expiresAt: k.expires_at === null ? null : Number(k.expires_at),
+      status: statusOf(k, nowS),
     };
   }
 
@@ -54,10 +59,24 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
       v.role === 'superadmin' ? listClinics(ctx.db) : Promise.resolve(null),
     ]);
     const page = apiKeysPage({
-      t, fmt: new Formatter(t, clinic.timezone, nowMs), person: v, csrf: csrfToken(v.token), clinic, clinics,
-      canManage, eligible: isApiEligible(clinic.plan, ctx.config.apiPlans), eligiblePlans: [...ctx.config.apiPlans],
-      owners, keys: listing.map((k) => keyView(k, nowS)), usage, days, flash, form,
-      apiBase: `${req.protocol}://${req.host}/api/v1/`, keyPrefix: prefix, url: (p) => listUrl(v, clinic, p),
+      t,
+      fmt: new Formatter(t, clinic.timezone, nowMs),
+      person: v,
+      csrf: csrfToken(v.token),
+      clinic,
+      clinics,
+      canManage,
+      eligible: isApiEligible(clinic.plan, ctx.config.apiPlans),
+      eligiblePlans: [...ctx.config.apiPlans],
+      owners,
+      keys: listing.map((k) => keyView(k, nowS)),
+      usage,
+      days,
+      flash,
+      form,
+      apiBase: `${req.protocol}://${req.host}/api/v1/`,
+      keyPrefix: prefix,
+      url: (p) => listUrl(v, clinic, p),
     });
     return sendPage(reply, status, page);
   }
@@ -78,7 +97,8 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const clinic = await actingClinic(req, v, field(body, 'clinic'));
     if (!clinic) throw notFound();
     if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage keys');
-    if (!isApiEligible(clinic.plan, ctx.config.apiPlans)) throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
+    if (!isApiEligible(clinic.plan, ctx.config.apiPlans))
+      throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
 
     const t = messages(pageLang(req));
     const name = field(body, 'name').trim();
@@ -93,7 +113,14 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const expiresAt = expires === 'never' ? null : nowS + Number(expires) * DAY_S;
     try {
       const issued = await ctx.keys.create({ clinicId: clinic.id, name, expiresAt, createdBy: v.userId });
-      await ctx.sessions.setFlash(v.token, { kind: 'created', clinicId: clinic.id, keyId: issued.id, name: issued.name, key: issued.key, expiresAt });
+      await ctx.sessions.setFlash(v.token, {
+        kind: 'created',
+        clinicId: clinic.id,
+        keyId: issued.id,
+        name: issued.name,
+        key: issued.key,
+        expiresAt,
+      });
       req.log.info({ clinic: clinic.id, key: issued.id, user: v.userId }, 'dashboard: API key created');
     } catch (err) {
       // A plan that changed since the check above is a refusal page (errors.ts) like any other.
@@ -131,11 +158,21 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const listing = (await ctx.keys.list(clinic.id)).find((k) => k.id === key.id);
     if (!listing) throw notFound();
     const t = messages(pageLang(req));
-    return sendPage(reply, 200, revokePage({
-      t, fmt: new Formatter(t, clinic.timezone, nowMs), person: v, csrf: csrfToken(v.token), clinic,
-      key: keyView(listing, Math.floor(nowMs / 1000)), keyPrefix: prefix,
-      action: listUrl(v, clinic, `/dashboard/settings/api/keys/${key.id}/revoke`), cancel: listUrl(v, clinic),
-    }));
+    return sendPage(
+      reply,
+      200,
+      revokePage({
+        t,
+        fmt: new Formatter(t, clinic.timezone, nowMs),
+        person: v,
+        csrf: csrfToken(v.token),
+        clinic,
+        key: keyView(listing, Math.floor(nowMs / 1000)),
+        keyPrefix: prefix,
+        action: listUrl(v, clinic, `/dashboard/settings/api/keys/${key.id}/revoke`),
+        cancel: listUrl(v, clinic),
+      }),
+    );
   });
 
   app.post('/settings/api/keys/:id/revoke', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {

@@ -37,18 +37,31 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     req.lang = asLang(clinic.language);
     const t = messages(pageLang(req));
     return {
-      t, fmt: new Formatter(t, clinic.timezone, ctx.now()), person: v, csrf: csrfToken(v.token), clinic,
-      canManage: canManageKeys(v, clinic.id), url: (p: string) => clinicUrl(v, clinic, p),
+      t,
+      fmt: new Formatter(t, clinic.timezone, ctx.now()),
+      person: v,
+      csrf: csrfToken(v.token),
+      clinic,
+      canManage: canManageKeys(v, clinic.id),
+      url: (p: string) => clinicUrl(v, clinic, p),
     };
   }
 
   async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: WebhookForm | null) {
     const c = common(req, v, clinic);
     const flash = form ? null : await ctx.sessions.takeFlash(v.token, v.flash, clinic.id);
-    return sendPage(reply, status, webhooksPage({
-      ...c, eligible: isApiEligible(clinic.plan, ctx.config.apiPlans), eligiblePlans: [...ctx.config.apiPlans],
-      endpoints: await ctx.webhooks.list(clinic.id), flash, form,
-    }));
+    return sendPage(
+      reply,
+      status,
+      webhooksPage({
+        ...c,
+        eligible: isApiEligible(clinic.plan, ctx.config.apiPlans),
+        eligiblePlans: [...ctx.config.apiPlans],
+        endpoints: await ctx.webhooks.list(clinic.id),
+        flash,
+        form,
+      }),
+    );
   }
 
   /** The clinic in view, which a route that acts on it needs. */
@@ -81,11 +94,23 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     const v = viewerOf(req);
     const clinic = await clinicOf(req, v, field(req.body, 'clinic'));
     if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage webhooks');
-    if (!isApiEligible(clinic.plan, ctx.config.apiPlans)) throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
+    if (!isApiEligible(clinic.plan, ctx.config.apiPlans))
+      throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
     const form: WebhookForm = { url: field(req.body, 'url').trim(), events: fields(req.body, 'events'), error: null };
     try {
-      const { endpoint, secret } = await ctx.webhooks.create({ clinicId: clinic.id, url: form.url, eventTypes: form.events, createdBy: v.userId });
-      await ctx.sessions.setFlash(v.token, { kind: 'webhook-created', clinicId: clinic.id, endpointId: endpoint.id, url: endpoint.url, secret });
+      const { endpoint, secret } = await ctx.webhooks.create({
+        clinicId: clinic.id,
+        url: form.url,
+        eventTypes: form.events,
+        createdBy: v.userId,
+      });
+      await ctx.sessions.setFlash(v.token, {
+        kind: 'webhook-created',
+        clinicId: clinic.id,
+        endpointId: endpoint.id,
+        url: endpoint.url,
+        secret,
+      });
       req.log.info({ clinic: clinic.id, endpoint: endpoint.id, user: v.userId }, 'dashboard: webhook endpoint created');
     } catch (err) {
       if (err instanceof DestinationRefused) form.error = err.refusal;
@@ -110,7 +135,11 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
   });
 
   /** Runs an action on the endpoint, leaves its outcome for the next page and goes there. */
-  async function act(req: FastifyRequest, reply: FastifyReply, run: (clinic: Clinic, e: EndpointRow, t: Messages) => Promise<{ ok: boolean; text: string; to?: string }>) {
+  async function act(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    run: (clinic: Clinic, e: EndpointRow, t: Messages) => Promise<{ ok: boolean; text: string; to?: string }>,
+  ) {
     const v = viewerOf(req);
     const { clinic, endpoint } = await endpointOf(req, v, true);
     const t = messages(pageLang(req));
@@ -121,25 +150,36 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
 
   const post = { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] };
 
-  app.post(`${ROUTE}/:id/test`, post, (req, reply) => act(req, reply, async (clinic, e, t) => {
-    const a = await ctx.webhooks.sendTest(clinic.id, e.id);
-    return { ok: a.ok, text: a.ok ? t.wh.testDelivered(attemptText(t, a)) : t.wh.testFailed(attemptText(t, a)) };
-  }));
+  app.post(`${ROUTE}/:id/test`, post, (req, reply) =>
+    act(req, reply, async (clinic, e, t) => {
+      const a = await ctx.webhooks.sendTest(clinic.id, e.id);
+      return { ok: a.ok, text: a.ok ? t.wh.testDelivered(attemptText(t, a)) : t.wh.testFailed(attemptText(t, a)) };
+    }),
+  );
 
-  app.post(`${ROUTE}/:id/deliveries/:delivery/resend`, post, (req, reply) => act(req, reply, async (clinic, e, t) => {
-    const deliveryId = (req.params as { delivery: string }).delivery;
-    const d = ID_RE.test(deliveryId) ? (await ctx.webhooks.deliveries(clinic.id, e.id, 1_000)).find((x) => x.id === deliveryId) : undefined;
-    if (!d) throw notFound();
-    const a = await ctx.webhooks.resend(clinic.id, d.id);
-    return { ok: a.ok, text: t.wh.resent(`${d.tipo}: ${attemptText(t, a)}`) };
-  }));
+  app.post(`${ROUTE}/:id/deliveries/:delivery/resend`, post, (req, reply) =>
+    act(req, reply, async (clinic, e, t) => {
+      const deliveryId = (req.params as { delivery: string }).delivery;
+      const d = ID_RE.test(deliveryId)
+        ? (await ctx.webhooks.deliveries(clinic.id, e.id, 1_000)).find((x) => x.id === deliveryId)
+        : undefined;
+      if (!d) throw notFound();
+      const a = await ctx.webhooks.resend(clinic.id, d.id);
+      return { ok: a.ok, text: t.wh.resent(`${d.tipo}: ${attemptText(t, a)}`) };
+    }),
+  );
 
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
-    app.post(`${ROUTE}/:id/${action}`, post, (req, reply) => act(req, reply, async (clinic, e, t) => {
-      await ctx.webhooks.setEnabled(clinic.id, e.id, enabled);
-      req.log.info({ clinic: clinic.id, endpoint: e.id, user: req.viewer?.userId }, `dashboard: webhook endpoint ${action}d`);
-      return { ok: true, text: enabled ? t.wh.enabledNotice : t.wh.disabledNotice };
-    }));
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    app.post(`${ROUTE}/:id/${action}`, post, (req, reply) =>
+      act(req, reply, async (clinic, e, t) => {
+        await ctx.webhooks.setEnabled(clinic.id, e.id, enabled);
+        req.log.info({ clinic: clinic.id, endpoint: e.id, user: req.viewer?.userId }, `dashboard: webhook endpoint ${action}d`);
+        return { ok: true, text: enabled ? t.wh.enabledNotice : t.wh.disabledNotice };
+      }),
+    );
   }
 
   app.get(`${ROUTE}/:id/delete`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
@@ -148,9 +188,11 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     return sendPage(reply, 200, deleteEndpointPage({ ...common(req, v, clinic), endpoint }));
   });
 
-  app.post(`${ROUTE}/:id/delete`, post, (req, reply) => act(req, reply, async (clinic, e, t) => {
-    await ctx.webhooks.delete(clinic.id, e.id);
-    req.log.info({ clinic: clinic.id, endpoint: e.id, user: req.viewer?.userId }, 'dashboard: webhook endpoint deleted');
-    return { ok: true, text: t.wh.deletedNotice(e.url), to: BASE };
-  }));
+  app.post(`${ROUTE}/:id/delete`, post, (req, reply) =>
+    act(req, reply, async (clinic, e, t) => {
+      await ctx.webhooks.delete(clinic.id, e.id);
+      req.log.info({ clinic: clinic.id, endpoint: e.id, user: req.viewer?.userId }, 'dashboard: webhook endpoint deleted');
+      return { ok: true, text: t.wh.deletedNotice(e.url), to: BASE };
+    }),
+  );
 }

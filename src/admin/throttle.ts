@@ -55,7 +55,10 @@ export class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(readonly max: number, readonly maxWaiting: number) {
+  constructor(
+    readonly max: number,
+    readonly maxWaiting: number,
+  ) {
     if (!(max >= 1)) throw new Error('Semaphore needs max >= 1');
   }
 

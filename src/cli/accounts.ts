@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import {
-  createClinic, createUser, listClinicsWithKeys, listUsers, resetPassword, setClinicPlan,
-} from '../services/accounts.js';
+import { createClinic, createUser, listClinicsWithKeys, listUsers, resetPassword, setClinicPlan } from '../services/accounts.js';
 import { isApiEligible, keyStatus } from '../services/api-keys.js';
 import { generatePassword } from '../services/passwords.js';
 import { DomainError } from '../errors.js';
@@ -34,7 +32,12 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .option('--language <lang>', 'dashboard language: es or en', 'es')
     .action(async (o: { name: string; timezone: string; currency: string; plan: string; language: string }) => {
       const clinic = await withRuntime(ctx, (rt) =>
-        createClinic(rt.database.db, { name: o.name, timezone: o.timezone, currency: o.currency, plan: o.plan, language: o.language }, ctx.io.now()));
+        createClinic(
+          rt.database.db,
+          { name: o.name, timezone: o.timezone, currency: o.currency, plan: o.plan, language: o.language },
+          ctx.io.now(),
+        ),
+      );
       info(ctx, `created clinic "${clinic.name}" (${clinic.timezone}, ${clinic.currency}, plan ${clinic.plan})`);
       result(ctx, clinic.id, clinic);
     });
@@ -45,11 +48,26 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
       const config = ctx.config();
       const rows = await withRuntime(ctx, (rt) => listClinicsWithKeys(rt.database.db, ctx.io.now()));
       const out = rows.map((c) => ({
-        id: c.id, name: c.name, plan: c.plan, api_access: isApiEligible(c.plan, config.apiPlans), active_keys: c.active_keys, all_keys: c.all_keys,
-        timezone: c.timezone, currency: c.currency, language: c.language, created_at: iso(c.created_at),
+        id: c.id,
+        name: c.name,
+        plan: c.plan,
+        api_access: isApiEligible(c.plan, config.apiPlans),
+        active_keys: c.active_keys,
+        all_keys: c.all_keys,
+        timezone: c.timezone,
+        currency: c.currency,
+        language: c.language,
+        created_at: iso(c.created_at),
       }));
-      result(ctx, out.map((c) =>
-        `${c.id}\t${c.plan}${c.api_access ? '' : ' (no API)'}\t${plural(c.active_keys, 'active key')}\t${c.timezone}\t${c.name}`).join('\n'), out);
+      result(
+        ctx,
+        out
+          .map(
+            (c) => `${c.id}\t${c.plan}${c.api_access ? '' : ' (no API)'}\t${plural(c.active_keys, 'active key')}\t${c.timezone}\t${c.name}`,
+          )
+          .join('\n'),
+        out,
+      );
     });
   clinics
     .command('set-plan')
@@ -70,7 +88,14 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
         ? 'its owners can create API keys'
         : `no new API keys${activeKeys ? `; its ${plural(activeKeys, 'active key')} ${activeKeys === 1 ? 'keeps' : 'keep'} working until revoked (clinic-api keys list --clinic ${clinic.id})` : ''}`;
       info(ctx, `clinic "${clinic.name}": ${change}; ${effect}`);
-      result(ctx, clinic.id, { id: clinic.id, name: clinic.name, plan: clinic.plan, previous_plan: previous, api_access: apiAccess, active_keys: activeKeys });
+      result(ctx, clinic.id, {
+        id: clinic.id,
+        name: clinic.name,
+        plan: clinic.plan,
+        previous_plan: previous,
+        api_access: apiAccess,
+        active_keys: activeKeys,
+      });
     });
 
   const users = program.command('users').description('manage dashboard users');
@@ -84,10 +109,17 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .action(async (o: { clinic?: string; email: string; role: string; passwordStdin?: boolean }) => {
       const password = await passwordFor(ctx, o.passwordStdin);
       const user = await withRuntime(ctx, (rt) =>
-        createUser(rt.database.db, { clinicId: o.clinic ?? null, email: o.email, role: o.role, password }, ctx.io.now()));
+        createUser(rt.database.db, { clinicId: o.clinic ?? null, email: o.email, role: o.role, password }, ctx.io.now()),
+      );
       info(ctx, `created ${user.role} ${user.email}`);
       if (!o.passwordStdin) info(ctx, `generated password (shown once): ${password}`);
-      result(ctx, user.id, { id: user.id, email: user.email, role: user.role, clinic_id: user.clinic_id, ...(o.passwordStdin ? {} : { password }) });
+      result(ctx, user.id, {
+        id: user.id,
+        email: user.email,
+        role: user.role,
+        clinic_id: user.clinic_id,
+        ...(o.passwordStdin ? {} : { password }),
+      });
     });
   users
     .command('list')
@@ -100,7 +132,9 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     });
   users
     .command('reset-password')
-    .description("set a user's password and sign them out of the dashboard everywhere; prints the user id (a generated password on stderr unless --password-stdin)")
+    .description(
+      "set a user's password and sign them out of the dashboard everywhere; prints the user id (a generated password on stderr unless --password-stdin)",
+    )
     .requiredOption('--email <email>', 'the sign-in e-mail')
     .option('--password-stdin', 'read the new password from the first line of stdin')
     .action(async (o: { email: string; passwordStdin?: boolean }) => {
@@ -109,7 +143,12 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
       info(ctx, `new password set for ${user.role} ${user.email}; ended ${plural(sessionsEnded, 'dashboard session')}`);
       if (!o.passwordStdin) info(ctx, `generated password (shown once): ${password}`);
       result(ctx, user.id, {
-        id: user.id, email: user.email, role: user.role, clinic_id: user.clinic_id, sessions_ended: sessionsEnded, ...(o.passwordStdin ? {} : { password }),
+        id: user.id,
+        email: user.email,
+        role: user.role,
+        clinic_id: user.clinic_id,
+        sessions_ended: sessionsEnded,
+        ...(o.passwordStdin ? {} : { password }),
       });
     });
 }

@@ -39,11 +39,17 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
       }
       const res = await withRuntime(ctx, async (rt) => {
         // Position in MB of input: the one measure known up front for a file.
-        const progress = startProgress(ctx.io.stderr, { label: 'import', total: size === null ? null : size / 1e6, unit: 'MB', now: ctx.io.now });
+        const progress = startProgress(ctx.io.stderr, {
+          label: 'import',
+          total: size === null ? null : size / 1e6,
+          unit: 'MB',
+          now: ctx.io.now,
+        });
         try {
           return await importJsonLines(rt.database, o.clinic, input, {
             now: ctx.io.now,
-            onProgress: ({ lines, bytes, badLines }) => progress.update(bytes / 1e6, `${lines.toLocaleString('en-US')} lines${badLines ? `, ${badLines} bad` : ''}`),
+            onProgress: ({ lines, bytes, badLines }) =>
+              progress.update(bytes / 1e6, `${lines.toLocaleString('en-US')} lines${badLines ? `, ${badLines} bad` : ''}`),
           });
         } finally {
           progress.stop();
@@ -53,8 +59,12 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
         // One line per problem (a line with several faults shows them all, in field order).
         for (const e of res.errors) info(ctx, `line ${e.line}: ${e.reason}`);
         if (res.errorCount > res.errors.length) info(ctx, `… and ${res.errorCount - res.errors.length} more problem(s)`);
-        if (ctx.json()) result(ctx, '', { ok: false, lines: res.lines, bad_lines: res.badLines, error_count: res.errorCount, errors: res.errors });
-        throw new DomainError('rejected', `import refused: ${res.badLines} bad line(s) of ${res.lines}, ${res.errorCount} problem(s); nothing was changed`);
+        if (ctx.json())
+          result(ctx, '', { ok: false, lines: res.lines, bad_lines: res.badLines, error_count: res.errorCount, errors: res.errors });
+        throw new DomainError(
+          'rejected',
+          `import refused: ${res.badLines} bad line(s) of ${res.lines}, ${res.errorCount} problem(s); nothing was changed`,
+        );
       }
       const c = res.counts;
       const json = { ok: true, lines: res.lines, changed: res.changed, counts: c };
@@ -66,9 +76,16 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
       }
       const n = Object.values(c).reduce((sum, t) => sum + t.created + t.updated + t.deleted, 0);
       info(ctx, `imported ${res.lines} line(s): ${n} change(s), each an event of the change feed`);
-      result(ctx, (['clientas', 'citas', 'llamadas'] as const)
-        .map((type) => `${type}: ${c[type].created} created, ${c[type].updated} updated, ${c[type].unchanged} unchanged, ${c[type].deleted} deleted`)
-        .join('\n'), json);
+      result(
+        ctx,
+        (['clientas', 'citas', 'llamadas'] as const)
+          .map(
+            (type) =>
+              `${type}: ${c[type].created} created, ${c[type].updated} updated, ${c[type].unchanged} unchanged, ${c[type].deleted} deleted`,
+          )
+          .join('\n'),
+        json,
+      );
     });
 
   program
@@ -83,22 +100,36 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
         for (let i = 0; i < o.clinics; i++) {
           const want = demoCounts(o.scale);
           const progress = startProgress(ctx.io.stderr, {
-            label: `demo ${i + 1}/${o.clinics}`, total: want.clientas + want.citas + want.llamadas, unit: 'records', now: ctx.io.now,
+            label: `demo ${i + 1}/${o.clinics}`,
+            total: want.clientas + want.citas + want.llamadas,
+            unit: 'records',
+            now: ctx.io.now,
           });
           // Named (under the start-up lock) with the first demo name no clinic has, so runs on one
           // database, even at once, never repeat a name.
           const demo = await createDemoWithAccess(rt.database, rt.keys, {
-            seed: o.seed + i, scale: o.scale, nowMs: ctx.io.now(), lock: true, onProgress: (n) => progress.update(n),
+            seed: o.seed + i,
+            scale: o.scale,
+            nowMs: ctx.io.now(),
+            lock: true,
+            onProgress: (n) => progress.update(n),
           }).finally(() => progress.stop());
           const { clinic, counts } = demo;
-          info(ctx, [
-            `created "${clinic.name}" (${clinic.id}): ${counts.clientas} clientas, ${counts.citas} citas, ${counts.llamadas} llamadas`,
-            `  dashboard owner (password shown once): ${demo.ownerEmail} / ${demo.ownerPassword}`,
-            `  API key (shown once): ${demo.key}`,
-          ].join('\n'));
+          info(
+            ctx,
+            [
+              `created "${clinic.name}" (${clinic.id}): ${counts.clientas} clientas, ${counts.citas} citas, ${counts.llamadas} llamadas`,
+              `  dashboard owner (password shown once): ${demo.ownerEmail} / ${demo.ownerPassword}`,
+              `  API key (shown once): ${demo.key}`,
+            ].join('\n'),
+          );
           out.push({
-            id: clinic.id, name: clinic.name, plan: clinic.plan, ...counts,
-            owner: { email: demo.ownerEmail, password: demo.ownerPassword }, key: { id: demo.keyId, key: demo.key },
+            id: clinic.id,
+            name: clinic.name,
+            plan: clinic.plan,
+            ...counts,
+            owner: { email: demo.ownerEmail, password: demo.ownerPassword },
+            key: { id: demo.keyId, key: demo.key },
           });
         }
         return out;

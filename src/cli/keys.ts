@@ -13,9 +13,11 @@ const EXPIRES_RE = /^(\d{1,4})d$/;
  */
 function keyIdArgument(value: string): string {
   if (looksLikeApiKey(value)) {
-    throw new DomainError('invalid_input',
+    throw new DomainError(
+      'invalid_input',
       `that is an API key, not a key id: revoke a key by its id, the first column of \`clinic-api keys list --clinic CLINIC_ID\` (this key is the one listed with hint …${value.trim().slice(-4)})`,
-      { field: 'key-id' });
+      { field: 'key-id' },
+    );
   }
   return value;
 }
@@ -32,12 +34,25 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       let expiresAt: number | null = null;
       if (o.expiresIn !== undefined) {
         const m = EXPIRES_RE.exec(o.expiresIn);
-        if (!m || Number(m[1]) < 1) throw new DomainError('invalid_input', `--expires-in must be a number of days such as 30d, got "${o.expiresIn}"`, { field: '--expires-in' });
+        if (!m || Number(m[1]) < 1)
+          throw new DomainError('invalid_input', `--expires-in must be a number of days such as 30d, got "${o.expiresIn}"`, {
+            field: '--expires-in',
+          });
         expiresAt = Math.floor(ctx.io.now() / 1000) + Number(m[1]) * 86_400;
       }
       const issued = await withRuntime(ctx, (rt) => rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null }));
-      info(ctx, `created key ${issued.id} "${issued.name}"${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`);
-      result(ctx, issued.key, { id: issued.id, key: issued.key, name: issued.name, clinic_id: issued.clinicId, hint: issued.hint, expires_at: iso(expiresAt) });
+      info(
+        ctx,
+        `created key ${issued.id} "${issued.name}"${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`,
+      );
+      result(ctx, issued.key, {
+        id: issued.id,
+        key: issued.key,
+        name: issued.name,
+        clinic_id: issued.clinicId,
+        hint: issued.hint,
+        expires_at: iso(expiresAt),
+      });
     });
 
   keys
@@ -51,8 +66,15 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       });
       const nowS = Math.floor(ctx.io.now() / 1000);
       const out = rows.map((k) => ({
-        id: k.id, name: k.name, hint: `…${k.hint}`, status: keyStatus(k, nowS), created_by: k.created_by_email,
-        created_at: iso(k.created_at), expires_at: iso(k.expires_at), revoked_at: iso(k.revoked_at), last_used_at: iso(k.last_used_at),
+        id: k.id,
+        name: k.name,
+        hint: `…${k.hint}`,
+        status: keyStatus(k, nowS),
+        created_by: k.created_by_email,
+        created_at: iso(k.created_at),
+        expires_at: iso(k.expires_at),
+        revoked_at: iso(k.revoked_at),
+        last_used_at: iso(k.last_used_at),
       }));
       result(ctx, out.map((k) => `${k.id}\t${k.status}\t${k.hint}\t${k.name}\tlast used ${k.last_used_at ?? 'never'}`).join('\n'), out);
     });
@@ -67,18 +89,24 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         // revoke it there, as every key query names its clinic.
         const clinicId = await rt.keys.locateKey(keyId);
         const existing = clinicId === undefined ? undefined : await rt.keys.get(clinicId, keyId);
-        if (clinicId === undefined || !existing) throw new DomainError('not_found', `no API key with id ${keyId} (clinic-api keys list --clinic CLINIC_ID shows the ids)`, { field: 'key-id' });
+        if (clinicId === undefined || !existing)
+          throw new DomainError('not_found', `no API key with id ${keyId} (clinic-api keys list --clinic CLINIC_ID shows the ids)`, {
+            field: 'key-id',
+          });
         if (existing.revoked_at !== null) return 'already';
         // With REDIS_URL the revocation is announced to every running server (they evict it at once).
         const done = await rt.keys.revokeEverywhere(clinicId, keyId);
         return done?.announced ? 'announced' : rt.redis ? 'not-announced' : 'revoked';
       });
-      info(ctx, {
-        already: `key ${keyId} was already revoked`,
-        announced: `revoked key ${keyId}; running servers reject it now (announced through Redis)`,
-        'not-announced': `revoked key ${keyId}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds, when their key cache expires`,
-        revoked: `revoked key ${keyId}; running servers reject it within 5 seconds`,
-      }[outcome]);
+      info(
+        ctx,
+        {
+          already: `key ${keyId} was already revoked`,
+          announced: `revoked key ${keyId}; running servers reject it now (announced through Redis)`,
+          'not-announced': `revoked key ${keyId}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds, when their key cache expires`,
+          revoked: `revoked key ${keyId}; running servers reject it within 5 seconds`,
+        }[outcome],
+      );
       result(ctx, keyId, { id: keyId, revoked: true });
     });
 }

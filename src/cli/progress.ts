@@ -25,14 +25,17 @@ export function startProgress(stream: Writable & { isTTY?: boolean }, opts: Prog
   const now = opts.now ?? Date.now;
   const started = now();
   if (stream.isTTY && opts.total !== null && opts.total > 0) {
-    const bar = new cliProgress.SingleBar({
-      stream: stream as NodeJS.WritableStream,
-      format: `${opts.label} [{bar}] {percentage}% | {detail} | {rate}/s | ETA {eta_formatted}`,
-      barsize: 30,
-      hideCursor: true,
-      etaBuffer: 50,
-      fps: 5,
-    }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      {
+        stream: stream as NodeJS.WritableStream,
+        format: `${opts.label} [{bar}] {percentage}% | {detail} | {rate}/s | ETA {eta_formatted}`,
+        barsize: 30,
+        hideCursor: true,
+        etaBuffer: 50,
+        fps: 5,
+      },
+      cliProgress.Presets.shades_classic,
+    );
     bar.start(opts.total, 0, { detail: '', rate: '0' });
     return {
       update(done, detail) {

@@ -13,7 +13,9 @@ import { info, iso, result, withRuntime, type CliContext } from './io.js';
 async function locate(rt: Runtime, id: string): Promise<string> {
   const clinicId = await rt.webhooks.locate(id);
   if (clinicId === undefined) {
-    throw new DomainError('not_found', `no webhook endpoint with id ${id} (clinic-api webhooks list --clinic CLINIC_ID shows the ids)`, { field: 'endpoint-id' });
+    throw new DomainError('not_found', `no webhook endpoint with id ${id} (clinic-api webhooks list --clinic CLINIC_ID shows the ids)`, {
+      field: 'endpoint-id',
+    });
   }
   return clinicId;
 }
@@ -32,12 +34,20 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .requiredOption('--url <url>', 'where to POST events: an https:// URL')
     .option('--events <types>', 'comma-separated event types, e.g. cita.creada,cita.actualizada (default: all)')
     .action(async (o: { clinic: string; url: string; events?: string }) => {
-      const created = await withRuntime(ctx, (rt) => rt.webhooks.create({
-        clinicId: o.clinic, url: o.url, eventTypes: o.events === undefined ? null : o.events.split(','), createdBy: null,
-      }));
+      const created = await withRuntime(ctx, (rt) =>
+        rt.webhooks.create({
+          clinicId: o.clinic,
+          url: o.url,
+          eventTypes: o.events === undefined ? null : o.events.split(','),
+          createdBy: null,
+        }),
+      );
       const e = created.endpoint;
       const types = eventTypesOf(e);
-      info(ctx, `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now on. Store the secret now: it cannot be shown again.`);
+      info(
+        ctx,
+        `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now on. Store the secret now: it cannot be shown again.`,
+      );
       result(ctx, `${e.id}\n${created.secret}`, { id: e.id, secret: created.secret, url: e.url, events: types, clinic_id: e.clinic_id });
     });
 
@@ -50,16 +60,39 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         return rt.webhooks.list(o.clinic);
       });
       const out = rows.map((e) => ({
-        id: e.id, status: endpointStatus(e), url: e.url, events: eventTypesOf(e), created_at: iso(e.created_at),
-        disabled_reason: e.disabled_reason, disabled_at: iso(e.disabled_at), last_error: e.last_error,
+        id: e.id,
+        status: endpointStatus(e),
+        url: e.url,
+        events: eventTypesOf(e),
+        created_at: iso(e.created_at),
+        disabled_reason: e.disabled_reason,
+        disabled_at: iso(e.disabled_at),
+        last_error: e.last_error,
         failing_since: e.failing_since_ms === null ? null : iso(Math.floor(e.failing_since_ms / 1000)),
       }));
-      result(ctx, out.map((e) => [
-        e.id, e.status, e.url, e.events ? e.events.join(',') : 'all',
-        e.disabled_reason === 'failing' ? `disabled after 3 days of failures (last: ${e.last_error ?? '?'})`
-          : e.disabled_reason === 'manual' ? 'disabled by hand'
-            : e.last_error ? `failing since ${e.failing_since} (last: ${e.last_error})` : '',
-      ].join('\t').trimEnd()).join('\n'), out);
+      result(
+        ctx,
+        out
+          .map((e) =>
+            [
+              e.id,
+              e.status,
+              e.url,
+              e.events ? e.events.join(',') : 'all',
+              e.disabled_reason === 'failing'
+                ? `disabled after 3 days of failures (last: ${e.last_error ?? '?'})`
+                : e.disabled_reason === 'manual'
+                  ? 'disabled by hand'
+                  : e.last_error
+                    ? `failing since ${e.failing_since} (last: ${e.last_error})`
+                    : '',
+            ]
+              .join('\t')
+              .trimEnd(),
+          )
+          .join('\n'),
+        out,
+      );
     });
 
   wh.command('delete')
@@ -71,9 +104,16 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
       result(ctx, id, { id, deleted: true });
     });
 
-  for (const [name, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [name, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     wh.command(name)
-      .description(enabled ? 'enable an endpoint again: it resumes where it stopped (events since are delivered)' : 'stop delivering to an endpoint (events wait; enable resumes)')
+      .description(
+        enabled
+          ? 'enable an endpoint again: it resumes where it stopped (events since are delivered)'
+          : 'stop delivering to an endpoint (events wait; enable resumes)',
+      )
       .argument('<endpoint-id>', 'the endpoint id (from webhooks list)')
       .action(async (id: string) => {
         await withRuntime(ctx, async (rt) => rt.webhooks.setEnabled(await locate(rt, id), id, enabled));
@@ -88,6 +128,10 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .action(async (id: string) => {
       const a = await withRuntime(ctx, async (rt) => rt.webhooks.sendTest(await locate(rt, id), id));
       result(ctx, describeAttempt(a), { id, delivered: a.ok, status_code: a.statusCode, error: a.error, duration_ms: a.durationMs });
-      if (!a.ok) throw new DomainError('rejected', `the endpoint did not accept the test event (${a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error}); see docs/webhooks.md`);
+      if (!a.ok)
+        throw new DomainError(
+          'rejected',
+          `the endpoint did not accept the test event (${a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error}); see docs/webhooks.md`,
+        );
     });
 }

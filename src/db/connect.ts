@@ -80,8 +80,11 @@ export const READ_TIMEOUT_MARGIN_MS = 250;
 export function targetFromConfig(config: Config): DatabaseTarget {
   if (config.databaseUrl) {
     return {
-      kind: 'postgres', url: config.databaseUrl, poolMax: config.dbPoolMax,
-      statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs,
+      kind: 'postgres',
+      url: config.databaseUrl,
+      poolMax: config.dbPoolMax,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
     };
   }
   return { kind: 'sqlite', file: path.join(config.dataDir, 'clinic.db') };
@@ -175,7 +178,11 @@ function sqliteLock(lockFile: string) {
           break;
         } catch (err) {
           if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
-          if (Date.now() > deadline) throw new Error(`another instance has held ${lockFile} for over ${STARTUP_LOCK_WAIT_MS / 1000} s (migrating or making the demo)`, { cause: err });
+          if (Date.now() > deadline)
+            throw new Error(
+              `another instance has held ${lockFile} for over ${STARTUP_LOCK_WAIT_MS / 1000} s (migrating or making the demo)`,
+              { cause: err },
+            );
           await new Promise((r) => setTimeout(r, SQLITE_LOCK_POLL_MS));
         }
       }
@@ -213,7 +220,9 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, eve
   // failed is destroyed rather than reused (pg-pool.ts): a restarting server must not crash us.
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedPool(pool, (err) => events.onConnectionError?.(err)) }) });
   return {
-    db, dialect: 'postgres', exclusive: pgLock(target.url),
+    db,
+    dialect: 'postgres',
+    exclusive: pgLock(target.url),
     writeTransaction: (fn) => db.transaction().execute(fn),
     listen: pgListen(target.url),
     close: () => db.destroy(),
@@ -266,8 +275,11 @@ export function isDatabaseError(err: unknown): boolean {
   if (err instanceof BetterSqlite3.SqliteError) return true;
   if (err instanceof pg.DatabaseError) return true;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH'].includes(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|driver has already been destroyed|database connection is not open/i.test(err.message);
+  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH'].includes(code))
+    return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|driver has already been destroyed|database connection is not open/i.test(
+    err.message,
+  );
 }
 
 export type DatabaseErrorKind = 'timeout' | 'connection' | 'query';
@@ -280,6 +292,7 @@ export function databaseErrorKind(err: unknown): DatabaseErrorKind {
   const code = (err as { code?: unknown })?.code;
   const message = err instanceof Error ? err.message : '';
   if (code === '57014' || /timeout|timed out/i.test(message) || code === 'ETIMEDOUT') return 'timeout';
-  if (isConnectionFault(err) || (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || /not open|destroyed/i.test(message)) return 'connection';
+  if (isConnectionFault(err) || (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || /not open|destroyed/i.test(message))
+    return 'connection';
   return 'query';
 }

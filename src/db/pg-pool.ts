@@ -21,7 +21,8 @@ const CONNECTION_MESSAGES = /Query read timeout|Connection terminated|not querya
 export function isConnectionFault(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (CONNECTION_STATES.test(code) || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT')) return true;
+  if (typeof code === 'string' && (CONNECTION_STATES.test(code) || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT'))
+    return true;
   return CONNECTION_MESSAGES.test(err.message);
 }
 

@@ -7,8 +7,16 @@
 import type { Estado, ImportRecord, Resultado } from '../domain/records.js';
 import { addDays, isValidDate, isValidTimeZone, localToEpoch } from '../time.js';
 import {
-  APELLIDOS, DOMINIOS_EMAIL, IDIOMA_POR_PREFIJO, IDIOMAS_CLIENTA, NOMBRES_HOMBRE, NOMBRES_MUJER,
-  NOTAS, PROFESIONALES, SEDES, SERVICIOS,
+  APELLIDOS,
+  DOMINIOS_EMAIL,
+  IDIOMA_POR_PREFIJO,
+  IDIOMAS_CLIENTA,
+  NOMBRES_HOMBRE,
+  NOMBRES_MUJER,
+  NOTAS,
+  PROFESIONALES,
+  SEDES,
+  SERVICIOS,
 } from './vocabulary.js';
 
 export interface DemoOptions {
@@ -188,7 +196,11 @@ const asciiCache = new Map<string, string>();
 function ascii(name: string): string {
   let out = asciiCache.get(name);
   if (out === undefined) {
-    out = name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]/g, '');
+    out = name
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z]/g, '');
     asciiCache.set(name, out);
   }
   return out;
@@ -204,11 +216,20 @@ function email(rng: Rng, first: string, s1: string, s2: string): string {
   const b = ascii(s2);
   let local: string;
   switch (rng.int(5)) {
-    case 0: local = `${f}.${a}`; break;
-    case 1: local = `${f}${a}${rng.between(10, 99)}`; break;
-    case 2: local = `${f.charAt(0)}${a}${b}`; break;
-    case 3: local = `${f}_${a}${b}`; break;
-    default: local = `${f}.${a}.${b}`;
+    case 0:
+      local = `${f}.${a}`;
+      break;
+    case 1:
+      local = `${f}${a}${rng.between(10, 99)}`;
+      break;
+    case 2:
+      local = `${f.charAt(0)}${a}${b}`;
+      break;
+    case 3:
+      local = `${f}_${a}${b}`;
+      break;
+    default:
+      local = `${f}.${a}.${b}`;
   }
   return `${local}@${DOMAINS.pick(rng)}`;
 }
@@ -229,12 +250,18 @@ function unknownCaller(rng: Rng, clientPhones: Set<string>): string {
   }
   if (r < 0.75) return `+349${rng.between(1, 8)}${rng.digits(7)}`; // landline
   switch (rng.int(6)) {
-    case 0: return `+33${rng.between(6, 7)}${rng.digits(8)}`; // France
-    case 1: return `+447${rng.digits(9)}`; // United Kingdom
-    case 2: return `+491${rng.between(5, 7)}${rng.digits(9)}`; // Germany
-    case 3: return `+1${rng.between(2, 9)}${rng.digits(9)}`; // USA / Canada
-    case 4: return `+3519${rng.digits(8)}`; // Portugal
-    default: return `+393${rng.digits(9)}`; // Italy
+    case 0:
+      return `+33${rng.between(6, 7)}${rng.digits(8)}`; // France
+    case 1:
+      return `+447${rng.digits(9)}`; // United Kingdom
+    case 2:
+      return `+491${rng.between(5, 7)}${rng.digits(9)}`; // Germany
+    case 3:
+      return `+1${rng.between(2, 9)}${rng.digits(9)}`; // USA / Canada
+    case 4:
+      return `+3519${rng.digits(8)}`; // Portugal
+    default:
+      return `+393${rng.digits(9)}`; // Italy
   }
 }
 
@@ -254,18 +281,49 @@ const OPEN_HOUR = 9; // citas: 09:00-20:00, Monday to Saturday
 const CLOSE_HOUR = 20;
 const CALL_HOURS = new Weighted<number>([
   // The voice assistant answers 08:00-21:00 every day; calls peak mid-morning and late afternoon.
-  [8, 4], [9, 9], [10, 11], [11, 11], [12, 10], [13, 7], [14, 5], [15, 7], [16, 9], [17, 9],
-  [18, 8], [19, 6], [20, 4],
+  [8, 4],
+  [9, 9],
+  [10, 11],
+  [11, 11],
+  [12, 10],
+  [13, 7],
+  [14, 5],
+  [15, 7],
+  [16, 9],
+  [17, 9],
+  [18, 8],
+  [19, 6],
+  [20, 4],
 ]);
-const PAST_ESTADO = new Weighted<Estado>([['completada', 84], ['cancelada', 9], ['no_asistio', 7]]);
-const SOON_ESTADO = new Weighted<Estado>([['confirmada', 75], ['pendiente', 17], ['cancelada', 8]]);
-const LATER_ESTADO = new Weighted<Estado>([['pendiente', 55], ['confirmada', 37], ['cancelada', 8]]);
+const PAST_ESTADO = new Weighted<Estado>([
+  ['completada', 84],
+  ['cancelada', 9],
+  ['no_asistio', 7],
+]);
+const SOON_ESTADO = new Weighted<Estado>([
+  ['confirmada', 75],
+  ['pendiente', 17],
+  ['cancelada', 8],
+]);
+const LATER_ESTADO = new Weighted<Estado>([
+  ['pendiente', 55],
+  ['confirmada', 37],
+  ['cancelada', 8],
+]);
 const RESULTADO = new Weighted<Resultado>([
-  ['agendada', 34], ['info', 28], ['sin_accion', 16], ['cancelada', 12], ['transferida', 10],
+  ['agendada', 34],
+  ['info', 28],
+  ['sin_accion', 16],
+  ['cancelada', 12],
+  ['transferida', 10],
 ]);
 /** Call length in seconds by outcome: bookings take longest, hang-ups are short. */
 const CALL_SECONDS: Record<Resultado, readonly [number, number]> = {
-  agendada: [90, 600], info: [40, 360], cancelada: [45, 240], transferida: [30, 180], sin_accion: [20, 90],
+  agendada: [90, 600],
+  info: [40, 360],
+  cancelada: [45, 240],
+  transferida: [30, 180],
+  sin_accion: [20, 90],
 };
 const DAY = 86_400;
 const CITA_PAST_DAYS = 300;

@@ -28,7 +28,11 @@ function Nullable<T extends TSchema>(schema: T) {
 }
 
 const Uuid = Type.String({ format: 'uuid', examples: ['24858e88-d2f1-40a6-9fc9-91500bc9b3cd'] });
-const Timestamp = Type.String({ format: 'date-time', description: "RFC 3339 with the clinic's UTC offset, whole seconds", examples: ['2026-11-21T10:30:00+01:00'] });
+const Timestamp = Type.String({
+  format: 'date-time',
+  description: "RFC 3339 with the clinic's UTC offset, whole seconds",
+  examples: ['2026-11-21T10:30:00+01:00'],
+});
 const UpdatedAt = Type.String({
   format: 'date-time',
   description: "When the record last changed as the API shows it (the time of its latest event), RFC 3339 with the clinic's offset",
@@ -49,14 +53,19 @@ export const LLAMADAS_DEFAULT_DAYS_BACK = 7;
 const MAX_OFFSET = 2_147_483_647;
 const limitParam = (def: number) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: def, description: `Page size, 1 to 500 (default ${def})` }));
-const offsetParam = Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Records to skip, for paging' }));
+const offsetParam = Type.Optional(
+  Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Records to skip, for paging' }),
+);
 const dateParam = (description: string) => Type.Optional(Type.String({ format: 'date', description }));
-const updatedSinceParam = Type.Optional(Type.String({
-  format: 'date-time',
-  description: 'Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; ' +
-    'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed',
-  examples: ['2026-03-28T09:00:00Z'],
-}));
+const updatedSinceParam = Type.Optional(
+  Type.String({
+    format: 'date-time',
+    description:
+      'Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; ' +
+      'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed',
+    examples: ['2026-03-28T09:00:00Z'],
+  }),
+);
 const enumParam = <T extends string>(values: readonly T[], description: string) =>
   Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description }));
 
@@ -74,7 +83,13 @@ export const CitasQuery = Type.Object(
 
 export const ClientasQuery = Type.Object(
   {
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Case- and accent-insensitive substring of the name, or digits of the phone ('600 12')" })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: "Case- and accent-insensitive substring of the name, or digits of the phone ('600 12')",
+      }),
+    ),
     vip: enumParam(['true', 'false'], 'true: VIP clients only; false: non-VIP only'),
     updated_since: updatedSinceParam,
     limit: limitParam(DEFAULT_LIMITS.clientas),
@@ -121,8 +136,16 @@ export const Clienta = named('Clienta', 'A client of the clinic', {
   vip: Type.Boolean(),
   total_citas: Type.Integer({ minimum: 0, description: "All of the client's appointments, every status", examples: [12] }),
   total_llamadas: Type.Integer({ minimum: 0, description: 'All calls linked to the client', examples: [3] }),
-  ultima_cita: Nullable(Type.String({ format: 'date', description: 'Local date of the latest appointment that starts at or before now', examples: ['2026-11-14'] })),
-  ultima_llamada: Nullable(Type.String({ format: 'date-time', description: 'Timestamp of the latest linked call', examples: ['2026-11-20T18:02:11+01:00'] })),
+  ultima_cita: Nullable(
+    Type.String({
+      format: 'date',
+      description: 'Local date of the latest appointment that starts at or before now',
+      examples: ['2026-11-14'],
+    }),
+  ),
+  ultima_llamada: Nullable(
+    Type.String({ format: 'date-time', description: 'Timestamp of the latest linked call', examples: ['2026-11-20T18:02:11+01:00'] }),
+  ),
   cliente_desde: DateOnly,
   created_at: Timestamp,
   updated_at: UpdatedAt,
@@ -146,9 +169,14 @@ const paging = {
   offset: Type.Integer({ description: 'The offset applied', examples: [0] }),
 };
 
-export const Rango = named('Rango', 'The date range applied (local dates, both inclusive); with updated_since an end not given is null (no default window)', {
-  desde: Nullable(DateOnly), hasta: Nullable(DateOnly),
-});
+export const Rango = named(
+  'Rango',
+  'The date range applied (local dates, both inclusive); with updated_since an end not given is null (no default window)',
+  {
+    desde: Nullable(DateOnly),
+    hasta: Nullable(DateOnly),
+  },
+);
 
 export const CitasList = named('CitasList', 'A page of appointments', {
   citas: Type.Array(ref(Cita)),
@@ -163,7 +191,13 @@ export const ClientasList = named('ClientasList', 'A page of clients', { clienta
 export const LlamadasList = named('LlamadasList', 'A page of calls', {
   llamadas: Type.Array(ref(Llamada)),
   total: paging.total,
-  desde: Nullable(Type.String({ format: 'date', description: 'The first day applied; null only with updated_since and no desde', examples: ['2026-11-14'] })),
+  desde: Nullable(
+    Type.String({
+      format: 'date',
+      description: 'The first day applied; null only with updated_since and no desde',
+      examples: ['2026-11-14'],
+    }),
+  ),
   hasta: Nullable(Type.String({ format: 'date', description: 'The last day applied; null: no upper bound' })),
   limit: paging.limit,
   offset: paging.offset,
@@ -176,16 +210,23 @@ export const FEED_DEFAULT_LIMIT = 100;
 
 export const EventosQuery = Type.Object(
   {
-    cursor: Type.Optional(Type.String({
-      minLength: 1, maxLength: 100,
-      description: 'Where to continue: the next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from now on). ' +
-        'Leave it out to start at the oldest event kept',
-    })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'Where to continue: the next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from now on). ' +
+          'Leave it out to start at the oldest event kept',
+      }),
+    ),
     limit: limitParam(FEED_DEFAULT_LIMIT),
-    tipo: Type.Optional(Type.String({
-      minLength: 1, maxLength: 400,
-      description: `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')}`,
-    })),
+    tipo: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 400,
+        description: `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')}`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -193,19 +234,27 @@ export const EventosQuery = Type.Object(
 export const Eliminado = named('Eliminado', 'A deleted record (the datos of *.eliminada): its id only', { id: Uuid });
 
 export const Evento = named('Evento', 'A change of one record', {
-  id: Type.String({ format: 'uuid', description: 'Unique; also the webhook-id of its webhook deliveries', examples: ['9b0c5c1e-6f7a-4f0e-9d2b-2f1c3a4b5c6d'] }),
+  id: Type.String({
+    format: 'uuid',
+    description: 'Unique; also the webhook-id of its webhook deliveries',
+    examples: ['9b0c5c1e-6f7a-4f0e-9d2b-2f1c3a4b5c6d'],
+  }),
   tipo: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_TYPES], examples: ['cita.actualizada'] }),
   ocurrido_at: Timestamp,
   datos: Type.Unsafe<unknown>({
     anyOf: [Type.Ref('Cita'), Type.Ref('Clienta'), Type.Ref('Llamada'), Type.Ref('Eliminado')],
-    description: "The record as the lists showed it at the event (its updated_at is the event's time): a Cita, Clienta or Llamada by tipo; for *.eliminada, {\"id\": ...}. " +
+    description:
+      'The record as the lists showed it at the event (its updated_at is the event\'s time): a Cita, Clienta or Llamada by tipo; for *.eliminada, {"id": ...}. ' +
       "A clienta's derived counters (total_citas, ultima_cita ...) are as of the event: they change without events",
   }),
 });
 
 export const EventosList = named('EventosList', 'A page of the change feed', {
   eventos: Type.Array(ref(Evento), { description: 'Oldest first' }),
-  next_cursor: Type.String({ description: 'Always present: send it as cursor to get what happened after this page', examples: ['djEuMTIzNC5uMFcyeUNBUA'] }),
+  next_cursor: Type.String({
+    description: 'Always present: send it as cursor to get what happened after this page',
+    examples: ['djEuMTIzNC5uMFcyeUNBUA'],
+  }),
   has_more: Type.Boolean({ description: 'true: more events are already waiting; ask again at once' }),
 });
 
@@ -223,7 +272,13 @@ export const ApiKey = named('ApiKey', 'The API key of the request (never the key
   id: Uuid,
   nombre: Text(['Zapier'], 'The name given at creation'),
   created_at: Timestamp,
-  expires_at: Nullable(Type.String({ format: 'date-time', description: "When the key stops working (RFC 3339 with the clinic's offset); null: never", examples: ['2027-11-21T10:30:00+01:00'] })),
+  expires_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: "When the key stops working (RFC 3339 with the clinic's offset); null: never",
+      examples: ['2027-11-21T10:30:00+01:00'],
+    }),
+  ),
 });
 
 export const RateLimitPolicy = named('RateLimitPolicy', "The key's rate limit: a token bucket", {
@@ -239,7 +294,20 @@ export const Me = named('Me', 'Who the API key is: its clinic, the key, its rate
 
 /** The named schemas, in document order: each is a components.schemas entry. */
 export const API_COMPONENTS: readonly TSchema[] = [
-  Cita, Clienta, Llamada, Rango, CitasList, ClientasList, LlamadasList, Eliminado, Evento, EventosList, Clinica, ApiKey, RateLimitPolicy, Me,
+  Cita,
+  Clienta,
+  Llamada,
+  Rango,
+  CitasList,
+  ClientasList,
+  LlamadasList,
+  Eliminado,
+  Evento,
+  EventosList,
+  Clinica,
+  ApiKey,
+  RateLimitPolicy,
+  Me,
 ];
 
 export type CitasQuery = Static<typeof CitasQuery>;

@@ -10,9 +10,15 @@ export type Resultado = (typeof RESULTADOS)[number];
 
 /** The types of the event log's events: record type, then what happened to it. */
 export const EVENT_TYPES = [
-  'clienta.creada', 'clienta.actualizada', 'clienta.eliminada',
-  'cita.creada', 'cita.actualizada', 'cita.eliminada',
-  'llamada.creada', 'llamada.actualizada', 'llamada.eliminada',
+  'clienta.creada',
+  'clienta.actualizada',
+  'clienta.eliminada',
+  'cita.creada',
+  'cita.actualizada',
+  'cita.eliminada',
+  'llamada.creada',
+  'llamada.actualizada',
+  'llamada.eliminada',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -68,7 +74,4 @@ export interface DeletionRecord {
   deleted: true;
 }
 
-export type ImportRecord =
-  | ({ type: 'clienta' } & ClientaRecord)
-  | ({ type: 'cita' } & CitaRecord)
-  | ({ type: 'llamada' } & LlamadaRecord);
+export type ImportRecord = ({ type: 'clienta' } & ClientaRecord) | ({ type: 'cita' } & CitaRecord) | ({ type: 'llamada' } & LlamadaRecord);

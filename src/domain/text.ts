@@ -24,8 +24,11 @@ export function textProblem(value: string, maxLength: number, allowWhitespace = 
 /** For a message: what was wrong and how to fix it. */
 export function describeTextProblem(name: string, problem: TextProblem, maxLength: number): string {
   switch (problem) {
-    case 'too_long': return `${name} must be at most ${maxLength} characters`;
-    case 'unpaired_surrogate': return `${name} is not valid Unicode (it holds an unpaired UTF-16 surrogate); send it as UTF-8, percent-encoded`;
-    case 'control_character': return `${name} must not contain control characters (such as NUL, %00); remove them`;
+    case 'too_long':
+      return `${name} must be at most ${maxLength} characters`;
+    case 'unpaired_surrogate':
+      return `${name} is not valid Unicode (it holds an unpaired UTF-16 surrogate); send it as UTF-8, percent-encoded`;
+    case 'control_character':
+      return `${name} must not contain control characters (such as NUL, %00); remove them`;
   }
 }

@@ -18,7 +18,10 @@ const POLICY_NAME = 'key';
 export type LimitName = 'key' | 'auth_failures';
 
 export function apiAuthHook(
-  keys: KeyService, limiter: RateLimiter, authFailLimiter: RateLimiter, now: () => number,
+  keys: KeyService,
+  limiter: RateLimiter,
+  authFailLimiter: RateLimiter,
+  now: () => number,
   onLimited: (limit: LimitName) => void = () => {},
 ) {
   const policy = policyHeader(POLICY_NAME, limiter);

@@ -10,7 +10,13 @@ export const JSON_UTF8 = 'application/json; charset=utf-8';
 
 type Page = Record<string, unknown>;
 
-export async function sendPage(reply: FastifyReply, pages: PageCache, clinicId: string, etag: string, build: () => Promise<Page>): Promise<FastifyReply> {
+export async function sendPage(
+  reply: FastifyReply,
+  pages: PageCache,
+  clinicId: string,
+  etag: string,
+  build: () => Promise<Page>,
+): Promise<FastifyReply> {
   if (!pages.enabled) return reply.send(await build());
   let body = pages.get(clinicId, etag);
   if (body === undefined) {

@@ -11,13 +11,15 @@ export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[];
 export const ERROR_WHEN = {
   invalid_parameter: 'a query parameter is malformed, out of range or repeated, or desde is after hasta',
   unknown_parameter: 'a query parameter that the endpoint does not take',
-  malformed_request: 'the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed',
+  malformed_request:
+    'the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed',
   missing_api_key: 'no Authorization header',
   invalid_api_key: 'the header is not `Bearer <key>`, or the key is unknown, revoked or expired',
   not_found: 'no such path',
   method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',
-  request_timeout: 'the request line and headers did not all arrive within the server\'s time; the connection is closed',
-  cursor_expired: 'the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now',
+  request_timeout: "the request line and headers did not all arrive within the server's time; the connection is closed",
+  cursor_expired:
+    'the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now',
   too_many_requests: 'over the rate limit; retry after Retry-After seconds',
   headers_too_large: 'the request headers are larger than the server accepts',
   database_error: 'the database failed or timed out; retry after Retry-After seconds',
@@ -33,9 +35,15 @@ export const ErrorDetail = Type.Object(
       description: `Stable identifier to match on. ${ERROR_CODE_NAMES.map((c) => `${ERROR_CODES[c]} ${c}: ${ERROR_WHEN[c]}`).join('. ')}.`,
       examples: ['invalid_parameter'],
     }),
-    message: Type.String({ description: 'For people: what was wrong and how to fix it; may change', examples: ['limit must be an integer from 1 to 500'] }),
+    message: Type.String({
+      description: 'For people: what was wrong and how to fix it; may change',
+      examples: ['limit must be an integer from 1 to 500'],
+    }),
     param: Type.Optional(Type.String({ description: 'The query parameter at fault (parameter errors only)', examples: ['limit'] })),
-    request_id: Type.String({ description: 'Also in the X-Request-Id header; quote it to support', examples: ['4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90'] }),
+    request_id: Type.String({
+      description: 'Also in the X-Request-Id header; quote it to support',
+      examples: ['4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90'],
+    }),
   },
   { $id: 'ErrorDetail', description: 'What went wrong' },
 );

@@ -33,7 +33,8 @@ export function describeType(schema: Json): string {
   if (Array.isArray(schema['enum'])) out = `one of: ${(schema['enum'] as string[]).join(', ')}`;
   else if (type === 'array') out = `${describeType(schema['items'] as Json)}[]`;
   else if (typeof schema['format'] === 'string') out = `${type} (${schema['format']})`;
-  else if (type === 'integer' && typeof schema['minimum'] === 'number' && typeof schema['maximum'] === 'number') out = `integer ${schema['minimum']}..${schema['maximum']}`;
+  else if (type === 'integer' && typeof schema['minimum'] === 'number' && typeof schema['maximum'] === 'number')
+    out = `integer ${schema['minimum']}..${schema['maximum']}`;
   else if (typeof schema['pattern'] === 'string') out = `${type} matching ${schema['pattern']}`;
   else out = type;
   return nullable ? `${out}, or null` : out;
@@ -58,10 +59,15 @@ function parameterLine(p: Json): string {
 
 function operationSection(path: string, method: string, op: Json, samples: LlmsTxtInput['samples']): string[] {
   const lines = [`### ${method.toUpperCase()} ${path}`, '', `${op['summary']} (operationId ${op['operationId']}).`];
-  const description = String(op['description'] ?? '').split(`\n\n${EXAMPLES_HEADING}`)[0]!.trim();
+  const description = String(op['description'] ?? '')
+    .split(`\n\n${EXAMPLES_HEADING}`)[0]!
+    .trim();
   if (description) lines.push(description);
   const params = (op['parameters'] as Json[] | undefined) ?? [];
-  lines.push('', params.length ? 'Query parameters (all optional unless marked):' : 'Query parameters: none (any parameter is a 400 unknown_parameter).');
+  lines.push(
+    '',
+    params.length ? 'Query parameters (all optional unless marked):' : 'Query parameters: none (any parameter is a 400 unknown_parameter).',
+  );
   for (const p of params) lines.push(parameterLine(p));
   const ok = op['responses']?.['200'] as Json | undefined;
   const body = ok?.['content']?.['application/json']?.['schema'] as Json | undefined;
@@ -109,18 +115,26 @@ export function llmsTxt(input: LlmsTxtInput): string {
     out.push('', `### ${name}`, '', `${schema['description'] ?? ''}`.trim(), ...fieldLines(schema));
   }
   out.push(
-    '', '## Errors', '',
+    '',
+    '## Errors',
+    '',
     'Every error has one JSON body: {"error": {"code", "message", "param" (parameter errors only), "request_id"}}. Match on error.code; message is for people.',
     '',
     ...ERROR_CODE_NAMES.map((c) => `- ${ERROR_CODES[c]} ${c}: ${ERROR_WHEN[c]}`),
-    '', '## Limits', '',
+    '',
+    '## Limits',
+    '',
     `- Per key: ${limits.rps} requests per second sustained, bursts of up to ${limits.burst}. Over it: 429 too_many_requests with Retry-After (seconds).`,
     `- Failed authentications per client address: ${limits.authFailRps} per second, bursts of ${limits.authFailBurst}.`,
     '- Pages: limit 1..500 (defaults per endpoint above), offset >= 0; total counts every match. Page with offset until offset >= total.',
     "- Dates (YYYY-MM-DD) are calendar days in the clinic's time zone, inclusive at both ends; timestamps are RFC 3339 with the clinic's offset.",
-    '', '## Response headers', '',
+    '',
+    '## Response headers',
+    '',
     ...(Object.keys(RESPONSE_HEADERS) as ResponseHeader[]).map((h) => `- ${h}: ${RESPONSE_HEADERS[h].description}`),
-    '', '## Links', '',
+    '',
+    '## Links',
+    '',
     `- [API reference, interactive](${links.docs})`,
     `- [OpenAPI 3.1 document](${links.openapi})`,
     `- [Licence](${links.license})`,

@@ -53,7 +53,12 @@ function compileProp(name: string, s: PropSchema): Check {
       if (parseTimestamp(raw) !== null) return { value: raw };
       // A "+" in a query string reads as a space: the most common way to send a good offset badly.
       const hint = / \d{2}:\d{2}$/.test(raw) ? ' (a "+" in a URL must be sent as %2B)' : '';
-      return { error: errors.invalidParameter(name, `${name} must be an RFC 3339 timestamp with an offset or Z, e.g. 2026-03-01T10:30:00%2B01:00 or 2026-03-01T09:30:00Z${hint}`) };
+      return {
+        error: errors.invalidParameter(
+          name,
+          `${name} must be an RFC 3339 timestamp with an offset or Z, e.g. 2026-03-01T10:30:00%2B01:00 or 2026-03-01T09:30:00Z${hint}`,
+        ),
+      };
     };
   }
   if (s.enum) {
@@ -63,9 +68,10 @@ function compileProp(name: string, s: PropSchema): Check {
   }
   const minLength = s.minLength ?? 0;
   const maxLength = s.maxLength ?? 1000;
-  const message = minLength > 0
-    ? `${name} must be ${minLength} to ${maxLength} characters (leave it out to apply no filter)`
-    : `${name} must be at most ${maxLength} characters`;
+  const message =
+    minLength > 0
+      ? `${name} must be ${minLength} to ${maxLength} characters (leave it out to apply no filter)`
+      : `${name} must be at most ${maxLength} characters`;
   return (raw) => (raw.length >= minLength && raw.length <= maxLength ? { value: raw } : { error: errors.invalidParameter(name, message) });
 }
 

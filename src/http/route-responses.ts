@@ -19,7 +19,8 @@ interface HeaderDoc {
 /** Every response header the API documents, by its name in the document. */
 export const RESPONSE_HEADERS = {
   'X-Request-Id': {
-    description: "The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support.",
+    description:
+      "The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support.",
     schema: { type: 'string', examples: ['4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90'] },
   },
   'Cache-Control': {
@@ -27,11 +28,12 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string', examples: ['no-store'] },
   },
   'RateLimit-Policy': {
-    description: "The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds.",
+    description:
+      "The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds.",
     schema: { type: 'string', examples: ['"key";q=120;w=2'] },
   },
-  'RateLimit': {
-    description: "Where the key stands: r requests can be made right now, and the bucket is full again in t seconds.",
+  RateLimit: {
+    description: 'Where the key stands: r requests can be made right now, and the bucket is full again in t seconds.',
     schema: { type: 'string', examples: ['"key";r=117;t=1'] },
   },
   'Retry-After': {
@@ -42,8 +44,9 @@ export const RESPONSE_HEADERS = {
     description: 'How to authenticate: an API key as a bearer token.',
     schema: { type: 'string', examples: ['Bearer realm="api"'] },
   },
-  'ETag': {
-    description: 'Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body.',
+  ETag: {
+    description:
+      'Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body.',
     schema: { type: 'string', examples: ['"V2mC1sJ5f3y8L0o1Qk7eS0mB9xA"'] },
   },
 } satisfies Record<string, HeaderDoc>;
@@ -60,7 +63,8 @@ export const RATE_LIMIT_HEADERS: HeaderUse[] = ['RateLimit-Policy', 'RateLimit']
 const COMMON = COMMON_HEADERS;
 const RATE = RATE_LIMIT_HEADERS;
 /** The same headers, sent on some responses of a status only. */
-export const optional = (uses: HeaderUse[]): HeaderUse[] => uses.map((u) => ({ name: typeof u === 'string' ? u : u.name, required: false }));
+export const optional = (uses: HeaderUse[]): HeaderUse[] =>
+  uses.map((u) => ({ name: typeof u === 'string' ? u : u.name, required: false }));
 
 /** A documented status of a route besides its 200. */
 export interface StatusDoc {
@@ -73,7 +77,8 @@ export interface StatusDoc {
 /** The error responses every API route documents, with the headers each carries. */
 export const ERROR_RESPONSES: Record<number, StatusDoc> = {
   400: {
-    description: 'invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character)',
+    description:
+      'invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character)',
     headers: [...COMMON, ...RATE],
   },
   401: {
@@ -102,7 +107,8 @@ export const ERROR_RESPONSES: Record<number, StatusDoc> = {
  */
 export const NOT_MODIFIED: Record<number, StatusDoc> = {
   304: {
-    description: 'Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit',
+    description:
+      'Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit',
     headers: [...COMMON, ...RATE, 'ETag'],
     body: null,
   },

@@ -158,7 +158,12 @@ export class RedisLink {
       this.waiters.add(resolve);
     });
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([woken, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+    await Promise.race([
+      woken,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
     clearTimeout(timer);
     this.waiters.delete(wake);
     return this.state === 'up';
@@ -218,7 +223,8 @@ export class RedisLink {
     const sub = this.client.duplicate({ disableOfflineQueue: false }) as unknown as Client;
     this.subscriber = sub;
     sub.on('error', () => {}); // the command connection reports the state
-    sub.connect()
+    sub
+      .connect()
       .then(() => sub.subscribe(channel, (message: string) => onMessage(message)))
       .catch(() => {}); // closed before it connected
   }
@@ -258,9 +264,14 @@ export class RedisLink {
       args[1] = GCRA_SOURCE;
       return this.client.sendCommand(args, PROBE_OPTIONS);
     });
-    this.probeInFlight = call.then(() => {}, () => {}).finally(() => {
-      this.probeInFlight = null;
-    });
+    this.probeInFlight = call
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        this.probeInFlight = null;
+      });
     // A late answer does not count: a Redis slower than the timeout would only fail requests' calls.
     void this.bounded(call, this.timeoutMs).then((r) => {
       if (r !== null) this.markUp();
@@ -401,7 +412,10 @@ export class RedisLink {
     this.lastDownReportAt = performance.now();
     const blips = this.quietOutages;
     this.quietOutages = 0;
-    this.opts.onStateChange?.('down', blips > 0 ? `${this.lastReason} (and ${blips} shorter outage${blips === 1 ? '' : 's'} since the last one reported)` : this.lastReason);
+    this.opts.onStateChange?.(
+      'down',
+      blips > 0 ? `${this.lastReason} (and ${blips} shorter outage${blips === 1 ? '' : 's'} since the last one reported)` : this.lastReason,
+    );
   }
 
   private markUp(): void {

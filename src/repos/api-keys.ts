@@ -30,8 +30,16 @@ export async function listApiKeys(db: Kysely<DB>, clinicId: string): Promise<Api
     .selectFrom('api_keys as k')
     .leftJoin('users as u', 'u.id', 'k.created_by')
     .select([
-      'k.id', 'k.clinic_id', 'k.name', 'k.hint', 'k.created_by', 'k.created_at',
-      'k.expires_at', 'k.revoked_at', 'k.last_used_at', 'u.email as created_by_email',
+      'k.id',
+      'k.clinic_id',
+      'k.name',
+      'k.hint',
+      'k.created_by',
+      'k.created_at',
+      'k.expires_at',
+      'k.revoked_at',
+      'k.last_used_at',
+      'u.email as created_by_email',
     ])
     .where('k.clinic_id', '=', clinicId)
     .orderBy('k.created_at', 'desc')

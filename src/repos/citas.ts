@@ -28,7 +28,17 @@ export interface CitasChangedFilter {
 /** A page row: the cita's own columns plus the client's current name and phone. */
 export type CitaRow = Pick<
   CitasTable,
-  'id' | 'fecha_hora' | 'servicio' | 'duracion_min' | 'precio_cents' | 'estado' | 'profesional_nombre' | 'sede_nombre' | 'notas' | 'created_at' | 'updated_at'
+  | 'id'
+  | 'fecha_hora'
+  | 'servicio'
+  | 'duracion_min'
+  | 'precio_cents'
+  | 'estado'
+  | 'profesional_nombre'
+  | 'sede_nombre'
+  | 'notas'
+  | 'created_at'
+  | 'updated_at'
 > & { cliente_nombre: string; telefono: string };
 
 // `{}`: Kysely's type of a query with nothing selected yet.
@@ -40,15 +50,26 @@ function withClienta(from: From) {
   return from
     .innerJoin('clientas as cl', (j) => j.onRef('cl.clinic_id', '=', 'c.clinic_id').onRef('cl.id', '=', 'c.clienta_id'))
     .select([
-      'c.id', 'c.fecha_hora', 'cl.nombre as cliente_nombre', 'cl.telefono', 'c.servicio', 'c.duracion_min',
-      'c.precio_cents', 'c.estado', 'c.profesional_nombre', 'c.sede_nombre', 'c.notas', 'c.created_at', 'c.updated_at',
+      'c.id',
+      'c.fecha_hora',
+      'cl.nombre as cliente_nombre',
+      'cl.telefono',
+      'c.servicio',
+      'c.duracion_min',
+      'c.precio_cents',
+      'c.estado',
+      'c.profesional_nombre',
+      'c.sede_nombre',
+      'c.notas',
+      'c.created_at',
+      'c.updated_at',
     ]);
 }
 
 /** `citas as c`, or with its index named on SQLite (see pageQuery). */
 function citasFrom(db: Kysely<DB>, index: string | null): From {
   return index !== null && dialectOf(db) === 'sqlite'
-    ? db.selectFrom(sql<CitasTable>`citas`.as<'c'>(sql.raw(`c indexed by ${index}`))) as unknown as From
+    ? (db.selectFrom(sql<CitasTable>`citas`.as<'c'>(sql.raw(`c indexed by ${index}`))) as unknown as From)
     : db.selectFrom('citas as c');
 }
 
@@ -70,13 +91,7 @@ function pageQuery(db: Kysely<DB>, p: PageValues, byEstado: boolean) {
 const pageAll = compiledOnce(PAGE_VALUES, (db, p: PageValues) => pageQuery(db, p, false));
 const pageByEstado = compiledOnce(PAGE_VALUES, (db, p: PageValues) => pageQuery(db, p, true));
 
-export async function listCitas(
-  db: Kysely<DB>,
-  clinicId: string,
-  f: CitasFilter,
-  limit: number,
-  offset: number,
-): Promise<CitaRow[]> {
+export async function listCitas(db: Kysely<DB>, clinicId: string, f: CitasFilter, limit: number, offset: number): Promise<CitaRow[]> {
   const values = { clinicId, start: f.start, end: f.end, estado: f.estado ?? '', limit, offset };
   return f.estado === null ? pageAll(db, values) : pageByEstado(db, values);
 }
@@ -121,10 +136,20 @@ function changedBase(db: Kysely<DB>, p: ChangedValues, s: ChangedShape): From {
 }
 
 // One compiled-once query per shape (8), built on first use.
-const changedPage = perShape((s: ChangedShape) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
-  withClienta(changedBase(db, p, s)).orderBy('c.updated_at').orderBy('c.id').limit(p.limit).offset(p.offset)));
-const changedCount = perShape((s: ChangedShape) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
-  changedBase(db, p, s).select((eb) => eb.fn.countAll<number | string>().as('total'))));
+const changedPage = perShape((s: ChangedShape) =>
+  compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
+    withClienta(changedBase(db, p, s))
+      .orderBy('c.updated_at')
+      .orderBy('c.id')
+      .limit(p.limit)
+      .offset(p.offset),
+  ),
+);
+const changedCount = perShape((s: ChangedShape) =>
+  compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
+    changedBase(db, p, s).select((eb) => eb.fn.countAll<number | string>().as('total')),
+  ),
+);
 
 function changedValues(clinicId: string, f: CitasChangedFilter, limit: number, offset: number): [ChangedShape, ChangedValues] {
   return [
@@ -134,7 +159,13 @@ function changedValues(clinicId: string, f: CitasChangedFilter, limit: number, o
 }
 
 /** A page of citas changed at or after `since`, ordered by (updated_at, id). */
-export async function listChangedCitas(db: Kysely<DB>, clinicId: string, f: CitasChangedFilter, limit: number, offset: number): Promise<CitaRow[]> {
+export async function listChangedCitas(
+  db: Kysely<DB>,
+  clinicId: string,
+  f: CitasChangedFilter,
+  limit: number,
+  offset: number,
+): Promise<CitaRow[]> {
   const [shape, values] = changedValues(clinicId, f, limit, offset);
   return changedPage(shape)(db, values);
 }
@@ -153,16 +184,36 @@ export async function citasByIds(db: Kysely<DB>, clinicId: string, ids: readonly
     // The citas first, by primary key, then their clientas: planned as a join, and with the
     // statistics of tables an import is still filling, PostgreSQL walked the clinic's every clienta
     // and her citas instead (165,000 buffers for 1,000 ids: most of the import's time).
-    return withClienta(db.with((cte) => cte('c').materialized(), (qb) => qb.selectFrom('citas').selectAll()
-      .where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids))).selectFrom('c') as unknown as From).execute();
+    return withClienta(
+      db
+        .with(
+          (cte) => cte('c').materialized(),
+          (qb) =>
+            qb
+              .selectFrom('citas')
+              .selectAll()
+              .where('clinic_id', '=', clinicId)
+              .where(inIds(db, 'id', ids)),
+        )
+        .selectFrom('c') as unknown as From,
+    ).execute();
   }
-  return withClienta(db.selectFrom('citas as c')).where('c.clinic_id', '=', clinicId).where(inIds(db, 'c.id', ids)).execute();
+  return withClienta(db.selectFrom('citas as c'))
+    .where('c.clinic_id', '=', clinicId)
+    .where(inIds(db, 'c.id', ids))
+    .execute();
 }
 
 /** The first start of any of the clinic's citas after `afterSeconds`, or null: when some client's ultima_cita next moves. */
 const nextStartQuery = compiledOnce(['clinicId', 'after'] as const, (db, p: { clinicId: string; after: number }) =>
-  db.selectFrom('citas').select('fecha_hora').where('clinic_id', '=', p.clinicId).where('fecha_hora', '>', p.after)
-    .orderBy('fecha_hora').limit(1));
+  db
+    .selectFrom('citas')
+    .select('fecha_hora')
+    .where('clinic_id', '=', p.clinicId)
+    .where('fecha_hora', '>', p.after)
+    .orderBy('fecha_hora')
+    .limit(1),
+);
 
 export async function nextCitaStart(db: Kysely<DB>, clinicId: string, afterSeconds: number): Promise<number | null> {
   const [row] = await nextStartQuery(db, { clinicId, after: afterSeconds });

@@ -14,9 +14,10 @@ import { searchCondition } from './clientas-search.js';
 type From = SelectQueryBuilder<DB & { c: ClientasTable }, 'c', {}>;
 
 function changed(db: Kysely<DB>, clinicId: string, f: ClientasFilter, since: number): From {
-  let q: From = dialectOf(db) === 'sqlite'
-    ? db.selectFrom(sql<ClientasTable>`clientas`.as<'c'>(sql`c indexed by clientas_by_updated`)) as unknown as From
-    : db.selectFrom('clientas as c');
+  let q: From =
+    dialectOf(db) === 'sqlite'
+      ? (db.selectFrom(sql<ClientasTable>`clientas`.as<'c'>(sql`c indexed by clientas_by_updated`)) as unknown as From)
+      : db.selectFrom('clientas as c');
   q = q.where('c.clinic_id', '=', clinicId).where('c.updated_at', '>=', since);
   if (f.vip !== null) q = q.where('c.vip', '=', f.vip ? 1 : 0);
   if (f.nameLike !== null || f.digitsLike !== null) q = q.where(searchCondition(f, 'c'));
@@ -25,17 +26,37 @@ function changed(db: Kysely<DB>, clinicId: string, f: ClientasFilter, since: num
 
 /** A page of the clients changed at or after `since`, ordered by (updated_at, id), with their derived fields. */
 export async function listChangedClientas(
-  db: Kysely<DB>, clinicId: string, f: ClientasFilter, since: number, limit: number, offset: number, nowSeconds: number,
+  db: Kysely<DB>,
+  clinicId: string,
+  f: ClientasFilter,
+  since: number,
+  limit: number,
+  offset: number,
+  nowSeconds: number,
 ): Promise<ClientaRow[]> {
-  const ids = await changed(db, clinicId, f, since).select('c.id').orderBy('c.updated_at').orderBy('c.id').limit(limit).offset(offset).execute();
+  const ids = await changed(db, clinicId, f, since)
+    .select('c.id')
+    .orderBy('c.updated_at')
+    .orderBy('c.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
   if (ids.length === 0) return [];
   // The page's rows by primary key, put back in order (as a search's page is).
-  const rows = (await withDerived(db, clinicId, nowSeconds).where('c.id', 'in', ids.map((r) => r.id)).execute()) as ClientaRow[];
+  const rows = (await withDerived(db, clinicId, nowSeconds)
+    .where(
+      'c.id',
+      'in',
+      ids.map((r) => r.id),
+    )
+    .execute()) as ClientaRow[];
   const at = new Map(ids.map((r, i) => [r.id, i]));
   return rows.sort((a, b) => at.get(a.id)! - at.get(b.id)!);
 }
 
 export async function countChangedClientas(db: Kysely<DB>, clinicId: string, f: ClientasFilter, since: number): Promise<number> {
-  const row = await changed(db, clinicId, f, since).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const row = await changed(db, clinicId, f, since)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

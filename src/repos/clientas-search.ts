@@ -59,9 +59,10 @@ export async function ftsGlobalMatches(db: Kysely<DB>, f: ClientasFilter): Promi
 
 /** SQLite: the clinic's matches, counted from the FTS5 index (clientas_search, not the clientas rows). */
 export async function countFtsMatches(db: Kysely<DB>, clinicId: string, f: ClientasFilter): Promise<number> {
-  const vip = f.vip === null
-    ? sql``
-    : sql` and exists (select 1 from clientas c where c.clinic_id = s.clinic_id and c.id = s.id and c.vip = ${f.vip ? 1 : 0})`;
+  const vip =
+    f.vip === null
+      ? sql``
+      : sql` and exists (select 1 from clientas c where c.clinic_id = s.clinic_id and c.id = s.id and c.vip = ${f.vip ? 1 : 0})`;
   const r = await sql<{ n: number }>`select count(*) as n from clientas_fts f cross join clientas_search s on s.rid = f.rowid
     where clientas_fts match ${ftsMatch(f)} and s.clinic_id = ${clinicId}${vip}`.execute(db);
   return Number(r.rows[0]?.n ?? 0);
@@ -85,14 +86,30 @@ export async function countMatchesBefore(db: Kysely<DB>, clinicId: string, f: Cl
 /** Page ids by walking the name order; `budget` caps the index entries examined (null: none). */
 export async function walkIds(db: Kysely<DB>, clinicId: string, f: ClientasFilter, limit: number, offset: number, budget: number | null) {
   if (budget === null) {
-    const rows = await inScope(db, clinicId, f.vip).select('c.id').where(searchCondition(f, 'c'))
-      .orderBy('c.nombre_norm').orderBy('c.id').limit(limit).offset(offset).execute();
+    const rows = await inScope(db, clinicId, f.vip)
+      .select('c.id')
+      .where(searchCondition(f, 'c'))
+      .orderBy('c.nombre_norm')
+      .orderBy('c.id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
     return rows.map((r) => r.id);
   }
-  const window = inScope(db, clinicId, f.vip).select(['c.id', 'c.nombre_norm', 'c.telefono_digits'])
-    .orderBy('c.nombre_norm').orderBy('c.id').limit(budget);
-  const rows = await db.selectFrom(window.as('w')).select('w.id').where(searchCondition(f, 'w'))
-    .orderBy('w.nombre_norm').orderBy('w.id').limit(limit).offset(offset).execute();
+  const window = inScope(db, clinicId, f.vip)
+    .select(['c.id', 'c.nombre_norm', 'c.telefono_digits'])
+    .orderBy('c.nombre_norm')
+    .orderBy('c.id')
+    .limit(budget);
+  const rows = await db
+    .selectFrom(window.as('w'))
+    .select('w.id')
+    .where(searchCondition(f, 'w'))
+    .orderBy('w.nombre_norm')
+    .orderBy('w.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -119,8 +136,14 @@ export async function candidateIds(db: Kysely<DB>, clinicId: string, f: Clientas
 
 /** Page ids from the range of names that start with the term: every key there is a match. */
 export async function rangeIds(db: Kysely<DB>, clinicId: string, vip: boolean | null, range: NameRange, limit: number, start: number) {
-  const rows = await inScope(db, clinicId, vip).select('c.id')
-    .where('c.nombre_norm', '>=', range.lo).where('c.nombre_norm', '<', range.hi)
-    .orderBy('c.nombre_norm').orderBy('c.id').limit(limit).offset(start).execute();
+  const rows = await inScope(db, clinicId, vip)
+    .select('c.id')
+    .where('c.nombre_norm', '>=', range.lo)
+    .where('c.nombre_norm', '<', range.hi)
+    .orderBy('c.nombre_norm')
+    .orderBy('c.id')
+    .limit(limit)
+    .offset(start)
+    .execute();
   return rows.map((r) => r.id);
 }

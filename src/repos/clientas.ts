@@ -32,27 +32,55 @@ export interface ClientaRow {
 
 /** The API's columns of a client, derived fields included (each an index seek): one list for every reader. */
 export function withDerived(db: Kysely<DB>, clinicId: string, nowSeconds: number) {
-  return db.selectFrom('clientas as c').where('c.clinic_id', '=', clinicId).select((eb) => [
-    'c.id', 'c.nombre', 'c.telefono', 'c.email', 'c.idioma', 'c.vip', 'c.cliente_desde', 'c.created_at', 'c.updated_at',
-    eb.selectFrom('citas as ci').select((e) => e.fn.countAll<number>().as('n'))
-      .whereRef('ci.clinic_id', '=', 'c.clinic_id').whereRef('ci.clienta_id', '=', 'c.id')
-      .as('total_citas'),
-    eb.selectFrom('llamadas as l').select((e) => e.fn.countAll<number>().as('n'))
-      .whereRef('l.clinic_id', '=', 'c.clinic_id').whereRef('l.clienta_id', '=', 'c.id')
-      .as('total_llamadas'),
-    eb.selectFrom('citas as ci').select((e) => e.fn.max<number | null>('ci.fecha_hora').as('m'))
-      .whereRef('ci.clinic_id', '=', 'c.clinic_id').whereRef('ci.clienta_id', '=', 'c.id')
-      .where('ci.fecha_hora', '<=', nowSeconds)
-      .as('ultima_cita'),
-    eb.selectFrom('llamadas as l').select((e) => e.fn.max<number | null>('l.fecha_hora').as('m'))
-      .whereRef('l.clinic_id', '=', 'c.clinic_id').whereRef('l.clienta_id', '=', 'c.id')
-      .as('ultima_llamada'),
-  ]);
+  return db
+    .selectFrom('clientas as c')
+    .where('c.clinic_id', '=', clinicId)
+    .select((eb) => [
+      'c.id',
+      'c.nombre',
+      'c.telefono',
+      'c.email',
+      'c.idioma',
+      'c.vip',
+      'c.cliente_desde',
+      'c.created_at',
+      'c.updated_at',
+      eb
+        .selectFrom('citas as ci')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('ci.clinic_id', '=', 'c.clinic_id')
+        .whereRef('ci.clienta_id', '=', 'c.id')
+        .as('total_citas'),
+      eb
+        .selectFrom('llamadas as l')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('l.clinic_id', '=', 'c.clinic_id')
+        .whereRef('l.clienta_id', '=', 'c.id')
+        .as('total_llamadas'),
+      eb
+        .selectFrom('citas as ci')
+        .select((e) => e.fn.max<number | null>('ci.fecha_hora').as('m'))
+        .whereRef('ci.clinic_id', '=', 'c.clinic_id')
+        .whereRef('ci.clienta_id', '=', 'c.id')
+        .where('ci.fecha_hora', '<=', nowSeconds)
+        .as('ultima_cita'),
+      eb
+        .selectFrom('llamadas as l')
+        .select((e) => e.fn.max<number | null>('l.fecha_hora').as('m'))
+        .whereRef('l.clinic_id', '=', 'c.clinic_id')
+        .whereRef('l.clienta_id', '=', 'c.id')
+        .as('ultima_llamada'),
+    ]);
 }
 
 /** A page of the clinic's clientas in name order, without a search. */
 export async function listClientas(
-  db: Kysely<DB>, clinicId: string, vip: boolean | null, limit: number, offset: number, nowSeconds: number,
+  db: Kysely<DB>,
+  clinicId: string,
+  vip: boolean | null,
+  limit: number,
+  offset: number,
+  nowSeconds: number,
 ): Promise<ClientaRow[]> {
   let q = withDerived(db, clinicId, nowSeconds);
   if (vip !== null) q = q.where('c.vip', '=', vip ? 1 : 0);
@@ -64,17 +92,27 @@ export async function clientasByIds(db: Kysely<DB>, clinicId: string, ids: strin
   if (ids.length === 0) return [];
   // Primary-key look-ups, put back in the page's order here: with an ORDER BY, SQLite would
   // rather walk the clinic's whole name index than sort a page.
-  const rows = (await withDerived(db, clinicId, nowSeconds).where(inIds(db, 'c.id', ids)).execute()) as ClientaRow[];
+  const rows = (await withDerived(db, clinicId, nowSeconds)
+    .where(inIds(db, 'c.id', ids))
+    .execute()) as ClientaRow[];
   const at = new Map(ids.map((id, i) => [id, i]));
   return rows.sort((a, b) => at.get(a.id)! - at.get(b.id)!);
 }
 
 /** What a cita and a call show of their clientas `ids` (name and phone as stored now): an id missing is not stored. */
-export async function clientaNames(db: Kysely<DB>, clinicId: string, ids: readonly string[]): Promise<Map<string, { nombre: string; telefono: string }>> {
+export async function clientaNames(
+  db: Kysely<DB>,
+  clinicId: string,
+  ids: readonly string[],
+): Promise<Map<string, { nombre: string; telefono: string }>> {
   const out = new Map<string, { nombre: string; telefono: string }>();
   if (ids.length === 0) return out;
-  const rows = await db.selectFrom('clientas').select(['id', 'nombre', 'telefono'])
-    .where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+  const rows = await db
+    .selectFrom('clientas')
+    .select(['id', 'nombre', 'telefono'])
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'id', ids))
+    .execute();
   for (const r of rows) out.set(r.id, { nombre: r.nombre, telefono: r.telefono });
   return out;
 }

@@ -36,9 +36,16 @@ export async function listClinicsWithKeyCounts(db: Kysely<DB>, nowS: number): Pr
     .select((eb) => [
       'clinic_id',
       eb.fn.countAll<number>().as('all_keys'),
-      eb.fn.sum<number>(
-        eb.case().when(eb.and([eb('revoked_at', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowS)])])).then(1).else(0).end(),
-      ).as('active_keys'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(eb.and([eb('revoked_at', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowS)])]))
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('active_keys'),
     ])
     .groupBy('clinic_id')
     .as('k');
@@ -54,7 +61,10 @@ export async function listClinicsWithKeyCounts(db: Kysely<DB>, nowS: number): Pr
 }
 
 export async function countClinics(db: Kysely<DB>): Promise<number> {
-  const row = await db.selectFrom('clinics').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('clinics')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -66,7 +76,8 @@ export interface DataVersions {
 }
 
 const versionsQuery = compiledOnce(['clinicId'] as const, (db, p: { clinicId: string }) =>
-  db.selectFrom('clinic_data_versions').select(['clientas', 'data', 'events_seq', 'events_expired']).where('clinic_id', '=', p.clinicId));
+  db.selectFrom('clinic_data_versions').select(['clientas', 'data', 'events_seq', 'events_expired']).where('clinic_id', '=', p.clinicId),
+);
 
 /**
  * The clinic's data versions and event-log bounds (all 0 until its first write): one primary-key
@@ -76,7 +87,12 @@ export async function dataVersions(db: Kysely<DB>, clinicId: string): Promise<Da
   const [row] = await versionsQuery(db, { clinicId });
   return row === undefined
     ? { clientas: 0, data: 0, eventsSeq: 0, eventsExpired: 0 }
-    : { clientas: Number(row.clientas), data: Number(row.data), eventsSeq: Number(row.events_seq), eventsExpired: Number(row.events_expired) };
+    : {
+        clientas: Number(row.clientas),
+        data: Number(row.data),
+        eventsSeq: Number(row.events_seq),
+        eventsExpired: Number(row.events_expired),
+      };
 }
 
 /** The version of the clinic's clientas (0 until the first write): see migration 004. */
@@ -86,8 +102,11 @@ export async function clientasVersion(db: Kysely<DB>, clinicId: string): Promise
 
 /** Makes sure the clinic has its row of versions, so that writers can update it. */
 export async function ensureDataVersions(db: Kysely<DB>, clinicId: string): Promise<void> {
-  await db.insertInto('clinic_data_versions').values({ clinic_id: clinicId, clientas: 0, data: 0, events_seq: 0, events_expired: 0 })
-    .onConflict((oc) => oc.column('clinic_id').doNothing()).execute();
+  await db
+    .insertInto('clinic_data_versions')
+    .values({ clinic_id: clinicId, clientas: 0, data: 0, events_seq: 0, events_expired: 0 })
+    .onConflict((oc) => oc.column('clinic_id').doNothing())
+    .execute();
 }
 
 /**
@@ -95,7 +114,9 @@ export async function ensureDataVersions(db: Kysely<DB>, clinicId: string): Prom
  * (the kept search totals); call inside the writing transaction, after ensureDataVersions.
  */
 export async function bumpDataVersions(db: Kysely<DB>, clinicId: string, clientasChanged: boolean): Promise<void> {
-  await db.updateTable('clinic_data_versions')
+  await db
+    .updateTable('clinic_data_versions')
     .set((eb) => ({ data: eb('data', '+', 1), ...(clientasChanged ? { clientas: eb('clientas', '+', 1) } : {}) }))
-    .where('clinic_id', '=', clinicId).execute();
+    .where('clinic_id', '=', clinicId)
+    .execute();
 }

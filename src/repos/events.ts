@@ -18,13 +18,23 @@ export type EventRow = EventsTable;
  * head as the previous writer committed it.
  */
 export async function takeSeqs(db: Kysely<DB>, clinicId: string, n: number): Promise<number> {
-  const row = await db.updateTable('clinic_data_versions').set((eb) => ({ events_seq: eb('events_seq', '+', n) }))
-    .where('clinic_id', '=', clinicId).returning('events_seq').executeTakeFirstOrThrow();
+  const row = await db
+    .updateTable('clinic_data_versions')
+    .set((eb) => ({ events_seq: eb('events_seq', '+', n) }))
+    .where('clinic_id', '=', clinicId)
+    .returning('events_seq')
+    .executeTakeFirstOrThrow();
   return Number(row.events_seq) - n + 1;
 }
 
 const COLUMNS: readonly (readonly [keyof EventRow, string])[] = [
-  ['clinic_id', 'text'], ['seq', 'int8'], ['id', 'text'], ['tipo', 'text'], ['record_id', 'text'], ['ocurrido_at', 'int8'], ['datos', 'text'],
+  ['clinic_id', 'text'],
+  ['seq', 'int8'],
+  ['id', 'text'],
+  ['tipo', 'text'],
+  ['record_id', 'text'],
+  ['ocurrido_at', 'int8'],
+  ['datos', 'text'],
 ];
 const ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 400, postgres: 5000 };
 const insertStatements = new Map<string, string>();
@@ -34,9 +44,10 @@ function insertSql(dialect: Dialect, rows: number): string {
   let text = insertStatements.get(key);
   if (text === undefined) {
     const names = COLUMNS.map(([c]) => c).join(', ');
-    text = dialect === 'postgres'
-      ? `insert into events (${names}) select * from unnest(${COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`
-      : `insert into events (${names}) values ${Array.from({ length: rows }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`;
+    text =
+      dialect === 'postgres'
+        ? `insert into events (${names}) select * from unnest(${COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`
+        : `insert into events (${names}) values ${Array.from({ length: rows }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`;
     insertStatements.set(key, text);
   }
   return text;
@@ -48,9 +59,7 @@ export async function insertEvents(db: Kysely<DB>, rows: readonly EventRow[]): P
   const step = ROWS_PER_STATEMENT[dialect];
   for (let i = 0; i < rows.length; i += step) {
     const chunk = rows.slice(i, i + step);
-    const params = dialect === 'postgres'
-      ? COLUMNS.map(([c]) => chunk.map((r) => r[c]))
-      : chunk.flatMap((r) => COLUMNS.map(([c]) => r[c]));
+    const params = dialect === 'postgres' ? COLUMNS.map(([c]) => chunk.map((r) => r[c])) : chunk.flatMap((r) => COLUMNS.map(([c]) => r[c]));
     await db.executeQuery(CompiledQuery.raw(insertSql(dialect, chunk.length), params));
   }
 }
@@ -73,13 +82,19 @@ type AfterValues = { clinicId: string; after: number; through: number; tipos: st
 const AFTER_VALUES = ['clinicId', 'after', 'through', 'tipos', 'limit'] as const;
 
 function afterQuery(db: Kysely<DB>, p: AfterValues, byTipo: boolean) {
-  let q = db.selectFrom('events').select(['seq', 'id', 'tipo', 'ocurrido_at', 'datos'])
-    .where('clinic_id', '=', p.clinicId).where('seq', '>', p.after).where('seq', '<=', p.through);
+  let q = db
+    .selectFrom('events')
+    .select(['seq', 'id', 'tipo', 'ocurrido_at', 'datos'])
+    .where('clinic_id', '=', p.clinicId)
+    .where('seq', '>', p.after)
+    .where('seq', '<=', p.through);
   // One parameter whatever the number of types, so the statement has one shape: ",a,b," holds ",tipo,".
   if (byTipo) {
-    q = q.where(dialectOf(db) === 'postgres'
-      ? sql<boolean>`strpos(${p.tipos}, ',' || tipo || ',') > 0`
-      : sql<boolean>`instr(${p.tipos}, ',' || tipo || ',') > 0`);
+    q = q.where(
+      dialectOf(db) === 'postgres'
+        ? sql<boolean>`strpos(${p.tipos}, ',' || tipo || ',') > 0`
+        : sql<boolean>`instr(${p.tipos}, ',' || tipo || ',') > 0`,
+    );
   }
   return q.orderBy('seq').limit(p.limit);
 }
@@ -94,7 +109,12 @@ const afterByTipo = compiledOnce(AFTER_VALUES, (db, p: AfterValues) => afterQuer
  * whole log in one call.
  */
 export async function eventsAfter(
-  db: Kysely<DB>, clinicId: string, after: number, through: number, tipos: readonly string[] | null, limit: number,
+  db: Kysely<DB>,
+  clinicId: string,
+  after: number,
+  through: number,
+  tipos: readonly string[] | null,
+  limit: number,
 ): Promise<FeedRow[]> {
   if (through <= after) return [];
   const values = { clinicId, after, through, tipos: tipos === null ? '' : `,${tipos.join(',')},`, limit };
@@ -106,15 +126,30 @@ export async function eventsAfter(
 
 /** Clinics whose log holds events (their head above what retention removed). */
 export async function clinicsWithEvents(db: Kysely<DB>): Promise<{ clinicId: string; expired: number }[]> {
-  const rows = await db.selectFrom('clinic_data_versions').select(['clinic_id', 'events_expired'])
-    .whereRef('events_seq', '>', 'events_expired').orderBy('clinic_id').execute();
+  const rows = await db
+    .selectFrom('clinic_data_versions')
+    .select(['clinic_id', 'events_expired'])
+    .whereRef('events_seq', '>', 'events_expired')
+    .orderBy('clinic_id')
+    .execute();
   return rows.map((r) => ({ clinicId: r.clinic_id, expired: Number(r.events_expired) }));
 }
 
 /** The seq and time of the clinic's oldest `n` events after `after` (primary-key order). */
-export async function oldestEvents(db: Kysely<DB>, clinicId: string, after: number, n: number): Promise<{ seq: number; ocurrido_at: number }[]> {
-  const rows = await db.selectFrom('events').select(['seq', 'ocurrido_at']).where('clinic_id', '=', clinicId)
-    .where('seq', '>', after).orderBy('seq').limit(n).execute();
+export async function oldestEvents(
+  db: Kysely<DB>,
+  clinicId: string,
+  after: number,
+  n: number,
+): Promise<{ seq: number; ocurrido_at: number }[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['seq', 'ocurrido_at'])
+    .where('clinic_id', '=', clinicId)
+    .where('seq', '>', after)
+    .orderBy('seq')
+    .limit(n)
+    .execute();
   return rows.map((r) => ({ seq: Number(r.seq), ocurrido_at: Number(r.ocurrido_at) }));
 }
 
@@ -122,6 +157,10 @@ export async function oldestEvents(db: Kysely<DB>, clinicId: string, after: numb
 export async function expireEvents(db: Kysely<DB>, clinicId: string, through: number): Promise<number> {
   const res = await db.deleteFrom('events').where('clinic_id', '=', clinicId).where('seq', '<=', through).executeTakeFirst();
   const greatest = dialectOf(db) === 'postgres' ? sql`greatest(events_expired, ${through})` : sql`max(events_expired, ${through})`;
-  await db.updateTable('clinic_data_versions').set({ events_expired: greatest as never }).where('clinic_id', '=', clinicId).execute();
+  await db
+    .updateTable('clinic_data_versions')
+    .set({ events_expired: greatest as never })
+    .where('clinic_id', '=', clinicId)
+    .execute();
   return Number(res.numDeletedRows);
 }

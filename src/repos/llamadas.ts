@@ -36,7 +36,7 @@ type From = SelectQueryBuilder<DB & { l: LlamadasTable }, 'l', {}>;
 /** `llamadas as l`, or with its index named on SQLite (its planner cannot tell the indexes apart). */
 function llamadasFrom(db: Kysely<DB>, index: string | null): From {
   return index !== null && dialectOf(db) === 'sqlite'
-    ? db.selectFrom(sql<LlamadasTable>`llamadas`.as<'l'>(sql.raw(`l indexed by ${index}`))) as unknown as From
+    ? (db.selectFrom(sql<LlamadasTable>`llamadas`.as<'l'>(sql.raw(`l indexed by ${index}`))) as unknown as From)
     : db.selectFrom('llamadas as l');
 }
 
@@ -45,10 +45,16 @@ function withCaller(from: From) {
   return from
     .leftJoin('clientas as cl', (j) => j.onRef('cl.clinic_id', '=', 'l.clinic_id').onRef('cl.id', '=', 'l.clienta_id'))
     .select((eb) => [
-      'l.id', 'l.fecha_hora',
+      'l.id',
+      'l.fecha_hora',
       // A linked caller shows the client's current name; an unknown caller keeps what was recorded.
       eb.fn.coalesce('cl.nombre', 'l.cliente_nombre').as('cliente_nombre'),
-      'l.telefono_caller', 'l.duracion_segundos', 'l.resultado', 'l.idioma', 'l.created_at', 'l.updated_at',
+      'l.telefono_caller',
+      'l.duracion_segundos',
+      'l.resultado',
+      'l.idioma',
+      'l.created_at',
+      'l.updated_at',
     ]);
 }
 
@@ -65,8 +71,9 @@ function pageQuery(db: Kysely<DB>, p: PageValues, bounded: boolean, byResultado:
 }
 
 /** One compiled-once query per shape: [bounded][byResultado]. */
-const pages = [false, true].map((bounded) => [false, true].map((byResultado) =>
-  compiledOnce(PAGE_VALUES, (db, p: PageValues) => pageQuery(db, p, bounded, byResultado))));
+const pages = [false, true].map((bounded) =>
+  [false, true].map((byResultado) => compiledOnce(PAGE_VALUES, (db, p: PageValues) => pageQuery(db, p, bounded, byResultado))),
+);
 
 export async function listLlamadas(
   db: Kysely<DB>,
@@ -93,8 +100,9 @@ function countQuery(db: Kysely<DB>, p: CountValues, bounded: boolean, byResultad
   return q;
 }
 
-const counts = [false, true].map((bounded) => [false, true].map((byResultado) =>
-  compiledOnce(COUNT_VALUES, (db, p: CountValues) => countQuery(db, p, bounded, byResultado))));
+const counts = [false, true].map((bounded) =>
+  [false, true].map((byResultado) => compiledOnce(COUNT_VALUES, (db, p: CountValues) => countQuery(db, p, bounded, byResultado))),
+);
 
 export async function countLlamadas(db: Kysely<DB>, clinicId: string, f: LlamadasFilter): Promise<number> {
   const count = counts[f.hasta === null ? 0 : 1]![f.resultado === null ? 0 : 1]!;
@@ -117,10 +125,20 @@ function changedBase(db: Kysely<DB>, p: ChangedValues, s: ChangedShape): From {
 }
 
 // One compiled-once query per shape (8), built on first use.
-const changedPage = perShape((s: ChangedShape) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
-  withCaller(changedBase(db, p, s)).orderBy('l.updated_at').orderBy('l.id').limit(p.limit).offset(p.offset)));
-const changedCount = perShape((s: ChangedShape) => compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
-  changedBase(db, p, s).select((eb) => eb.fn.countAll<number | string>().as('total'))));
+const changedPage = perShape((s: ChangedShape) =>
+  compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
+    withCaller(changedBase(db, p, s))
+      .orderBy('l.updated_at')
+      .orderBy('l.id')
+      .limit(p.limit)
+      .offset(p.offset),
+  ),
+);
+const changedCount = perShape((s: ChangedShape) =>
+  compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
+    changedBase(db, p, s).select((eb) => eb.fn.countAll<number | string>().as('total')),
+  ),
+);
 
 function changedValues(clinicId: string, f: LlamadasChangedFilter, limit: number, offset: number): [ChangedShape, ChangedValues] {
   return [
@@ -130,7 +148,13 @@ function changedValues(clinicId: string, f: LlamadasChangedFilter, limit: number
 }
 
 /** A page of calls changed at or after `since`, ordered by (updated_at, id). */
-export async function listChangedLlamadas(db: Kysely<DB>, clinicId: string, f: LlamadasChangedFilter, limit: number, offset: number): Promise<LlamadaRow[]> {
+export async function listChangedLlamadas(
+  db: Kysely<DB>,
+  clinicId: string,
+  f: LlamadasChangedFilter,
+  limit: number,
+  offset: number,
+): Promise<LlamadaRow[]> {
   const [shape, values] = changedValues(clinicId, f, limit, offset);
   return changedPage(shape)(db, values);
 }
@@ -145,13 +169,30 @@ export async function countChangedLlamadas(db: Kysely<DB>, clinicId: string, f: 
  * The calls of `ids` as the API shows them, each with whether it waits for its clienta: linked to
  * a clienta that is not stored yet (an import may list her later), its name is not known yet.
  */
-export async function llamadasByIds(db: Kysely<DB>, clinicId: string, ids: readonly string[]): Promise<(LlamadaRow & { awaitingClienta: boolean })[]> {
+export async function llamadasByIds(
+  db: Kysely<DB>,
+  clinicId: string,
+  ids: readonly string[],
+): Promise<(LlamadaRow & { awaitingClienta: boolean })[]> {
   if (ids.length === 0) return [];
   // PostgreSQL: the calls first, by primary key, then their clientas (see citasByIds).
-  const from = dialectOf(db) === 'postgres'
-    ? db.with((cte) => cte('l').materialized(), (qb) => qb.selectFrom('llamadas').selectAll()
-      .where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids))).selectFrom('l') as unknown as From
-    : db.selectFrom('llamadas as l').where('l.clinic_id', '=', clinicId).where(inIds(db, 'l.id', ids));
+  const from =
+    dialectOf(db) === 'postgres'
+      ? (db
+          .with(
+            (cte) => cte('l').materialized(),
+            (qb) =>
+              qb
+                .selectFrom('llamadas')
+                .selectAll()
+                .where('clinic_id', '=', clinicId)
+                .where(inIds(db, 'id', ids)),
+          )
+          .selectFrom('l') as unknown as From)
+      : db
+          .selectFrom('llamadas as l')
+          .where('l.clinic_id', '=', clinicId)
+          .where(inIds(db, 'l.id', ids));
   const rows = await withCaller(from).select(['l.clienta_id', 'cl.id as clienta_found']).execute();
   return rows.map(({ clienta_id, clienta_found, ...row }) => ({ ...row, awaitingClienta: clienta_id !== null && clienta_found === null }));
 }

@@ -34,7 +34,12 @@ export async function setSessionFlash(db: Kysely<DB>, id: string, flash: string 
 
 /** Clears the flash only if it is still the one read, so two tabs cannot both show it. */
 export async function takeSessionFlash(db: Kysely<DB>, id: string, flash: string): Promise<boolean> {
-  const res = await db.updateTable('dashboard_sessions').set({ flash: null }).where('id', '=', id).where('flash', '=', flash).executeTakeFirst();
+  const res = await db
+    .updateTable('dashboard_sessions')
+    .set({ flash: null })
+    .where('id', '=', id)
+    .where('flash', '=', flash)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 

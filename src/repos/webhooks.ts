@@ -14,21 +14,34 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 function endpointRow(r: Record<string, unknown>): EndpointRow {
   return {
     ...(r as unknown as EndpointRow),
-    enabled: Number(r.enabled), disabled_at: num(r.disabled_at), created_at: Number(r.created_at), cursor: Number(r.cursor),
-    attempts: Number(r.attempts), next_attempt_ms: Number(r.next_attempt_ms), failing_since_ms: num(r.failing_since_ms),
+    enabled: Number(r.enabled),
+    disabled_at: num(r.disabled_at),
+    created_at: Number(r.created_at),
+    cursor: Number(r.cursor),
+    attempts: Number(r.attempts),
+    next_attempt_ms: Number(r.next_attempt_ms),
+    failing_since_ms: num(r.failing_since_ms),
     lease_until_ms: Number(r.lease_until_ms),
   };
 }
 
 function deliveryRow(r: Record<string, unknown>): DeliveryRow {
   return {
-    ...(r as unknown as DeliveryRow), seq: num(r.seq), attempt: Number(r.attempt), at_ms: Number(r.at_ms),
-    status_code: num(r.status_code), duration_ms: Number(r.duration_ms),
+    ...(r as unknown as DeliveryRow),
+    seq: num(r.seq),
+    attempt: Number(r.attempt),
+    at_ms: Number(r.at_ms),
+    status_code: num(r.status_code),
+    duration_ms: Number(r.duration_ms),
   };
 }
 
 export async function countWebhookEndpoints(db: Kysely<DB>, clinicId: string): Promise<number> {
-  const row = await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('clinic_id', '=', clinicId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('clinic_id', '=', clinicId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -37,12 +50,23 @@ export async function insertWebhookEndpoint(db: Kysely<DB>, row: EndpointRow): P
 }
 
 export async function listWebhookEndpoints(db: Kysely<DB>, clinicId: string): Promise<EndpointRow[]> {
-  const rows = await db.selectFrom('webhook_endpoints').selectAll().where('clinic_id', '=', clinicId).orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('clinic_id', '=', clinicId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map(endpointRow);
 }
 
 export async function getWebhookEndpoint(db: Kysely<DB>, clinicId: string, id: string): Promise<EndpointRow | undefined> {
-  const row = await db.selectFrom('webhook_endpoints').selectAll().where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('clinic_id', '=', clinicId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row && endpointRow(row);
 }
 
@@ -60,13 +84,23 @@ export async function deleteWebhookEndpoint(db: Kysely<DB>, clinicId: string, id
 
 /** Enables (from its cursor, due now, failures forgotten) or disables an endpoint, with the reason. */
 export async function setWebhookEnabled(
-  db: Kysely<DB>, clinicId: string, id: string, enabled: boolean, reason: string | null, nowMs: number,
+  db: Kysely<DB>,
+  clinicId: string,
+  id: string,
+  enabled: boolean,
+  reason: string | null,
+  nowMs: number,
 ): Promise<boolean> {
-  const res = await db.updateTable('webhook_endpoints')
-    .set(enabled
-      ? { enabled: 1, disabled_reason: null, disabled_at: null, attempts: 0, failing_since_ms: null, next_attempt_ms: nowMs }
-      : { enabled: 0, disabled_reason: reason, disabled_at: Math.floor(nowMs / 1000) })
-    .where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  const res = await db
+    .updateTable('webhook_endpoints')
+    .set(
+      enabled
+        ? { enabled: 1, disabled_reason: null, disabled_at: null, attempts: 0, failing_since_ms: null, next_attempt_ms: nowMs }
+        : { enabled: 0, disabled_reason: reason, disabled_at: Math.floor(nowMs / 1000) },
+    )
+    .where('clinic_id', '=', clinicId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
@@ -78,7 +112,13 @@ export async function setWebhookEnabled(
  * skips rows another instance is claiming at this moment (FOR UPDATE SKIP LOCKED), so two
  * instances never claim one endpoint; SQLite has one writer at a time.
  */
-export async function claimDueEndpoints(db: Kysely<DB>, owner: string, nowMs: number, untilMs: number, limit: number): Promise<EndpointRow[]> {
+export async function claimDueEndpoints(
+  db: Kysely<DB>,
+  owner: string,
+  nowMs: number,
+  untilMs: number,
+  limit: number,
+): Promise<EndpointRow[]> {
   const lock = dialectOf(db) === 'postgres' ? sql`for update of e skip locked` : sql``;
   const { rows } = await sql<Record<string, unknown>>`
     update webhook_endpoints set lease_owner = ${owner}, lease_until_ms = ${untilMs}
@@ -94,24 +134,50 @@ export async function claimDueEndpoints(db: Kysely<DB>, owner: string, nowMs: nu
  * The head event was delivered (or needs no delivery): the cursor moves to `cursor`, failures are
  * forgotten and the lease extended. False when `owner` no longer holds the lease (it must stop).
  */
-export async function advanceWebhookCursor(db: Kysely<DB>, id: string, owner: string, cursor: number, leaseUntilMs: number): Promise<boolean> {
-  const res = await db.updateTable('webhook_endpoints')
+export async function advanceWebhookCursor(
+  db: Kysely<DB>,
+  id: string,
+  owner: string,
+  cursor: number,
+  leaseUntilMs: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('webhook_endpoints')
     .set({ cursor, attempts: 0, failing_since_ms: null, last_error: null, lease_until_ms: leaseUntilMs })
-    .where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
 /** The head event failed: when to try again, since when it fails, and (after 3 days) disabled; the lease is given up. */
-export async function recordWebhookFailure(db: Kysely<DB>, id: string, owner: string, f: {
-  attempts: number; nextAttemptMs: number; failingSinceMs: number; lastError: string; disable: boolean; nowMs: number;
-}): Promise<boolean> {
-  const res = await db.updateTable('webhook_endpoints')
+export async function recordWebhookFailure(
+  db: Kysely<DB>,
+  id: string,
+  owner: string,
+  f: {
+    attempts: number;
+    nextAttemptMs: number;
+    failingSinceMs: number;
+    lastError: string;
+    disable: boolean;
+    nowMs: number;
+  },
+): Promise<boolean> {
+  const res = await db
+    .updateTable('webhook_endpoints')
     .set({
-      attempts: f.attempts, next_attempt_ms: f.nextAttemptMs, failing_since_ms: f.failingSinceMs, last_error: f.lastError,
-      lease_owner: null, lease_until_ms: 0,
+      attempts: f.attempts,
+      next_attempt_ms: f.nextAttemptMs,
+      failing_since_ms: f.failingSinceMs,
+      last_error: f.lastError,
+      lease_owner: null,
+      lease_until_ms: 0,
       ...(f.disable ? { enabled: 0, disabled_reason: 'failing', disabled_at: Math.floor(f.nowMs / 1000) } : {}),
     })
-    .where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
@@ -128,25 +194,50 @@ export async function insertWebhookDelivery(db: Kysely<DB>, row: DeliveryRow): P
 
 /** The endpoint's latest attempts, newest first. */
 export async function listWebhookDeliveries(db: Kysely<DB>, clinicId: string, endpointId: string, limit: number): Promise<DeliveryRow[]> {
-  const rows = await db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).where('clinic_id', '=', clinicId)
-    .orderBy('at_ms', 'desc').orderBy('seq', 'desc').orderBy('attempt', 'desc').limit(limit).execute();
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .where('clinic_id', '=', clinicId)
+    .orderBy('at_ms', 'desc')
+    .orderBy('seq', 'desc')
+    .orderBy('attempt', 'desc')
+    .limit(limit)
+    .execute();
   return rows.map(deliveryRow);
 }
 
 export async function getWebhookDelivery(db: Kysely<DB>, clinicId: string, id: string): Promise<DeliveryRow | undefined> {
-  const row = await db.selectFrom('webhook_deliveries').selectAll().where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('clinic_id', '=', clinicId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row && deliveryRow(row);
 }
 
 /** Keeps the endpoint's latest `keep` attempts. */
 export async function pruneWebhookDeliveries(db: Kysely<DB>, endpointId: string, keep: number): Promise<void> {
-  const edge = await db.selectFrom('webhook_deliveries').select('at_ms').where('endpoint_id', '=', endpointId)
-    .orderBy('at_ms', 'desc').offset(keep).limit(1).executeTakeFirst();
-  if (edge) await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).where('at_ms', '<=', Number(edge.at_ms)).execute();
+  const edge = await db
+    .selectFrom('webhook_deliveries')
+    .select('at_ms')
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('at_ms', 'desc')
+    .offset(keep)
+    .limit(1)
+    .executeTakeFirst();
+  if (edge)
+    await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).where('at_ms', '<=', Number(edge.at_ms)).execute();
 }
 
 /** One event of the clinic by its seq (a resend: the delivery recorded it), a primary-key read. */
 export async function getEventBySeq(db: Kysely<DB>, clinicId: string, seq: number) {
-  const row = await db.selectFrom('events').select(['seq', 'id', 'tipo', 'ocurrido_at', 'datos']).where('clinic_id', '=', clinicId).where('seq', '=', seq).executeTakeFirst();
+  const row = await db
+    .selectFrom('events')
+    .select(['seq', 'id', 'tipo', 'ocurrido_at', 'datos'])
+    .where('clinic_id', '=', clinicId)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
   return row && { ...row, seq: Number(row.seq), ocurrido_at: Number(row.ocurrido_at) };
 }

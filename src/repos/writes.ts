@@ -24,23 +24,52 @@ interface TableSpec {
 const SPECS: Record<Table, TableSpec> = {
   clientas: {
     columns: [
-      ['clinic_id', 'text'], ['id', 'text'], ['nombre', 'text'], ['nombre_norm', 'text'], ['telefono', 'text'],
-      ['telefono_digits', 'text'], ['email', 'text'], ['idioma', 'text'], ['vip', 'int4'], ['cliente_desde', 'text'],
-      ['created_at', 'int8'], ['updated_at', 'int8'],
+      ['clinic_id', 'text'],
+      ['id', 'text'],
+      ['nombre', 'text'],
+      ['nombre_norm', 'text'],
+      ['telefono', 'text'],
+      ['telefono_digits', 'text'],
+      ['email', 'text'],
+      ['idioma', 'text'],
+      ['vip', 'int4'],
+      ['cliente_desde', 'text'],
+      ['created_at', 'int8'],
+      ['updated_at', 'int8'],
     ],
   },
   citas: {
     columns: [
-      ['clinic_id', 'text'], ['id', 'text'], ['clienta_id', 'text'], ['fecha_hora', 'int8'], ['dia', 'text'],
-      ['servicio', 'text'], ['duracion_min', 'int4'], ['precio_cents', 'int8'], ['estado', 'text'],
-      ['profesional_nombre', 'text'], ['sede_nombre', 'text'], ['notas', 'text'], ['created_at', 'int8'], ['updated_at', 'int8'],
+      ['clinic_id', 'text'],
+      ['id', 'text'],
+      ['clienta_id', 'text'],
+      ['fecha_hora', 'int8'],
+      ['dia', 'text'],
+      ['servicio', 'text'],
+      ['duracion_min', 'int4'],
+      ['precio_cents', 'int8'],
+      ['estado', 'text'],
+      ['profesional_nombre', 'text'],
+      ['sede_nombre', 'text'],
+      ['notas', 'text'],
+      ['created_at', 'int8'],
+      ['updated_at', 'int8'],
     ],
   },
   llamadas: {
     columns: [
-      ['clinic_id', 'text'], ['id', 'text'], ['clienta_id', 'text'], ['fecha_hora', 'int8'], ['dia', 'text'],
-      ['cliente_nombre', 'text'], ['telefono_caller', 'text'], ['duracion_segundos', 'int4'], ['resultado', 'text'],
-      ['idioma', 'text'], ['created_at', 'int8'], ['updated_at', 'int8'],
+      ['clinic_id', 'text'],
+      ['id', 'text'],
+      ['clienta_id', 'text'],
+      ['fecha_hora', 'int8'],
+      ['dia', 'text'],
+      ['cliente_nombre', 'text'],
+      ['telefono_caller', 'text'],
+      ['duracion_segundos', 'int4'],
+      ['resultado', 'text'],
+      ['idioma', 'text'],
+      ['created_at', 'int8'],
+      ['updated_at', 'int8'],
     ],
   },
 };
@@ -54,9 +83,10 @@ function insertSql(dialect: Dialect, table: Table, mode: WriteMode, rows: number
   if (text !== undefined) return text;
   const cols = SPECS[table].columns;
   const names = cols.map(([c]) => c);
-  const source = dialect === 'postgres'
-    ? `select * from unnest(${cols.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`
-    : `values ${Array.from({ length: rows }, () => `(${names.map(() => '?').join(', ')})`).join(', ')}`;
+  const source =
+    dialect === 'postgres'
+      ? `select * from unnest(${cols.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`
+      : `values ${Array.from({ length: rows }, () => `(${names.map(() => '?').join(', ')})`).join(', ')}`;
   text = `insert into ${table} (${names.join(', ')}) ${source}`;
   if (mode === 'upsert') {
     // Only rows that differ are rewritten: re-importing a file changes nothing, not even a tuple
@@ -65,7 +95,8 @@ function insertSql(dialect: Dialect, table: Table, mode: WriteMode, rows: number
     const rest = names.slice(2);
     const compared = rest.filter((c) => c !== 'updated_at');
     const distinct = dialect === 'postgres' ? 'is distinct from' : 'is not';
-    text += ` on conflict (clinic_id, id) do update set ${rest.map((c) => `${c} = excluded.${c}`).join(', ')}` +
+    text +=
+      ` on conflict (clinic_id, id) do update set ${rest.map((c) => `${c} = excluded.${c}`).join(', ')}` +
       ` where (${compared.map((c) => `${table}.${c}`).join(', ')}) ${distinct} (${compared.map((c) => `excluded.${c}`).join(', ')})` +
       ' returning id';
   }
@@ -109,16 +140,31 @@ export function writeLlamadas(db: Kysely<DB>, rows: Insertable<LlamadasTable>[],
 
 /** Stored values, before an upsert, of the rows it will replace: the counts' old keys. */
 export async function storedCitaKeys(db: Kysely<DB>, clinicId: string, ids: string[]) {
-  return db.selectFrom('citas').select(['id', 'dia', 'estado']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+  return db
+    .selectFrom('citas')
+    .select(['id', 'dia', 'estado'])
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'id', ids))
+    .execute();
 }
 
 export async function storedLlamadaKeys(db: Kysely<DB>, clinicId: string, ids: string[]) {
-  return db.selectFrom('llamadas').select(['id', 'dia', 'resultado']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+  return db
+    .selectFrom('llamadas')
+    .select(['id', 'dia', 'resultado'])
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'id', ids))
+    .execute();
 }
 
 /** ... and of clientas, with what their citas and llamadas show of them (a change there changes those too). */
 export async function storedClientaKeys(db: Kysely<DB>, clinicId: string, ids: string[]) {
-  return db.selectFrom('clientas').select(['id', 'vip', 'nombre', 'telefono']).where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).execute();
+  return db
+    .selectFrom('clientas')
+    .select(['id', 'vip', 'nombre', 'telefono'])
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'id', ids))
+    .execute();
 }
 
 // Deletions (import lines with "deleted": true) and their cascades. Each returns what the
@@ -126,30 +172,55 @@ export async function storedClientaKeys(db: Kysely<DB>, clinicId: string, ids: s
 
 export async function deleteCitas(db: Kysely<DB>, clinicId: string, ids: string[]) {
   if (ids.length === 0) return [];
-  return db.deleteFrom('citas').where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).returning(['id', 'dia', 'estado']).execute();
+  return db
+    .deleteFrom('citas')
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'id', ids))
+    .returning(['id', 'dia', 'estado'])
+    .execute();
 }
 
 export async function deleteLlamadas(db: Kysely<DB>, clinicId: string, ids: string[]) {
   if (ids.length === 0) return [];
-  return db.deleteFrom('llamadas').where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).returning(['id', 'dia', 'resultado']).execute();
+  return db
+    .deleteFrom('llamadas')
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'id', ids))
+    .returning(['id', 'dia', 'resultado'])
+    .execute();
 }
 
 export async function deleteClientas(db: Kysely<DB>, clinicId: string, ids: string[]) {
   if (ids.length === 0) return [];
-  return db.deleteFrom('clientas').where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids)).returning(['id', 'vip']).execute();
+  return db
+    .deleteFrom('clientas')
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'id', ids))
+    .returning(['id', 'vip'])
+    .execute();
 }
 
 /** A deleted clienta's citas go with her. */
 export async function deleteCitasOf(db: Kysely<DB>, clinicId: string, clientaIds: string[]) {
   if (clientaIds.length === 0) return [];
-  return db.deleteFrom('citas').where('clinic_id', '=', clinicId).where(inIds(db, 'clienta_id', clientaIds)).returning(['id', 'dia', 'estado']).execute();
+  return db
+    .deleteFrom('citas')
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'clienta_id', clientaIds))
+    .returning(['id', 'dia', 'estado'])
+    .execute();
 }
 
 /** A deleted clienta's calls stay, as calls of an unknown caller (no link, no recorded name). */
 export async function unlinkLlamadasOf(db: Kysely<DB>, clinicId: string, clientaIds: string[], updatedAt: number): Promise<string[]> {
   if (clientaIds.length === 0) return [];
-  const rows = await db.updateTable('llamadas').set({ clienta_id: null, cliente_nombre: null, updated_at: updatedAt })
-    .where('clinic_id', '=', clinicId).where(inIds(db, 'clienta_id', clientaIds)).returning('id').execute();
+  const rows = await db
+    .updateTable('llamadas')
+    .set({ clienta_id: null, cliente_nombre: null, updated_at: updatedAt })
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'clienta_id', clientaIds))
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -157,10 +228,21 @@ export async function unlinkLlamadasOf(db: Kysely<DB>, clinicId: string, clienta
  * The citas (or calls) of clientas whose name or phone (or name) changed: what the API shows of
  * them changed too, so their updated_at moves. Returns their ids.
  */
-export async function touchRecordsOf(db: Kysely<DB>, table: 'citas' | 'llamadas', clinicId: string, clientaIds: string[], updatedAt: number): Promise<string[]> {
+export async function touchRecordsOf(
+  db: Kysely<DB>,
+  table: 'citas' | 'llamadas',
+  clinicId: string,
+  clientaIds: string[],
+  updatedAt: number,
+): Promise<string[]> {
   if (clientaIds.length === 0) return [];
-  const rows = await db.updateTable(table).set({ updated_at: updatedAt })
-    .where('clinic_id', '=', clinicId).where(inIds(db, 'clienta_id', clientaIds)).returning('id').execute();
+  const rows = await db
+    .updateTable(table)
+    .set({ updated_at: updatedAt })
+    .where('clinic_id', '=', clinicId)
+    .where(inIds(db, 'clienta_id', clientaIds))
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -168,8 +250,12 @@ export async function touchRecordsOf(db: Kysely<DB>, table: 'citas' | 'llamadas'
 export async function existingClientaIds(db: Kysely<DB>, clinicId: string, ids: string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < ids.length; i += 5_000) {
-    const rows = await db.selectFrom('clientas').select('id')
-      .where('clinic_id', '=', clinicId).where(inIds(db, 'id', ids.slice(i, i + 5_000))).execute();
+    const rows = await db
+      .selectFrom('clientas')
+      .select('id')
+      .where('clinic_id', '=', clinicId)
+      .where(inIds(db, 'id', ids.slice(i, i + 5_000)))
+      .execute();
     for (const r of rows) found.add(r.id);
   }
   return found;
@@ -195,15 +281,26 @@ const COUNT_TABLES = {
  * Applies count changes (n = n + delta) and drops rows that reach zero. The per-day tables have
  * at most a few thousand rows per clinic, so this is cheap whatever the import's size.
  */
-export async function applyCountDeltas(db: Kysely<DB>, clinicId: string, table: keyof typeof COUNT_TABLES, deltas: CountDeltas): Promise<void> {
+export async function applyCountDeltas(
+  db: Kysely<DB>,
+  clinicId: string,
+  table: keyof typeof COUNT_TABLES,
+  deltas: CountDeltas,
+): Promise<void> {
   const keyCols = COUNT_TABLES[table];
   const changed = [...deltas.values()].filter((d) => d.n !== 0);
   for (let i = 0; i < changed.length; i += 500) {
     const values = changed.slice(i, i + 500).map((d) => ({
-      clinic_id: clinicId, ...Object.fromEntries(keyCols.map((c, j) => [c, d.key[j]])), n: d.n,
+      clinic_id: clinicId,
+      ...Object.fromEntries(keyCols.map((c, j) => [c, d.key[j]])),
+      n: d.n,
     }));
-    await db.insertInto(table).values(values as never)
-      .onConflict((oc) => oc.columns(['clinic_id', ...keyCols] as never).doUpdateSet({ n: sql`${sql.ref(`${table}.n`)} + excluded.n` } as never))
+    await db
+      .insertInto(table)
+      .values(values as never)
+      .onConflict((oc) =>
+        oc.columns(['clinic_id', ...keyCols] as never).doUpdateSet({ n: sql`${sql.ref(`${table}.n`)} + excluded.n` } as never),
+      )
       .execute();
   }
   if (changed.length > 0) await db.deleteFrom(table).where('clinic_id', '=', clinicId).where('n', '<=', 0).execute();
@@ -247,7 +344,9 @@ export async function tryLockClinicData(db: Kysely<DB>, clinicId: string): Promi
  */
 export async function prepareImportSession(db: Kysely<DB>): Promise<void> {
   if (dialectOf(db) === 'postgres') {
-    await sql`create temporary table import_refs (line bigint not null, clienta_id text collate "C" not null, bad_line smallint not null) on commit drop`.execute(db);
+    await sql`create temporary table import_refs (line bigint not null, clienta_id text collate "C" not null, bad_line smallint not null) on commit drop`.execute(
+      db,
+    );
   } else {
     await sql`pragma defer_foreign_keys = on`.execute(db);
     await sql`create temporary table import_refs (line integer not null, clienta_id text not null, bad_line integer not null)`.execute(db);
@@ -258,7 +357,9 @@ export async function prepareImportSession(db: Kysely<DB>): Promise<void> {
 export async function parkRefs(db: Kysely<DB>, refs: { line: number; id: string; badLine: boolean }[]): Promise<void> {
   for (let i = 0; i < refs.length; i += 500) {
     const chunk = refs.slice(i, i + 500);
-    await sql`insert into import_refs (line, clienta_id, bad_line) values ${sql.join(chunk.map((r) => sql`(${r.line}, ${r.id}, ${r.badLine ? 1 : 0})`))}`.execute(db);
+    await sql`insert into import_refs (line, clienta_id, bad_line) values ${sql.join(chunk.map((r) => sql`(${r.line}, ${r.id}, ${r.badLine ? 1 : 0})`))}`.execute(
+      db,
+    );
   }
 }
 
@@ -268,8 +369,14 @@ export async function parkRefs(db: Kysely<DB>, refs: { line: number; id: string;
  */
 export async function parkedMissing(db: Kysely<DB>, clinicId: string, max: number) {
   const missing = sql`from import_refs r where not exists (select 1 from clientas c where c.clinic_id = ${clinicId} and c.id = r.clienta_id)`;
-  const first = await sql<{ line: number; clienta_id: string }>`select r.line, r.clienta_id ${missing} order by r.line limit ${max}`.execute(db);
-  const count = await sql<{ n: number | string; good: number | string | null }>`select count(*) as n, sum(1 - r.bad_line) as good ${missing}`.execute(db);
+  const first = await sql<{
+    line: number;
+    clienta_id: string;
+  }>`select r.line, r.clienta_id ${missing} order by r.line limit ${max}`.execute(db);
+  const count = await sql<{
+    n: number | string;
+    good: number | string | null;
+  }>`select count(*) as n, sum(1 - r.bad_line) as good ${missing}`.execute(db);
   return {
     count: Number(count.rows[0]?.n ?? 0),
     onGoodLines: Number(count.rows[0]?.good ?? 0),
@@ -290,19 +397,33 @@ export async function dropParkedRefs(db: Kysely<DB>): Promise<void> {
 export async function parkEvents(db: Kysely<DB>, events: { tipo: string; id: string }[]): Promise<void> {
   if (events.length === 0) return;
   if (dialectOf(db) === 'postgres') {
-    await sql`create temporary table if not exists import_pending_events (ord bigserial primary key, tipo text not null, record_id text not null) on commit drop`.execute(db);
+    await sql`create temporary table if not exists import_pending_events (ord bigserial primary key, tipo text not null, record_id text not null) on commit drop`.execute(
+      db,
+    );
   } else {
-    await sql`create temporary table if not exists import_pending_events (ord integer primary key, tipo text not null, record_id text not null)`.execute(db);
+    await sql`create temporary table if not exists import_pending_events (ord integer primary key, tipo text not null, record_id text not null)`.execute(
+      db,
+    );
   }
   for (let i = 0; i < events.length; i += 500) {
     const chunk = events.slice(i, i + 500);
-    await sql`insert into import_pending_events (tipo, record_id) values ${sql.join(chunk.map((e) => sql`(${e.tipo}, ${e.id})`))}`.execute(db);
+    await sql`insert into import_pending_events (tipo, record_id) values ${sql.join(chunk.map((e) => sql`(${e.tipo}, ${e.id})`))}`.execute(
+      db,
+    );
   }
 }
 
 /** The parked events after `afterOrd`, in order, at most `n`. */
-export async function pendingEvents(db: Kysely<DB>, afterOrd: number, n: number): Promise<{ ord: number; tipo: string; record_id: string }[]> {
-  const r = await sql<{ ord: number | string; tipo: string; record_id: string }>`select ord, tipo, record_id from import_pending_events where ord > ${afterOrd} order by ord limit ${n}`.execute(db);
+export async function pendingEvents(
+  db: Kysely<DB>,
+  afterOrd: number,
+  n: number,
+): Promise<{ ord: number; tipo: string; record_id: string }[]> {
+  const r = await sql<{
+    ord: number | string;
+    tipo: string;
+    record_id: string;
+  }>`select ord, tipo, record_id from import_pending_events where ord > ${afterOrd} order by ord limit ${n}`.execute(db);
   return r.rows.map((x) => ({ ...x, ord: Number(x.ord) }));
 }
 

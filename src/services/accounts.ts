@@ -6,7 +6,13 @@ import type { DB } from '../db/schema.js';
 import { PLANS, ROLES, type Plan, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import {
-  getClinic, insertClinic, listClinics, listClinicsWithKeyCounts, updateClinicPlan, type Clinic, type ClinicWithKeyCounts,
+  getClinic,
+  insertClinic,
+  listClinics,
+  listClinicsWithKeyCounts,
+  updateClinicPlan,
+  type Clinic,
+  type ClinicWithKeyCounts,
 } from '../repos/clinics.js';
 import { deleteUserSessions } from '../repos/sessions.js';
 import { findUserByEmail, insertUser, listClinicOwnerEmails, listUsersOfClinic, updateUserPassword, type User } from '../repos/users.js';
@@ -50,7 +56,8 @@ export async function createClinic(db: Kysely<DB>, input: NewClinic, nowMs = Dat
   const name = input.name.trim();
   if (name.length < 1 || name.length > 200) throw invalid('name', 'name must be 1 to 200 characters');
   const timezone = input.timezone ?? 'Europe/Madrid';
-  if (!isValidTimeZone(timezone)) throw invalid('timezone', `"${timezone}" is not an IANA time zone (e.g. Europe/Madrid, America/Mexico_City)`);
+  if (!isValidTimeZone(timezone))
+    throw invalid('timezone', `"${timezone}" is not an IANA time zone (e.g. Europe/Madrid, America/Mexico_City)`);
   const currency = (input.currency ?? 'EUR').toUpperCase();
   if (!CURRENCIES.has(currency)) throw invalid('currency', `"${input.currency}" is not an ISO 4217 currency code (e.g. EUR, MXN, USD)`);
   const plan = validPlan(input.plan ?? 'pro_total');
@@ -76,13 +83,19 @@ export async function createUser(db: Kysely<DB>, input: NewUser, nowMs = Date.no
   if (!(ROLES as readonly string[]).includes(input.role)) throw invalid('role', `role must be one of ${ROLES.join(', ')}`);
   const role = input.role as Role;
   if (role === 'superadmin' && input.clinicId) throw invalid('clinic', 'a superadmin belongs to no clinic: leave out --clinic');
-  if (role !== 'superadmin' && !input.clinicId) throw invalid('clinic', `${role === 'owner' ? 'an owner' : 'a staff member'} belongs to a clinic: give --clinic ID`);
+  if (role !== 'superadmin' && !input.clinicId)
+    throw invalid('clinic', `${role === 'owner' ? 'an owner' : 'a staff member'} belongs to a clinic: give --clinic ID`);
   if (input.clinicId) await requireClinic(db, input.clinicId);
-  if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (input.password.length < MIN_PASSWORD_LENGTH)
+    throw invalid('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   if (await findUserByEmail(db, email)) throw new DomainError('conflict', `a user with e-mail ${email} already exists`, { field: 'email' });
   const user: User = {
-    id: randomUUID(), clinic_id: role === 'superadmin' ? null : input.clinicId, email, role,
-    password_hash: await hashPassword(input.password), created_at: Math.floor(nowMs / 1000),
+    id: randomUUID(),
+    clinic_id: role === 'superadmin' ? null : input.clinicId,
+    email,
+    role,
+    password_hash: await hashPassword(input.password),
+    created_at: Math.floor(nowMs / 1000),
   };
   await insertUser(db, user);
   return user;
@@ -118,7 +131,10 @@ export async function listUsers(db: Kysely<DB>, clinicId: string): Promise<Omit<
  */
 export async function resetPassword(db: Kysely<DB>, email: string, password: string): Promise<{ user: User; sessionsEnded: number }> {
   const user = await findUserByEmail(db, email.trim());
-  if (!user) throw new DomainError('not_found', `no user with e-mail ${email.trim()} (clinic-api users list --clinic ID shows a clinic's users)`, { field: 'email' });
+  if (!user)
+    throw new DomainError('not_found', `no user with e-mail ${email.trim()} (clinic-api users list --clinic ID shows a clinic's users)`, {
+      field: 'email',
+    });
   if (password.length < MIN_PASSWORD_LENGTH) throw invalid('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const hash = await hashPassword(password);
   const sessionsEnded = await db.transaction().execute(async (trx) => {

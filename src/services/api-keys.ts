@@ -10,7 +10,14 @@ import type { DB } from '../db/schema.js';
 import type { Plan } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import {
-  findApiKeyByHash, getApiKey, insertApiKey, listApiKeys, locateApiKey, revokeApiKey, touchApiKeys, type ApiKeyListing,
+  findApiKeyByHash,
+  getApiKey,
+  insertApiKey,
+  listApiKeys,
+  locateApiKey,
+  revokeApiKey,
+  touchApiKeys,
+  type ApiKeyListing,
 } from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
@@ -117,7 +124,10 @@ export class KeyService {
   private readonly revokedHere = new Map<string, number>();
   private readonly now: () => number;
 
-  constructor(private readonly db: Kysely<DB>, private readonly opts: KeyServiceOptions) {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly opts: KeyServiceOptions,
+  ) {
     this.now = opts.now ?? Date.now;
   }
 
@@ -128,18 +138,30 @@ export class KeyService {
 
   async create(input: { clinicId: string; name: string; expiresAt: number | null; createdBy: string | null }): Promise<IssuedKey> {
     const name = input.name.trim();
-    if (name.length < 1 || name.length > 100) throw new DomainError('invalid_input', 'The key name must be 1 to 100 characters', { field: 'name' });
+    if (name.length < 1 || name.length > 100)
+      throw new DomainError('invalid_input', 'The key name must be 1 to 100 characters', { field: 'name' });
     const clinic = await getClinic(this.db, input.clinicId);
     if (!clinic) throw new DomainError('not_found', `No clinic with id ${input.clinicId}`, { field: 'clinic' });
     if (!isApiEligible(clinic.plan, this.opts.apiPlans)) {
-      throw new DomainError('plan_not_eligible', `Clinic plan "${clinic.plan}" does not include API access; eligible plans: ${this.opts.apiPlans.join(', ')}`);
+      throw new DomainError(
+        'plan_not_eligible',
+        `Clinic plan "${clinic.plan}" does not include API access; eligible plans: ${this.opts.apiPlans.join(', ')}`,
+      );
     }
     const key = generateKey(this.opts.prefix);
     const createdAt = Math.floor(this.now() / 1000);
     const id = randomUUID();
     await insertApiKey(this.db, {
-      id, clinic_id: clinic.id, name, key_hash: hashKey(this.opts.pepper, key), hint: keyHint(key),
-      created_by: input.createdBy, created_at: createdAt, expires_at: input.expiresAt, revoked_at: null, last_used_at: null,
+      id,
+      clinic_id: clinic.id,
+      name,
+      key_hash: hashKey(this.opts.pepper, key),
+      hint: keyHint(key),
+      created_by: input.createdBy,
+      created_at: createdAt,
+      expires_at: input.expiresAt,
+      revoked_at: null,
+      last_used_at: null,
     });
     return { id, key, hint: keyHint(key), name, clinicId: clinic.id, expiresAt: input.expiresAt, createdAt };
   }
@@ -242,8 +264,15 @@ export class KeyService {
     const clinic = await getClinic(this.db, row.clinic_id);
     if (!clinic) return null;
     return {
-      keyId: row.id, keyName: row.name, createdAt: row.created_at, clinicId: row.clinic_id, clinicName: clinic.name,
-      timezone: clinic.timezone, currency: clinic.currency, expiresAt: row.expires_at, revoked: row.revoked_at !== null,
+      keyId: row.id,
+      keyName: row.name,
+      createdAt: row.created_at,
+      clinicId: row.clinic_id,
+      clinicName: clinic.name,
+      timezone: clinic.timezone,
+      currency: clinic.currency,
+      expiresAt: row.expires_at,
+      revoked: row.revoked_at !== null,
     };
   }
 

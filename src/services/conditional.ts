@@ -13,9 +13,7 @@ import { dataVersions } from '../repos/clinics.js';
 import type { ClinicContext } from './shape.js';
 
 /** The responses' shapes: a release that changes them changes every tag, so no 304 hides the new fields. */
-const REPRESENTATION = createHash('sha256')
-  .update(JSON.stringify(API_COMPONENTS))
-  .digest('base64url').slice(0, 12);
+const REPRESENTATION = createHash('sha256').update(JSON.stringify(API_COMPONENTS)).digest('base64url').slice(0, 12);
 
 /**
  * A strong entity tag of `parts`: a quoted hash of them. SHA-1 (one call, no hash object: it is on

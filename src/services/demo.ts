@@ -13,7 +13,13 @@ import { generatePassword } from './passwords.js';
 import { lockClinicData, withBulkCache } from '../repos/writes.js';
 import { RecordWriter } from './record-writer.js';
 
-const DEMO_NAMES = ['Clínica Demo Aurora', 'Centro Estético Demo Brisa', 'Clínica Demo Camelia', 'Estudio Demo Dalia', 'Clínica Demo Esencia'];
+const DEMO_NAMES = [
+  'Clínica Demo Aurora',
+  'Centro Estético Demo Brisa',
+  'Clínica Demo Camelia',
+  'Estudio Demo Dalia',
+  'Clínica Demo Esencia',
+];
 
 export interface DemoClinicOptions {
   seed: number;
@@ -41,7 +47,12 @@ export async function freeDemoClinicName(db: Database['db']): Promise<string> {
 
 /** The demo owner's e-mail for a clinic name: "Clínica Demo Brisa" -> owner.clinica-demo-brisa@demo.clinic. */
 export function demoOwnerEmail(clinicName: string): string {
-  const slug = clinicName.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const slug = clinicName
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   return `owner.${slug}@demo.clinic`;
 }
 
@@ -82,7 +93,11 @@ export async function createDemoWithAccess(database: Database, keys: KeyService,
   const ownerPassword = generatePassword();
   const claim = async () => {
     const name = await freeDemoClinicName(database.db);
-    const clinic = await createClinic(database.db, { name, timezone: 'Europe/Madrid', currency: 'EUR', plan: demoPlan(keys.apiPlans) }, opts.nowMs);
+    const clinic = await createClinic(
+      database.db,
+      { name, timezone: 'Europe/Madrid', currency: 'EUR', plan: demoPlan(keys.apiPlans) },
+      opts.nowMs,
+    );
     let email = opts.ownerEmail ?? demoOwnerEmail(name);
     // A person may have taken the address by hand: number it rather than fail.
     for (let n = 2; await findUserByEmail(database.db, email); n++) email = email.replace(/(-\d+)?@/, `-${n}@`);
@@ -90,7 +105,13 @@ export async function createDemoWithAccess(database: Database, keys: KeyService,
     return { clinic, owner };
   };
   const { clinic, owner } = opts.lock ? await database.exclusive(claim) : await claim();
-  const counts = await seedDemoData(database, clinic, { seed: opts.seed, scale: opts.scale, nowMs: opts.nowMs, fresh: true, onProgress: opts.onProgress });
+  const counts = await seedDemoData(database, clinic, {
+    seed: opts.seed,
+    scale: opts.scale,
+    nowMs: opts.nowMs,
+    fresh: true,
+    onProgress: opts.onProgress,
+  });
   const issued = await keys.create({ clinicId: clinic.id, name: 'Demo key', expiresAt: null, createdBy: owner.id });
   return { clinic, counts, ownerEmail: owner.email, ownerPassword, keyId: issued.id, key: issued.key };
 }
@@ -102,37 +123,58 @@ export async function createDemoWithAccess(database: Database, keys: KeyService,
  * a change (its updated_at is set and its data version bumped all the same). Otherwise the
  * records are upserted like an import's, with events.
  */
-export async function seedDemoData(database: Database, clinic: Clinic, opts: DemoClinicOptions & { fresh?: boolean }): Promise<ReturnType<RecordWriter['totals']>> {
+export async function seedDemoData(
+  database: Database,
+  clinic: Clinic,
+  opts: DemoClinicOptions & { fresh?: boolean },
+): Promise<ReturnType<RecordWriter['totals']>> {
   const c = demoCounts(opts.scale);
   const total = c.clientas + c.citas + c.llamadas;
-  return database.writeTransaction((trx) => withBulkCache(trx, async () => {
-    if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    // The generator writes every clienta before the rows that refer to it, so PostgreSQL can check
-    // references per statement instead of a million at COMMIT, which would outlast the statement
-    // timeout of a runtime opened for the API (e.g. a benchmark's data set).
-    else await sql`set constraints all immediate`.execute(trx);
-    await lockClinicData(trx, clinic.id);
-    const writer = new RecordWriter(trx, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, {
-      mode: opts.fresh ? 'insert' : 'upsert', now: () => opts.nowMs,
-    });
-    let n = 0;
-    for (const rec of generateDemo({
-      seed: opts.seed, scale: opts.scale, timeZone: clinic.timezone,
-      today: todayIn(clinic.timezone, opts.nowMs), nowSeconds: Math.floor(opts.nowMs / 1000),
-    })) {
-      await writer.add(rec);
-      if (++n % PROGRESS_EVERY === 0) opts.onProgress?.(n, total);
-    }
-    await writer.finish();
-    if (n % PROGRESS_EVERY !== 0) opts.onProgress?.(n, total);
-    return writer.totals();
-  }));
+  return database.writeTransaction((trx) =>
+    withBulkCache(trx, async () => {
+      if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
+      // The generator writes every clienta before the rows that refer to it, so PostgreSQL can check
+      // references per statement instead of a million at COMMIT, which would outlast the statement
+      // timeout of a runtime opened for the API (e.g. a benchmark's data set).
+      else await sql`set constraints all immediate`.execute(trx);
+      await lockClinicData(trx, clinic.id);
+      const writer = new RecordWriter(
+        trx,
+        { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
+        {
+          mode: opts.fresh ? 'insert' : 'upsert',
+          now: () => opts.nowMs,
+        },
+      );
+      let n = 0;
+      for (const rec of generateDemo({
+        seed: opts.seed,
+        scale: opts.scale,
+        timeZone: clinic.timezone,
+        today: todayIn(clinic.timezone, opts.nowMs),
+        nowSeconds: Math.floor(opts.nowMs / 1000),
+      })) {
+        await writer.add(rec);
+        if (++n % PROGRESS_EVERY === 0) opts.onProgress?.(n, total);
+      }
+      await writer.finish();
+      if (n % PROGRESS_EVERY !== 0) opts.onProgress?.(n, total);
+      return writer.totals();
+    }),
+  );
 }
 
 export async function createDemoClinic(database: Database, index: number, opts: DemoClinicOptions) {
-  const clinic = await createClinic(database.db, {
-    name: opts.name ?? demoClinicName(index), timezone: opts.timezone ?? 'Europe/Madrid', currency: 'EUR', plan: opts.plan ?? 'premium',
-  }, opts.nowMs);
+  const clinic = await createClinic(
+    database.db,
+    {
+      name: opts.name ?? demoClinicName(index),
+      timezone: opts.timezone ?? 'Europe/Madrid',
+      currency: 'EUR',
+      plan: opts.plan ?? 'premium',
+    },
+    opts.nowMs,
+  );
   const counts = await seedDemoData(database, clinic, { ...opts, fresh: true });
   return { clinic, counts };
 }

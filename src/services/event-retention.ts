@@ -41,7 +41,10 @@ export class EventRetention {
   private stopped = false;
   private readonly now: () => number;
 
-  constructor(private readonly database: Database, private readonly opts: EventRetentionOptions) {
+  constructor(
+    private readonly database: Database,
+    private readonly opts: EventRetentionOptions,
+  ) {
     if (!(opts.days >= MIN_RETENTION_DAYS)) throw new RangeError(`event retention must be at least ${MIN_RETENTION_DAYS} days`);
     this.now = opts.now ?? Date.now;
   }
@@ -54,7 +57,8 @@ export class EventRetention {
   private schedule(ms: number): void {
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.running = this.pass().catch((err: unknown) => this.opts.log.error({ err }, 'event retention pass failed'))
+      this.running = this.pass()
+        .catch((err: unknown) => this.opts.log.error({ err }, 'event retention pass failed'))
         .finally(() => {
           this.running = null;
           if (!this.stopped) this.schedule(this.opts.intervalMs ?? 3_600_000);
@@ -103,17 +107,24 @@ export class EventRetention {
   /** Removes the clinic's oldest events before `cutoff`, up to BATCH: how many, or 'busy'. */
   private async batch(clinicId: string, cutoff: number): Promise<number | 'busy'> {
     try {
-      return await this.database.writeTransaction(async (trx) => {
-        if (!(await tryLockClinicData(trx, clinicId))) return 'busy' as const;
-        const [bounds] = await trx.selectFrom('clinic_data_versions').select('events_expired').where('clinic_id', '=', clinicId).execute();
-        const oldest = await oldestEvents(trx, clinicId, Number(bounds?.events_expired ?? 0), BATCH);
-        // The log is in commit order; stop at the first event still within the period.
-        let n = 0;
-        while (n < oldest.length && oldest[n]!.ocurrido_at < cutoff) n++;
-        if (n === 0) return 0;
-        await expireEvents(trx, clinicId, oldest[n - 1]!.seq);
-        return n;
-      }, { waitMs: 0 });
+      return await this.database.writeTransaction(
+        async (trx) => {
+          if (!(await tryLockClinicData(trx, clinicId))) return 'busy' as const;
+          const [bounds] = await trx
+            .selectFrom('clinic_data_versions')
+            .select('events_expired')
+            .where('clinic_id', '=', clinicId)
+            .execute();
+          const oldest = await oldestEvents(trx, clinicId, Number(bounds?.events_expired ?? 0), BATCH);
+          // The log is in commit order; stop at the first event still within the period.
+          let n = 0;
+          while (n < oldest.length && oldest[n]!.ocurrido_at < cutoff) n++;
+          if (n === 0) return 0;
+          await expireEvents(trx, clinicId, oldest[n - 1]!.seq);
+          return n;
+        },
+        { waitMs: 0 },
+      );
     } catch (err) {
       if (err instanceof WriterBusy) return 'busy';
       throw err;

@@ -83,7 +83,8 @@ export function planFeed(q: EventosQuery, clinicId: string): FeedPlan {
   let from: FeedPlan['from'] = null;
   if (q.cursor !== undefined) {
     const decoded = q.cursor === 'now' ? 'now' : decodeCursor(q.cursor, clinicId);
-    if (decoded === null) throw invalid('cursor', 'cursor is not a cursor of this feed: send the next_cursor of an earlier answer as it was, or now');
+    if (decoded === null)
+      throw invalid('cursor', 'cursor is not a cursor of this feed: send the next_cursor of an earlier answer as it was, or now');
     if (decoded === 'other') throw invalid('cursor', "cursor is another clinic's: a cursor follows the feed of the key's clinic only");
     from = decoded;
   }
@@ -92,7 +93,10 @@ export function planFeed(q: EventosQuery, clinicId: string): FeedPlan {
     const asked = q.tipo.split(',').map((t) => t.trim());
     const unknown = asked.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
     if (unknown.length > 0) {
-      throw invalid('tipo', `tipo must be a comma-separated list of: ${EVENT_TYPES.join(', ')}; not: ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
+      throw invalid(
+        'tipo',
+        `tipo must be a comma-separated list of: ${EVENT_TYPES.join(', ')}; not: ${unknown.map((t) => JSON.stringify(t)).join(', ')}`,
+      );
     }
     // One canonical order: the same set asked in any order is the same request (and ETag).
     tipos = EVENT_TYPES.filter((t) => asked.includes(t));
@@ -115,7 +119,7 @@ function startOf(plan: FeedPlan, b: DataVersions): number {
   if (plan.from === null) return b.eventsExpired;
   if (plan.from < b.eventsExpired) throw expired('The events after this cursor are older than the feed keeps (at least 30 days)');
   // Only a database restored from a backup leaves a cursor ahead of the log.
-  if (plan.from > b.eventsSeq) throw expired('This cursor is ahead of this clinic\'s feed (the data was restored from an earlier backup)');
+  if (plan.from > b.eventsSeq) throw expired("This cursor is ahead of this clinic's feed (the data was restored from an earlier backup)");
   return plan.from;
 }
 
@@ -126,7 +130,16 @@ function startOf(plan: FeedPlan, b: DataVersions): number {
  */
 export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): string {
   const after = startOf(plan, b);
-  return strongEtag(['eventos', ctx.clinicId, ctx.timezone, after, plan.from === 'now' ? 'now' : plan.limit, plan.tipos?.join(',') ?? null, b.eventsSeq, b.eventsExpired]);
+  return strongEtag([
+    'eventos',
+    ctx.clinicId,
+    ctx.timezone,
+    after,
+    plan.from === 'now' ? 'now' : plan.limit,
+    plan.tipos?.join(',') ?? null,
+    b.eventsSeq,
+    b.eventsExpired,
+  ]);
 }
 
 /**

@@ -25,7 +25,12 @@ export function firstRun(database: Database, keys: KeyService, nowMs: number): P
     // Already under the start-up lock: the demo must not take it again.
     const demo = await createDemoWithAccess(database, keys, { seed: 1, scale: 1, nowMs, ownerEmail: DEMO_OWNER_EMAIL, lock: false });
     return {
-      clinicId: demo.clinic.id, clinicName: demo.clinic.name, key: demo.key, ownerEmail: demo.ownerEmail, ownerPassword: demo.ownerPassword, counts: demo.counts,
+      clinicId: demo.clinic.id,
+      clinicName: demo.clinic.name,
+      key: demo.key,
+      ownerEmail: demo.ownerEmail,
+      ownerPassword: demo.ownerPassword,
+      counts: demo.counts,
     };
   });
 }

@@ -18,8 +18,30 @@ const DERIVED = ['total_citas', 'total_llamadas', 'ultima_cita', 'ultima_llamada
  */
 const FIELDS = {
   clienta: ['id', 'nombre', 'telefono', 'email', 'idioma', 'vip', 'cliente_desde', 'created_at'],
-  cita: ['id', 'clienta_id', 'fecha_hora', 'servicio', 'duracion_min', 'precio', 'estado', 'profesional_nombre', 'sede_nombre', 'notas', 'created_at'],
-  llamada: ['id', 'clienta_id', 'fecha_hora', 'cliente_nombre', 'telefono_caller', 'duracion_segundos', 'resultado', 'idioma', 'created_at'],
+  cita: [
+    'id',
+    'clienta_id',
+    'fecha_hora',
+    'servicio',
+    'duracion_min',
+    'precio',
+    'estado',
+    'profesional_nombre',
+    'sede_nombre',
+    'notas',
+    'created_at',
+  ],
+  llamada: [
+    'id',
+    'clienta_id',
+    'fecha_hora',
+    'cliente_nombre',
+    'telefono_caller',
+    'duracion_segundos',
+    'resultado',
+    'idioma',
+    'created_at',
+  ],
 } as const;
 
 type RecordType = keyof typeof FIELDS;
@@ -42,7 +64,8 @@ function orderOf(type: RecordType, field: string): number {
  * citas and llamadas both have clienta_id second, so one number serves both.
  */
 export const REFERENCE_ORDER = orderOf('cita', 'clienta_id');
-if (orderOf('llamada', 'clienta_id') !== REFERENCE_ORDER) throw new Error('import-lines: clienta_id must have the same place in citas and llamadas');
+if (orderOf('llamada', 'clienta_id') !== REFERENCE_ORDER)
+  throw new Error('import-lines: clienta_id must have the same place in citas and llamadas');
 
 class LineError extends Error {}
 
@@ -116,7 +139,10 @@ function cents(o: Obj, f: string): number {
 class FieldReader {
   readonly problems: FieldProblem[] = [];
 
-  constructor(private readonly o: Obj, private readonly type: RecordType) {}
+  constructor(
+    private readonly o: Obj,
+    private readonly type: RecordType,
+  ) {}
 
   private take<T>(f: string, check: (o: Obj, f: string) => T): T {
     try {
@@ -182,30 +208,49 @@ function parseRecord(obj: Obj, type: RecordType): ParsedLine {
   let record: ImportRecord;
   if (type === 'clienta') {
     record = {
-      type, id: r.required('id', uuid), nombre: r.required('nombre', text200), telefono: r.required('telefono', phone),
-      email: r.optional('email', email), idioma: r.optional('idioma', lang), vip: r.required('vip', bool),
-      cliente_desde: r.required('cliente_desde', date), created_at: r.required('created_at', timestamp),
+      type,
+      id: r.required('id', uuid),
+      nombre: r.required('nombre', text200),
+      telefono: r.required('telefono', phone),
+      email: r.optional('email', email),
+      idioma: r.optional('idioma', lang),
+      vip: r.required('vip', bool),
+      cliente_desde: r.required('cliente_desde', date),
+      created_at: r.required('created_at', timestamp),
     };
   } else if (type === 'cita') {
     record = {
-      type, id: r.required('id', uuid), clienta_id: r.required('clienta_id', uuid), fecha_hora: r.required('fecha_hora', timestamp),
-      servicio: r.required('servicio', text200), duracion_min: r.required('duracion_min', minutes),
-      precio_cents: r.required('precio', cents), estado: r.required('estado', estado),
-      profesional_nombre: r.required('profesional_nombre', text200), sede_nombre: r.required('sede_nombre', text200),
-      notas: r.optional('notas', text2000), created_at: r.required('created_at', timestamp),
+      type,
+      id: r.required('id', uuid),
+      clienta_id: r.required('clienta_id', uuid),
+      fecha_hora: r.required('fecha_hora', timestamp),
+      servicio: r.required('servicio', text200),
+      duracion_min: r.required('duracion_min', minutes),
+      precio_cents: r.required('precio', cents),
+      estado: r.required('estado', estado),
+      profesional_nombre: r.required('profesional_nombre', text200),
+      sede_nombre: r.required('sede_nombre', text200),
+      notas: r.optional('notas', text2000),
+      created_at: r.required('created_at', timestamp),
     };
   } else {
     record = {
-      type, id: r.required('id', uuid), clienta_id: r.optional('clienta_id', uuid), fecha_hora: r.required('fecha_hora', timestamp),
-      cliente_nombre: r.optional('cliente_nombre', text200), telefono_caller: r.required('telefono_caller', phone),
-      duracion_segundos: r.required('duracion_segundos', seconds), resultado: r.required('resultado', resultado),
-      idioma: r.required('idioma', lang), created_at: r.required('created_at', timestamp),
+      type,
+      id: r.required('id', uuid),
+      clienta_id: r.optional('clienta_id', uuid),
+      fecha_hora: r.required('fecha_hora', timestamp),
+      cliente_nombre: r.optional('cliente_nombre', text200),
+      telefono_caller: r.required('telefono_caller', phone),
+      duracion_segundos: r.required('duracion_segundos', seconds),
+      resultado: r.required('resultado', resultado),
+      idioma: r.required('idioma', lang),
+      created_at: r.required('created_at', timestamp),
     };
   }
   r.extraFields();
   if (r.problems.length === 0) return { record };
   // The reference is still worth checking: a clienta it does not find is one more problem of this line.
-  return { problems: r.problems, clientaId: record.type === 'clienta' ? null : record.clienta_id ?? null };
+  return { problems: r.problems, clientaId: record.type === 'clienta' ? null : (record.clienta_id ?? null) };
 }
 
 /**

@@ -19,7 +19,13 @@ import type { DB } from '../db/schema.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../repos/clinics.js';
 import {
-  dropParkedRefs, existingClientaIds, lockClinicData, parkedMissing, parkRefs, prepareImportSession, withBulkCache,
+  dropParkedRefs,
+  existingClientaIds,
+  lockClinicData,
+  parkedMissing,
+  parkRefs,
+  prepareImportSession,
+  withBulkCache,
 } from '../repos/writes.js';
 import { parseImportLine, REFERENCE_ORDER, type FieldProblem } from './import-lines.js';
 import { emptyCounts, RecordWriter, type MissingRecord, type WriteCounts } from './record-writer.js';
@@ -75,9 +81,10 @@ export interface ImportOptions {
 }
 
 const danglingReason = (id: string) => `clienta_id ${id} is not a clienta of this clinic nor in the file`;
-const missingReason = (m: MissingRecord) => m.again
-  ? `${m.type} ${m.id} was already deleted earlier in the file`
-  : `${m.type} ${m.id} does not exist in this clinic, so it cannot be deleted`;
+const missingReason = (m: MissingRecord) =>
+  m.again
+    ? `${m.type} ${m.id} was already deleted earlier in the file`
+    : `${m.type} ${m.id} does not exist in this clinic, so it cannot be deleted`;
 
 type Ref = { line: number; id: string; badLine: boolean };
 
@@ -86,7 +93,11 @@ class RefChecker {
   private refs: Ref[] = [];
   parked = 0;
 
-  constructor(private readonly db: Kysely<DB>, private readonly clinicId: string, private readonly writer: RecordWriter) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly clinicId: string,
+    private readonly writer: RecordWriter,
+  ) {}
 
   async add(line: number, id: string, badLine: boolean): Promise<void> {
     this.refs.push({ line, id, badLine });
@@ -144,74 +155,91 @@ export async function importJsonLines(
 
   try {
     // BEGIN IMMEDIATE on SQLite: importers in other processes wait for this one, not fail.
-    await database.writeTransaction((trx) => withBulkCache(trx, async () => {
-      await prepareImportSession(trx);
-      // The clinic's writer lock, then everything else: the events' seqs are taken under it.
-      await lockClinicData(trx, clinic.id);
-      const writer = new RecordWriter(trx, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, {
-        now: opts.now,
-        onMissing: (m) => {
-          report(m.line, [{ field: 'id', reason: missingReason(m), order: 1 }]);
-          writer.discardEvents = true;
-        },
-      });
-      const refs = new RefChecker(trx, clinic.id, writer);
-      let deletingClientas = false;
+    await database.writeTransaction((trx) =>
+      withBulkCache(trx, async () => {
+        await prepareImportSession(trx);
+        // The clinic's writer lock, then everything else: the events' seqs are taken under it.
+        await lockClinicData(trx, clinic.id);
+        const writer = new RecordWriter(
+          trx,
+          { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
+          {
+            now: opts.now,
+            onMissing: (m) => {
+              report(m.line, [{ field: 'id', reason: missingReason(m), order: 1 }]);
+              writer.discardEvents = true;
+            },
+          },
+        );
+        const refs = new RefChecker(trx, clinic.id, writer);
+        let deletingClientas = false;
 
-      const rl = readline.createInterface({ input, crlfDelay: Infinity });
-      for await (const raw of rl) {
-        lines++;
-        bytes += Buffer.byteLength(raw) + 1;
-        if (lines % PROGRESS_LINES === 0) opts.onProgress?.({ lines, bytes, badLines });
-        const parsed = parseImportLine(raw);
-        if (parsed === null) continue;
-        if ('deletion' in parsed) {
-          const { type, id } = parsed.deletion;
-          // References made before a clienta goes are checked while she is still there.
-          if (type === 'clienta' && !deletingClientas) await refs.check();
-          deletingClientas = type === 'clienta';
-          await writer.delete(type, id, lines);
-          continue;
+        const rl = readline.createInterface({ input, crlfDelay: Infinity });
+        for await (const raw of rl) {
+          lines++;
+          bytes += Buffer.byteLength(raw) + 1;
+          if (lines % PROGRESS_LINES === 0) opts.onProgress?.({ lines, bytes, badLines });
+          const parsed = parseImportLine(raw);
+          if (parsed === null) continue;
+          if ('deletion' in parsed) {
+            const { type, id } = parsed.deletion;
+            // References made before a clienta goes are checked while she is still there.
+            if (type === 'clienta' && !deletingClientas) await refs.check();
+            deletingClientas = type === 'clienta';
+            await writer.delete(type, id, lines);
+            continue;
+          }
+          deletingClientas = false;
+          // The deletions before this line are applied (and their problems reported) first: problems stay in line order.
+          await writer.endDeletions();
+          if ('problems' in parsed) {
+            report(lines, parsed.problems);
+            if (parsed.clientaId !== null) await refs.add(lines, parsed.clientaId, true);
+            // Nothing will be kept: the rest is still written (later lines resolve against it), without events.
+            writer.discardEvents = true;
+            continue;
+          }
+          const rec = parsed.record;
+          if (rec.type !== 'clienta' && rec.clienta_id !== null) await refs.add(lines, rec.clienta_id, false);
+          await writer.add(rec);
+          if (errorCount > 0) writer.discardEvents = true;
         }
-        deletingClientas = false;
-        // The deletions before this line are applied (and their problems reported) first: problems stay in line order.
-        await writer.endDeletions();
-        if ('problems' in parsed) {
-          report(lines, parsed.problems);
-          if (parsed.clientaId !== null) await refs.add(lines, parsed.clientaId, true);
-          // Nothing will be kept: the rest is still written (later lines resolve against it), without events.
-          writer.discardEvents = true;
-          continue;
-        }
-        const rec = parsed.record;
-        if (rec.type !== 'clienta' && rec.clienta_id !== null) await refs.add(lines, rec.clienta_id, false);
-        await writer.add(rec);
-        if (errorCount > 0) writer.discardEvents = true;
-      }
-      opts.onProgress?.({ lines, bytes, badLines });
-      await refs.check();
-      await writer.flush();
+        opts.onProgress?.({ lines, bytes, badLines });
+        await refs.check();
+        await writer.flush();
 
-      if (refs.parked > 0) {
-        const missing = await parkedMissing(trx, clinic.id, MAX_REPORTED);
-        // Dangling references are known only now but may come before problems already listed,
-        // even on the same line (clienta_id is the second field): the list stays the first
-        // MAX_REPORTED problems by line and field order.
-        errorCount += missing.count;
-        badLines += missing.onGoodLines;
-        const dangling = missing.first.map((m): Placed => ({ line: m.line, field: 'clienta_id', reason: danglingReason(m.clienta_id), order: REFERENCE_ORDER }));
-        errors = [...errors, ...dangling].sort(byPlace).slice(0, MAX_REPORTED);
-      }
-      if (errorCount > 0) throw Rollback;
-      await writer.finish();
-      await dropParkedRefs(trx);
-      counts = writer.counts;
-      changed = writer.changed;
-    }));
+        if (refs.parked > 0) {
+          const missing = await parkedMissing(trx, clinic.id, MAX_REPORTED);
+          // Dangling references are known only now but may come before problems already listed,
+          // even on the same line (clienta_id is the second field): the list stays the first
+          // MAX_REPORTED problems by line and field order.
+          errorCount += missing.count;
+          badLines += missing.onGoodLines;
+          const dangling = missing.first.map((m): Placed => ({
+            line: m.line,
+            field: 'clienta_id',
+            reason: danglingReason(m.clienta_id),
+            order: REFERENCE_ORDER,
+          }));
+          errors = [...errors, ...dangling].sort(byPlace).slice(0, MAX_REPORTED);
+        }
+        if (errorCount > 0) throw Rollback;
+        await writer.finish();
+        await dropParkedRefs(trx);
+        counts = writer.counts;
+        changed = writer.changed;
+      }),
+    );
   } catch (err) {
     if (err !== Rollback) throw err;
   }
   return {
-    ok: errorCount === 0, lines, counts, changed, errors: errors.map(({ line, field, reason }) => ({ line, field, reason })), errorCount, badLines,
+    ok: errorCount === 0,
+    lines,
+    counts,
+    changed,
+    errors: errors.map(({ line, field, reason }) => ({ line, field, reason })),
+    errorCount,
+    badLines,
   };
 }

@@ -9,17 +9,27 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import {
-  CITAS_DEFAULT_DAYS, DEFAULT_LIMITS, LLAMADAS_DEFAULT_DAYS_BACK,
-  type CitasQuery, type CitasResponse, type ClientasQuery, type ClientasResponse, type LlamadasQuery, type LlamadasResponse,
+  CITAS_DEFAULT_DAYS,
+  DEFAULT_LIMITS,
+  LLAMADAS_DEFAULT_DAYS_BACK,
+  type CitasQuery,
+  type CitasResponse,
+  type ClientasQuery,
+  type ClientasResponse,
+  type LlamadasQuery,
+  type LlamadasResponse,
 } from '../domain/api-schemas.js';
 import { DomainError } from '../errors.js';
-import {
-  countChangedCitas, countCitas, listChangedCitas, listCitas, type CitasChangedFilter, type CitasFilter,
-} from '../repos/citas.js';
+import { countChangedCitas, countCitas, listChangedCitas, listCitas, type CitasChangedFilter, type CitasFilter } from '../repos/citas.js';
 import { countChangedClientas, listChangedClientas } from '../repos/clientas-changed.js';
 import type { ClientasFilter } from '../repos/clientas.js';
 import {
-  countChangedLlamadas, countLlamadas, listChangedLlamadas, listLlamadas, type LlamadasChangedFilter, type LlamadasFilter,
+  countChangedLlamadas,
+  countLlamadas,
+  listChangedLlamadas,
+  listLlamadas,
+  type LlamadasChangedFilter,
+  type LlamadasFilter,
 } from '../repos/llamadas.js';
 import { addDays, dayRange, dayStart, parseTimestamp, todayIn } from '../time.js';
 import type { ClientasSearch } from './clientas-search/search.js';
@@ -35,7 +45,8 @@ const invalidParam = (param: string, message: string) => new DomainError('invali
 function since(raw: string | undefined): number | null {
   if (raw === undefined) return null;
   const t = parseTimestamp(raw);
-  if (t === null) throw invalidParam('updated_since', 'updated_since must be an RFC 3339 timestamp with an offset or Z, e.g. 2026-03-01T10:30:00+01:00');
+  if (t === null)
+    throw invalidParam('updated_since', 'updated_since must be an RFC 3339 timestamp with an offset or Z, e.g. 2026-03-01T10:30:00+01:00');
   return t;
 }
 
@@ -49,10 +60,11 @@ interface Planned {
   key: string;
 }
 
-export type CitasPlan = Planned & (
-  | { changed: null; desde: string; hasta: string; filter: CitasFilter }
-  | { changed: CitasChangedFilter; desde: string | null; hasta: string | null }
-);
+export type CitasPlan = Planned &
+  (
+    | { changed: null; desde: string; hasta: string; filter: CitasFilter }
+    | { changed: CitasChangedFilter; desde: string | null; hasta: string | null }
+  );
 
 export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number): CitasPlan {
   const limit = q.limit ?? DEFAULT_LIMITS.citas;
@@ -63,9 +75,11 @@ export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number): Cit
     // No default window: only the days asked for.
     const desde = q.desde ?? null;
     const hasta = q.hasta ?? null;
-    if (desde !== null && hasta !== null && desde > hasta) throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
+    if (desde !== null && hasta !== null && desde > hasta)
+      throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
     const changed = {
-      since: updatedSince, estado,
+      since: updatedSince,
+      estado,
       start: desde === null ? null : dayStart(desde, ctx.timezone),
       end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
     };
@@ -84,9 +98,13 @@ export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number): Cit
 }
 
 export async function plannedCitasPage(db: Kysely<DB>, ctx: ClinicContext, p: CitasPlan): Promise<CitasResponse> {
-  const [rows, total] = p.changed === null
-    ? await Promise.all([listCitas(db, ctx.clinicId, p.filter, p.limit, p.offset), countCitas(db, ctx.clinicId, p.filter)])
-    : await Promise.all([listChangedCitas(db, ctx.clinicId, p.changed, p.limit, p.offset), countChangedCitas(db, ctx.clinicId, p.changed)]);
+  const [rows, total] =
+    p.changed === null
+      ? await Promise.all([listCitas(db, ctx.clinicId, p.filter, p.limit, p.offset), countCitas(db, ctx.clinicId, p.filter)])
+      : await Promise.all([
+          listChangedCitas(db, ctx.clinicId, p.changed, p.limit, p.offset),
+          countChangedCitas(db, ctx.clinicId, p.changed),
+        ]);
   return { citas: rows.map((r) => citaOut(r, ctx)), total, rango: { desde: p.desde, hasta: p.hasta }, limit: p.limit, offset: p.offset };
 }
 
@@ -97,32 +115,45 @@ export function planClientas(q: ClientasQuery): ClientasPlan {
   const offset = q.offset ?? 0;
   const search = q.q?.trim() ?? '';
   // A blank q is malformed, not "no filter": the contract never ignores a parameter silently.
-  if (q.q !== undefined && search === '') throw invalidParam('q', 'q must hold a name or phone to search for (leave it out to apply no filter)');
+  if (q.q !== undefined && search === '')
+    throw invalidParam('q', 'q must hold a name or phone to search for (leave it out to apply no filter)');
   const nameLike = search === '' ? null : normalizeName(search);
   const digits = search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
   const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };
   const changedSince = since(q.updated_since);
-  return { filter, changedSince, limit, offset, key: JSON.stringify(['clientas', nameLike, digits, filter.vip, changedSince, limit, offset]) };
+  return {
+    filter,
+    changedSince,
+    limit,
+    offset,
+    key: JSON.stringify(['clientas', nameLike, digits, filter.vip, changedSince, limit, offset]),
+  };
 }
 
 /** `clientas`: the app's client search (it keeps the counts of searches; see clientas-search/search.ts). */
 export async function plannedClientasPage(
-  db: Kysely<DB>, ctx: ClinicContext, p: ClientasPlan, nowMs: number, clientas: ClientasSearch,
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  p: ClientasPlan,
+  nowMs: number,
+  clientas: ClientasSearch,
 ): Promise<ClientasResponse> {
   const nowSeconds = Math.floor(nowMs / 1000);
-  const { rows, total } = p.changedSince === null
-    ? await clientas.page(db, ctx.clinicId, p.filter, p.limit, p.offset, nowSeconds)
-    : await Promise.all([
-      listChangedClientas(db, ctx.clinicId, p.filter, p.changedSince, p.limit, p.offset, nowSeconds),
-      countChangedClientas(db, ctx.clinicId, p.filter, p.changedSince),
-    ]).then(([r, t]) => ({ rows: r, total: t }));
+  const { rows, total } =
+    p.changedSince === null
+      ? await clientas.page(db, ctx.clinicId, p.filter, p.limit, p.offset, nowSeconds)
+      : await Promise.all([
+          listChangedClientas(db, ctx.clinicId, p.filter, p.changedSince, p.limit, p.offset, nowSeconds),
+          countChangedClientas(db, ctx.clinicId, p.filter, p.changedSince),
+        ]).then(([r, t]) => ({ rows: r, total: t }));
   return { clientas: rows.map((r) => clientaOut(r, ctx)), total, limit: p.limit, offset: p.offset };
 }
 
-export type LlamadasPlan = Planned & (
-  | { changed: null; desde: string; hasta: string | null; filter: LlamadasFilter }
-  | { changed: LlamadasChangedFilter; desde: string | null; hasta: string | null }
-);
+export type LlamadasPlan = Planned &
+  (
+    | { changed: null; desde: string; hasta: string | null; filter: LlamadasFilter }
+    | { changed: LlamadasChangedFilter; desde: string | null; hasta: string | null }
+  );
 
 export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number): LlamadasPlan {
   const limit = q.limit ?? DEFAULT_LIMITS.llamadas;
@@ -132,13 +163,22 @@ export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number
   const updatedSince = since(q.updated_since);
   if (updatedSince !== null) {
     const desde = q.desde ?? null;
-    if (desde !== null && hasta !== null && desde > hasta) throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
+    if (desde !== null && hasta !== null && desde > hasta)
+      throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
     const changed = {
-      since: updatedSince, resultado,
+      since: updatedSince,
+      resultado,
       start: desde === null ? null : dayStart(desde, ctx.timezone),
       end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
     };
-    return { changed, desde, hasta, limit, offset, key: JSON.stringify(['llamadas~', updatedSince, desde, hasta, resultado, limit, offset]) };
+    return {
+      changed,
+      desde,
+      hasta,
+      limit,
+      offset,
+      key: JSON.stringify(['llamadas~', updatedSince, desde, hasta, resultado, limit, offset]),
+    };
   }
   const desde = q.desde ?? addDays(todayIn(ctx.timezone, nowMs), -LLAMADAS_DEFAULT_DAYS_BACK);
   if (hasta !== null && desde > hasta) {
@@ -149,9 +189,13 @@ export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number
 }
 
 export async function plannedLlamadasPage(db: Kysely<DB>, ctx: ClinicContext, p: LlamadasPlan): Promise<LlamadasResponse> {
-  const [rows, total] = p.changed === null
-    ? await Promise.all([listLlamadas(db, ctx.clinicId, p.filter, p.limit, p.offset), countLlamadas(db, ctx.clinicId, p.filter)])
-    : await Promise.all([listChangedLlamadas(db, ctx.clinicId, p.changed, p.limit, p.offset), countChangedLlamadas(db, ctx.clinicId, p.changed)]);
+  const [rows, total] =
+    p.changed === null
+      ? await Promise.all([listLlamadas(db, ctx.clinicId, p.filter, p.limit, p.offset), countLlamadas(db, ctx.clinicId, p.filter)])
+      : await Promise.all([
+          listChangedLlamadas(db, ctx.clinicId, p.changed, p.limit, p.offset),
+          countChangedLlamadas(db, ctx.clinicId, p.changed),
+        ]);
   return { llamadas: rows.map((r) => llamadaOut(r, ctx)), total, desde: p.desde, hasta: p.hasta, limit: p.limit, offset: p.offset };
 }
 
@@ -161,7 +205,13 @@ export function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuery, now
   return plannedCitasPage(db, ctx, planCitas(ctx, q, nowMs));
 }
 
-export function clientasPage(db: Kysely<DB>, ctx: ClinicContext, q: ClientasQuery, nowMs: number, clientas: ClientasSearch): Promise<ClientasResponse> {
+export function clientasPage(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  q: ClientasQuery,
+  nowMs: number,
+  clientas: ClientasSearch,
+): Promise<ClientasResponse> {
   return plannedClientasPage(db, ctx, planClientas(q), nowMs, clientas);
 }
 

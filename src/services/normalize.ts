@@ -3,7 +3,12 @@
 // the query, so both sides always agree.
 
 export function normalizeName(s: string): string {
-  return s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  return s
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export function phoneDigits(s: string): string {

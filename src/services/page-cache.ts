@@ -52,9 +52,10 @@ export class PageCache {
   /** `maxBytes` 0: nothing is kept, every page is built. */
   constructor(readonly maxBytes: number) {
     // A page larger than the whole budget is not kept (lru-cache refuses it: maxEntrySize).
-    this.lru = maxBytes > 0
-      ? new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (b, key) => b.length + 2 * key.length + ENTRY_OVERHEAD_BYTES })
-      : null;
+    this.lru =
+      maxBytes > 0
+        ? new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (b, key) => b.length + 2 * key.length + ENTRY_OVERHEAD_BYTES })
+        : null;
   }
 
   get enabled(): boolean {

@@ -36,7 +36,10 @@ export class MemoryGcraLimiter implements RateLimiter {
   private readonly tats = new Map<string, number>();
   private lastSweep = 0;
 
-  constructor(readonly rate: number, readonly burst: number) {}
+  constructor(
+    readonly rate: number,
+    readonly burst: number,
+  ) {}
 
   async consume(key: string, nowMs = Date.now()): Promise<RateDecision> {
     return this.decide(key, nowMs, true);

@@ -20,9 +20,25 @@ import { bumpDataVersions, ensureDataVersions } from '../repos/clinics.js';
 import { insertEvents, notifyEvents, takeSeqs, type EventRow } from '../repos/events.js';
 import { llamadasByIds } from '../repos/llamadas.js';
 import {
-  addDelta, applyCountDeltas, deleteCitas, deleteCitasOf, deleteClientas, deleteLlamadas, dropPendingEvents, parkEvents,
-  pendingEvents, storedCitaKeys, storedClientaKeys, storedLlamadaKeys, touchRecordsOf, unlinkLlamadasOf, writeCitas,
-  writeClientas, writeLlamadas, type CountDeltas, type WriteMode,
+  addDelta,
+  applyCountDeltas,
+  deleteCitas,
+  deleteCitasOf,
+  deleteClientas,
+  deleteLlamadas,
+  dropPendingEvents,
+  parkEvents,
+  pendingEvents,
+  storedCitaKeys,
+  storedClientaKeys,
+  storedLlamadaKeys,
+  touchRecordsOf,
+  unlinkLlamadasOf,
+  writeCitas,
+  writeClientas,
+  writeLlamadas,
+  type CountDeltas,
+  type WriteMode,
 } from '../repos/writes.js';
 import { localDate } from '../time.js';
 import { normalizeName, phoneDigits } from './normalize.js';
@@ -32,9 +48,18 @@ export type RecordType = 'clienta' | 'cita' | 'llamada';
 
 export function clientaRow(clinicId: string, r: ClientaRecord, updatedAt: number): Insertable<ClientasTable> {
   return {
-    clinic_id: clinicId, id: r.id, nombre: r.nombre, nombre_norm: normalizeName(r.nombre), telefono: r.telefono,
-    telefono_digits: phoneDigits(r.telefono), email: r.email, idioma: r.idioma, vip: r.vip ? 1 : 0,
-    cliente_desde: r.cliente_desde, created_at: r.created_at, updated_at: updatedAt,
+    clinic_id: clinicId,
+    id: r.id,
+    nombre: r.nombre,
+    nombre_norm: normalizeName(r.nombre),
+    telefono: r.telefono,
+    telefono_digits: phoneDigits(r.telefono),
+    email: r.email,
+    idioma: r.idioma,
+    vip: r.vip ? 1 : 0,
+    cliente_desde: r.cliente_desde,
+    created_at: r.created_at,
+    updated_at: updatedAt,
   };
 }
 
@@ -64,9 +89,19 @@ export class LocalDays {
 export function citaRow(clinicId: string, zone: string | LocalDays, r: CitaRecord, updatedAt: number): Insertable<CitasTable> {
   const dia = typeof zone === 'string' ? localDate(r.fecha_hora, zone) : zone.of(r.fecha_hora);
   return {
-    clinic_id: clinicId, id: r.id, clienta_id: r.clienta_id, fecha_hora: r.fecha_hora, dia,
-    servicio: r.servicio, duracion_min: r.duracion_min, precio_cents: r.precio_cents, estado: r.estado,
-    profesional_nombre: r.profesional_nombre, sede_nombre: r.sede_nombre, notas: r.notas, created_at: r.created_at,
+    clinic_id: clinicId,
+    id: r.id,
+    clienta_id: r.clienta_id,
+    fecha_hora: r.fecha_hora,
+    dia,
+    servicio: r.servicio,
+    duracion_min: r.duracion_min,
+    precio_cents: r.precio_cents,
+    estado: r.estado,
+    profesional_nombre: r.profesional_nombre,
+    sede_nombre: r.sede_nombre,
+    notas: r.notas,
+    created_at: r.created_at,
     updated_at: updatedAt,
   };
 }
@@ -74,9 +109,18 @@ export function citaRow(clinicId: string, zone: string | LocalDays, r: CitaRecor
 export function llamadaRow(clinicId: string, zone: string | LocalDays, r: LlamadaRecord, updatedAt: number): Insertable<LlamadasTable> {
   const dia = typeof zone === 'string' ? localDate(r.fecha_hora, zone) : zone.of(r.fecha_hora);
   return {
-    clinic_id: clinicId, id: r.id, clienta_id: r.clienta_id, fecha_hora: r.fecha_hora, dia,
-    cliente_nombre: r.cliente_nombre, telefono_caller: r.telefono_caller, duracion_segundos: r.duracion_segundos,
-    resultado: r.resultado, idioma: r.idioma, created_at: r.created_at, updated_at: updatedAt,
+    clinic_id: clinicId,
+    id: r.id,
+    clienta_id: r.clienta_id,
+    fecha_hora: r.fecha_hora,
+    dia,
+    cliente_nombre: r.cliente_nombre,
+    telefono_caller: r.telefono_caller,
+    duracion_segundos: r.duracion_segundos,
+    resultado: r.resultado,
+    idioma: r.idioma,
+    created_at: r.created_at,
+    updated_at: updatedAt,
   };
 }
 
@@ -86,11 +130,26 @@ type Names = Map<string, { nombre: string; telefono: string }>;
 function heldCita(r: Insertable<CitasTable>, names: Names, clinic: ClinicContext): string | undefined {
   const cl = names.get(r.clienta_id);
   if (cl === undefined) return undefined;
-  return JSON.stringify(citaOut({
-    id: r.id, fecha_hora: r.fecha_hora, cliente_nombre: cl.nombre, telefono: cl.telefono, servicio: r.servicio,
-    duracion_min: r.duracion_min, precio_cents: r.precio_cents, estado: r.estado, profesional_nombre: r.profesional_nombre,
-    sede_nombre: r.sede_nombre, notas: r.notas ?? null, created_at: r.created_at, updated_at: r.updated_at,
-  }, clinic));
+  return JSON.stringify(
+    citaOut(
+      {
+        id: r.id,
+        fecha_hora: r.fecha_hora,
+        cliente_nombre: cl.nombre,
+        telefono: cl.telefono,
+        servicio: r.servicio,
+        duracion_min: r.duracion_min,
+        precio_cents: r.precio_cents,
+        estado: r.estado,
+        profesional_nombre: r.profesional_nombre,
+        sede_nombre: r.sede_nombre,
+        notas: r.notas ?? null,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+      },
+      clinic,
+    ),
+  );
 }
 
 /** The JSON of a call as written (what llamadasByIds would read), or undefined while its linked clienta is not stored. */
@@ -101,10 +160,22 @@ function heldLlamada(r: Insertable<LlamadasTable>, names: Names, clinic: ClinicC
     if (cl === undefined) return undefined;
     nombre = cl.nombre;
   }
-  return JSON.stringify(llamadaOut({
-    id: r.id, fecha_hora: r.fecha_hora, cliente_nombre: nombre, telefono_caller: r.telefono_caller,
-    duracion_segundos: r.duracion_segundos, resultado: r.resultado, idioma: r.idioma, created_at: r.created_at, updated_at: r.updated_at,
-  }, clinic));
+  return JSON.stringify(
+    llamadaOut(
+      {
+        id: r.id,
+        fecha_hora: r.fecha_hora,
+        cliente_nombre: nombre,
+        telefono_caller: r.telefono_caller,
+        duracion_segundos: r.duracion_segundos,
+        resultado: r.resultado,
+        idioma: r.idioma,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+      },
+      clinic,
+    ),
+  );
 }
 
 /** Keeps the last row per id: one INSERT ... ON CONFLICT may not touch a row twice. */
@@ -290,12 +361,18 @@ export class RecordWriter {
   }
 
   /** Clientas first, so references in the same batch resolve; then what changed with them. */
-  private async write(batch: { clientas: Insertable<ClientasTable>[]; citas: Insertable<CitasTable>[]; llamadas: Insertable<LlamadasTable>[] }): Promise<void> {
+  private async write(batch: {
+    clientas: Insertable<ClientasTable>[];
+    citas: Insertable<CitasTable>[];
+    llamadas: Insertable<LlamadasTable>[];
+  }): Promise<void> {
     const { db, mode, deltas } = this;
     const clinicId = this.clinic.clinicId;
     const at = this.nowSeconds();
     const sections: Record<RecordType, Section> = {
-      clienta: { type: 'clienta', events: [] }, cita: { type: 'cita', events: [] }, llamada: { type: 'llamada', events: [] },
+      clienta: { type: 'clienta', events: [] },
+      cita: { type: 'cita', events: [] },
+      llamada: { type: 'llamada', events: [] },
     };
     /** Ids written by this batch, per type: an id touched again by a cascade needs no second event. */
     const seen = { clienta: new Set<string>(), cita: new Set<string>(), llamada: new Set<string>() };
@@ -327,7 +404,11 @@ export class RecordWriter {
       const before = new Map<string, { nombre: string; telefono: string }>();
       if (mode === 'upsert') {
         existed = new Set();
-        for (const old of await storedClientaKeys(db, clinicId, rows.map((r) => r.id))) {
+        for (const old of await storedClientaKeys(
+          db,
+          clinicId,
+          rows.map((r) => r.id),
+        )) {
           addDelta(deltas.clientas, [old.vip], -1);
           existed.add(old.id);
           before.set(old.id, old);
@@ -353,7 +434,11 @@ export class RecordWriter {
       let existed: Set<string> | null = null;
       if (mode === 'upsert') {
         existed = new Set();
-        for (const old of await storedCitaKeys(db, clinicId, rows.map((r) => r.id))) {
+        for (const old of await storedCitaKeys(
+          db,
+          clinicId,
+          rows.map((r) => r.id),
+        )) {
           addDelta(deltas.citas, [old.dia, old.estado], -1);
           existed.add(old.id);
         }
@@ -367,7 +452,11 @@ export class RecordWriter {
       let existed: Set<string> | null = null;
       if (mode === 'upsert') {
         existed = new Set();
-        for (const old of await storedLlamadaKeys(db, clinicId, rows.map((r) => r.id))) {
+        for (const old of await storedLlamadaKeys(
+          db,
+          clinicId,
+          rows.map((r) => r.id),
+        )) {
           addDelta(deltas.llamadas, [old.dia, old.resultado], -1);
           existed.add(old.id);
         }
@@ -426,13 +515,23 @@ export class RecordWriter {
       for (const r of rows) addDelta(deltas.citas, [r.dia, r.estado], -1);
       const found = new Set(rows.map((r) => r.id));
       missing(found);
-      sections.push(gone('cita', ids.filter((id) => found.has(id))));
+      sections.push(
+        gone(
+          'cita',
+          ids.filter((id) => found.has(id)),
+        ),
+      );
     } else if (run.type === 'llamada') {
       const rows = await deleteLlamadas(db, clinicId, ids);
       for (const r of rows) addDelta(deltas.llamadas, [r.dia, r.resultado], -1);
       const found = new Set(rows.map((r) => r.id));
       missing(found);
-      sections.push(gone('llamada', ids.filter((id) => found.has(id))));
+      sections.push(
+        gone(
+          'llamada',
+          ids.filter((id) => found.has(id)),
+        ),
+      );
     } else {
       const stored = new Set((await storedClientaKeys(db, clinicId, ids)).map((r) => r.id));
       missing(stored);
@@ -440,7 +539,12 @@ export class RecordWriter {
       // Her citas go with her; her calls stay, as an unknown caller's; then she goes.
       const citas = await deleteCitasOf(db, clinicId, doomed);
       for (const r of citas) addDelta(deltas.citas, [r.dia, r.estado], -1);
-      sections.push(gone('cita', citas.map((r) => r.id)));
+      sections.push(
+        gone(
+          'cita',
+          citas.map((r) => r.id),
+        ),
+      );
       const unlinked = await unlinkLlamadasOf(db, clinicId, doomed, at);
       this.counts.llamadas.updated += unlinked.length;
       sections.push({ type: 'llamada', events: unlinked.map((id) => ({ id, tipo: 'llamada.actualizada' as EventType })) });
@@ -448,7 +552,12 @@ export class RecordWriter {
       const clientas = await deleteClientas(db, clinicId, doomed);
       for (const r of clientas) addDelta(deltas.clientas, [r.vip], -1);
       const deleted = new Set(clientas.map((r) => r.id));
-      sections.push(gone('clienta', doomed.filter((id) => deleted.has(id))));
+      sections.push(
+        gone(
+          'clienta',
+          doomed.filter((id) => deleted.has(id)),
+        ),
+      );
     }
     if (this.withEvents) await this.emit(sections, at);
   }
@@ -464,7 +573,12 @@ export class RecordWriter {
     for (const s of sections) {
       for (let i = 0; i < s.events.length; i += RENDER_CHUNK[dialectOf(this.db)]) {
         const chunk = s.events.slice(i, i + RENDER_CHUNK[dialectOf(this.db)]);
-        const datos = await this.render(s.type, chunk.filter((e) => !e.tipo.endsWith('.eliminada')).map((e) => e.id), at, s.held);
+        const datos = await this.render(
+          s.type,
+          chunk.filter((e) => !e.tipo.endsWith('.eliminada')).map((e) => e.id),
+          at,
+          s.held,
+        );
         for (const e of chunk) {
           const d = e.tipo.endsWith('.eliminada') ? JSON.stringify({ id: e.id }) : datos.get(e.id);
           if (d === undefined) {
@@ -483,7 +597,10 @@ export class RecordWriter {
     if (rows.length === 0) return;
     await this.readyVersions();
     const first = await takeSeqs(this.db, this.clinic.clinicId, rows.length);
-    await insertEvents(this.db, rows.map((r, i) => ({ ...r, seq: first + i })));
+    await insertEvents(
+      this.db,
+      rows.map((r, i) => ({ ...r, seq: first + i })),
+    );
     this.emitted += rows.length;
   }
 
@@ -520,7 +637,10 @@ export class RecordWriter {
         this.keepNames([...found]);
       }
       for (const r of rows) {
-        const json = type === 'cita' ? heldCita(r as Insertable<CitasTable>, names, clinic) : heldLlamada(r as Insertable<LlamadasTable>, names, clinic);
+        const json =
+          type === 'cita'
+            ? heldCita(r as Insertable<CitasTable>, names, clinic)
+            : heldLlamada(r as Insertable<LlamadasTable>, names, clinic);
         if (json !== undefined) out.set(r.id, json);
       }
     }

@@ -7,7 +7,13 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes }
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import {
-  deleteExpiredSessions, deleteSession, getSessionWithUser, insertSession, setSessionFlash, takeSessionFlash, touchSession,
+  deleteExpiredSessions,
+  deleteSession,
+  getSessionWithUser,
+  insertSession,
+  setSessionFlash,
+  takeSessionFlash,
+  touchSession,
   type SessionWithUser,
 } from '../repos/sessions.js';
 
@@ -72,7 +78,11 @@ export function openFlash(token: string, sealed: string): Flash | null {
 }
 
 export class Sessions {
-  constructor(private readonly db: Kysely<DB>, readonly tuning: SessionTuning, private readonly now: () => number) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    readonly tuning: SessionTuning,
+    private readonly now: () => number,
+  ) {}
 
   private nowS(): number {
     return Math.floor(this.now() / 1000);
@@ -85,8 +95,12 @@ export class Sessions {
     await deleteExpiredSessions(this.db, nowS, this.tuning.idleSeconds);
     const token = newToken();
     await insertSession(this.db, {
-      id: sessionId(token), user_id: userId, created_at: nowS, last_seen_at: nowS,
-      expires_at: nowS + this.tuning.absoluteSeconds, flash: null,
+      id: sessionId(token),
+      user_id: userId,
+      created_at: nowS,
+      last_seen_at: nowS,
+      expires_at: nowS + this.tuning.absoluteSeconds,
+      flash: null,
     });
     return token;
   }

@@ -262,7 +262,11 @@ export class RateLimiters {
    * (the nowMs each call passes: the arithmetic tests' explicit clocks). `flushMs`: FLUSH_MS,
    * but for tests that must tell a busy key's early call from the timer's.
    */
-  constructor(private readonly link: RedisLink | null, private readonly clock: LimiterClock = 'redis', private readonly flushMs = FLUSH_MS) {}
+  constructor(
+    private readonly link: RedisLink | null,
+    private readonly clock: LimiterClock = 'redis',
+    private readonly flushMs = FLUSH_MS,
+  ) {}
 
   /** A limiter of `rate` requests/s with bursts of `burst`; `name` keeps its buckets apart from the others'. */
   make(name: string, rate: number, burst: number): RateLimiter {
@@ -270,7 +274,18 @@ export class RateLimiters {
     this.names.add(name);
     if (!this.link) return new MemoryGcraLimiter(rate, burst);
     this.startBeat(this.link);
-    return new SharedGcraLimiter(this.link, name, rate, burst, () => { this.fallbacks++; }, this.clock, () => this.instances, this.flushMs);
+    return new SharedGcraLimiter(
+      this.link,
+      name,
+      rate,
+      burst,
+      () => {
+        this.fallbacks++;
+      },
+      this.clock,
+      () => this.instances,
+      this.flushMs,
+    );
   }
 
   /** Instances alive that share the buckets, this one included, as last learnt from Redis (0: not yet). */

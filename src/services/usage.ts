@@ -49,7 +49,10 @@ export class UsageCounter {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Kysely<DB>, private readonly opts: { onError?: BackgroundErrorHandler } = {}) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly opts: { onError?: BackgroundErrorHandler } = {},
+  ) {}
 
   /** Counts one API response. Synchronous and allocation-light: it is on every request's path. */
   record(e: UsageEvent): void {
@@ -173,7 +176,8 @@ export class UsageCounter {
     for (const r of this.counts.values()) if (r.clinic_id === clinicId) addRow(r);
 
     const errs = new Map<string, KeyErrorRow>();
-    for (const r of await recentKeyErrors(this.db, clinicId)) errs.set(r.key_id + SEP + r.error_code, { ...r, n: Number(r.n), last_at: Number(r.last_at) });
+    for (const r of await recentKeyErrors(this.db, clinicId))
+      errs.set(r.key_id + SEP + r.error_code, { ...r, n: Number(r.n), last_at: Number(r.last_at) });
     for (const r of this.errors.values()) {
       if (r.clinic_id !== clinicId) continue;
       const k = r.key_id + SEP + r.error_code;

@@ -39,7 +39,10 @@ export interface DashboardApp {
   close(): Promise<void>;
 }
 
-export async function buildDashboardApp(dialect: Dialect, opts: { env?: Record<string, string>; admin?: AdminTuning; nowMs?: number } = {}): Promise<DashboardApp> {
+export async function buildDashboardApp(
+  dialect: Dialect,
+  opts: { env?: Record<string, string>; admin?: AdminTuning; nowMs?: number } = {},
+): Promise<DashboardApp> {
   const config = loadConfig({ ...TEST_ENV, ...opts.env });
   const database = await freshDatabase(dialect);
   const clock = { now: opts.nowMs ?? FIXTURE_NOW_MS };
@@ -47,7 +50,11 @@ export async function buildDashboardApp(dialect: Dialect, opts: { env?: Record<s
   const keys = new KeyService(database.db, { pepper: TEST_PEPPER, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, now });
   const db = database.db;
   const clinicA = await createClinic(db, { name: 'Clínica Uno', plan: 'premium', language: 'es' }, clock.now);
-  const clinicB = await createClinic(db, { name: 'Clinic Two', plan: 'enterprise', language: 'en', timezone: 'America/Mexico_City', currency: 'MXN' }, clock.now);
+  const clinicB = await createClinic(
+    db,
+    { name: 'Clinic Two', plan: 'enterprise', language: 'en', timezone: 'America/Mexico_City', currency: 'MXN' },
+    clock.now,
+  );
   const clinicLow = await createClinic(db, { name: 'Clínica Básica', plan: 'pro', language: 'es' }, clock.now);
   await Promise.all([
     createUser(db, { clinicId: clinicA.id, email: EMAILS.ownerA, role: 'owner', password: PASSWORD }),
@@ -57,13 +64,25 @@ export async function buildDashboardApp(dialect: Dialect, opts: { env?: Record<s
     createUser(db, { clinicId: null, email: EMAILS.superadmin, role: 'superadmin', password: PASSWORD }),
   ]);
   const app = await buildApp({
-    config, database, keys, now, logger: false, admin: opts.admin,
+    config,
+    database,
+    keys,
+    now,
+    logger: false,
+    admin: opts.admin,
     limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
     authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
   });
   await app.ready();
   return {
-    app, database, keys, config, clock, clinicA, clinicB, clinicLow,
+    app,
+    database,
+    keys,
+    config,
+    clock,
+    clinicA,
+    clinicB,
+    clinicLow,
     close: async () => {
       await app.close();
       await database.close();
@@ -96,7 +115,10 @@ export class Client {
   /** the last HTML page received */
   page = '';
 
-  constructor(private readonly app: FastifyInstance, readonly ip = '203.0.113.7') {}
+  constructor(
+    private readonly app: FastifyInstance,
+    readonly ip = '203.0.113.7',
+  ) {}
 
   private cookieHeader(): Record<string, string> {
     return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
@@ -116,17 +138,24 @@ export class Client {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { ...this.cookieHeader(), ...headers } }));
+    return this.keep(
+      await this.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { ...this.cookieHeader(), ...headers } }),
+    );
   }
 
   /** A form post; an array value is a field repeated (checkboxes). */
   async post(url: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
-    return this.keep(await this.app.inject({
-      method: 'POST', url, remoteAddress: this.ip, headers: { ...FORM, ...this.cookieHeader(), ...headers },
-      payload: body.toString(),
-    }));
+    return this.keep(
+      await this.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress: this.ip,
+        headers: { ...FORM, ...this.cookieHeader(), ...headers },
+        payload: body.toString(),
+      }),
+    );
   }
 
   /** Posts a form with the CSRF token of the page at `from` (fetched first). */

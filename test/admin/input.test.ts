@@ -19,7 +19,9 @@ describe.each(dialects())('dashboard input the database cannot hold, on %s', (di
   async function postRaw(c: Client, from: string, url: string, body: string) {
     const token = csrfOf((await c.get(from)).body);
     return t.app.inject({
-      method: 'POST', url, remoteAddress: c.ip,
+      method: 'POST',
+      url,
+      remoteAddress: c.ip,
       headers: { ...FORM, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
       payload: `_csrf=${encodeURIComponent(token)}&${body}`,
     });
@@ -50,17 +52,16 @@ describe.each(dialects())('dashboard input the database cannot hold, on %s', (di
     expect(await t.keys.list(t.clinicA.id)).toEqual(before);
   });
 
-  it.each([
-    '/dashboard/settings/api?clinic=a%00b',
-    '/dashboard/settings/api/keys/a%00b/revoke',
-    '/dashboard/sign-in?lang=e%00s',
-  ])('GET %s is a 400 page', async (url) => {
-    const c = new Client(t.app);
-    await c.signIn(EMAILS.superadmin);
-    const res = await c.get(url);
-    expect(res.statusCode).toBe(400);
-    expect(res.body).toContain(UNUSABLE);
-  });
+  it.each(['/dashboard/settings/api?clinic=a%00b', '/dashboard/settings/api/keys/a%00b/revoke', '/dashboard/sign-in?lang=e%00s'])(
+    'GET %s is a 400 page',
+    async (url) => {
+      const c = new Client(t.app);
+      await c.signIn(EMAILS.superadmin);
+      const res = await c.get(url);
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toContain(UNUSABLE);
+    },
+  );
 
   it('tab and line breaks are not refused by this check (the route decides)', async () => {
     const c = new Client(t.app);

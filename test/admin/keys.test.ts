@@ -161,7 +161,9 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect((await owner.get(`${API}/keys/${bKey.id}/revoke`)).statusCode).toBe(404);
     const token = csrfOf((await owner.get(API)).body);
     expect((await owner.post(`${API}/keys/${bKey.id}/revoke`, { _csrf: token })).statusCode).toBe(404);
-    expect((await owner.post(`${API}/keys`, { _csrf: token, clinic: t.clinicB.id, name: 'Into B', expires: 'never' })).statusCode).toBe(404);
+    expect((await owner.post(`${API}/keys`, { _csrf: token, clinic: t.clinicB.id, name: 'Into B', expires: 'never' })).statusCode).toBe(
+      404,
+    );
     expect((await t.app.inject({ url: '/api/v1/citas', headers: bearer(bKey.key) })).statusCode).toBe(200);
     expect((await owner.get(API)).body).not.toContain('B integration');
     expect((await t.keys.list(t.clinicB.id)).map((k) => k.name)).toEqual(['B integration']);
@@ -267,7 +269,10 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const page = (await owner.get(API)).body;
     const css = /href="(\/dashboard\/assets\/app-[0-9a-f]{12}\.css)"/.exec(page)![1]!;
     const js = /src="(\/dashboard\/assets\/app-[0-9a-f]{12}\.js)"/.exec(page)![1]!;
-    for (const [url, type] of [[css, 'text/css'], [js, 'text/javascript']] as const) {
+    for (const [url, type] of [
+      [css, 'text/css'],
+      [js, 'text/javascript'],
+    ] as const) {
       const res = await t.app.inject({ url });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toContain(type);

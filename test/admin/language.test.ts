@@ -8,7 +8,8 @@ const ES = { 'accept-language': 'es-ES,es;q=0.9' };
 const EN = { 'accept-language': 'en-GB,en;q=0.9' };
 
 /** The hidden `next` of the language switch on a page. */
-const nextOf = (page: string) => /action="\/dashboard\/language">[\s\S]*?name="next" value="([^"]*)"/.exec(page)?.[1]?.replaceAll('&amp;', '&');
+const nextOf = (page: string) =>
+  /action="\/dashboard\/language">[\s\S]*?name="next" value="([^"]*)"/.exec(page)?.[1]?.replaceAll('&amp;', '&');
 
 describe('dashboard language switch', () => {
   let t: DashboardApp;
@@ -123,7 +124,11 @@ describe('dashboard language switch', () => {
     const page = await c.get('/dashboard/sign-in', ES);
     const missing = await c.post('/dashboard/language', { lang: 'en', next: '/dashboard/sign-in' });
     expect(missing.statusCode).toBe(403);
-    const crossSite = await c.post('/dashboard/language', { _csrf: csrfOf(page.body), lang: 'en', next: '/dashboard/sign-in' }, { 'sec-fetch-site': 'cross-site' });
+    const crossSite = await c.post(
+      '/dashboard/language',
+      { _csrf: csrfOf(page.body), lang: 'en', next: '/dashboard/sign-in' },
+      { 'sec-fetch-site': 'cross-site' },
+    );
     expect(crossSite.statusCode).toBe(403);
     expect(c.cookies.has('clinic_lang')).toBe(false);
   });

@@ -68,7 +68,12 @@ describe.each(dialects())('dashboard sign-in on %s', (dialect) => {
     const tls = await buildDashboardApp(dialect, { env: { TRUST_PROXY: 'true' } });
     try {
       const c = new Client(tls.app);
-      const res = await c.submit('/dashboard/sign-in', '/dashboard/sign-in', { email: EMAILS.ownerA, password: PASSWORD }, { 'x-forwarded-proto': 'https' });
+      const res = await c.submit(
+        '/dashboard/sign-in',
+        '/dashboard/sign-in',
+        { email: EMAILS.ownerA, password: PASSWORD },
+        { 'x-forwarded-proto': 'https' },
+      );
       expect(res.statusCode).toBe(303);
       expect(cookieLine(res, 'clinic_session')).toMatch(/; Secure/);
     } finally {
@@ -98,10 +103,20 @@ describe.each(dialects())('dashboard sign-in on %s', (dialect) => {
     const auto = await buildDashboardApp(dialect, { env: { TRUST_PROXY: 'true' }, admin: { cookieSecure: 'auto' } });
     try {
       const https = { 'x-forwarded-proto': 'https' };
-      const never = await new Client(plain.app).submit('/dashboard/sign-in', '/dashboard/sign-in', { email: EMAILS.ownerA, password: PASSWORD }, https);
+      const never = await new Client(plain.app).submit(
+        '/dashboard/sign-in',
+        '/dashboard/sign-in',
+        { email: EMAILS.ownerA, password: PASSWORD },
+        https,
+      );
       expect(never.statusCode).toBe(303);
       expect(cookieLine(never, 'clinic_session')).not.toMatch(/Secure/);
-      const overTls = await new Client(auto.app, '203.0.113.8').submit('/dashboard/sign-in', '/dashboard/sign-in', { email: EMAILS.ownerA, password: PASSWORD }, https);
+      const overTls = await new Client(auto.app, '203.0.113.8').submit(
+        '/dashboard/sign-in',
+        '/dashboard/sign-in',
+        { email: EMAILS.ownerA, password: PASSWORD },
+        https,
+      );
       expect(cookieLine(overTls, 'clinic_session')).toMatch(/; Secure/);
       const overHttp = await new Client(auto.app, '203.0.113.9').signIn(EMAILS.ownerA);
       expect(cookieLine(overHttp, 'clinic_session')).not.toMatch(/Secure/);
@@ -275,7 +290,12 @@ describe('form bodies only', () => {
   it('answers a JSON body with an HTML 415 page', async () => {
     const t = await buildDashboardApp('sqlite');
     try {
-      const res = await t.app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       expect(res.statusCode).toBe(415);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       const form = await t.app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: FORM, payload: 'email=a' });

@@ -59,7 +59,9 @@ describe.each(dialects())('sign-in throttling under parallel requests on %s', (d
     const { c, csrf } = await ready(t.app, '198.51.100.40');
     resetProbe();
     const responses = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => c.post('/dashboard/sign-in', { _csrf: csrf, email: EMAILS.ownerA, password: `wrong-${i}-password` })),
+      Array.from({ length: 40 }, (_, i) =>
+        c.post('/dashboard/sign-in', { _csrf: csrf, email: EMAILS.ownerA, password: `wrong-${i}-password` }),
+      ),
     );
     expect(probe.calls).toBe(5);
     expect(statuses(responses)).toEqual({ 401: 5, 429: 35 });
@@ -92,7 +94,9 @@ describe.each(dialects())('sign-in throttling under parallel requests on %s', (d
     const { c, csrf } = await ready(t.app, '198.51.100.41');
     resetProbe();
     const responses = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => c.post('/dashboard/sign-in', { _csrf: csrf, email: `guess${i}@example.com`, password: 'guess-password' })),
+      Array.from({ length: 40 }, (_, i) =>
+        c.post('/dashboard/sign-in', { _csrf: csrf, email: `guess${i}@example.com`, password: 'guess-password' }),
+      ),
     );
     expect(probe.calls).toBe(8);
     expect(statuses(responses)).toEqual({ 401: 8, 429: 32 });
@@ -102,7 +106,9 @@ describe.each(dialects())('sign-in throttling under parallel requests on %s', (d
     t = await buildDashboardApp(dialect);
     const { c, csrf } = await ready(t.app, '198.51.100.42');
     const attack = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => c.post('/dashboard/sign-in', { _csrf: csrf, email: EMAILS.ownerB, password: `wrong-${i}-password` })),
+      Array.from({ length: 20 }, (_, i) =>
+        c.post('/dashboard/sign-in', { _csrf: csrf, email: EMAILS.ownerB, password: `wrong-${i}-password` }),
+      ),
     );
     expect(statuses(attack)).toEqual({ 401: 5, 429: 15 });
     expect((await c.post('/dashboard/sign-in', { _csrf: csrf, email: EMAILS.ownerB, password: PASSWORD })).statusCode).toBe(429);

@@ -45,7 +45,8 @@ describe('language', () => {
   });
 
   it('has every message in both languages', () => {
-    const walk = (o: object): string[] => Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' ? walk(v).map((s) => `${k}.${s}`) : [k]));
+    const walk = (o: object): string[] =>
+      Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' ? walk(v).map((s) => `${k}.${s}`) : [k]));
     expect(walk(messages('es')).sort()).toEqual(walk(messages('en')).sort());
   });
 
@@ -65,10 +66,21 @@ describe('plurals', () => {
   const es = messages('es');
   const en = messages('en');
   // Intl's own grouping: Spanish leaves 4-digit numbers ungrouped, English does not.
-  const cases: [number, string, string][] = [[0, '0', '0'], [1, '1', '1'], [2, '2', '2'], [1234, '1234', '1,234'], [1_234_567, '1.234.567', '1,234,567']];
+  const cases: [number, string, string][] = [
+    [0, '0', '0'],
+    [1, '1', '1'],
+    [2, '2', '2'],
+    [1234, '1234', '1,234'],
+    [1_234_567, '1.234.567', '1,234,567'],
+  ];
 
   it('count requests, successful requests, errors and repeats in Spanish', () => {
-    const got = cases.map(([n]) => [count(es, es.requests, n), count(es, es.okRequests, n), count(es, es.errorsCount, n), count(es, es.errorTimes, n)]);
+    const got = cases.map(([n]) => [
+      count(es, es.requests, n),
+      count(es, es.okRequests, n),
+      count(es, es.errorsCount, n),
+      count(es, es.errorTimes, n),
+    ]);
     expect(got).toEqual([
       ['0 peticiones', '0 correctas', '0 con error', '0 veces'],
       ['1 petición', '1 correcta', '1 con error', '1 vez'],
@@ -79,7 +91,12 @@ describe('plurals', () => {
   });
 
   it('count requests, successful requests, errors and repeats in English', () => {
-    const got = cases.map(([n]) => [count(en, en.requests, n), count(en, en.okRequests, n), count(en, en.errorsCount, n), count(en, en.errorTimes, n)]);
+    const got = cases.map(([n]) => [
+      count(en, en.requests, n),
+      count(en, en.okRequests, n),
+      count(en, en.errorsCount, n),
+      count(en, en.errorTimes, n),
+    ]);
     expect(got).toEqual([
       ['0 requests', '0 successful requests', '0 with errors', '0 times'],
       ['1 request', '1 successful request', '1 with an error', '1 time'],
@@ -90,10 +107,28 @@ describe('plurals', () => {
   });
 
   it('count minutes to wait and days of usage in both languages', () => {
-    expect([0, 1, 2, 1500].map((n) => count(es, es.throttled, n).match(/espera (.*?) y/)![1])).toEqual(['0 minutos', '1 minuto', '2 minutos', '1500 minutos']);
-    expect([0, 1, 2, 1500].map((n) => count(en, en.throttled, n).match(/wait (.*?) and/)![1])).toEqual(['0 minutes', '1 minute', '2 minutes', '1,500 minutes']);
-    expect([1, 7, 30].map((n) => count(es, es.usageTitle, n))).toEqual(['Uso en el último día', 'Uso en los últimos 7 días', 'Uso en los últimos 30 días']);
-    expect([1, 7, 30].map((n) => count(en, en.usageTitle, n))).toEqual(['Usage in the last day', 'Usage in the last 7 days', 'Usage in the last 30 days']);
+    expect([0, 1, 2, 1500].map((n) => count(es, es.throttled, n).match(/espera (.*?) y/)![1])).toEqual([
+      '0 minutos',
+      '1 minuto',
+      '2 minutos',
+      '1500 minutos',
+    ]);
+    expect([0, 1, 2, 1500].map((n) => count(en, en.throttled, n).match(/wait (.*?) and/)![1])).toEqual([
+      '0 minutes',
+      '1 minute',
+      '2 minutes',
+      '1,500 minutes',
+    ]);
+    expect([1, 7, 30].map((n) => count(es, es.usageTitle, n))).toEqual([
+      'Uso en el último día',
+      'Uso en los últimos 7 días',
+      'Uso en los últimos 30 días',
+    ]);
+    expect([1, 7, 30].map((n) => count(en, en.usageTitle, n))).toEqual([
+      'Usage in the last day',
+      'Usage in the last 7 days',
+      'Usage in the last 30 days',
+    ]);
     expect(count(es, es.idleKeys, 1)).toBe('Sin peticiones en el último día:');
     expect(count(en, en.noUsageAtAll, 7)).toBe('No key has made requests in the last 7 days.');
   });
@@ -101,8 +136,12 @@ describe('plurals', () => {
   it('build the screen-reader text of a day from counted parts', () => {
     const fes = new Formatter(es, 'Europe/Madrid', 0);
     const fen = new Formatter(en, 'Europe/Madrid', 0);
-    expect(es.dayBar(fes.longDayOf('2026-03-29'), fes.count(es.okRequests, 1), fes.count(es.errorsCount, 0))).toBe('domingo, 29 de marzo: 1 correcta, 0 con error');
-    expect(en.dayBar(fen.longDayOf('2026-03-29'), fen.count(en.okRequests, 1), fen.count(en.errorsCount, 1))).toBe('Sunday 29 March: 1 successful request, 1 with an error');
+    expect(es.dayBar(fes.longDayOf('2026-03-29'), fes.count(es.okRequests, 1), fes.count(es.errorsCount, 0))).toBe(
+      'domingo, 29 de marzo: 1 correcta, 0 con error',
+    );
+    expect(en.dayBar(fen.longDayOf('2026-03-29'), fen.count(en.okRequests, 1), fen.count(en.errorsCount, 1))).toBe(
+      'Sunday 29 March: 1 successful request, 1 with an error',
+    );
   });
 
   it('choose the form with Intl.PluralRules, so other rules need only their forms', () => {
@@ -130,8 +169,18 @@ describe('the language switch’s way back', () => {
   });
 
   it('never leaves the dashboard (no open redirect)', () => {
-    for (const next of ['', 'https://evil.example/dashboard', '//evil.example/dashboard', '/api/v1/citas', '/dashboardx', '/dashboard/../api/v1/citas',
-      '/dashboard/%2e%2e/api', 'javascript:alert(1)', '/dashboard/language', `/dashboard/${'x'.repeat(3000)}`]) {
+    for (const next of [
+      '',
+      'https://evil.example/dashboard',
+      '//evil.example/dashboard',
+      '/api/v1/citas',
+      '/dashboardx',
+      '/dashboard/../api/v1/citas',
+      '/dashboard/%2e%2e/api',
+      'javascript:alert(1)',
+      '/dashboard/language',
+      `/dashboard/${'x'.repeat(3000)}`,
+    ]) {
       const back = returnPath(next);
       expect(back === '/dashboard' || back.startsWith('/dashboard/'), next).toBe(true);
       expect(back, next).not.toMatch(/^\/\/|evil|\/api/);
@@ -198,7 +247,11 @@ describe('semaphore', () => {
     expect(peak).toBe(2);
     expect(sem.inUse).toBe(0);
     // a failing job frees its slot too
-    await expect(sem.run(async () => { throw new Error('boom'); }, 'busy')).rejects.toThrow('boom');
+    await expect(
+      sem.run(async () => {
+        throw new Error('boom');
+      }, 'busy'),
+    ).rejects.toThrow('boom');
     expect(sem.inUse).toBe(0);
   });
 });

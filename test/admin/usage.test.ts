@@ -24,7 +24,14 @@ describe.each(dialects())('API usage counting on %s', (dialect) => {
     await t?.close();
   });
 
-  const usageRows = () => t.database.db.selectFrom('api_key_usage').selectAll().where('key_id', '=', keyId).orderBy('status_class').orderBy('error_code').execute();
+  const usageRows = () =>
+    t.database.db
+      .selectFrom('api_key_usage')
+      .selectAll()
+      .where('key_id', '=', keyId)
+      .orderBy('status_class')
+      .orderBy('error_code')
+      .execute();
 
   it('counts in memory and writes one batch: no database row until the flush', async () => {
     for (let i = 0; i < 25; i++) expect((await t.app.inject({ url: '/api/v1/citas', headers: bearer(key) })).statusCode).toBe(200);
@@ -60,7 +67,10 @@ describe.each(dialects())('API usage counting on %s', (dialect) => {
     await t.app.inject({ url: '/api/v1/llamadas', headers: bearer(key) });
     await t.app.usage.flush();
     const ok = (await usageRows()).filter((r) => r.status_class === '2xx').map((r) => [r.day, Number(r.n)]);
-    expect(ok).toEqual([['2026-03-28', 30], ['2026-03-29', 1]]);
+    expect(ok).toEqual([
+      ['2026-03-28', 30],
+      ['2026-03-29', 1],
+    ]);
   });
 
   it('does not count requests without a valid key (there is no key to count them for)', async () => {
@@ -112,7 +122,10 @@ describe('UsageCounter', () => {
 
   it('keeps its counts when a flush fails, and writes them at the next one', async () => {
     const db = database.db;
-    await db.insertInto('clinics').values({ id: 'c0', name: 'C0', timezone: 'UTC', currency: 'EUR', plan: 'premium', language: 'en', created_at: 0 }).execute();
+    await db
+      .insertInto('clinics')
+      .values({ id: 'c0', name: 'C0', timezone: 'UTC', currency: 'EUR', plan: 'premium', language: 'en', created_at: 0 })
+      .execute();
     const u = new UsageCounter(db);
     const at = Date.UTC(2026, 0, 1);
     // the key does not exist yet: the batch violates the foreign key and is rolled back
@@ -121,28 +134,85 @@ describe('UsageCounter', () => {
     await expect(u.flush()).rejects.toThrow();
     expect(u.pending).toBe(2);
     u.record({ keyId: 'k0', clinicId: 'c0', timezone: 'UTC', status: 200, errorCode: null, atMs: at });
-    await db.insertInto('api_keys').values({ id: 'k0', clinic_id: 'c0', name: 'K0', key_hash: 'h0', hint: 'abcd', created_by: null, created_at: 0, expires_at: null, revoked_at: null, last_used_at: null }).execute();
+    await db
+      .insertInto('api_keys')
+      .values({
+        id: 'k0',
+        clinic_id: 'c0',
+        name: 'K0',
+        key_hash: 'h0',
+        hint: 'abcd',
+        created_by: null,
+        created_at: 0,
+        expires_at: null,
+        revoked_at: null,
+        last_used_at: null,
+      })
+      .execute();
     await u.flush();
     expect(u.pending).toBe(0);
-    const rows = await db.selectFrom('api_key_usage').select(['status_class', 'n']).where('key_id', '=', 'k0').orderBy('status_class').execute();
-    expect(rows.map((r) => [r.status_class, Number(r.n)])).toEqual([['2xx', 2], ['4xx', 1]]);
+    const rows = await db
+      .selectFrom('api_key_usage')
+      .select(['status_class', 'n'])
+      .where('key_id', '=', 'k0')
+      .orderBy('status_class')
+      .execute();
+    expect(rows.map((r) => [r.status_class, Number(r.n)])).toEqual([
+      ['2xx', 2],
+      ['4xx', 1],
+    ]);
   });
 
   it('keeps the five most recent distinct error codes per key', async () => {
     const db = database.db;
-    await db.insertInto('clinics').values({ id: 'c1', name: 'C', timezone: 'UTC', currency: 'EUR', plan: 'premium', language: 'en', created_at: 0 }).execute();
-    await db.insertInto('api_keys').values({ id: 'k1', clinic_id: 'c1', name: 'K', key_hash: 'h1', hint: 'abcd', created_by: null, created_at: 0, expires_at: null, revoked_at: null, last_used_at: null }).execute();
+    await db
+      .insertInto('clinics')
+      .values({ id: 'c1', name: 'C', timezone: 'UTC', currency: 'EUR', plan: 'premium', language: 'en', created_at: 0 })
+      .execute();
+    await db
+      .insertInto('api_keys')
+      .values({
+        id: 'k1',
+        clinic_id: 'c1',
+        name: 'K',
+        key_hash: 'h1',
+        hint: 'abcd',
+        created_by: null,
+        created_at: 0,
+        expires_at: null,
+        revoked_at: null,
+        last_used_at: null,
+      })
+      .execute();
     const u = new UsageCounter(db);
     const base = Date.UTC(2026, 5, 10, 12);
     const codes = ['invalid_parameter', 'unknown_parameter', 'too_many_requests', 'not_found', 'internal_error', 'database_error'];
-    codes.forEach((code, i) => u.record({ keyId: 'k1', clinicId: 'c1', timezone: 'UTC', status: code.endsWith('error') ? 500 : 400, errorCode: code, atMs: base + i * 60_000 }));
+    codes.forEach((code, i) =>
+      u.record({
+        keyId: 'k1',
+        clinicId: 'c1',
+        timezone: 'UTC',
+        status: code.endsWith('error') ? 500 : 400,
+        errorCode: code,
+        atMs: base + i * 60_000,
+      }),
+    );
     await u.flush();
     u.record({ keyId: 'k1', clinicId: 'c1', timezone: 'UTC', status: 400, errorCode: 'invalid_parameter', atMs: base + DAY });
     const days = ['2026-06-10', '2026-06-11'];
     const s = (await u.summary('c1', days)).get('k1')!;
-    expect(s.lastErrors.map((e) => e.code)).toEqual(['invalid_parameter', 'database_error', 'internal_error', 'not_found', 'too_many_requests']);
+    expect(s.lastErrors.map((e) => e.code)).toEqual([
+      'invalid_parameter',
+      'database_error',
+      'internal_error',
+      'not_found',
+      'too_many_requests',
+    ]);
     expect(s.lastErrors[0]).toMatchObject({ count: 2, at: Math.floor((base + DAY) / 1000) });
-    expect(s.days).toEqual([{ day: '2026-06-10', ok: 0, errors: 6 }, { day: '2026-06-11', ok: 0, errors: 1 }]);
+    expect(s.days).toEqual([
+      { day: '2026-06-10', ok: 0, errors: 6 },
+      { day: '2026-06-11', ok: 0, errors: 1 },
+    ]);
     expect(await u.summary('other-clinic', days)).toEqual(new Map());
   });
 });

@@ -55,7 +55,11 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
   });
 
   it('refuses a bad URL or type in the form, saying why, and keeps what was typed', async () => {
-    for (const [url, text] of [['ftp://example.com/x', 'debe empezar por https://'], ['https://u:p@example.com/x', 'no debe contener un usuario'], ['nope', 'Escribe una dirección completa']] as const) {
+    for (const [url, text] of [
+      ['ftp://example.com/x', 'debe empezar por https://'],
+      ['https://u:p@example.com/x', 'no debe contener un usuario'],
+      ['nope', 'Escribe una dirección completa'],
+    ] as const) {
       const res = await owner.submit(WH, WH, { url });
       expect(res.statusCode).toBe(400);
       expect(res.body).toContain(text);

@@ -9,7 +9,9 @@ import { CHROMIUM_PATH, chromiumPresent, launchChromium, SKIP_REASON } from './c
 
 if (!chromiumPresent) process.stderr.write(`\n[browser tests] SKIPPED: ${SKIP_REASON}\n\n`);
 
-const TITLE = chromiumPresent ? `dashboard in headless Chromium (${CHROMIUM_PATH})` : `dashboard in headless Chromium: SKIPPED, ${SKIP_REASON}`;
+const TITLE = chromiumPresent
+  ? `dashboard in headless Chromium (${CHROMIUM_PATH})`
+  : `dashboard in headless Chromium: SKIPPED, ${SKIP_REASON}`;
 
 describe.skipIf(!chromiumPresent)(TITLE, () => {
   let t: DashboardApp;
@@ -142,7 +144,9 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await expect.poll(() => page.getByText('Este formulario ha caducado').isVisible()).toBe(true);
 
     // the page allows no script-initiated requests at all (CSP connect-src falls back to 'none')
-    const fetched = await page.evaluate<string>(`fetch('/dashboard/settings/api/keys', { method: 'POST', body: 'name=x' }).then(() => 'sent', () => 'blocked')`);
+    const fetched = await page.evaluate<string>(
+      `fetch('/dashboard/settings/api/keys', { method: 'POST', body: 'name=x' }).then(() => 'sent', () => 'blocked')`,
+    );
     expect(fetched).toBe('blocked');
 
     // another site (localhost is a different site from 127.0.0.1) posts a form at the dashboard

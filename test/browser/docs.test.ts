@@ -48,8 +48,12 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     `);
     const page = await ctx.newPage();
     const w: Watched = { page, requests: [], violations: [] };
-    page.on('request', (r) => { w.requests.push(r.url()); });
-    page.on('console', (m) => { if (/Content.Security.Policy/i.test(m.text())) w.violations.push(m.text()); });
+    page.on('request', (r) => {
+      w.requests.push(r.url());
+    });
+    page.on('console', (m) => {
+      if (/Content.Security.Policy/i.test(m.text())) w.violations.push(m.text());
+    });
     await page.goto(`${base}${path}`);
     return w;
   }
@@ -65,7 +69,9 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     const { page } = w;
     await page.locator('.opblock').first().waitFor();
     expect(await page.title()).toBe('Clinic Integration API reference');
-    await expect.poll(() => page.locator('.opblock-summary-path').allTextContents()).toEqual(['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas', '/api/v1/eventos', '/api/v1/me']);
+    await expect
+      .poll(() => page.locator('.opblock-summary-path').allTextContents())
+      .toEqual(['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas', '/api/v1/eventos', '/api/v1/me']);
     for (const tag of ['citas', 'clientas', 'llamadas', 'me']) expect(await page.locator(`#operations-tag-${tag}`).count(), tag).toBe(1);
     expect(await page.getByText('Proprietary: all rights reserved').count()).toBe(1);
 
@@ -82,7 +88,9 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await page.locator('section.models .models-control').click();
     const models = page.locator('section.models .json-schema-2020-12__title');
     await expect.poll(() => models.allInnerTexts()).toEqual(expect.arrayContaining(['Cita', 'CitasList', 'Me', 'ErrorResponse']));
-    const citasList = page.locator('section.models article').filter({ has: page.locator('.json-schema-2020-12__title', { hasText: /^CitasList$/ }) });
+    const citasList = page
+      .locator('section.models article')
+      .filter({ has: page.locator('.json-schema-2020-12__title', { hasText: /^CitasList$/ }) });
     await citasList.getByRole('button', { name: 'Expand all' }).click();
     await expect.poll(() => citasList.innerText()).toContain('fecha_hora');
 
@@ -119,7 +127,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect(await page.evaluate<string>('JSON.stringify(localStorage)')).not.toContain(t.keyA);
   });
 
-  it('would see an outside request: the page\'s CSP blocks it, and the watch counts it', async () => {
+  it("would see an outside request: the page's CSP blocks it, and the watch counts it", async () => {
     const { page } = w;
     await page.evaluate(`fetch('http://203.0.113.7/probe').catch(() => {}); new Image().src = 'https://fonts.example.net/x.png';`);
     await expect.poll(async () => (await settle(w)).violations.join('\n')).toMatch(/connect-src[\s\S]*img-src|img-src[\s\S]*connect-src/);

@@ -13,7 +13,9 @@ import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
 import { CHROMIUM_PATH, chromiumPresent, launchChromium, SKIP_REASON } from './chromium.js';
 
 if (!chromiumPresent) process.stderr.write(`\n[browser tests] SKIPPED: ${SKIP_REASON}\n\n`);
-const TITLE = chromiumPresent ? `webhook pages in headless Chromium (${CHROMIUM_PATH})` : `webhook pages in headless Chromium: SKIPPED, ${SKIP_REASON}`;
+const TITLE = chromiumPresent
+  ? `webhook pages in headless Chromium (${CHROMIUM_PATH})`
+  : `webhook pages in headless Chromium: SKIPPED, ${SKIP_REASON}`;
 
 describe.skipIf(!chromiumPresent)(TITLE, () => {
   let t: DashboardApp;
@@ -54,7 +56,9 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     const page = await signedIn(EMAILS.ownerA);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const violations: string[] = [];
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
 
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.waitForURL(`${base}/dashboard/settings/api/webhooks`);
@@ -78,14 +82,24 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
 
     // An import's cita.creada is delivered by the worker (the clienta.creada is not chosen).
     const c = '0d000001-0000-4000-8000-000000000001';
-    await seedRecords(t.database, t.clinicA, [clientaRecord(c, 'Browser Test', '+34600999888'), citaRecord('0d000002-0000-4000-8000-000000000001', c, '2026-04-01T10:00:00+02:00')], t.clock.now);
+    await seedRecords(
+      t.database,
+      t.clinicA,
+      [
+        clientaRecord(c, 'Browser Test', '+34600999888'),
+        citaRecord('0d000002-0000-4000-8000-000000000001', c, '2026-04-01T10:00:00+02:00'),
+      ],
+      t.clock.now,
+    );
     await until(() => r.received.some((x) => x.tipo === 'cita.creada'), 'the cita.creada delivery');
     const ev = r.received.find((x) => x.tipo === 'cita.creada')!;
     expect(new Webhook(secret).verify(ev.body, ev.headers as Record<string, string>)).toMatchObject({ tipo: 'cita.creada' });
-    await expect.poll(async () => {
-      await page.reload();
-      return page.locator('tr[data-outcome="delivered"] code', { hasText: 'cita.creada' }).count();
-    }).toBe(1);
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return page.locator('tr[data-outcome="delivered"] code', { hasText: 'cita.creada' }).count();
+      })
+      .toBe(1);
     expect(r.received.map((x) => x.tipo)).toEqual(['cita.creada']);
 
     await page.getByRole('button', { name: 'Enviar evento de prueba' }).click();
@@ -121,6 +135,11 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect(await page.getByLabel('URL', { exact: true }).count()).toBe(0);
     await page.getByRole('link', { name: `Detalles de ${r.url}` }).click();
     await page.waitForURL(`${base}/dashboard/settings/api/webhooks/${endpoint.id}`);
-    expect(await page.getByRole('button').filter({ hasText: /Enviar evento|Desactivar|Reenviar/ }).count()).toBe(0);
+    expect(
+      await page
+        .getByRole('button')
+        .filter({ hasText: /Enviar evento|Desactivar|Reenviar/ })
+        .count(),
+    ).toBe(0);
   });
 });

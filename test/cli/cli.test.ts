@@ -21,7 +21,6 @@ const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY_LINE_RE = /^svc_[A-Za-z0-9_-]{43}\n$/;
 
-
 const tempDirs: string[] = [];
 function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-cli-'));
@@ -55,24 +54,65 @@ async function createClinic(extra: string[] = []): Promise<string> {
 async function tableCounts(clinicId: string, dir = dataDir) {
   return withRt(async (rt) => {
     const n = async (table: 'clientas' | 'citas' | 'llamadas') =>
-      Number((await rt.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('clinic_id', '=', clinicId).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await rt.database.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('clinic_id', '=', clinicId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     return { clientas: await n('clientas'), citas: await n('citas'), llamadas: await n('llamadas') };
   }, dir);
 }
 
 const cid = (k: number, n: number) => `0d00000${k}-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const VALID_JSONL = [
-  { type: 'clienta', id: cid(1, 1), nombre: 'Lucía Gómez', telefono: '+34600111222', vip: true, cliente_desde: '2025-02-01', created_at: '2025-02-01T10:00:00+01:00' },
-  { type: 'cita', id: cid(2, 1), clienta_id: cid(1, 1), fecha_hora: '2026-03-30T10:00:00+02:00', servicio: 'Manicura', duracion_min: 45, precio: 25, estado: 'confirmada', profesional_nombre: 'Elena Ruiz', sede_nombre: 'Sede Norte', created_at: '2026-03-01T09:00:00+01:00' },
-  { type: 'llamada', id: cid(3, 1), fecha_hora: '2026-03-27T18:00:00+01:00', telefono_caller: '+34911222333', duracion_segundos: 40, resultado: 'info', idioma: 'es', created_at: '2026-03-27T18:00:40+01:00' },
-].map((l) => JSON.stringify(l)).join('\n') + '\n';
+const VALID_JSONL =
+  [
+    {
+      type: 'clienta',
+      id: cid(1, 1),
+      nombre: 'Lucía Gómez',
+      telefono: '+34600111222',
+      vip: true,
+      cliente_desde: '2025-02-01',
+      created_at: '2025-02-01T10:00:00+01:00',
+    },
+    {
+      type: 'cita',
+      id: cid(2, 1),
+      clienta_id: cid(1, 1),
+      fecha_hora: '2026-03-30T10:00:00+02:00',
+      servicio: 'Manicura',
+      duracion_min: 45,
+      precio: 25,
+      estado: 'confirmada',
+      profesional_nombre: 'Elena Ruiz',
+      sede_nombre: 'Sede Norte',
+      created_at: '2026-03-01T09:00:00+01:00',
+    },
+    {
+      type: 'llamada',
+      id: cid(3, 1),
+      fecha_hora: '2026-03-27T18:00:00+01:00',
+      telefono_caller: '+34911222333',
+      duracion_segundos: 40,
+      resultado: 'info',
+      idioma: 'es',
+      created_at: '2026-03-27T18:00:40+01:00',
+    },
+  ]
+    .map((l) => JSON.stringify(l))
+    .join('\n') + '\n';
 
 /** stdout of an import that created one record of each type. */
-const SUMMARY_CREATED = [
-  'clientas: 1 created, 0 updated, 0 unchanged, 0 deleted',
-  'citas: 1 created, 0 updated, 0 unchanged, 0 deleted',
-  'llamadas: 1 created, 0 updated, 0 unchanged, 0 deleted',
-].join('\n') + '\n';
+const SUMMARY_CREATED =
+  [
+    'clientas: 1 created, 0 updated, 0 unchanged, 0 deleted',
+    'citas: 1 created, 0 updated, 0 unchanged, 0 deleted',
+    'llamadas: 1 created, 0 updated, 0 unchanged, 0 deleted',
+  ].join('\n') + '\n';
 
 beforeAll(() => {
   dataDir = tempDir();
@@ -83,14 +123,31 @@ afterAll(() => {
 
 describe('clinics create', () => {
   it('prints only the new clinic id on stdout, human text on stderr', async () => {
-    const r = await cli(['clinics', 'create', '--name', 'Clínica Aurora', '--timezone', 'America/Mexico_City', '--currency', 'mxn', '--plan', 'enterprise']);
+    const r = await cli([
+      'clinics',
+      'create',
+      '--name',
+      'Clínica Aurora',
+      '--timezone',
+      'America/Mexico_City',
+      '--currency',
+      'mxn',
+      '--plan',
+      'enterprise',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
     const id = r.stdout.trim();
     expect(id).toMatch(UUID_RE);
     expect(r.stderr).toContain('Clínica Aurora');
     const clinic = await withRt((rt) => rt.database.db.selectFrom('clinics').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
-    expect(clinic).toMatchObject({ name: 'Clínica Aurora', timezone: 'America/Mexico_City', currency: 'MXN', plan: 'enterprise', created_at: NOW / 1000 });
+    expect(clinic).toMatchObject({
+      name: 'Clínica Aurora',
+      timezone: 'America/Mexico_City',
+      currency: 'MXN',
+      plan: 'enterprise',
+      created_at: NOW / 1000,
+    });
   });
 
   it('defaults to Europe/Madrid, EUR and pro_total', async () => {
@@ -100,7 +157,10 @@ describe('clinics create', () => {
   });
 
   it('--json prints the clinic as JSON, before or after the command', async () => {
-    for (const argv of [['clinics', 'create', '--name', 'JSON', '--json'], ['--json', 'clinics', 'create', '--name', 'JSON']]) {
+    for (const argv of [
+      ['clinics', 'create', '--name', 'JSON', '--json'],
+      ['--json', 'clinics', 'create', '--name', 'JSON'],
+    ]) {
       const r = await cli(argv);
       expect(r.code).toBe(0);
       const body = JSON.parse(r.stdout);
@@ -142,7 +202,9 @@ describe('users create', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
     expect(r.stderr).not.toContain('correct horse');
-    const user = await withRt((rt) => rt.database.db.selectFrom('users').selectAll().where('id', '=', r.stdout.trim()).executeTakeFirstOrThrow());
+    const user = await withRt((rt) =>
+      rt.database.db.selectFrom('users').selectAll().where('id', '=', r.stdout.trim()).executeTakeFirstOrThrow(),
+    );
     expect(user).toMatchObject({ clinic_id: clinic, email: 'owner@example.com', role: 'owner' });
     expect(user.password_hash).not.toContain('correct horse');
     expect(await verifyPassword('correct horse battery staple', user.password_hash)).toBe(true);
@@ -158,7 +220,9 @@ describe('users create', () => {
     const password = m![1]!;
     expect(password.length).toBeGreaterThanOrEqual(10);
     expect(r.stdout).not.toContain(password);
-    const user = await withRt((rt) => rt.database.db.selectFrom('users').selectAll().where('id', '=', r.stdout.trim()).executeTakeFirstOrThrow());
+    const user = await withRt((rt) =>
+      rt.database.db.selectFrom('users').selectAll().where('id', '=', r.stdout.trim()).executeTakeFirstOrThrow(),
+    );
     expect(await verifyPassword(password, user.password_hash)).toBe(true);
   });
 
@@ -176,7 +240,11 @@ describe('users create', () => {
     const clinic = await createClinic();
     const cases: [string[], string | undefined, RegExp][] = [
       [['--email', 'o1@example.com', '--role', 'owner'], undefined, /belongs to a clinic: give --clinic ID/],
-      [['--clinic', '00000000-0000-4000-8000-000000000000', '--email', 'o2@example.com', '--role', 'owner'], undefined, /no clinic with id/],
+      [
+        ['--clinic', '00000000-0000-4000-8000-000000000000', '--email', 'o2@example.com', '--role', 'owner'],
+        undefined,
+        /no clinic with id/,
+      ],
       [['--clinic', clinic, '--email', 'o3@example.com', '--role', 'admin'], undefined, /role must be one of owner, staff, superadmin/],
       [['--clinic', clinic, '--email', 'not-an-email', '--role', 'staff'], undefined, /is not an e-mail address/],
       [['--clinic', clinic, '--email', 'o4@example.com', '--role', 'staff', '--password-stdin'], 'short\n', /at least 10 characters/],
@@ -220,7 +288,16 @@ describe('keys', () => {
 
     const json = await cli(['keys', 'list', '--clinic', clinic, '--json']);
     const rows = JSON.parse(json.stdout);
-    expect(rows).toEqual([expect.objectContaining({ id: keyId, name: 'Zapier', hint: `…${key.slice(-4)}`, status: 'active', revoked_at: null, expires_at: null })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        id: keyId,
+        name: 'Zapier',
+        hint: `…${key.slice(-4)}`,
+        status: 'active',
+        revoked_at: null,
+        expires_at: null,
+      }),
+    ]);
     expect(json.stdout).not.toContain(key);
     expect(json.stdout).not.toContain('key_hash');
     expect(await withRt((rt) => rt.keys.verify(key))).toMatchObject({ clinicId: clinic, revoked: false });
@@ -269,7 +346,9 @@ describe('keys', () => {
 
   it('API_PLANS and API_KEY_PREFIX from the environment apply', async () => {
     const clinic = await createClinic(['--plan', 'basic']);
-    const r = await cli(['keys', 'create', '--clinic', clinic, '--name', 'basic ok'], { env: { API_PLANS: 'basic,premium', API_KEY_PREFIX: 'clin' } });
+    const r = await cli(['keys', 'create', '--clinic', clinic, '--name', 'basic ok'], {
+      env: { API_PLANS: 'basic,premium', API_KEY_PREFIX: 'clin' },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^clin_[A-Za-z0-9_-]{43}\n$/);
   });
@@ -322,11 +401,21 @@ describe('import', () => {
     expect(await tableCounts(clinic)).toEqual({ clientas: 1, citas: 1, llamadas: 1 });
   });
 
-  it('counts what each type did, deletions and the cascade of a clienta\'s deletion included', async () => {
+  it("counts what each type did, deletions and the cascade of a clienta's deletion included", async () => {
     const clinic = await createClinic(['--plan', 'premium']);
     expect((await cli(['import', '--clinic', clinic, '-'], { stdin: VALID_JSONL })).code).toBe(0);
     const changes = [
-      JSON.stringify({ type: 'llamada', id: cid(3, 2), clienta_id: cid(1, 1), fecha_hora: '2026-03-27T19:00:00+01:00', telefono_caller: '+34911222333', duracion_segundos: 40, resultado: 'info', idioma: 'es', created_at: '2026-03-27T19:00:40+01:00' }),
+      JSON.stringify({
+        type: 'llamada',
+        id: cid(3, 2),
+        clienta_id: cid(1, 1),
+        fecha_hora: '2026-03-27T19:00:00+01:00',
+        telefono_caller: '+34911222333',
+        duracion_segundos: 40,
+        resultado: 'info',
+        idioma: 'es',
+        created_at: '2026-03-27T19:00:40+01:00',
+      }),
       JSON.stringify({ type: 'llamada', id: cid(3, 1), deleted: true }),
       JSON.stringify({ type: 'clienta', id: cid(1, 1), deleted: true }),
     ].join('\n');
@@ -335,10 +424,15 @@ describe('import', () => {
     const did = (created: number, updated: number, unchanged: number, deleted: number) => ({ created, updated, unchanged, deleted });
     // The new call, linked to her, is unlinked when she goes (an update); her cita goes with her.
     expect(JSON.parse(r.stdout)).toEqual({
-      ok: true, lines: 3, changed: true, counts: { clientas: did(0, 0, 0, 1), citas: did(0, 0, 0, 1), llamadas: did(1, 1, 0, 1) },
+      ok: true,
+      lines: 3,
+      changed: true,
+      counts: { clientas: did(0, 0, 0, 1), citas: did(0, 0, 0, 1), llamadas: did(1, 1, 0, 1) },
     });
     expect(await tableCounts(clinic)).toEqual({ clientas: 0, citas: 0, llamadas: 1 });
-    const missing = await cli(['import', '--clinic', clinic, '-'], { stdin: JSON.stringify({ type: 'cita', id: cid(2, 1), deleted: true }) });
+    const missing = await cli(['import', '--clinic', clinic, '-'], {
+      stdin: JSON.stringify({ type: 'cita', id: cid(2, 1), deleted: true }),
+    });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`line 1: cita ${cid(2, 1)} does not exist in this clinic, so it cannot be deleted`);
   });
@@ -348,11 +442,21 @@ describe('import', () => {
     const r = await cli(['import', '--clinic', clinic, '-', '--json'], { stdin: VALID_JSONL });
     expect(r.code, r.stderr).toBe(0);
     const created = { created: 1, updated: 0, unchanged: 0, deleted: 0 };
-    expect(JSON.parse(r.stdout)).toEqual({ ok: true, lines: 3, changed: true, counts: { clientas: created, citas: created, llamadas: created } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      ok: true,
+      lines: 3,
+      changed: true,
+      counts: { clientas: created, citas: created, llamadas: created },
+    });
     expect(await tableCounts(clinic)).toEqual({ clientas: 1, citas: 1, llamadas: 1 });
     const again = await cli(['import', '--clinic', clinic, '-', '--json'], { stdin: VALID_JSONL });
     const unchanged = { created: 0, updated: 0, unchanged: 1, deleted: 0 };
-    expect(JSON.parse(again.stdout)).toEqual({ ok: true, lines: 3, changed: false, counts: { clientas: unchanged, citas: unchanged, llamadas: unchanged } });
+    expect(JSON.parse(again.stdout)).toEqual({
+      ok: true,
+      lines: 3,
+      changed: false,
+      counts: { clientas: unchanged, citas: unchanged, llamadas: unchanged },
+    });
   });
 
   it('a bad file exits 1, lists every problem on stderr as "line N: reason", and changes nothing', async () => {
@@ -367,7 +471,19 @@ describe('import', () => {
       lines[0]!.replace('Lucía Gómez', 'Changed Name'),
       '{"type":"cita",',
       lines[1]!.replace('"precio":25', '"precio":25.555'),
-      JSON.stringify({ type: 'cita', id: cid(2, 2), clienta_id: cid(1, 77), fecha_hora: '2026-03-30T10:00:00+02:00', servicio: 'Manicura', duracion_min: 45, precio: 25, estado: 'confirmada', profesional_nombre: 'Elena Ruiz', sede_nombre: 'Sede Norte', created_at: '2026-03-01T09:00:00+01:00' }),
+      JSON.stringify({
+        type: 'cita',
+        id: cid(2, 2),
+        clienta_id: cid(1, 77),
+        fecha_hora: '2026-03-30T10:00:00+02:00',
+        servicio: 'Manicura',
+        duracion_min: 45,
+        precio: 25,
+        estado: 'confirmada',
+        profesional_nombre: 'Elena Ruiz',
+        sede_nombre: 'Sede Norte',
+        created_at: '2026-03-01T09:00:00+01:00',
+      }),
       lines[2]!.replace('"resultado":"info"', '"resultado":"maybe"').replace('"duracion_segundos":', '"duracion":'),
     ].join('\n');
     const file = path.join(tempDir(), 'bad.jsonl');
@@ -386,7 +502,10 @@ describe('import', () => {
     ]);
     expect(r.stderr).toMatch(/import refused: 4 bad line\(s\) of 5, 6 problem\(s\); nothing was changed/);
     expect(await tableCounts(clinic)).toEqual(before);
-    const name = await withRt(async (rt) => (await rt.database.db.selectFrom('clientas').select('nombre').where('clinic_id', '=', clinic).executeTakeFirstOrThrow()).nombre);
+    const name = await withRt(
+      async (rt) =>
+        (await rt.database.db.selectFrom('clientas').select('nombre').where('clinic_id', '=', clinic).executeTakeFirstOrThrow()).nombre,
+    );
     expect(name).toBe('Lucía Gómez');
 
     const json = await cli(['import', '--clinic', clinic, file, '--json']);
@@ -394,7 +513,12 @@ describe('import', () => {
     const body = JSON.parse(json.stdout);
     expect(body).toMatchObject({ ok: false, lines: 5, bad_lines: 4, error_count: 6 });
     expect(body.errors.map((e: { line: number; field: string | null }) => [e.line, e.field])).toEqual([
-      [2, null], [3, 'precio'], [4, 'clienta_id'], [5, 'duracion_segundos'], [5, 'resultado'], [5, 'duracion'],
+      [2, null],
+      [3, 'precio'],
+      [4, 'clienta_id'],
+      [5, 'duracion_segundos'],
+      [5, 'resultado'],
+      [5, 'duracion'],
     ]);
   });
 
@@ -442,16 +566,29 @@ describe('demo', () => {
       expect(r.code, r.stderr).toBe(0);
       const [clinic] = JSON.parse(r.stdout) as { id: string; name: string; clientas: number }[];
       expect(clinic).toMatchObject({ clientas: 200, citas: 1000, llamadas: 500 });
-      runs.push(await withRt(async (rt) => ({
-        citas: await rt.database.db.selectFrom('citas').select(['id', 'clienta_id', 'fecha_hora', 'servicio', 'precio_cents', 'estado']).orderBy('id').execute(),
-        clientas: await rt.database.db.selectFrom('clientas').select(['id', 'nombre', 'telefono', 'vip']).orderBy('id').execute(),
-      }), dir));
+      runs.push(
+        await withRt(
+          async (rt) => ({
+            citas: await rt.database.db
+              .selectFrom('citas')
+              .select(['id', 'clienta_id', 'fecha_hora', 'servicio', 'precio_cents', 'estado'])
+              .orderBy('id')
+              .execute(),
+            clientas: await rt.database.db.selectFrom('clientas').select(['id', 'nombre', 'telefono', 'vip']).orderBy('id').execute(),
+          }),
+          dir,
+        ),
+      );
     }
     expect(runs[1]).toEqual(runs[0]);
   });
 
   it('bad --clinics / --scale exit 2', async () => {
-    for (const args of [['--clinics', '0'], ['--scale', 'big'], ['--clinics', '-1']]) {
+    for (const args of [
+      ['--clinics', '0'],
+      ['--scale', 'big'],
+      ['--clinics', '-1'],
+    ]) {
       const r = await cli(['demo', ...args], { dataDir: tempDir() });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
@@ -526,7 +663,9 @@ describe('the real binary: node bin/clinic-api.js', () => {
   beforeAll(() => {
     // bin/clinic-api.js runs the compiled dist/: build it from the current sources.
     const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: ROOT, encoding: 'utf8', timeout: 180_000,
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 180_000,
     });
     if (build.status !== 0) {
       // tsc still emits on type errors (e.g. a file another change is half-way through); the
@@ -541,15 +680,20 @@ describe('the real binary: node bin/clinic-api.js', () => {
 
   function bin(args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
     return new Promise((resolve, reject) => {
-      const child = execFile(process.execPath, [BIN, ...args], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: binDir, LOG_LEVEL: 'silent', ...opts.env },
-        timeout: 60_000,
-      }, (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-        if (code === null) reject(err);
-        else resolve({ code, stdout, stderr });
-      });
+      const child = execFile(
+        process.execPath,
+        [BIN, ...args],
+        {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', DATA_DIR: binDir, LOG_LEVEL: 'silent', ...opts.env },
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) => {
+          const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+          if (code === null) reject(err);
+          else resolve({ code, stdout, stderr });
+        },
+      );
       child.stdin!.end(opts.stdin ?? '');
     });
   }
@@ -584,13 +728,23 @@ describe('the real binary: node bin/clinic-api.js', () => {
     const version = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
     for (const [node, supported] of [...NODE_VERSIONS, ['18.20.8', false] as const]) {
       const r = spawnSync(process.execPath, ['--import', pretendNode(node), BIN, '--version'], {
-        cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: binDir }, encoding: 'utf8', timeout: 30_000,
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: binDir },
+        encoding: 'utf8',
+        timeout: 30_000,
       });
       if (supported) {
-        expect({ node, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ node, status: 0, stdout: `${version}\n`, stderr: '' });
+        expect({ node, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+          node,
+          status: 0,
+          stdout: `${version}\n`,
+          stderr: '',
+        });
       } else {
         expect({ node, status: r.status, stdout: r.stdout }).toEqual({ node, status: 2, stdout: '' });
-        expect(r.stderr).toBe(`clinic-api: Node.js ${node} is not supported; use Node.js 24 LTS (or 22.12 and later), e.g. \`nvm install 24\`\n`);
+        expect(r.stderr).toBe(
+          `clinic-api: Node.js ${node} is not supported; use Node.js 24 LTS (or 22.12 and later), e.g. \`nvm install 24\`\n`,
+        );
       }
     }
   });
@@ -598,11 +752,19 @@ describe('the real binary: node bin/clinic-api.js', () => {
   it('pipes: the stdout of one command is the argument of the next', async () => {
     // The shell form `clinic-api keys create --clinic "$(clinic-api clinics create --name X)"`.
     const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn('/bin/sh', ['-c', `node "${BIN}" keys create --name piped --clinic "$(node "${BIN}" clinics create --name Piped --plan premium)"`], {
-        cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: binDir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        '/bin/sh',
+        ['-c', `node "${BIN}" keys create --name piped --clinic "$(node "${BIN}" clinics create --name Piped --plan premium)"`],
+        {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', DATA_DIR: binDir, LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
-      child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+      });
       child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}`))));
     });

@@ -48,7 +48,9 @@ const signalListeners = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process
 async function start(env: Record<string, string>): Promise<Started> {
   let text = '';
   const out = new PassThrough();
-  out.on('data', (c: Buffer) => { text += c.toString(); });
+  out.on('data', (c: Buffer) => {
+    text += c.toString();
+  });
   const close = await serve(loadConfig({ HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }), out);
   const started = { output: () => text, close };
   running.push(started);
@@ -68,7 +70,7 @@ afterAll(() => {
 
 async function get(url: string, key?: string) {
   const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-  return { status: res.status, headers: res.headers, body: await res.json() as Record<string, unknown> };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
 }
 
 describe('first run through serve()', () => {
@@ -117,8 +119,9 @@ describe('first run through serve()', () => {
       expect(rows).toHaveLength(1);
       expect(rows[0]!.key_hash).toBe(createHmac('sha256', pepper).update(key).digest('hex'));
       expect(JSON.stringify(rows)).not.toContain(key);
-      expect(await rt.database.db.selectFrom('clinics').select(['name', 'timezone', 'currency', 'plan']).execute())
-        .toEqual([expect.objectContaining({ timezone: 'Europe/Madrid', currency: 'EUR' })]);
+      expect(await rt.database.db.selectFrom('clinics').select(['name', 'timezone', 'currency', 'plan']).execute()).toEqual([
+        expect.objectContaining({ timezone: 'Europe/Madrid', currency: 'EUR' }),
+      ]);
     } finally {
       await rt.close();
     }
@@ -144,7 +147,10 @@ describe('first run through serve()', () => {
     expect(clientas.some((c) => /[áéíóúñÁÉÍÓÚÑ]/.test(c.nombre))).toBe(true);
     expect(clientas.filter((c) => c.telefono.startsWith('+34')).length).toBeGreaterThan(100);
     // Data around today: some appointments already past, some still to come.
-    const past = await get(`${base}/api/v1/citas?desde=2000-01-01&hasta=${new Date(Date.now() - 86_400_000 * 2).toISOString().slice(0, 10)}&limit=1`, key);
+    const past = await get(
+      `${base}/api/v1/citas?desde=2000-01-01&hasta=${new Date(Date.now() - 86_400_000 * 2).toISOString().slice(0, 10)}&limit=1`,
+      key,
+    );
     expect(past.body.total as number).toBeGreaterThan(0);
   });
 
@@ -155,13 +161,15 @@ describe('first run through serve()', () => {
     const s = await start({ PORT: String(port), DATA_DIR: dataDir });
     // Where things are, and nothing secret (test/cli/start-up.test.ts follows the URLs).
     const base = `http://127.0.0.1:${port}`;
-    expect(s.output()).toBe([
-      `clinic-api is serving ${base}`,
-      `  Dashboard (Settings > API):  ${base}/dashboard`,
-      `  API reference:               ${base}/docs`,
-      `  OpenAPI document:            ${base}/api/v1/openapi.json`,
-      '',
-    ].join('\n'));
+    expect(s.output()).toBe(
+      [
+        `clinic-api is serving ${base}`,
+        `  Dashboard (Settings > API):  ${base}/dashboard`,
+        `  API reference:               ${base}/docs`,
+        `  OpenAPI document:            ${base}/api/v1/openapi.json`,
+        '',
+      ].join('\n'),
+    );
     expect(s.output()).not.toContain('svc_');
     expect(fs.readFileSync(path.join(dataDir, 'api-key-pepper'), 'utf8')).toBe(pepperBefore);
     const res = await get(`http://127.0.0.1:${port}/api/v1/clientas?limit=1`, key);
@@ -194,13 +202,17 @@ describe('first run as a process (what `npm start` does)', () => {
   it('prints the banner with the curl line on stdout, serves, and exits 0 on SIGTERM', async () => {
     const dir = tempDir();
     const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
-      cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
     let stdout = '';
     let stderr = '';
-    proc.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+    proc.stderr!.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     const m = await new Promise<RegExpExecArray>((resolve, reject) => {
       proc.stdout!.on('data', (c: Buffer) => {
         stdout += c.toString();
@@ -225,18 +237,29 @@ describe.each(dialects())('several instances starting at once on one empty %s da
 
   /** An instance that has loaded everything and waits for the word (start-together.ts). */
   function instance(env: Record<string, string>) {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/start-together.ts'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/start-together.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     children.push(proc);
     let out = '';
-    proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
-    proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
-    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-    const seen = (text: string) => new Promise<void>((resolve, reject) => {
-      const check = () => { if (out.includes(text)) resolve(); };
-      proc.stdout!.on('data', check);
-      check();
-      void exited.then((code) => reject(new Error(`instance exited with ${code} before "${text}":\n${out}`)));
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
     });
+    proc.stderr!.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    const seen = (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (out.includes(text)) resolve();
+        };
+        proc.stdout!.on('data', check);
+        check();
+        void exited.then((code) => reject(new Error(`instance exited with ${code} before "${text}":\n${out}`)));
+      });
     return { proc, exited, output: () => out, ready: seen('ready\n'), listening: () => seen('clinic-api listening') };
   }
 
@@ -244,7 +267,13 @@ describe.each(dialects())('several instances starting at once on one empty %s da
     // SQLite: the instances share DATA_DIR (clinic.db and the generated pepper). The start-up lock
     // (Database.exclusive) makes them migrate and check for clinics one at a time: SQLite's single
     // writer alone would not, since each checks before it writes. PostgreSQL: an advisory lock.
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATA_DIR: tempDir(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: tempDir(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    };
     if (dialect === 'postgres') {
       env.DATABASE_URL = await newPgDatabaseUrl();
       env.API_KEY_PEPPER = 'several-instances-pepper-0123456789abcdef';
@@ -263,7 +292,14 @@ describe.each(dialects())('several instances starting at once on one empty %s da
     const rt = await openRuntime(loadConfig(env));
     try {
       const count = async (table: 'clinics' | 'users' | 'api_keys') =>
-        Number((await rt.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+        Number(
+          (
+            await rt.database.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       expect([await count('clinics'), await count('users'), await count('api_keys')]).toEqual([1, 1, 1]);
       expect(await rt.keys.verify(key)).not.toBeNull();
     } finally {

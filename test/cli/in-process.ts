@@ -28,8 +28,12 @@ export async function runCli(argv: string[], opts: RunOptions): Promise<Run> {
   let stderr = '';
   const out = new PassThrough();
   const err = new PassThrough();
-  out.on('data', (c: Buffer) => { stdout += c.toString(); });
-  err.on('data', (c: Buffer) => { stderr += c.toString(); });
+  out.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  err.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const code = await main(argv, {
     stdout: out,
     stderr: err,

@@ -35,21 +35,43 @@ function exampleProgram(): string {
 }
 
 // The data: ids by kind (1 clienta, 2 cita, 3 llamada), base records, and one file per writer.
-const uuid = (kind: number, a: number, b: number) => `${String(kind).padStart(8, '0')}-${String(a).padStart(4, '0')}-4000-8000-${String(b).padStart(12, '0')}`;
+const uuid = (kind: number, a: number, b: number) =>
+  `${String(kind).padStart(8, '0')}-${String(a).padStart(4, '0')}-4000-8000-${String(b).padStart(12, '0')}`;
 const ESTADOS = ['pendiente', 'confirmada', 'completada', 'cancelada'];
 const clienta = (a: number, i: number, nombre = `Clienta ${a}-${i}`) => ({
-  type: 'clienta', id: uuid(1, a, i), nombre, telefono: `+346${String(a * 1000 + i).padStart(8, '0')}`, vip: i % 3 === 0,
-  cliente_desde: '2024-01-01', created_at: '2024-01-01T10:00:00+01:00',
+  type: 'clienta',
+  id: uuid(1, a, i),
+  nombre,
+  telefono: `+346${String(a * 1000 + i).padStart(8, '0')}`,
+  vip: i % 3 === 0,
+  cliente_desde: '2024-01-01',
+  created_at: '2024-01-01T10:00:00+01:00',
 });
 const cita = (a: number, i: number, j: number, extra: object = {}) => ({
-  type: 'cita', id: uuid(2, a, i * 100 + j), clienta_id: uuid(1, a, i), fecha_hora: `2026-04-${String(1 + (j % 28)).padStart(2, '0')}T${String(9 + (i % 8)).padStart(2, '0')}:00:00+02:00`,
-  servicio: 'Manicura', duracion_min: 45, precio: 20, estado: 'confirmada', profesional_nombre: 'Laura', sede_nombre: 'Centro',
-  created_at: '2026-03-01T09:00:00+01:00', ...extra,
+  type: 'cita',
+  id: uuid(2, a, i * 100 + j),
+  clienta_id: uuid(1, a, i),
+  fecha_hora: `2026-04-${String(1 + (j % 28)).padStart(2, '0')}T${String(9 + (i % 8)).padStart(2, '0')}:00:00+02:00`,
+  servicio: 'Manicura',
+  duracion_min: 45,
+  precio: 20,
+  estado: 'confirmada',
+  profesional_nombre: 'Laura',
+  sede_nombre: 'Centro',
+  created_at: '2026-03-01T09:00:00+01:00',
+  ...extra,
 });
 const llamada = (a: number, i: number, linked: boolean, extra: object = {}) => ({
-  type: 'llamada', id: uuid(3, a, i), ...(linked ? { clienta_id: uuid(1, a, i) } : { cliente_nombre: `Desconocida ${i}` }),
-  fecha_hora: '2026-03-27T18:00:00+01:00', telefono_caller: '+34600123456', duracion_segundos: 60, resultado: 'info', idioma: 'es',
-  created_at: '2026-03-27T18:01:00+01:00', ...extra,
+  type: 'llamada',
+  id: uuid(3, a, i),
+  ...(linked ? { clienta_id: uuid(1, a, i) } : { cliente_nombre: `Desconocida ${i}` }),
+  fecha_hora: '2026-03-27T18:00:00+01:00',
+  telefono_caller: '+34600123456',
+  duracion_segundos: 60,
+  resultado: 'info',
+  idioma: 'es',
+  created_at: '2026-03-27T18:01:00+01:00',
+  ...extra,
 });
 const gone = (kind: 'clienta' | 'cita' | 'llamada', id: string) => ({ type: kind, id, deleted: true });
 
@@ -86,18 +108,24 @@ function writerFile(k: number): object[] {
   out.push(gone('clienta', uuid(1, a, 0)), gone('cita', uuid(2, a, 100)));
   for (let i = 0; i < 10; i++) out.push(clienta(0, i, `Nombre ${k}-${i}`));
   for (let i = 10; i < 20; i++) out.push(cita(0, i, 0, { estado: ESTADOS[k], precio: 10 + k }));
-  for (let i = 56; i < 60; i++) out.push(llamada(0, i, i % 2 === 0, { resultado: ['agendada', 'cancelada', 'transferida', 'sin_accion'][k] }));
+  for (let i = 56; i < 60; i++)
+    out.push(llamada(0, i, i % 2 === 0, { resultado: ['agendada', 'cancelada', 'transferida', 'sin_accion'][k] }));
   return out;
 }
 
 const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
-interface Run { code: number | null; stderr: string }
+interface Run {
+  code: number | null;
+  stderr: string;
+}
 
 function startProcess(args: string[], env: NodeJS.ProcessEnv): { proc: ChildProcess; done: Promise<Run> } {
   const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  proc.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+  proc.stderr!.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const done = new Promise<Run>((resolve) => proc.on('exit', (code) => resolve({ code, stderr })));
   return { proc, done };
 }
@@ -123,10 +151,16 @@ async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => bo
 }
 
 describe.each(dialects())('a mirror kept by the README program while imports run in parallel, on %s', (dialect) => {
-  it('ends equal to the clinic\'s data, every record, deletions included', async () => {
+  it("ends equal to the clinic's data, every record, deletions included", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-mirror-'));
     dirs.push(dir);
-    const env: Record<string, string> = { DATA_DIR: dir, LOG_LEVEL: 'silent', API_KEY_PEPPER: PEPPER, RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000' };
+    const env: Record<string, string> = {
+      DATA_DIR: dir,
+      LOG_LEVEL: 'silent',
+      API_KEY_PEPPER: PEPPER,
+      RATE_LIMIT_RPS: '100000',
+      RATE_LIMIT_BURST: '100000',
+    };
     if (dialect === 'postgres') env.DATABASE_URL = await newPgDatabaseUrl();
     const config = loadConfig(env);
     let rt: Runtime | null = null;
@@ -141,7 +175,10 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       const baseHead = (await dataVersions(db.db, clinic.id)).eventsSeq;
 
       app = await buildApp({
-        config, database: db, keys: rt.keys, logger: false,
+        config,
+        database: db,
+        keys: rt.keys,
+        logger: false,
         limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
         authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
       });
@@ -163,7 +200,11 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       });
 
       // The follower starts as the first of them commits, so the rest land while it reads and follows.
-      await until('the first import', () => dataVersions(db.db, clinic.id), (v) => v.eventsSeq > baseHead || v.data > 1);
+      await until(
+        'the first import',
+        () => dataVersions(db.db, clinic.id),
+        (v) => v.eventsSeq > baseHead || v.data > 1,
+      );
       const program = path.join(dir, 'mirror.mjs');
       fs.writeFileSync(program, exampleProgram());
       const mirrorFile = path.join(dir, 'mirror.json');
@@ -174,7 +215,10 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       const head = (await dataVersions(db.db, clinic.id)).eventsSeq;
       const readMirror = async () => {
         try {
-          return JSON.parse(fs.readFileSync(mirrorFile, 'utf8')) as Record<'clientas' | 'citas' | 'llamadas', Record<string, Record<string, unknown>>> & { cursor: string };
+          return JSON.parse(fs.readFileSync(mirrorFile, 'utf8')) as Record<
+            'clientas' | 'citas' | 'llamadas',
+            Record<string, Record<string, unknown>>
+          > & { cursor: string };
         } catch {
           return null;
         }
@@ -186,8 +230,11 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       expect((await follower.done).stderr).toBe('');
 
       // The log itself: gap-free, 1..head.
-      const stats = await db.db.selectFrom('events').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('seq').as('lo'), eb.fn.max('seq').as('hi')])
-        .where('clinic_id', '=', clinic.id).executeTakeFirstOrThrow();
+      const stats = await db.db
+        .selectFrom('events')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('seq').as('lo'), eb.fn.max('seq').as('hi')])
+        .where('clinic_id', '=', clinic.id)
+        .executeTakeFirstOrThrow();
       expect([Number(stats.n), Number(stats.lo), Number(stats.hi)]).toEqual([head, 1, head]);
       expect(head).toBeGreaterThan(baseHead + WRITERS * 300);
 
@@ -195,17 +242,22 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       const readAll = async (name: 'clientas' | 'citas' | 'llamadas') => {
         const out: Record<string, Record<string, unknown>> = {};
         for (let offset = 0; ; offset += 500) {
-          const res = await fetch(`${address}/api/v1/${name}?updated_since=1970-01-01T00:00:00Z&limit=500&offset=${offset}`, { headers: { authorization: `Bearer ${key}` } });
-          const body = await res.json() as Record<string, Record<string, unknown>[]>;
+          const res = await fetch(`${address}/api/v1/${name}?updated_since=1970-01-01T00:00:00Z&limit=500&offset=${offset}`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
+          const body = (await res.json()) as Record<string, Record<string, unknown>[]>;
           for (const r of body[name]!) out[r.id as string] = r;
           if (body[name]!.length < 500) return out;
         }
       };
       // A clienta's derived counters (total_citas ...) change without events: compared without them.
-      const own = (rows: Record<string, Record<string, unknown>>) => Object.fromEntries(Object.entries(rows).map(([id, r]) => {
-        const { total_citas: _a, total_llamadas: _b, ultima_cita: _c, ultima_llamada: _d, ...rest } = r;
-        return [id, rest];
-      }));
+      const own = (rows: Record<string, Record<string, unknown>>) =>
+        Object.fromEntries(
+          Object.entries(rows).map(([id, r]) => {
+            const { total_citas: _a, total_llamadas: _b, ultima_cita: _c, ultima_llamada: _d, ...rest } = r;
+            return [id, rest];
+          }),
+        );
       for (const name of ['clientas', 'citas', 'llamadas'] as const) {
         const actual = await readAll(name);
         expect(Object.keys(mirror[name]).length, name).toBe(Object.keys(actual).length);

@@ -44,9 +44,16 @@ describe('npm install on each Node version', () => {
 
   it.each(NODE_VERSIONS)('Node %s: supported %s', (version, supported) => {
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-    const r = spawnSync(process.execPath, ['--import', pretendNode(version), npm, 'install', '--dry-run', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
-      cwd: project, env, encoding: 'utf8', timeout: 60_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', pretendNode(version), npm, 'install', '--dry-run', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+      {
+        cwd: project,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     const output = `${r.stdout}${r.stderr}`;
     if (supported) {
       expect(r.status, output).toBe(0);

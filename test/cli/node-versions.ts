@@ -12,7 +12,8 @@ export const NODE_VERSIONS: readonly (readonly [version: string, supported: bool
 
 /** A module for `node --import` that makes this process report Node `version`. */
 export function pretendNode(version: string): string {
-  const code = `Object.defineProperty(process, 'version', { value: 'v${version}' });`
-    + `Object.defineProperty(process.versions, 'node', { value: '${version}' });`;
+  const code =
+    `Object.defineProperty(process, 'version', { value: 'v${version}' });` +
+    `Object.defineProperty(process.versions, 'node', { value: '${version}' });`;
   return `data:text/javascript,${encodeURIComponent(code)}`;
 }

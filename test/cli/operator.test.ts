@@ -34,7 +34,10 @@ afterAll(() => dirs.cleanup());
 describe('--version', () => {
   it("prints package.json's version on stdout and exits 0; --json gives it as JSON", async () => {
     for (const flag of ['--version', '-V']) expect(await cli([flag])).toEqual({ code: 0, stdout: `${PKG.version}\n`, stderr: '' });
-    for (const argv of [['--json', '--version'], ['--version', '--json']]) {
+    for (const argv of [
+      ['--json', '--version'],
+      ['--version', '--json'],
+    ]) {
       const r = await cli(argv);
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual({ version: PKG.version });
@@ -52,12 +55,19 @@ describe('clinics list', () => {
     // Zeta: one live key, one revoked, one that expires in a day.
     for (const name of ['live', 'revoked']) expect((await run(['keys', 'create', '--clinic', zeta, '--name', name])).code).toBe(0);
     expect((await run(['keys', 'create', '--clinic', zeta, '--name', 'short', '--expires-in', '1d'])).code).toBe(0);
-    const revokedId = JSON.parse((await run(['keys', 'list', '--clinic', zeta, '--json'])).stdout).find((k: { name: string }) => k.name === 'revoked').id;
+    const revokedId = JSON.parse((await run(['keys', 'list', '--clinic', zeta, '--json'])).stdout).find(
+      (k: { name: string }) => k.name === 'revoked',
+    ).id;
     expect((await run(['keys', 'revoke', revokedId])).code).toBe(0);
 
     const list = await run(['clinics', 'list']);
     expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout.trim().split('\n').map((l) => l.split('\t'))).toEqual([
+    expect(
+      list.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    ).toEqual([
       [alfa, 'basic (no API)', '0 active keys', 'Europe/Madrid', 'Alfa Belleza'],
       [zeta, 'premium', '2 active keys', 'Europe/Madrid', 'Zeta Estética'],
     ]);
@@ -65,7 +75,15 @@ describe('clinics list', () => {
     const later = await run(['clinics', 'list', '--json'], NOW + 2 * 86_400_000);
     expect(JSON.parse(later.stdout)).toEqual([
       expect.objectContaining({ id: alfa, name: 'Alfa Belleza', plan: 'basic', api_access: false, active_keys: 0, all_keys: 0 }),
-      expect.objectContaining({ id: zeta, name: 'Zeta Estética', plan: 'premium', api_access: true, active_keys: 1, all_keys: 3, created_at: '2026-03-28T12:00:00Z' }),
+      expect.objectContaining({
+        id: zeta,
+        name: 'Zeta Estética',
+        plan: 'premium',
+        api_access: true,
+        active_keys: 1,
+        all_keys: 3,
+        created_at: '2026-03-28T12:00:00Z',
+      }),
     ]);
   });
 });
@@ -79,12 +97,24 @@ describe('clinics set-plan', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(up.stdout).toBe(`${clinic}\n`);
     expect(up.stderr).toMatch(/"Clínica Plan": plan basic -> pro_total; its owners can create API keys/);
-    expect(await withRuntimeAt(dataDir, async (rt) => (await rt.database.db.selectFrom('clinics').select('plan').where('id', '=', clinic).executeTakeFirstOrThrow()).plan)).toBe('pro_total');
+    expect(
+      await withRuntimeAt(
+        dataDir,
+        async (rt) => (await rt.database.db.selectFrom('clinics').select('plan').where('id', '=', clinic).executeTakeFirstOrThrow()).plan,
+      ),
+    ).toBe('pro_total');
     const key = await ok(['keys', 'create', '--clinic', clinic, '--name', 'after']);
 
     const down = await cli(['clinics', 'set-plan', clinic, 'basic', '--json']);
     expect(down.code, down.stderr).toBe(0);
-    expect(JSON.parse(down.stdout)).toEqual({ id: clinic, name: 'Clínica Plan', plan: 'basic', previous_plan: 'pro_total', api_access: false, active_keys: 1 });
+    expect(JSON.parse(down.stdout)).toEqual({
+      id: clinic,
+      name: 'Clínica Plan',
+      plan: 'basic',
+      previous_plan: 'pro_total',
+      api_access: false,
+      active_keys: 1,
+    });
     expect(down.stderr).toMatch(/no new API keys; its 1 active key keeps working until revoked \(clinic-api keys list --clinic /);
     // Keys are not plan-checked per request: the existing one still works.
     expect(await withRuntimeAt(dataDir, (rt) => rt.keys.verify(key))).toMatchObject({ clinicId: clinic });
@@ -117,9 +147,14 @@ describe('users list', () => {
 
     const r = await cli(['users', 'list', '--clinic', clinic]);
     expect(r.code, r.stderr).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map(([, role, email]) => [role, email])).toEqual([
-      ['owner', 'z-owner@gente.es'], ['staff', 'a-staff@gente.es'], ['staff', 'b-staff@gente.es'],
+      ['owner', 'z-owner@gente.es'],
+      ['staff', 'a-staff@gente.es'],
+      ['staff', 'b-staff@gente.es'],
     ]);
     for (const row of rows) {
       expect(row[0]).toMatch(UUID_RE);
@@ -128,7 +163,13 @@ describe('users list', () => {
     const json = await cli(['users', 'list', '--clinic', clinic, '--json']);
     const users = JSON.parse(json.stdout) as Record<string, unknown>[];
     expect(users).toHaveLength(3);
-    expect(users[0]).toEqual({ id: rows[0]![0], email: 'z-owner@gente.es', role: 'owner', clinic_id: clinic, created_at: '2026-03-28T12:00:00Z' });
+    expect(users[0]).toEqual({
+      id: rows[0]![0],
+      email: 'z-owner@gente.es',
+      role: 'owner',
+      clinic_id: clinic,
+      created_at: '2026-03-28T12:00:00Z',
+    });
     expect(json.stdout).not.toMatch(/scrypt|password/);
 
     const empty = await newClinic('Clínica Vacía');
@@ -141,20 +182,41 @@ describe('users reset-password', () => {
     const clinic = await newClinic('Clínica Reset');
     const oldPassword = 'the old password 123';
     for (const email of ['owner@reset.es', 'staff@reset.es']) {
-      await ok(['users', 'create', '--clinic', clinic, '--email', email, '--role', email.startsWith('owner') ? 'owner' : 'staff', '--password-stdin'], { stdin: `${oldPassword}\n` });
+      await ok(
+        [
+          'users',
+          'create',
+          '--clinic',
+          clinic,
+          '--email',
+          email,
+          '--role',
+          email.startsWith('owner') ? 'owner' : 'staff',
+          '--password-stdin',
+        ],
+        { stdin: `${oldPassword}\n` },
+      );
     }
     const PAGE = '/dashboard/settings/api';
     // Signed in to the dashboard (the real app on this DATA_DIR), twice as the owner and once as staff.
     await withRuntimeAt(dataDir, async (rt) => {
       const app = await buildApp({
-        config: rt.config, database: rt.database, keys: rt.keys, logger: false,
-        limiter: new MemoryGcraLimiter(100, 100), authFailLimiter: new MemoryGcraLimiter(100, 100),
+        config: rt.config,
+        database: rt.database,
+        keys: rt.keys,
+        logger: false,
+        limiter: new MemoryGcraLimiter(100, 100),
+        authFailLimiter: new MemoryGcraLimiter(100, 100),
       });
       try {
         const laptop = new Client(app, '203.0.113.1');
         const phone = new Client(app, '203.0.113.2');
         const staff = new Client(app, '203.0.113.3');
-        for (const [c, email] of [[laptop, 'owner@reset.es'], [phone, 'owner@reset.es'], [staff, 'staff@reset.es']] as const) {
+        for (const [c, email] of [
+          [laptop, 'owner@reset.es'],
+          [phone, 'owner@reset.es'],
+          [staff, 'staff@reset.es'],
+        ] as const) {
           expect((await c.signIn(email, oldPassword)).statusCode).toBe(303);
           expect((await c.get(PAGE)).statusCode).toBe(200);
         }
@@ -188,24 +250,39 @@ describe('users reset-password', () => {
   it('--password-stdin takes the password from stdin; --json reports it without a password', async () => {
     const clinic = await newClinic('Clínica Stdin');
     const id = await ok(['users', 'create', '--clinic', clinic, '--email', 'o@stdin.es', '--role', 'owner']);
-    const r = await cli(['users', 'reset-password', '--email', 'o@stdin.es', '--password-stdin', '--json'], { stdin: 'chosen by the owner\nsecond line\n' });
+    const r = await cli(['users', 'reset-password', '--email', 'o@stdin.es', '--password-stdin', '--json'], {
+      stdin: 'chosen by the owner\nsecond line\n',
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ id, email: 'o@stdin.es', role: 'owner', clinic_id: clinic, sessions_ended: 0 });
     expect(r.stderr).not.toMatch(/chosen by the owner|generated password/);
-    const hash = await withRuntimeAt(dataDir, async (rt) => (await rt.database.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow()).password_hash);
+    const hash = await withRuntimeAt(
+      dataDir,
+      async (rt) =>
+        (await rt.database.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow()).password_hash,
+    );
     expect(await verifyPassword('chosen by the owner', hash)).toBe(true);
   });
 
   it('a short or missing password exits 2 and changes nothing', async () => {
     const clinic = await newClinic('Clínica Corta');
-    const id = await ok(['users', 'create', '--clinic', clinic, '--email', 'o@corta.es', '--role', 'owner', '--password-stdin'], { stdin: 'a fine password\n' });
-    for (const [stdin, message] of [['short\n', /at least 10 characters/], ['', /no password on stdin/]] as const) {
+    const id = await ok(['users', 'create', '--clinic', clinic, '--email', 'o@corta.es', '--role', 'owner', '--password-stdin'], {
+      stdin: 'a fine password\n',
+    });
+    for (const [stdin, message] of [
+      ['short\n', /at least 10 characters/],
+      ['', /no password on stdin/],
+    ] as const) {
       const r = await cli(['users', 'reset-password', '--email', 'o@corta.es', '--password-stdin'], { stdin });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(message);
     }
-    const hash = await withRuntimeAt(dataDir, async (rt) => (await rt.database.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow()).password_hash);
+    const hash = await withRuntimeAt(
+      dataDir,
+      async (rt) =>
+        (await rt.database.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow()).password_hash,
+    );
     expect(await verifyPassword('a fine password', hash)).toBe(true);
   });
 });
@@ -217,7 +294,12 @@ describe('demo', () => {
     expect(first.code, first.stderr).toBe(0);
     const second = await runCli(['demo', '--clinics', '2', '--json'], { dataDir: dir, now: NOW });
     expect(second.code, second.stderr).toBe(0);
-    const made = JSON.parse(second.stdout) as { id: string; name: string; owner: { email: string; password: string }; key: { id: string; key: string } }[];
+    const made = JSON.parse(second.stdout) as {
+      id: string;
+      name: string;
+      owner: { email: string; password: string };
+      key: { id: string; key: string };
+    }[];
     expect(made).toHaveLength(2);
 
     // The human form: ids on stdout; per clinic, its owner and key on stderr.
@@ -227,7 +309,10 @@ describe('demo', () => {
     const key = /API key \(shown once\): (svc_[A-Za-z0-9_-]{43})/.exec(first.stderr)!;
     expect(owner, first.stderr).not.toBeNull();
     expect(key, first.stderr).not.toBeNull();
-    const all = [{ id: firstId, owner: { email: owner[1]!, password: owner[2]! }, key: key[1]! }, ...made.map((m) => ({ id: m.id, owner: m.owner, key: m.key.key }))];
+    const all = [
+      { id: firstId, owner: { email: owner[1]!, password: owner[2]! }, key: key[1]! },
+      ...made.map((m) => ({ id: m.id, owner: m.owner, key: m.key.key })),
+    ];
 
     await withRuntimeAt(dir, async (rt) => {
       const clinics = await rt.database.db.selectFrom('clinics').select(['id', 'name']).execute();
@@ -269,7 +354,11 @@ describe('unknown ids', () => {
   it('a key pasted where its id belongs is refused without repeating it, pointing at keys list', async () => {
     const clinic = await newClinic('Clínica Pegada');
     const key = await ok(['keys', 'create', '--clinic', clinic, '--name', 'pasted']);
-    for (const argv of [['keys', 'revoke', key], ['keys', 'revoke', ` ${key} `], ['keys', 'revoke', key, '--json']]) {
+    for (const argv of [
+      ['keys', 'revoke', key],
+      ['keys', 'revoke', ` ${key} `],
+      ['keys', 'revoke', key, '--json'],
+    ]) {
       const r = await cli(argv);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');

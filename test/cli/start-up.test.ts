@@ -47,20 +47,29 @@ afterEach(() => {
 /** `clinic-api serve` as its own process, with only the variables given (and PATH). */
 function serve(env: Record<string, string>): Proc {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
   let out = '';
   let err = '';
-  child.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
-  child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const printed = (text: string) => new Promise<void>((resolve, reject) => {
-    const check = () => { if (out.includes(text)) resolve(); };
-    child.stdout!.on('data', check);
-    check();
-    void exited.then((code) => reject(new Error(`serve exited with ${code} before printing "${text}":\n${out}\n${err}`)));
+  child.stdout!.on('data', (c: Buffer) => {
+    out += c.toString();
   });
+  child.stderr!.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const printed = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (out.includes(text)) resolve();
+      };
+      child.stdout!.on('data', check);
+      check();
+      void exited.then((code) => reject(new Error(`serve exited with ${code} before printing "${text}":\n${out}\n${err}`)));
+    });
   return { child, stdout: () => out, stderr: () => err, exited, printed };
 }
 
@@ -108,7 +117,9 @@ describe.each(dialects().filter((d) => d === 'postgres'))('a real %s server that
     url.pathname = '/no_such_clinic_db';
     const r = await runCli(['migrate'], { dataDir: dirs.make(), env: { DATABASE_URL: url.href, API_KEY_PEPPER: PEPPER } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/DATABASE_URL \(postgres:\/\/[^:]+:\*\*\*@127\.0\.0\.1:\d+\/no_such_clinic_db\): the database "no_such_clinic_db" does not exist\. Create it \(e\.g\. createdb no_such_clinic_db\)/);
+    expect(r.stderr).toMatch(
+      /DATABASE_URL \(postgres:\/\/[^:]+:\*\*\*@127\.0\.0\.1:\d+\/no_such_clinic_db\): the database "no_such_clinic_db" does not exist\. Create it \(e\.g\. createdb no_such_clinic_db\)/,
+    );
     expect(r.stderr).not.toContain(decodeURIComponent(admin().password));
   });
 

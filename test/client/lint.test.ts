@@ -18,13 +18,26 @@ function binOf(pkg: string, bin: string): string {
   return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), manifest.bin[bin]!);
 }
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 function runNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [script, ...args], { env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr: stderr + (err && typeof err.code !== 'number' ? String(err) : '') });
-    });
+    execFile(
+      process.execPath,
+      [script, ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+          stdout,
+          stderr: stderr + (err && typeof err.code !== 'number' ? String(err) : ''),
+        });
+      },
+    );
   });
 }
 
@@ -42,11 +55,21 @@ describe('the OpenAPI document passes the linters', () => {
     [redocly, spectral] = await Promise.all([
       // no telemetry, no update check: CI has no internet, and neither is the test's business
       runNode(binOf('@redocly/cli', 'redocly'), ['lint', '--config', path.join(here, 'redocly.yaml'), '--format', 'json', file], {
-        REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+        REDOCLY_TELEMETRY: 'off',
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
       }),
       // its JSON to a file: on stdout Spectral adds a sentence after it
       runNode(binOf('@stoplight/spectral-cli', 'spectral'), [
-        'lint', '--ruleset', path.join(here, 'spectral.yaml'), '--format', 'json', '--output', path.join(dir, 'spectral.json'), '--fail-severity', 'hint', file,
+        'lint',
+        '--ruleset',
+        path.join(here, 'spectral.yaml'),
+        '--format',
+        'json',
+        '--output',
+        path.join(dir, 'spectral.json'),
+        '--fail-severity',
+        'hint',
+        file,
       ]),
     ]);
     try {
@@ -55,7 +78,9 @@ describe('the OpenAPI document passes the linters', () => {
       spectralJson = '';
     }
   }, 120_000);
-  afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('Redocly CLI, recommended ruleset: 0 errors, 0 warnings', () => {
     let report: { totals: { errors: number; warnings: number }; problems: unknown[] };

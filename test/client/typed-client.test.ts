@@ -18,13 +18,17 @@ describe('the generated client against a real server', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   const clientFor = (key: string) => createClient<paths>({ baseUrl: base, headers: { Authorization: `Bearer ${key}` } });
 
   it('lists citas with typed parameters and typed records', async () => {
     const api = clientFor(t.keyA);
-    const { data, error, response } = await api.GET('/api/v1/citas', { params: { query: { desde: '2026-03-01', hasta: '2026-03-31', estado: 'confirmada', limit: 50 } } });
+    const { data, error, response } = await api.GET('/api/v1/citas', {
+      params: { query: { desde: '2026-03-01', hasta: '2026-03-31', estado: 'confirmada', limit: 50 } },
+    });
     expect(error).toBeUndefined();
     expect(response.status).toBe(200);
     expectTypeOf(data!).toEqualTypeOf<Schemas['CitasList']>();

@@ -17,13 +17,23 @@ describe.each(dialects())('compiledOnce on %s', (dialect) => {
   const byName = compiledOnce(['name', 'limit'] as const, (db: Kysely<DB>, p: V) => {
     built++;
     // 'Europe/Madrid' is a constant the builder places itself: it must stay in every run.
-    return db.selectFrom('clinics').select(['name', sql<number>`${7}`.as('seven')])
-      .where('timezone', '=', 'Europe/Madrid').where('name', '>=', p.name).orderBy('name').limit(p.limit);
+    return db
+      .selectFrom('clinics')
+      .select(['name', sql<number>`${7}`.as('seven')])
+      .where('timezone', '=', 'Europe/Madrid')
+      .where('name', '>=', p.name)
+      .orderBy('name')
+      .limit(p.limit);
   });
 
   beforeAll(async () => {
     database = await freshDatabase(dialect);
-    for (const [name, timezone] of [['Ana', 'Europe/Madrid'], ['Bea', 'Europe/Madrid'], ['Cruz', 'America/Mexico_City'], ['Dora', 'Europe/Madrid']]) {
+    for (const [name, timezone] of [
+      ['Ana', 'Europe/Madrid'],
+      ['Bea', 'Europe/Madrid'],
+      ['Cruz', 'America/Mexico_City'],
+      ['Dora', 'Europe/Madrid'],
+    ]) {
       await createClinic(database.db, { name: name!, timezone: timezone!, currency: 'EUR', plan: 'premium' }, Date.UTC(2026, 0, 1));
     }
   });
@@ -34,7 +44,11 @@ describe.each(dialects())('compiledOnce on %s', (dialect) => {
   it('builds once, then runs with each call’s values and the builder’s own constants', async () => {
     const names = async (v: V) => (await byName(database.db, v)).map((r) => [r.name, Number(r.seven)]);
     built = 0;
-    expect(await names({ name: 'A', limit: 10 })).toEqual([['Ana', 7], ['Bea', 7], ['Dora', 7]]);
+    expect(await names({ name: 'A', limit: 10 })).toEqual([
+      ['Ana', 7],
+      ['Bea', 7],
+      ['Dora', 7],
+    ]);
     expect(await names({ name: 'B', limit: 1 })).toEqual([['Bea', 7]]);
     expect(await names({ name: 'C', limit: 5 })).toEqual([['Dora', 7]]);
     expect(await names({ name: 'Z', limit: 5 })).toEqual([]);
@@ -53,16 +67,22 @@ describe.each(dialects())('compiledOnce on %s', (dialect) => {
 
   it('never reads inside a transaction this process has open: it waits for it, then sees what it committed', async () => {
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     let inside!: () => void;
-    const began = new Promise<void>((r) => { inside = r; });
-    const writing = database.writeTransaction(async (trx) => {
-      await trx.updateTable('clinics').set({ name: 'Abril' }).where('name', '=', 'Ana').execute();
-      inside();
-      await held;
-      // Rolled back: nobody outside may ever have seen 'Abril'.
-      throw new Error('rollback');
-    }).catch((err: Error) => err.message);
+    const began = new Promise<void>((r) => {
+      inside = r;
+    });
+    const writing = database
+      .writeTransaction(async (trx) => {
+        await trx.updateTable('clinics').set({ name: 'Abril' }).where('name', '=', 'Ana').execute();
+        inside();
+        await held;
+        // Rolled back: nobody outside may ever have seen 'Abril'.
+        throw new Error('rollback');
+      })
+      .catch((err: Error) => err.message);
     await began;
     const reading = byName(database.db, { name: 'A', limit: 1 }).then((rows) => rows.map((r) => r.name));
     // On SQLite the read queues behind the transaction's connection lock; on PostgreSQL it runs at

@@ -75,7 +75,10 @@ describe.skipIf(!dialects().includes('postgres'))('database failures on postgres
     const url = await newPgDatabaseUrl();
     const database = await openDatabase({ kind: 'postgres', url, poolMax: 1, statementTimeoutMs: 200 });
     try {
-      const err = await sql`select pg_sleep(2)`.execute(database.db).then(() => null, (e: unknown) => e);
+      const err = await sql`select pg_sleep(2)`.execute(database.db).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(Error);
       expect((err as { code?: string }).code).toBe('57014'); // query_canceled
       expect(isDatabaseError(err)).toBe(true);
@@ -110,7 +113,10 @@ describe.skipIf(!dialects().includes('postgres'))('database failures on postgres
     // That connection's server process stops (as on a hung host); the server itself still answers.
     process.kill(stuck, 'SIGSTOP');
     try {
-      const err = await sql`select 1`.execute(database.db).then(() => null, (e: unknown) => e);
+      const err = await sql`select 1`.execute(database.db).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((err as Error).message).toMatch(/Query read timeout/);
       expect(isDatabaseError(err)).toBe(true);
       // Kept, the connection would still have the unanswered statement on the wire, and every
@@ -130,7 +136,10 @@ describe.skipIf(!dialects().includes('postgres'))('database failures on postgres
     const database = await openDatabase({ kind: 'postgres', url, poolMax: 1, statementTimeoutMs: 10_000, connectTimeoutMs: 200 });
     try {
       // The default (5 s) is far beyond this test's own timeout.
-      const err = await sql`select 1`.execute(database.db).then(() => null, (e: unknown) => e);
+      const err = await sql`select 1`.execute(database.db).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isDatabaseError(err)).toBe(true);
       expect(databaseErrorKind(err)).toBe('timeout');
     } finally {
@@ -143,7 +152,10 @@ describe.skipIf(!dialects().includes('postgres'))('database failures on postgres
     const url = `postgres://u:p@127.0.0.1:${await closedPort()}/none`;
     const database = await openDatabase({ kind: 'postgres', url, poolMax: 2, statementTimeoutMs: 1_000 });
     try {
-      const err = await sql`select 1`.execute(database.db).then(() => null, (e: unknown) => e);
+      const err = await sql`select 1`.execute(database.db).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isDatabaseError(err)).toBe(true);
     } finally {
       await database.close();

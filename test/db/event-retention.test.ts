@@ -22,15 +22,26 @@ import { dialects, freshDatabase } from '../helpers/db.js';
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 10, 12, 0, 0);
 const id = (kind: number, n: number) => `0f10000${kind}-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const clientaLine = (n: number, nombre = `Clienta ${n}`) => JSON.stringify({
-  type: 'clienta', id: id(1, n), nombre, telefono: `+346${String(n).padStart(8, '0')}`, vip: false, cliente_desde: '2024-01-01', created_at: '2024-01-01T10:00:00+01:00',
-});
+const clientaLine = (n: number, nombre = `Clienta ${n}`) =>
+  JSON.stringify({
+    type: 'clienta',
+    id: id(1, n),
+    nombre,
+    telefono: `+346${String(n).padStart(8, '0')}`,
+    vip: false,
+    cliente_desde: '2024-01-01',
+    created_at: '2024-01-01T10:00:00+01:00',
+  });
 
 class Log {
   infos: object[] = [];
   errors: { obj: object; msg: string }[] = [];
-  info(obj: object) { this.infos.push(obj); }
-  error(obj: object, msg: string) { this.errors.push({ obj, msg }); }
+  info(obj: object) {
+    this.infos.push(obj);
+  }
+  error(obj: object, msg: string) {
+    this.errors.push({ obj, msg });
+  }
 }
 
 const opened: Database[] = [];
@@ -39,7 +50,7 @@ afterEach(async () => {
 });
 
 async function setUp(dialect: 'sqlite' | 'postgres', database?: Database) {
-  const db = database ?? await freshDatabase(dialect);
+  const db = database ?? (await freshDatabase(dialect));
   opened.push(db);
   const clinic = await createClinic(db.db, { name: 'Retención', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' }, T0);
   const other = await createClinic(db.db, { name: 'Otra', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' }, T0);
@@ -54,12 +65,24 @@ describe.each(dialects())('event retention on %s', (dialect) => {
   it('removes the events older than the period, in batches, and records the highest seq removed', async () => {
     const { db, clinic, other, run } = await setUp(dialect);
     // 2,500 events 40 days ago, 3 events 10 days ago; the other clinic: 2 old ones.
-    await run(clinic, T0, Array.from({ length: 2_500 }, (_, i) => clientaLine(i)));
-    await run(clinic, T0 + 30 * DAY, [0, 1, 2].map((n) => clientaLine(n, `Renombrada ${n}`)));
+    await run(
+      clinic,
+      T0,
+      Array.from({ length: 2_500 }, (_, i) => clientaLine(i)),
+    );
+    await run(
+      clinic,
+      T0 + 30 * DAY,
+      [0, 1, 2].map((n) => clientaLine(n, `Renombrada ${n}`)),
+    );
     await run(other, T0, [clientaLine(9_000), clientaLine(9_001)]);
     const log = new Log();
     const retention = new EventRetention(db, { days: 30, now: () => T0 + 40 * DAY, log });
-    const tagBefore = feedEtag({ clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' }, planFeed({}, clinic.id), await feedBounds(db.db, clinic.id));
+    const tagBefore = feedEtag(
+      { clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' },
+      planFeed({}, clinic.id),
+      await feedBounds(db.db, clinic.id),
+    );
 
     expect(await retention.pass()).toEqual({ removed: 2_502, busy: 0, failed: 0 });
     const left = await eventsAfter(db.db, clinic.id, 0, 1e9, null, 10_000);
@@ -68,7 +91,13 @@ describe.each(dialects())('event retention on %s', (dialect) => {
     expect((await dataVersions(db.db, other.id)).eventsExpired).toBe(2);
     expect(log.infos).toEqual([{ removed: 2_502, busy: 0, failed: 0, days: 30 }]);
     // The feed's tag moved with the mark: no 304 can hide the change.
-    expect(feedEtag({ clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' }, planFeed({}, clinic.id), await feedBounds(db.db, clinic.id))).not.toBe(tagBefore);
+    expect(
+      feedEtag(
+        { clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' },
+        planFeed({}, clinic.id),
+        await feedBounds(db.db, clinic.id),
+      ),
+    ).not.toBe(tagBefore);
 
     // A second pass finds nothing more; nor does one at a later day before the rest is 30 days old.
     expect(await retention.pass()).toEqual({ removed: 0, busy: 0, failed: 0 });
@@ -86,9 +115,8 @@ describe.each(dialects())('event retention on %s', (dialect) => {
   it('skips a clinic being written (and comes back next pass) rather than wait for its writer', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-retention-'));
     try {
-      const database = dialect === 'sqlite'
-        ? await openDatabase({ kind: 'sqlite', file: path.join(dir, 'clinic.db') })
-        : await freshDatabase('postgres');
+      const database =
+        dialect === 'sqlite' ? await openDatabase({ kind: 'sqlite', file: path.join(dir, 'clinic.db') }) : await freshDatabase('postgres');
       if (dialect === 'sqlite') await migrateToLatest(database);
       const { db, clinic, run } = await setUp(dialect, database);
       await run(clinic, T0, [clientaLine(1), clientaLine(2)]);
@@ -98,19 +126,29 @@ describe.each(dialects())('event retention on %s', (dialect) => {
       if (dialect === 'sqlite') {
         const writer = new BetterSqlite3(path.join(dir, 'clinic.db'));
         writer.exec('begin immediate');
-        release = async () => { writer.exec('rollback'); writer.close(); };
+        release = async () => {
+          writer.exec('rollback');
+          writer.close();
+        };
       } else {
         let done!: () => void;
-        const held = new Promise<void>((r) => { done = r; });
+        const held = new Promise<void>((r) => {
+          done = r;
+        });
         let locked!: () => void;
-        const isLocked = new Promise<void>((r) => { locked = r; });
+        const isLocked = new Promise<void>((r) => {
+          locked = r;
+        });
         const trx = db.db.transaction().execute(async (t) => {
           await lockClinicData(t, clinic.id);
           locked();
           await held;
         });
         await isLocked;
-        release = async () => { done(); await trx; };
+        release = async () => {
+          done();
+          await trx;
+        };
       }
       try {
         expect(await retention.pass()).toEqual({ removed: 0, busy: 1, failed: 0 });

@@ -26,20 +26,47 @@ const WIDE = { desde: '2020-01-01', hasta: '2030-12-31' };
 
 type Line = Record<string, unknown>;
 const clienta = (n: number, extra: Line = {}): Line => ({
-  type: 'clienta', id: id(1, n), nombre: `Clienta ${n}`, telefono: `+3460000${String(n).padStart(4, '0')}`, vip: n % 2 === 0,
-  cliente_desde: '2024-05-10', created_at: '2024-05-10T10:00:00+02:00', ...extra,
+  type: 'clienta',
+  id: id(1, n),
+  nombre: `Clienta ${n}`,
+  telefono: `+3460000${String(n).padStart(4, '0')}`,
+  vip: n % 2 === 0,
+  cliente_desde: '2024-05-10',
+  created_at: '2024-05-10T10:00:00+02:00',
+  ...extra,
 });
 const cita = (n: number, clientaN: number, extra: Line = {}): Line => ({
-  type: 'cita', id: id(2, n), clienta_id: id(1, clientaN), fecha_hora: `2026-03-${String(10 + (n % 18)).padStart(2, '0')}T10:00:00+01:00`,
-  servicio: 'Manicura', duracion_min: 45, precio: 20, estado: 'confirmada', profesional_nombre: 'Laura', sede_nombre: 'Centro',
-  created_at: '2026-03-01T09:00:00+01:00', ...extra,
+  type: 'cita',
+  id: id(2, n),
+  clienta_id: id(1, clientaN),
+  fecha_hora: `2026-03-${String(10 + (n % 18)).padStart(2, '0')}T10:00:00+01:00`,
+  servicio: 'Manicura',
+  duracion_min: 45,
+  precio: 20,
+  estado: 'confirmada',
+  profesional_nombre: 'Laura',
+  sede_nombre: 'Centro',
+  created_at: '2026-03-01T09:00:00+01:00',
+  ...extra,
 });
 const llamada = (n: number, clientaN: number | null, extra: Line = {}): Line => ({
-  type: 'llamada', id: id(3, n), ...(clientaN === null ? {} : { clienta_id: id(1, clientaN) }), fecha_hora: '2026-03-27T18:00:00+01:00',
-  cliente_nombre: 'Recorded', telefono_caller: '+34600123456', duracion_segundos: 60, resultado: 'info', idioma: 'es',
-  created_at: '2026-03-27T18:01:00+01:00', ...extra,
+  type: 'llamada',
+  id: id(3, n),
+  ...(clientaN === null ? {} : { clienta_id: id(1, clientaN) }),
+  fecha_hora: '2026-03-27T18:00:00+01:00',
+  cliente_nombre: 'Recorded',
+  telefono_caller: '+34600123456',
+  duracion_segundos: 60,
+  resultado: 'info',
+  idioma: 'es',
+  created_at: '2026-03-27T18:01:00+01:00',
+  ...extra,
 });
-const gone = (type: 'clienta' | 'cita' | 'llamada', n: number): Line => ({ type, id: id(type === 'clienta' ? 1 : type === 'cita' ? 2 : 3, n), deleted: true });
+const gone = (type: 'clienta' | 'cita' | 'llamada', n: number): Line => ({
+  type,
+  id: id(type === 'clienta' ? 1 : type === 'cita' ? 2 : 3, n),
+  deleted: true,
+});
 const jsonl = (lines: (Line | string)[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
 
 describe.each(dialects())('the event log on %s', (dialect) => {
@@ -73,8 +100,18 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     const db = database.db;
     const n = (rows: Record<string, unknown>[]) => rows.map((r) => ({ ...r, n: Number(r.n) }));
     return {
-      citas: n(await db.selectFrom('citas_por_dia').selectAll().where('clinic_id', '=', clinic.id).orderBy('dia').orderBy('estado').execute()),
-      llamadas: n(await db.selectFrom('llamadas_por_dia').selectAll().where('clinic_id', '=', clinic.id).orderBy('dia').orderBy('resultado').execute()),
+      citas: n(
+        await db.selectFrom('citas_por_dia').selectAll().where('clinic_id', '=', clinic.id).orderBy('dia').orderBy('estado').execute(),
+      ),
+      llamadas: n(
+        await db
+          .selectFrom('llamadas_por_dia')
+          .selectAll()
+          .where('clinic_id', '=', clinic.id)
+          .orderBy('dia')
+          .orderBy('resultado')
+          .execute(),
+      ),
       vip: n(await db.selectFrom('clientas_por_vip').selectAll().where('clinic_id', '=', clinic.id).orderBy('vip').execute()),
     };
   }
@@ -83,19 +120,22 @@ describe.each(dialects())('the event log on %s', (dialect) => {
   async function expectExactCounts() {
     const kept = await countTables();
     let recounted: unknown;
-    await database.db.transaction().execute(async (trx) => {
-      await refreshCounts(trx, clinic.id);
-      const saved = database;
-      database = { ...saved, db: trx };
-      try {
-        recounted = await countTables();
-      } finally {
-        database = saved;
-      }
-      throw new Error('rollback');
-    }).catch((err: unknown) => {
-      if ((err as Error).message !== 'rollback') throw err;
-    });
+    await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await refreshCounts(trx, clinic.id);
+        const saved = database;
+        database = { ...saved, db: trx };
+        try {
+          recounted = await countTables();
+        } finally {
+          database = saved;
+        }
+        throw new Error('rollback');
+      })
+      .catch((err: unknown) => {
+        if ((err as Error).message !== 'rollback') throw err;
+      });
     expect(kept).toEqual(recounted);
   }
 
@@ -117,7 +157,14 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     const log = await events();
     expect(log.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(log.map((e) => e.tipo)).toEqual([
-      'clienta.creada', 'clienta.creada', 'cita.creada', 'cita.creada', 'cita.creada', 'llamada.creada', 'llamada.creada', 'llamada.creada',
+      'clienta.creada',
+      'clienta.creada',
+      'cita.creada',
+      'cita.creada',
+      'cita.creada',
+      'llamada.creada',
+      'llamada.creada',
+      'llamada.creada',
     ]);
     expect(new Set(log.map((e) => e.id)).size).toBe(8);
     const shown = await api();
@@ -136,16 +183,24 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     await run([...BASE, llamada(4, null, { cliente_nombre: null })]);
     now = T0 + 60_000;
     await run([
-      clienta(1, { nombre: 'Renombrada' }), cita(1, 1, { estado: 'cancelada', notas: 'Llega tarde' }), cita(3, 2, { precio: 35.5, duracion_min: 60 }),
-      cita(4, 3, { notas: 'Primera visita' }), llamada(1, 1, { resultado: 'agendada' }), llamada(2, null, { cliente_nombre: 'Otra' }),
-      llamada(4, null, { duracion_segundos: 5 }), llamada(5, 3), llamada(6, 2, { cliente_nombre: null }), clienta(3), cita(5, 2),
+      clienta(1, { nombre: 'Renombrada' }),
+      cita(1, 1, { estado: 'cancelada', notas: 'Llega tarde' }),
+      cita(3, 2, { precio: 35.5, duracion_min: 60 }),
+      cita(4, 3, { notas: 'Primera visita' }),
+      llamada(1, 1, { resultado: 'agendada' }),
+      llamada(2, null, { cliente_nombre: 'Otra' }),
+      llamada(4, null, { duracion_segundos: 5 }),
+      llamada(5, 3),
+      llamada(6, 2, { cliente_nombre: null }),
+      clienta(3),
+      cita(5, 2),
     ]);
     const log = await events(9);
     const latest = new Map(log.map((e) => [JSON.parse(e.datos).id as string, JSON.parse(e.datos) as unknown]));
     // Every record changed, directly or by its clienta's new name (cita 2, the cascade), has an event...
-    expect([...latest.keys()].sort()).toEqual([
-      id(1, 1), id(1, 3), id(2, 1), id(2, 2), id(2, 3), id(2, 4), id(2, 5), id(3, 1), id(3, 2), id(3, 4), id(3, 5), id(3, 6),
-    ].sort());
+    expect([...latest.keys()].sort()).toEqual(
+      [id(1, 1), id(1, 3), id(2, 1), id(2, 2), id(2, 3), id(2, 4), id(2, 5), id(3, 1), id(3, 2), id(3, 4), id(3, 5), id(3, 6)].sort(),
+    );
     // ...and its last event shows it exactly as the lists answer it now.
     const shown = await api();
     for (const [recordId, datos] of latest) {
@@ -158,7 +213,11 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     const before = { versions: await dataVersions(database.db, clinic.id), api: await api() };
     now = T0 + 3_600_000;
     const res = await run(BASE);
-    expect(res).toMatchObject({ ok: true, changed: false, counts: { clientas: { unchanged: 2 }, citas: { unchanged: 3 }, llamadas: { unchanged: 3 } } });
+    expect(res).toMatchObject({
+      ok: true,
+      changed: false,
+      counts: { clientas: { unchanged: 2 }, citas: { unchanged: 3 }, llamadas: { unchanged: 3 } },
+    });
     expect(await events(8)).toEqual([]);
     expect(await dataVersions(database.db, clinic.id)).toEqual(before.versions);
     expect(await api()).toEqual(before.api);
@@ -189,7 +248,12 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     const renamed = await run([clienta(1, { nombre: 'Nuevo Nombre' })]);
     expect(renamed.counts).toMatchObject({ clientas: { updated: 1 }, citas: { updated: 2 }, llamadas: { updated: 1 } });
     const log = await events(8);
-    expect(short(log)).toEqual([`clienta.actualizada ${id(1, 1)}`, `cita.actualizada ${id(2, 1)}`, `cita.actualizada ${id(2, 2)}`, `llamada.actualizada ${id(3, 1)}`]);
+    expect(short(log)).toEqual([
+      `clienta.actualizada ${id(1, 1)}`,
+      `cita.actualizada ${id(2, 1)}`,
+      `cita.actualizada ${id(2, 2)}`,
+      `llamada.actualizada ${id(3, 1)}`,
+    ]);
     for (const e of log.slice(1)) expect(JSON.parse(e.datos).cliente_nombre).toBe('Nuevo Nombre');
     const shown = await api();
     expect(shown.llamadas.get(id(3, 1))).toMatchObject({ cliente_nombre: 'Nuevo Nombre', updated_at: '2026-03-28T13:01:00+01:00' });
@@ -197,7 +261,11 @@ describe.each(dialects())('the event log on %s', (dialect) => {
 
     now = T0 + 120_000;
     await run([clienta(1, { nombre: 'Nuevo Nombre', telefono: '+34699999999' })]);
-    expect(short(await events(12))).toEqual([`clienta.actualizada ${id(1, 1)}`, `cita.actualizada ${id(2, 1)}`, `cita.actualizada ${id(2, 2)}`]);
+    expect(short(await events(12))).toEqual([
+      `clienta.actualizada ${id(1, 1)}`,
+      `cita.actualizada ${id(2, 1)}`,
+      `cita.actualizada ${id(2, 2)}`,
+    ]);
     expect(JSON.parse((await events(13))[0]!.datos).telefono).toBe('+34699999999');
   });
 
@@ -208,7 +276,10 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     const res = await run([gone('cita', 1), gone('llamada', 1)]);
     expect(res).toMatchObject({ ok: true, counts: { citas: { deleted: 1 }, llamadas: { deleted: 1 } } });
     const log = await events(8);
-    expect(log.map((e) => [e.tipo, e.datos])).toEqual([['cita.eliminada', `{"id":"${id(2, 1)}"}`], ['llamada.eliminada', `{"id":"${id(3, 1)}"}`]]);
+    expect(log.map((e) => [e.tipo, e.datos])).toEqual([
+      ['cita.eliminada', `{"id":"${id(2, 1)}"}`],
+      ['llamada.eliminada', `{"id":"${id(3, 1)}"}`],
+    ]);
     const after = await api();
     expect(after.citas.has(id(2, 1))).toBe(false);
     expect(after.llamadas.has(id(3, 1))).toBe(false);
@@ -217,7 +288,7 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     await expectExactCounts();
   });
 
-  it("deleting a clienta deletes her citas and unlinks her calls: cita.eliminada, llamada.actualizada, clienta.eliminada, in that order", async () => {
+  it('deleting a clienta deletes her citas and unlinks her calls: cita.eliminada, llamada.actualizada, clienta.eliminada, in that order', async () => {
     await run(BASE);
     const search = new ClientasSearch();
     expect((await clientasPage(database.db, ctx, { q: 'clienta' }, now, search)).total).toBe(2);
@@ -236,7 +307,11 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     expect([...shown.clientas.keys()]).toEqual([id(1, 2)]);
     expect([...shown.citas.keys()]).toEqual([id(2, 3)]);
     expect(shown.llamadas.get(id(3, 1))).toMatchObject({ cliente_nombre: null });
-    const stored = await database.db.selectFrom('llamadas').select(['clienta_id', 'cliente_nombre']).where('id', '=', id(3, 1)).executeTakeFirstOrThrow();
+    const stored = await database.db
+      .selectFrom('llamadas')
+      .select(['clienta_id', 'cliente_nombre'])
+      .where('id', '=', id(3, 1))
+      .executeTakeFirstOrThrow();
     expect(stored).toEqual({ clienta_id: null, cliente_nombre: null });
     // The kept total of a search follows at once (the clientas version moved).
     expect((await clientasPage(database.db, ctx, { q: 'clienta' }, now, search)).total).toBe(1);
@@ -252,16 +327,27 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     // Create, delete and create again; delete what the file created; a reference made before
     // its clienta goes stays valid (the cita goes with her).
     const res = await run([
-      cita(20, 1), gone('cita', 20), cita(20, 2),
-      clienta(5), cita(21, 5), gone('clienta', 5),
-      llamada(20, null), gone('llamada', 20),
+      cita(20, 1),
+      gone('cita', 20),
+      cita(20, 2),
+      clienta(5),
+      cita(21, 5),
+      gone('clienta', 5),
+      llamada(20, null),
+      gone('llamada', 20),
     ]);
     expect(res.ok, JSON.stringify(res.errors)).toBe(true);
     // Between deletions, upserts are one batch: clientas first, then citas.
     expect(short(await events(8))).toEqual([
-      `cita.creada ${id(2, 20)}`, `cita.eliminada ${id(2, 20)}`,
-      `clienta.creada ${id(1, 5)}`, `cita.creada ${id(2, 20)}`, `cita.creada ${id(2, 21)}`, `cita.eliminada ${id(2, 21)}`, `clienta.eliminada ${id(1, 5)}`,
-      `llamada.creada ${id(3, 20)}`, `llamada.eliminada ${id(3, 20)}`,
+      `cita.creada ${id(2, 20)}`,
+      `cita.eliminada ${id(2, 20)}`,
+      `clienta.creada ${id(1, 5)}`,
+      `cita.creada ${id(2, 20)}`,
+      `cita.creada ${id(2, 21)}`,
+      `cita.eliminada ${id(2, 21)}`,
+      `clienta.eliminada ${id(1, 5)}`,
+      `llamada.creada ${id(3, 20)}`,
+      `llamada.eliminada ${id(3, 20)}`,
     ]);
     const shown = await api();
     expect(shown.citas.get(id(2, 20))).toMatchObject({ cliente_nombre: 'Clienta 2' });
@@ -273,7 +359,15 @@ describe.each(dialects())('the event log on %s', (dialect) => {
   it('deleting what does not exist is an error of that line, and then nothing changes and no event is written', async () => {
     await run(BASE);
     const before = await api();
-    const res = await run([cita(30, 1), gone('cita', 99), gone('llamada', 2), gone('llamada', 2), gone('clienta', 9), { ...gone('cita', 3), deleted: false }, { ...gone('cita', 3), nota: 'x' }]);
+    const res = await run([
+      cita(30, 1),
+      gone('cita', 99),
+      gone('llamada', 2),
+      gone('llamada', 2),
+      gone('clienta', 9),
+      { ...gone('cita', 3), deleted: false },
+      { ...gone('cita', 3), nota: 'x' },
+    ]);
     expect(res.ok).toBe(false);
     expect(res.errors).toEqual([
       { line: 2, field: 'id', reason: `cita ${id(2, 99)} does not exist in this clinic, so it cannot be deleted` },
@@ -290,7 +384,9 @@ describe.each(dialects())('the event log on %s', (dialect) => {
   it('a reference to a clienta deleted earlier in the file is dangling', async () => {
     await run(BASE);
     const res = await run([gone('clienta', 2), cita(40, 2)]);
-    expect(res.errors).toEqual([{ line: 2, field: 'clienta_id', reason: expect.stringContaining(`clienta_id ${id(1, 2)} is not a clienta of this clinic`) }]);
+    expect(res.errors).toEqual([
+      { line: 2, field: 'clienta_id', reason: expect.stringContaining(`clienta_id ${id(1, 2)} is not a clienta of this clinic`) },
+    ]);
   });
 
   it('a cita or call listed before its clienta gets its event after hers, showing her name, across batches', async () => {
@@ -312,7 +408,11 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     expect(firstOf('clienta.')).toBeLessThan(firstOf('cita.'));
     expect(firstOf('clienta.')).toBeLessThan(firstOf('llamada.'));
     const byRecord = new Map<string, FeedRow[]>();
-    for (const e of log) byRecord.set(`${e.tipo.split('.')[0]} ${JSON.parse(e.datos).id}`, [...(byRecord.get(`${e.tipo.split('.')[0]} ${JSON.parse(e.datos).id}`) ?? []), e]);
+    for (const e of log)
+      byRecord.set(`${e.tipo.split('.')[0]} ${JSON.parse(e.datos).id}`, [
+        ...(byRecord.get(`${e.tipo.split('.')[0]} ${JSON.parse(e.datos).id}`) ?? []),
+        e,
+      ]);
     expect(byRecord.get(`cita ${id(2, 100)}`)!.map((e) => e.tipo)).toEqual(['cita.eliminada']);
     const someCall = JSON.parse(byRecord.get(`llamada ${id(3, 101)}`)![0]!.datos);
     expect(someCall.cliente_nombre).toBe('Clienta 101');
@@ -329,11 +429,16 @@ describe.each(dialects())('the event log on %s', (dialect) => {
     expect((await events(8)).map((e) => e.seq)).toEqual([9]);
   });
 
-  it("a new demo clinic is a starting state: no events, but updated_at and a data version", async () => {
+  it('a new demo clinic is a starting state: no events, but updated_at and a data version', async () => {
     const { clinic: demo } = await createDemoClinic(database, 0, { seed: 1, scale: 0.05, nowMs: T0 });
     const v = await dataVersions(database.db, demo.id);
     expect([v.eventsSeq, v.data]).toEqual([0, 1]);
-    const page = await citasPage(database.db, { clinicId: demo.id, timezone: demo.timezone, currency: demo.currency }, { ...WIDE, limit: 5 }, T0);
+    const page = await citasPage(
+      database.db,
+      { clinicId: demo.id, timezone: demo.timezone, currency: demo.currency },
+      { ...WIDE, limit: 5 },
+      T0,
+    );
     expect(page.citas.length).toBeGreaterThan(0);
     for (const c of page.citas) expect(c.updated_at).toBe('2026-03-28T13:00:00+01:00');
   });

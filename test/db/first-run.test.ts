@@ -44,10 +44,19 @@ describe.each(dialects())('first run on %s', (dialect) => {
       expect(results.filter((r) => r !== null)).toHaveLength(1);
       const db = instances[0]!.db;
       const count = async (table: 'clinics' | 'users' | 'api_keys' | 'clientas') =>
-        Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+        Number(
+          (
+            await db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       expect([await count('clinics'), await count('users'), await count('api_keys'), await count('clientas')]).toEqual([1, 1, 1, 200]);
       // A later start finds the clinic and makes nothing.
-      expect(await firstRun(instances[1]!, new KeyService(instances[1]!.db, { pepper: TEST_PEPPER, prefix: 'svc', apiPlans: ['premium'] }), NOW)).toBeNull();
+      expect(
+        await firstRun(instances[1]!, new KeyService(instances[1]!.db, { pepper: TEST_PEPPER, prefix: 'svc', apiPlans: ['premium'] }), NOW),
+      ).toBeNull();
     } finally {
       for (const d of instances) await d.close();
     }

@@ -40,13 +40,19 @@ export async function appOn(target: DatabaseTarget, opts: { prepare?: boolean } 
   let key = `${config.apiKeyPrefix}_${randomBytes(32).toString('base64url')}`;
   if (opts.prepare !== false) {
     await migrateToLatest(database);
-    const clinic = await createClinic(database.db, { name: 'Clínica Uno', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' }, now());
+    const clinic = await createClinic(
+      database.db,
+      { name: 'Clínica Uno', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' },
+      now(),
+    );
     await seedRecords(database, clinic, clinicARecords());
     key = (await keys.create({ clinicId: clinic.id, name: 'A', expiresAt: null, createdBy: null })).key;
   }
   const app = await appFor(config, database, keys, now);
   return {
-    app, database, key,
+    app,
+    database,
+    key,
     close: async () => {
       await app.close().catch(() => {});
       await database.close().catch(() => {});

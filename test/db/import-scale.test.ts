@@ -16,22 +16,43 @@ const uuid = (kind: number, n: number) => `0f00000${kind}-0000-4000-8000-${Strin
 const ESTADOS = ['pendiente', 'confirmada', 'completada', 'cancelada', 'no_asistio'];
 const RESULTADOS = ['agendada', 'info', 'cancelada', 'transferida', 'sin_accion'];
 
-const clienta = (n: number, vip = n % 7 === 0) => JSON.stringify({
-  type: 'clienta', id: uuid(1, n), nombre: `Clienta ${n}`, telefono: `+3460${String(n).padStart(7, '0')}`, vip,
-  cliente_desde: '2024-01-01', created_at: '2024-01-01T10:00:00+01:00',
-});
+const clienta = (n: number, vip = n % 7 === 0) =>
+  JSON.stringify({
+    type: 'clienta',
+    id: uuid(1, n),
+    nombre: `Clienta ${n}`,
+    telefono: `+3460${String(n).padStart(7, '0')}`,
+    vip,
+    cliente_desde: '2024-01-01',
+    created_at: '2024-01-01T10:00:00+01:00',
+  });
 // Spread over ~60 days around DST so a changed hour can move a cita to another local day.
-const cita = (n: number, clientaN: number, shift = 0) => JSON.stringify({
-  type: 'cita', id: uuid(2, n), clienta_id: uuid(1, clientaN),
-  fecha_hora: new Date(Date.UTC(2026, 2, 1) + ((n * 7919 + shift) % (60 * 24)) * 3_600_000).toISOString().replace('.000Z', 'Z'),
-  servicio: 'Manicura', duracion_min: 45, precio: 20, estado: ESTADOS[(n + shift) % 5], profesional_nombre: 'Laura', sede_nombre: 'Centro',
-  created_at: '2026-01-01T09:00:00+01:00',
-});
-const llamada = (n: number, clientaN: number | null, shift = 0) => JSON.stringify({
-  type: 'llamada', id: uuid(3, n), ...(clientaN === null ? {} : { clienta_id: uuid(1, clientaN) }),
-  fecha_hora: new Date(Date.UTC(2026, 2, 1) + ((n * 104_729 + shift) % (60 * 24)) * 3_600_000).toISOString().replace('.000Z', 'Z'),
-  telefono_caller: '+34600000000', duracion_segundos: 60, resultado: RESULTADOS[(n + shift) % 5], idioma: 'es', created_at: '2026-03-27T18:02:00+01:00',
-});
+const cita = (n: number, clientaN: number, shift = 0) =>
+  JSON.stringify({
+    type: 'cita',
+    id: uuid(2, n),
+    clienta_id: uuid(1, clientaN),
+    fecha_hora: new Date(Date.UTC(2026, 2, 1) + ((n * 7919 + shift) % (60 * 24)) * 3_600_000).toISOString().replace('.000Z', 'Z'),
+    servicio: 'Manicura',
+    duracion_min: 45,
+    precio: 20,
+    estado: ESTADOS[(n + shift) % 5],
+    profesional_nombre: 'Laura',
+    sede_nombre: 'Centro',
+    created_at: '2026-01-01T09:00:00+01:00',
+  });
+const llamada = (n: number, clientaN: number | null, shift = 0) =>
+  JSON.stringify({
+    type: 'llamada',
+    id: uuid(3, n),
+    ...(clientaN === null ? {} : { clienta_id: uuid(1, clientaN) }),
+    fecha_hora: new Date(Date.UTC(2026, 2, 1) + ((n * 104_729 + shift) % (60 * 24)) * 3_600_000).toISOString().replace('.000Z', 'Z'),
+    telefono_caller: '+34600000000',
+    duracion_segundos: 60,
+    resultado: RESULTADOS[(n + shift) % 5],
+    idioma: 'es',
+    created_at: '2026-03-27T18:02:00+01:00',
+  });
 
 describe.each(dialects())('import at scale on %s', (dialect) => {
   let database: Database;
@@ -42,8 +63,18 @@ describe.each(dialects())('import at scale on %s', (dialect) => {
     const db = database.db;
     const norm = (rows: Record<string, unknown>[]) => rows.map((r) => ({ ...r, n: Number(r.n) }));
     return {
-      citas: norm(await db.selectFrom('citas_por_dia').selectAll().where('clinic_id', '=', clinic.id).orderBy('dia').orderBy('estado').execute()),
-      llamadas: norm(await db.selectFrom('llamadas_por_dia').selectAll().where('clinic_id', '=', clinic.id).orderBy('dia').orderBy('resultado').execute()),
+      citas: norm(
+        await db.selectFrom('citas_por_dia').selectAll().where('clinic_id', '=', clinic.id).orderBy('dia').orderBy('estado').execute(),
+      ),
+      llamadas: norm(
+        await db
+          .selectFrom('llamadas_por_dia')
+          .selectAll()
+          .where('clinic_id', '=', clinic.id)
+          .orderBy('dia')
+          .orderBy('resultado')
+          .execute(),
+      ),
       vip: norm(await db.selectFrom('clientas_por_vip').selectAll().where('clinic_id', '=', clinic.id).orderBy('vip').execute()),
     };
   }
@@ -51,19 +82,22 @@ describe.each(dialects())('import at scale on %s', (dialect) => {
   /** What a full recount from the rows gives (in a transaction that is rolled back). */
   async function recounted() {
     let out: Awaited<ReturnType<typeof countTables>> | undefined;
-    await database.db.transaction().execute(async (trx) => {
-      await refreshCounts(trx, clinic.id);
-      const saved = database;
-      database = { ...saved, db: trx };
-      try {
-        out = await countTables();
-      } finally {
-        database = saved;
-      }
-      throw new Error('rollback');
-    }).catch((err: unknown) => {
-      if ((err as Error).message !== 'rollback') throw err;
-    });
+    await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await refreshCounts(trx, clinic.id);
+        const saved = database;
+        database = { ...saved, db: trx };
+        try {
+          out = await countTables();
+        } finally {
+          database = saved;
+        }
+        throw new Error('rollback');
+      })
+      .catch((err: unknown) => {
+        if ((err as Error).message !== 'rollback') throw err;
+      });
     return out!;
   }
 
@@ -110,9 +144,16 @@ describe.each(dialects())('import at scale on %s', (dialect) => {
     expect(res.errorCount).toBe(bad.length);
     expect(res.errors.map((e) => e.line)).toEqual(bad.slice(0, MAX_REPORTED));
     expect(res.errors[0]).toEqual({ line: 5, field: null, reason: 'not valid JSON' });
-    expect(res.errors[1]).toEqual({ line: 7, field: 'clienta_id', reason: `clienta_id ${uuid(1, 900_006)} is not a clienta of this clinic nor in the file` });
+    expect(res.errors[1]).toEqual({
+      line: 7,
+      field: 'clienta_id',
+      reason: `clienta_id ${uuid(1, 900_006)} is not a clienta of this clinic nor in the file`,
+    });
     expect(await countTables()).toEqual({ citas: [], llamadas: [], vip: [] });
-    const stored = await database.db.selectFrom('clientas').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const stored = await database.db
+      .selectFrom('clientas')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(0);
   });
 

@@ -24,14 +24,18 @@ const RANGE_PAGE = /^select "c"\."id" from "clientas" as "c" where .*"c"\."nombr
  * PostgreSQL on a test-sized clinic: the trigram index, or any index that finds the clinic's rows
  * (its primary key, or (clinic_id, updated_at, id), which is as good a way to a small clinic).
  */
-const CLINIC_OR = (trigram: RegExp) => new RegExp(`${trigram.source}|Bitmap Index Scan on (clientas_pk|clientas_by_updated)|Index Scan using clientas_pk`);
+const CLINIC_OR = (trigram: RegExp) =>
+  new RegExp(`${trigram.source}|Bitmap Index Scan on (clientas_pk|clientas_by_updated)|Index Scan using clientas_pk`);
 
 /** Index (or FTS table) names each shape's statements must use, per dialect. */
 const EXPECTED: Record<string, { sqlite: Expectation[]; postgres: Expectation[] }> = {
   'citas (default range)': { sqlite: ['citas_by_time', 'citas_por_dia'], postgres: ['citas_by_time', 'citas_por_dia_pk', 'clientas_pk'] },
   'citas estado=confirmada': { sqlite: ['citas_by_estado_time'], postgres: ['citas_by_estado_time'] },
   'citas page 3': { sqlite: ['citas_by_time'], postgres: ['citas_by_time'] },
-  'llamadas (default: last 7 days)': { sqlite: ['llamadas_by_time', 'llamadas_por_dia'], postgres: ['llamadas_by_time', 'llamadas_por_dia_pk'] },
+  'llamadas (default: last 7 days)': {
+    sqlite: ['llamadas_by_time', 'llamadas_por_dia'],
+    postgres: ['llamadas_by_time', 'llamadas_por_dia_pk'],
+  },
   'llamadas resultado=agendada': { sqlite: ['llamadas_by_resultado_time'], postgres: ['llamadas_by_resultado_time'] },
   'llamadas desde+hasta': { sqlite: ['llamadas_by_time'], postgres: ['llamadas_by_time'] },
   'clientas (default)': {
@@ -44,12 +48,23 @@ const EXPECTED: Record<string, { sqlite: Expectation[]; postgres: Expectation[] 
     sqlite: ['COVERING INDEX clientas_by_name_cover', 'sqlite_autoindex_clientas_1 (clinic_id=? AND id=?)'],
     postgres: ['Index Only Scan using clientas_by_name_cover', 'clientas_pk'],
   },
-  'clientas q=garcia lopez (rare: substring index)': { sqlite: ['clientas_fts VIRTUAL TABLE'], postgres: [CLINIC_OR(/clientas_name_trgm/)] },
-  'clientas q=600 12 (phone digits: substring index)': { sqlite: ['clientas_fts VIRTUAL TABLE'], postgres: [CLINIC_OR(/clientas_phone_trgm/)] },
+  'clientas q=garcia lopez (rare: substring index)': {
+    sqlite: ['clientas_fts VIRTUAL TABLE'],
+    postgres: [CLINIC_OR(/clientas_name_trgm/)],
+  },
+  'clientas q=600 12 (phone digits: substring index)': {
+    sqlite: ['clientas_fts VIRTUAL TABLE'],
+    postgres: [CLINIC_OR(/clientas_phone_trgm/)],
+  },
   // The page's ids (not only the count of the range): a seek to the range, no filter, no sort.
   'clientas q=maria, kept counts (names that start with it: range seek)': {
     sqlite: [{ sql: RANGE_PAGE, plan: 'COVERING INDEX clientas_by_name_cover (clinic_id=? AND nombre_norm>? AND nombre_norm<?)' }],
-    postgres: [{ sql: RANGE_PAGE, plan: /Index Only Scan using clientas_by_name_cover[^\n]*\n\s*Index Cond: \(\(clinic_id = .*\) AND \(nombre_norm >= .*\) AND \(nombre_norm < / }],
+    postgres: [
+      {
+        sql: RANGE_PAGE,
+        plan: /Index Only Scan using clientas_by_name_cover[^\n]*\n\s*Index Cond: \(\(clinic_id = .*\) AND \(nombre_norm >= .*\) AND \(nombre_norm < /,
+      },
+    ],
   },
   'clientas q=ez vip=true (short: name walk)': {
     sqlite: ['COVERING INDEX clientas_by_vip_name_cover', 'sqlite_autoindex_clientas_1 (clinic_id=? AND id=?)'],
@@ -116,13 +131,18 @@ describe.each(dialects())('query plans on %s', (dialect) => {
       expect(statements.length).toBeGreaterThan(0);
       const explained: { sql: string; plan: string }[] = [];
       for (const q of statements) {
-        const plan = await explain(database.db, q, { settings: { ...PG_OFF, ...(sortsByDesign(q.sql) || isCount(q.sql) ? PG_SEARCH_OFF : {}) } });
+        const plan = await explain(database.db, q, {
+          settings: { ...PG_OFF, ...(sortsByDesign(q.sql) || isCount(q.sql) ? PG_SEARCH_OFF : {}) },
+        });
         const text = plan.join('\n');
         explained.push({ sql: q.sql, plan: text });
         const where = `${q.sql}\n${text}`;
         if (dialect === 'sqlite') {
           // "SCAN t" alone is a full table scan; "SCAN w" reads the walk's bounded window.
-          expect(plan.filter((l) => /^\s*SCAN (?!w$)\w+$/.test(l)), where).toEqual([]);
+          expect(
+            plan.filter((l) => /^\s*SCAN (?!w$)\w+$/.test(l)),
+            where,
+          ).toEqual([]);
           if (!sortsByDesign(q.sql)) expect(text, where).not.toMatch(/TEMP B-TREE/);
         } else {
           expect(text, where).not.toMatch(/Seq Scan/);
@@ -142,12 +162,20 @@ describe.each(dialects())('query plans on %s', (dialect) => {
   }
 
   // PostgreSQL's own index type: registered for that database only (not a skipped test on SQLite).
-  if (dialect === 'postgres') it('the trigram indexes serve the LIKE forms the search sends', async () => {
-    const needle = (s: string) => `%${s}%`;
-    for (const [column, index, value] of [['nombre_norm', 'clientas_name_trgm', 'garcia lopez'], ['telefono_digits', 'clientas_phone_trgm', '60012']] as const) {
-      const q = sql`select count(*) from clientas c where ${sql.ref(`c.${column}`)} like ${needle(value)} escape '\\'`.compile(database.db);
-      const plan = (await explain(database.db, q, { settings: { enable_seqscan: 'off', enable_indexscan: 'off', enable_indexonlyscan: 'off' } })).join('\n');
-      expect(plan).toContain(`Bitmap Index Scan on ${index}`);
-    }
-  });
+  if (dialect === 'postgres')
+    it('the trigram indexes serve the LIKE forms the search sends', async () => {
+      const needle = (s: string) => `%${s}%`;
+      for (const [column, index, value] of [
+        ['nombre_norm', 'clientas_name_trgm', 'garcia lopez'],
+        ['telefono_digits', 'clientas_phone_trgm', '60012'],
+      ] as const) {
+        const q = sql`select count(*) from clientas c where ${sql.ref(`c.${column}`)} like ${needle(value)} escape '\\'`.compile(
+          database.db,
+        );
+        const plan = (
+          await explain(database.db, q, { settings: { enable_seqscan: 'off', enable_indexscan: 'off', enable_indexonlyscan: 'off' } })
+        ).join('\n');
+        expect(plan).toContain(`Bitmap Index Scan on ${index}`);
+      }
+    });
 });

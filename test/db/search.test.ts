@@ -45,18 +45,48 @@ function expected(rows: ClientaRecord[], q: string | undefined, vip: boolean | u
   const s = q?.trim() ?? '';
   const name = normalizeName(s);
   const digits = s !== '' && looksLikePhone(s) ? phoneDigits(s) : null;
-  const hits = rows.filter((r) =>
-    (vip === undefined || r.vip === vip) &&
-    (s === '' || normalizeName(r.nombre).includes(name) || (digits !== null && phoneDigits(r.telefono).includes(digits))));
+  const hits = rows.filter(
+    (r) =>
+      (vip === undefined || r.vip === vip) &&
+      (s === '' || normalizeName(r.nombre).includes(name) || (digits !== null && phoneDigits(r.telefono).includes(digits))),
+  );
   const key = (r: ClientaRecord) => normalizeName(r.nombre);
   hits.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return hits.map((r) => r.id);
 }
 
 const QUERIES = [
-  'mar', 'maria', 'María José', 'garcia lopez', 'ez', 'a', 'zzz', 'isabel', 'ANA', 'ñandú', 'nandu', '100%', '%_', '_',
-  'quote"', '"', "o'neil", 'back\\sl', 'and or', 'not', 'ü', 'peña and', '600', '34 6', '+34 633 444 55', '(633) 444', '6', '555',
-  'lópez', ' mar ', 'rodriguez sanchez',
+  'mar',
+  'maria',
+  'María José',
+  'garcia lopez',
+  'ez',
+  'a',
+  'zzz',
+  'isabel',
+  'ANA',
+  'ñandú',
+  'nandu',
+  '100%',
+  '%_',
+  '_',
+  'quote"',
+  '"',
+  "o'neil",
+  'back\\sl',
+  'and or',
+  'not',
+  'ü',
+  'peña and',
+  '600',
+  '34 6',
+  '+34 633 444 55',
+  '(633) 444',
+  '6',
+  '555',
+  'lópez',
+  ' mar ',
+  'rodriguez sanchez',
 ];
 
 const TUNINGS: Record<string, Partial<SearchTuning>> = {
@@ -86,12 +116,17 @@ describe.each(dialects())('clientas search on %s', (dialect) => {
     rows = [...demoClientas(11, 1500), ...SPECIAL];
     await seedRecords(database, clinic, rows);
     // Same names in another clinic (different ids): never found from the first one.
-    await seedRecords(database, other, demoClientas(11, 1500).map((r, i) => ({ ...r, id: `0e000001-0000-4000-8000-${String(i).padStart(12, '0')}` })));
+    await seedRecords(
+      database,
+      other,
+      demoClientas(11, 1500).map((r, i) => ({ ...r, id: `0e000001-0000-4000-8000-${String(i).padStart(12, '0')}` })),
+    );
   });
   afterAll(async () => {
     await database?.close();
   });
-  const searchWith = (tuning: Partial<SearchTuning>, totals?: SearchTotals) => new ClientasSearch({ tuning: { ...SEARCH_TUNING, ...tuning }, totals });
+  const searchWith = (tuning: Partial<SearchTuning>, totals?: SearchTotals) =>
+    new ClientasSearch({ tuning: { ...SEARCH_TUNING, ...tuning }, totals });
 
   for (const [name, tuning] of Object.entries(TUNINGS)) {
     it(`matches a plain filter and sort for every query, page and vip filter (${name})`, async () => {
@@ -103,11 +138,26 @@ describe.each(dialects())('clientas search on %s', (dialect) => {
         for (const vip of [undefined, true, false]) {
           const want = expected(rows, q, vip);
           for (const pass of ['counted', 'kept']) {
-            for (const [limit, offset] of [[200, 0], [7, 3], [50, 100], [500, 0], [10, want.length]] as const) {
-              const page = await clientasPage(database.db, ctx(clinic), { q, vip: vip === undefined ? undefined : vip ? 'true' : 'false', limit, offset }, NOW, search);
+            for (const [limit, offset] of [
+              [200, 0],
+              [7, 3],
+              [50, 100],
+              [500, 0],
+              [10, want.length],
+            ] as const) {
+              const page = await clientasPage(
+                database.db,
+                ctx(clinic),
+                { q, vip: vip === undefined ? undefined : vip ? 'true' : 'false', limit, offset },
+                NOW,
+                search,
+              );
               const label = `q=${JSON.stringify(q)} vip=${vip} limit=${limit} offset=${offset} (${pass} total)`;
               expect(page.total, label).toBe(want.length);
-              expect(page.clientas.map((c) => c.id), label).toEqual(want.slice(offset, offset + limit));
+              expect(
+                page.clientas.map((c) => c.id),
+                label,
+              ).toEqual(want.slice(offset, offset + limit));
             }
           }
         }
@@ -124,7 +174,10 @@ describe.each(dialects())('clientas search on %s', (dialect) => {
       await clientasPage(database.db, ctx(clinic), { q }, NOW, search);
       const needle = normalizeName(q);
       const keys = expected(rows, q, undefined).map((id) => normalizeName(rows.find((r) => r.id === id)!.nombre));
-      const kept = totals.get({ clinicId: clinic.id, nameLike: needle, digitsLike: looksLikePhone(q) ? phoneDigits(q) : null, vip: null }, version);
+      const kept = totals.get(
+        { clinicId: clinic.id, nameLike: needle, digitsLike: looksLikePhone(q) ? phoneDigits(q) : null, vip: null },
+        version,
+      );
       const prefix = keys.filter((k) => k.startsWith(needle)).length;
       expect(kept, q).toEqual({
         total: keys.length,

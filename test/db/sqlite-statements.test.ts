@@ -22,7 +22,10 @@ describe('SQLite statements (raw rows built in JS)', () => {
     const db = await memory();
     await sql`insert into t (id, name, note) values (1, 'Ana', null), (2, 'Bea', 'x')`.execute(db);
     const r = await sql<{ id: number; name: string; note: string | null }>`select id, name, note from t order by id`.execute(db);
-    expect(r.rows).toEqual([{ id: 1, name: 'Ana', note: null }, { id: 2, name: 'Bea', note: 'x' }]);
+    expect(r.rows).toEqual([
+      { id: 1, name: 'Ana', note: null },
+      { id: 2, name: 'Bea', note: 'x' },
+    ]);
     expect(Object.getPrototypeOf(r.rows[0])).toBe(Object.prototype);
     expect(Object.keys(r.rows[0]!)).toEqual(['id', 'name', 'note']);
   });
@@ -44,7 +47,10 @@ describe('SQLite statements (raw rows built in JS)', () => {
 
   it('runs writes (changes and insert id) and re-uses a statement with new parameters', async () => {
     const db = await memory();
-    const ins = await db.insertInto('t' as never).values({ id: 7, name: 'Cruz', note: null } as never).executeTakeFirst();
+    const ins = await db
+      .insertInto('t' as never)
+      .values({ id: 7, name: 'Cruz', note: null } as never)
+      .executeTakeFirst();
     expect(ins.numInsertedOrUpdatedRows).toBe(1n);
     expect(ins.insertId).toBe(7n);
     for (const id of [7, 8]) {
@@ -57,7 +63,16 @@ describe('SQLite statements (raw rows built in JS)', () => {
     const db = await memory();
     await sql`insert into t (id, name) values (1, 'a'), (2, 'b'), (3, 'c')`.execute(db);
     const seen: unknown[] = [];
-    for await (const row of db.selectFrom('t' as never).select(['id', 'name'] as never).orderBy('id' as never).stream()) seen.push(row);
-    expect(seen).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }]);
+    for await (const row of db
+      .selectFrom('t' as never)
+      .select(['id', 'name'] as never)
+      .orderBy('id' as never)
+      .stream())
+      seen.push(row);
+    expect(seen).toEqual([
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b' },
+      { id: 3, name: 'c' },
+    ]);
   });
 });

@@ -12,7 +12,8 @@ import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.j
 
 const runs = redisAvailable('failing open under traffic (test/fleet/fail-open.test.ts)');
 
-const DOWN = 'Redis does not answer: rate limits fall back to each instance\'s memory until it answers again (revocations reach other instances within 5 s)';
+const DOWN =
+  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (revocations reach other instances within 5 s)";
 const UP = 'Redis answers: rate limits are shared by every instance';
 const METRICS_TOKEN = 'fail-open-metrics-token-0123456789abcdef';
 
@@ -35,8 +36,10 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     const metrics = await request(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(metrics.status).toBe(200);
     return {
-      ready: ready.status, checks: (JSON.parse(ready.body) as { checks: unknown }).checks,
-      redisUp: sample(metrics.body, 'redis_up'), fallbacks: sample(metrics.body, 'rate_limit_fallbacks_total'),
+      ready: ready.status,
+      checks: (JSON.parse(ready.body) as { checks: unknown }).checks,
+      redisUp: sample(metrics.body, 'redis_up'),
+      fallbacks: sample(metrics.body, 'rate_limit_fallbacks_total'),
     };
   }
 
@@ -64,7 +67,9 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
   beforeAll(async () => {
     redis = await startRedis();
     env = {
-      REDIS_URL: redis.url, RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '1000000',
+      REDIS_URL: redis.url,
+      RATE_LIMIT_RPS: '100000',
+      RATE_LIMIT_BURST: '1000000',
       // A frozen Redis is given up on after 250 ms of silence: well above what a crowded test
       // machine makes a healthy Redis wait for a CPU (a blip would be an outage of its own and
       // blur what is counted here), and short beside the test.
@@ -128,20 +133,29 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
   it('after Redis restarted, a revocation from the CLI still reaches the instance at once', async () => {
     const cli = (argv: string[]) => runCli(['--json', ...argv], { dataDir: server.dataDir, env });
     const clinics = JSON.parse((await cli(['clinics', 'list'])).stdout) as { id: string }[];
-    const created = JSON.parse((await cli(['keys', 'create', '--clinic', clinics[0]!.id, '--name', 'after the restart'])).stdout) as { id: string; key: string };
+    const created = JSON.parse((await cli(['keys', 'create', '--clinic', clinics[0]!.id, '--name', 'after the restart'])).stdout) as {
+      id: string;
+      key: string;
+    };
     const me = () => request(`${server.baseUrl}/api/v1/me`, { key: created.key });
     expect((await me()).status).toBe(200);
     const run = await cli(['keys', 'revoke', created.id]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('reject it now (announced through Redis)');
-    await server.waitForLog((l) => l.msg === 'API key revoked elsewhere: refused here from now on' && l.key === created.id, 5_000, 'the revocation');
+    await server.waitForLog(
+      (l) => l.msg === 'API key revoked elsewhere: refused here from now on' && l.key === created.id,
+      5_000,
+      'the revocation',
+    );
     expect((await me()).status).toBe(401);
   });
 
   it('while Redis is down, a CLI revocation says it was not announced, and the instance refuses the key within 5 s (its key cache)', async () => {
     const cli = (argv: string[]) => runCli(['--json', ...argv], { dataDir: server.dataDir, env });
     const clinics = JSON.parse((await cli(['clinics', 'list'])).stdout) as { id: string }[];
-    const created = JSON.parse((await cli(['keys', 'create', '--clinic', clinics[0]!.id, '--name', 'revoked while Redis is down'])).stdout) as { id: string; key: string };
+    const created = JSON.parse(
+      (await cli(['keys', 'create', '--clinic', clinics[0]!.id, '--name', 'revoked while Redis is down'])).stdout,
+    ) as { id: string; key: string };
     const me = () => request(`${server.baseUrl}/api/v1/me`, { key: created.key });
     expect((await me()).status).toBe(200); // cached as live by the instance
     await redis.stop();
@@ -149,7 +163,9 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
       const run = await cli(['keys', 'revoke', created.id]);
       const revokedAt = Date.now();
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain(`revoked key ${created.id}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds`);
+      expect(run.stderr).toContain(
+        `revoked key ${created.id}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds`,
+      );
       // The key cache (4 s) is the bound now: refused within the contract's 5 s.
       let status = 200;
       while (status === 200 && Date.now() - revokedAt < 5_000) {

@@ -14,12 +14,24 @@ import { loadConfig } from '../../src/config.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { runCli } from '../cli/in-process.js';
 import { newPgDatabaseUrl } from '../helpers/db.js';
-import { DEMO_KEY_RE, DEMO_PASSWORD_RE, request, startInstances, statusCounts, stopAllInstances, type Answer, type Instance } from '../helpers/fleet.js';
+import {
+  DEMO_KEY_RE,
+  DEMO_PASSWORD_RE,
+  request,
+  startInstances,
+  statusCounts,
+  stopAllInstances,
+  type Answer,
+  type Instance,
+} from '../helpers/fleet.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
 
 const PEPPER = 'fleet-test-pepper-0123456789abcdefghijklmnop';
 const hasPostgres = inject('pgAdminUrl') !== null;
-if (!hasPostgres) process.stdout.write('SKIPPED the fleet tests (test/fleet/fleet.test.ts): they run on PostgreSQL, and this run has none (TEST_SQLITE_ONLY=1)\n');
+if (!hasPostgres)
+  process.stdout.write(
+    'SKIPPED the fleet tests (test/fleet/fleet.test.ts): they run on PostgreSQL, and this run has none (TEST_SQLITE_ONLY=1)\n',
+  );
 const runs = redisAvailable('the fleet tests (test/fleet/fleet.test.ts)') && hasPostgres;
 
 describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => {
@@ -44,9 +56,14 @@ describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => 
   beforeAll(async () => {
     redis = await startRedis();
     env = {
-      DATABASE_URL: await newPgDatabaseUrl(), API_KEY_PEPPER: PEPPER, REDIS_URL: redis.url,
+      DATABASE_URL: await newPgDatabaseUrl(),
+      API_KEY_PEPPER: PEPPER,
+      REDIS_URL: redis.url,
       // Per key: bursts of 100, then 1 a second. Failed authentications: 10, then 1 a second.
-      RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '100', AUTH_FAIL_RPS: '1', AUTH_FAIL_BURST: '10',
+      RATE_LIMIT_RPS: '1',
+      RATE_LIMIT_BURST: '100',
+      AUTH_FAIL_RPS: '1',
+      AUTH_FAIL_BURST: '10',
       // This test is about sharing, on a test machine shared with other runs: three servers, a
       // database and the test itself on two cores can leave Redis without a CPU for tens of
       // milliseconds, which the default 10 ms would count as an outage and limit in memory
@@ -68,7 +85,14 @@ describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => 
     expect(DEMO_KEY_RE.exec(banners[0]!.output())?.[1]).toBeTruthy();
     [, ownerEmail, ownerPassword] = DEMO_PASSWORD_RE.exec(banners[0]!.output())! as unknown as [string, string, string];
     const count = async (table: 'clinics' | 'users' | 'api_keys') =>
-      Number((await rt.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await rt.database.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect([await count('clinics'), await count('users'), await count('api_keys')]).toEqual([1, 1, 1]);
     clinicId = (await rt.database.db.selectFrom('clinics').select('id').executeTakeFirstOrThrow()).id;
     for (const i of [a, b, c]) {
@@ -166,8 +190,15 @@ describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => 
       await send(n % 2 === 0 ? a : b, 'both', n);
     }
     const stored = async (which: keyof typeof keys) => {
-      const rows = await rt.database.db.selectFrom('api_key_usage').select(['status_class', 'n']).where('key_id', '=', keys[which].id).execute();
-      return { total: rows.reduce((s, r) => s + Number(r.n), 0), errors: rows.filter((r) => r.status_class === '4xx').reduce((s, r) => s + Number(r.n), 0) };
+      const rows = await rt.database.db
+        .selectFrom('api_key_usage')
+        .select(['status_class', 'n'])
+        .where('key_id', '=', keys[which].id)
+        .execute();
+      return {
+        total: rows.reduce((s, r) => s + Number(r.n), 0),
+        errors: rows.filter((r) => r.status_class === '4xx').reduce((s, r) => s + Number(r.n), 0),
+      };
     };
     // Counted in memory, written every 30 s and on close: A writes all of its counts as it exits.
     a.signal('SIGTERM');
@@ -192,7 +223,10 @@ function csrfOf(html: string): string {
 /** Just enough of a browser for the dashboard's forms: cookies, from one address. */
 class Browser {
   private readonly cookies = new Map<string, string>();
-  constructor(private readonly base: string, private readonly from: string) {}
+  constructor(
+    private readonly base: string,
+    private readonly from: string,
+  ) {}
 
   private keep(res: Answer): Answer {
     const lines = res.headers['set-cookie'] ?? [];
@@ -215,10 +249,14 @@ class Browser {
   }
 
   async post(path: string, form: Record<string, string>): Promise<Answer> {
-    return this.keep(await request(this.base + path, {
-      method: 'POST', from: this.from, body: new URLSearchParams(form).toString(),
-      headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
-    }));
+    return this.keep(
+      await request(this.base + path, {
+        method: 'POST',
+        from: this.from,
+        body: new URLSearchParams(form).toString(),
+        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    );
   }
 
   async signIn(email: string, password: string): Promise<Answer> {

@@ -13,10 +13,10 @@ import { FLUSH_MS, LOCAL_MIN_BURST, RateLimiters } from '../../src/services/shar
 import { until } from '../helpers/receiver.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
 
-const runs = redisAvailable('the shared limiter\'s local view (test/fleet/local-view.test.ts)');
+const runs = redisAvailable("the shared limiter's local view (test/fleet/local-view.test.ts)");
 const SLOW = 0.001;
 
-describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
+describe.skipIf(!runs)("the shared limiter's local view of a bucket", () => {
   let redis: RedisServer;
   let raw: ReturnType<typeof createClient>;
   const links: RedisLink[] = [];
@@ -88,7 +88,7 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     expect(fleet.health()).toEqual({ redis: 'up', fallbacks: 0 });
   });
 
-  it('a busy key is told at half the instance\'s share, without waiting for the timer', async () => {
+  it("a busy key is told at half the instance's share, without waiting for the timer", async () => {
     // A timer of a minute: whatever Redis counts within the test was told early.
     const fleet = await instance(60_000);
     const name = `busy${++made}`;
@@ -101,7 +101,10 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     // The request that reaches half the share, decided on the view: answered before any I/O
     // (a decision asked of Redis could not be), so what Redis counts next was told early.
     let local = false;
-    const last = l.consume('k').then((d) => { local = true; return d; });
+    const last = l.consume('k').then((d) => {
+      local = true;
+      return d;
+    });
     for (let i = 0; i < 10; i++) await Promise.resolve();
     expect(local).toBe(true);
     expect((await last).allowed).toBe(true);
@@ -117,7 +120,12 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     // 300 requests in one go: those decided on the view are answered before any I/O, the others
     // wait for Redis. The calls told early are in flight meanwhile, and still count against the share.
     let settled = 0;
-    const all = Array.from({ length: 300 }, () => l.consume('k').then((d) => { settled++; return d.allowed; }));
+    const all = Array.from({ length: 300 }, () =>
+      l.consume('k').then((d) => {
+        settled++;
+        return d.allowed;
+      }),
+    );
     for (let i = 0; i < 10; i++) await Promise.resolve();
     expect(settled).toBe(share);
     expect((await Promise.all(all)).every(Boolean)).toBe(true);
@@ -125,7 +133,7 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     expect(await counted(name)).toBe(301);
   });
 
-  it('near the limit every decision is Redis\': exactly the burst passes, across two instances', async () => {
+  it("near the limit every decision is Redis': exactly the burst passes, across two instances", async () => {
     const name = `near${++made}`;
     const a = (await instance()).make(name, SLOW, 100);
     const b = (await instance()).make(name, SLOW, 100);
@@ -144,7 +152,7 @@ describe.skipIf(!runs)('the shared limiter\'s local view of a bucket', () => {
     expect(await counted(name)).toBe(allowed);
   });
 
-  it('views made stale by other instances let through at most a tenth of the burst beyond it, whatever the fleet\'s size', async () => {
+  it("views made stale by other instances let through at most a tenth of the burst beyond it, whatever the fleet's size", async () => {
     const name = `stale${++made}`;
     const fleets = [await instance(), await instance(), await instance()];
     const [a, b, c] = fleets.map((f) => f.make(name, SLOW, 100)) as [RateLimiter, RateLimiter, RateLimiter];

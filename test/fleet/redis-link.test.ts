@@ -47,7 +47,8 @@ describe.skipIf(!runs)('RedisLink and the shared limiters when Redis goes away',
     return { link, events, limiters: new RateLimiters(link) };
   }
 
-  const take = (l: RateLimiter, n: number, key = 'k'): Promise<RateDecision[]> => Promise.all(Array.from({ length: n }, () => l.consume(key)));
+  const take = (l: RateLimiter, n: number, key = 'k'): Promise<RateDecision[]> =>
+    Promise.all(Array.from({ length: n }, () => l.consume(key)));
   const allowed = (ds: RateDecision[]) => ds.filter((d) => d.allowed).length;
 
   it('killed: decisions fall back to memory at once and are counted; reported once; back on Redis when it returns', async () => {
@@ -154,7 +155,7 @@ describe.skipIf(!runs)('RedisLink and the shared limiters when Redis goes away',
     }
   });
 
-  it('publishing: false at once from a running link while Redis is down; a CLI\'s link connects first, within its budget', async () => {
+  it("publishing: false at once from a running link while Redis is down; a CLI's link connects first, within its budget", async () => {
     const { link } = await linked();
     expect(await link.publish('clinic-api:test', 'hello', 2_000)).toBe(true);
     await redis.kill();

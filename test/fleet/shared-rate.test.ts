@@ -18,7 +18,10 @@ const BURST = 40;
 const LOAD_MS = 3_000;
 
 const hasPostgres = inject('pgAdminUrl') !== null;
-if (!hasPostgres) process.stdout.write('SKIPPED the shared rate test (test/fleet/shared-rate.test.ts): it runs on PostgreSQL, and this run has none (TEST_SQLITE_ONLY=1)\n');
+if (!hasPostgres)
+  process.stdout.write(
+    'SKIPPED the shared rate test (test/fleet/shared-rate.test.ts): it runs on PostgreSQL, and this run has none (TEST_SQLITE_ONLY=1)\n',
+  );
 const runs = redisAvailable('the shared rate test (test/fleet/shared-rate.test.ts)') && hasPostgres;
 
 describe.skipIf(!runs)('two instances on one Redis hold one key to the configured rate', () => {
@@ -28,13 +31,17 @@ describe.skipIf(!runs)('two instances on one Redis hold one key to the configure
   beforeAll(async () => {
     redis = await startRedis();
     pair = await startInstances(['A', 'B'], {
-      DATABASE_URL: await newPgDatabaseUrl(), API_KEY_PEPPER: 'shared-rate-test-pepper-0123456789abcdefghij', REDIS_URL: redis.url,
-      RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST),
+      DATABASE_URL: await newPgDatabaseUrl(),
+      API_KEY_PEPPER: 'shared-rate-test-pepper-0123456789abcdefghij',
+      REDIS_URL: redis.url,
+      RATE_LIMIT_RPS: String(RATE),
+      RATE_LIMIT_BURST: String(BURST),
       // As in fleet.test.ts: a crowded two-core machine must not turn a slow answer into an
       // outage (limited in memory meanwhile); failing open is tested in fail-open.test.ts.
       REDIS_TIMEOUT_MS: '250',
     });
-    for (const i of pair) await i.waitForLog((l) => l.msg === 'Redis answers: rate limits are shared by every instance', 10_000, 'Redis answering');
+    for (const i of pair)
+      await i.waitForLog((l) => l.msg === 'Redis answers: rate limits are shared by every instance', 10_000, 'Redis answering');
   });
   afterAll(async () => {
     await stopAllInstances();

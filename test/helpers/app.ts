@@ -24,7 +24,10 @@ export const TEST_PEPPER = 'test-pepper-0123456789abcdefghijklmnopqrstuvwxyz';
  * a 503 would then fail an unrelated test; the overload tests turn it on with their own values.
  */
 export const TEST_ENV: Record<string, string> = {
-  DATA_DIR: '/nonexistent-test-data-dir', API_KEY_PEPPER: TEST_PEPPER, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_USED_MB: '0',
+  DATA_DIR: '/nonexistent-test-data-dir',
+  API_KEY_PEPPER: TEST_PEPPER,
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+  OVERLOAD_MAX_HEAP_USED_MB: '0',
 };
 
 export interface TestApp {
@@ -42,10 +45,19 @@ export interface TestApp {
 }
 
 /** Writes records as an import does (upserts, with events), at `nowMs` (default: the fixtures' now). */
-export async function seedRecords(database: Database, clinic: Clinic, records: Iterable<ImportRecord>, nowMs = FIXTURE_NOW_MS): Promise<void> {
+export async function seedRecords(
+  database: Database,
+  clinic: Clinic,
+  records: Iterable<ImportRecord>,
+  nowMs = FIXTURE_NOW_MS,
+): Promise<void> {
   await database.writeTransaction(async (trx) => {
     if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const writer = new RecordWriter(trx, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, { now: () => nowMs });
+    const writer = new RecordWriter(
+      trx,
+      { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
+      { now: () => nowMs },
+    );
     for (const r of records) await writer.add(r);
     await writer.finish();
   });
@@ -55,9 +67,20 @@ export async function seedRecords(database: Database, clinic: Clinic, records: I
 export type AppExtras = Pick<AppDeps, 'logStream' | 'metrics' | 'overloadSampleIntervalMs'>;
 
 /** The real app on `database`, with real limiters from `config`, silent logs (unless a logStream is given), ready for inject. */
-export async function appFor(config: Config, database: Database, keys: KeyService, now: () => number, extras: AppExtras = {}): Promise<FastifyInstance> {
+export async function appFor(
+  config: Config,
+  database: Database,
+  keys: KeyService,
+  now: () => number,
+  extras: AppExtras = {},
+): Promise<FastifyInstance> {
   const app = await buildApp({
-    config, database, keys, now, ...(extras.logStream ? {} : { logger: false }), ...extras,
+    config,
+    database,
+    keys,
+    now,
+    ...(extras.logStream ? {} : { logger: false }),
+    ...extras,
     limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
     authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
   });
@@ -79,8 +102,16 @@ export async function buildTestApp(dialect: Dialect, opts: TestAppOptions = {}):
   const now = () => clock.now;
   const keys = new KeyService(database.db, { pepper: TEST_PEPPER, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, now });
 
-  const clinicA = await createClinic(database.db, { name: 'Clínica Uno', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' }, clock.now);
-  const clinicB = await createClinic(database.db, { name: 'Clínica Dos', timezone: 'America/Mexico_City', currency: 'MXN', plan: 'enterprise' }, clock.now);
+  const clinicA = await createClinic(
+    database.db,
+    { name: 'Clínica Uno', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' },
+    clock.now,
+  );
+  const clinicB = await createClinic(
+    database.db,
+    { name: 'Clínica Dos', timezone: 'America/Mexico_City', currency: 'MXN', plan: 'enterprise' },
+    clock.now,
+  );
   if (opts.seed !== false) {
     await seedRecords(database, clinicA, clinicARecords());
     await seedRecords(database, clinicB, clinicBRecords());
@@ -88,9 +119,21 @@ export async function buildTestApp(dialect: Dialect, opts: TestAppOptions = {}):
   const keyA = (await keys.create({ clinicId: clinicA.id, name: 'A', expiresAt: null, createdBy: null })).key;
   const keyB = (await keys.create({ clinicId: clinicB.id, name: 'B', expiresAt: null, createdBy: null })).key;
 
-  const app = await appFor(config, database, keys, now, { logStream: opts.logStream, metrics: opts.metrics, overloadSampleIntervalMs: opts.overloadSampleIntervalMs });
+  const app = await appFor(config, database, keys, now, {
+    logStream: opts.logStream,
+    metrics: opts.metrics,
+    overloadSampleIntervalMs: opts.overloadSampleIntervalMs,
+  });
   return {
-    app, database, keys, config, clinicA, clinicB, keyA, keyB, clock,
+    app,
+    database,
+    keys,
+    config,
+    clinicA,
+    clinicB,
+    keyA,
+    keyB,
+    clock,
     close: async () => {
       await app.close();
       await database.close();

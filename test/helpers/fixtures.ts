@@ -21,25 +21,52 @@ type Over = Partial<Record<string, unknown>>;
 /** A clienta of the import format; `over` replaces any field (vip, email, idioma...). */
 export function clientaRecord(id: string, nombre: string, telefono: string, over: Over = {}): ImportRecord {
   return {
-    type: 'clienta', id, nombre, telefono, email: null, idioma: 'es', vip: false, cliente_desde: '2024-05-10',
-    created_at: ts('2024-05-10T10:00:00+02:00'), ...over,
+    type: 'clienta',
+    id,
+    nombre,
+    telefono,
+    email: null,
+    idioma: 'es',
+    vip: false,
+    cliente_desde: '2024-05-10',
+    created_at: ts('2024-05-10T10:00:00+02:00'),
+    ...over,
   } as ImportRecord;
 }
 
 /** A cita at `fecha` (RFC 3339 with offset); `over` replaces any field. */
 export function citaRecord(id: string, clientaId: string, fecha: string, over: Over = {}): ImportRecord {
   return {
-    type: 'cita', id, clienta_id: clientaId, fecha_hora: ts(fecha), servicio: 'Limpieza facial', duracion_min: 60, precio_cents: 5550,
-    estado: 'confirmada', profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: null,
-    created_at: ts('2026-03-01T09:00:00+01:00'), ...over,
+    type: 'cita',
+    id,
+    clienta_id: clientaId,
+    fecha_hora: ts(fecha),
+    servicio: 'Limpieza facial',
+    duracion_min: 60,
+    precio_cents: 5550,
+    estado: 'confirmada',
+    profesional_nombre: 'Laura Martín',
+    sede_nombre: 'Sede Centro',
+    notas: null,
+    created_at: ts('2026-03-01T09:00:00+01:00'),
+    ...over,
   } as ImportRecord;
 }
 
 /** A llamada at `fecha` (clientaId null: an unknown caller); `over` replaces any field. */
 export function llamadaRecord(id: string, clientaId: string | null, fecha: string, over: Over = {}): ImportRecord {
   return {
-    type: 'llamada', id, clienta_id: clientaId, fecha_hora: ts(fecha), cliente_nombre: null, telefono_caller: '+34600123456',
-    duracion_segundos: 95, resultado: 'info', idioma: 'es', created_at: ts(fecha), ...over,
+    type: 'llamada',
+    id,
+    clienta_id: clientaId,
+    fecha_hora: ts(fecha),
+    cliente_nombre: null,
+    telefono_caller: '+34600123456',
+    duracion_segundos: 95,
+    resultado: 'info',
+    idioma: 'es',
+    created_at: ts(fecha),
+    ...over,
   } as ImportRecord;
 }
 
@@ -59,10 +86,12 @@ const clienta = clientaRecord;
 
 // The fixtures' citas and llamadas are numbered in the order they are made.
 let citaN = 0;
-const cita = (prefix: 'a' | 'b', clientaId: string, fecha: string, over: Over = {}) => citaRecord(uid(prefix, 2, ++citaN), clientaId, fecha, over);
+const cita = (prefix: 'a' | 'b', clientaId: string, fecha: string, over: Over = {}) =>
+  citaRecord(uid(prefix, 2, ++citaN), clientaId, fecha, over);
 
 let callN = 0;
-const llamada = (prefix: 'a' | 'b', clientaId: string | null, fecha: string, over: Over = {}) => llamadaRecord(uid(prefix, 3, ++callN), clientaId, fecha, over);
+const llamada = (prefix: 'a' | 'b', clientaId: string | null, fecha: string, over: Over = {}) =>
+  llamadaRecord(uid(prefix, 3, ++callN), clientaId, fecha, over);
 
 /** Citas of clinic A by name, so tests can refer to them. */
 export const citasA: Record<string, ImportRecord> = {};

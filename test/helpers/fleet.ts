@@ -55,8 +55,14 @@ function load(name: string, env: Record<string, string>): Pending {
     // fleet.test.ts's tests that way (/me, the dashboard, the usage counts), though none of them is about
     // overload; a test may still turn it on in `env`.
     env: {
-      PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
-      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env,
+      PATH: process.env.PATH ?? '',
+      TZ: 'UTC',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -72,33 +78,47 @@ function load(name: string, env: Record<string, string>): Pending {
   proc.stdout!.on('data', onText);
   proc.stderr!.on('data', onText);
   let done = false;
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => {
-    done = true;
-    children.delete(proc);
-    for (const l of listeners) l();
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code) => {
+      done = true;
+      children.delete(proc);
+      for (const l of listeners) l();
+      resolve(code);
+    }),
+  );
   const logs = () => parseLogLines(text);
-  const waitForLog = (match: (line: LogLine) => boolean, ms = 30_000, what = 'a log line', since = 0) => new Promise<LogLine>((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`${name}: no ${what} within ${ms} ms; output:\n${text.slice(-3000)}`)), ms);
-    const check = () => {
-      const hit = logs().slice(since).find(match);
-      if (hit) finish(null, hit);
-      else if (done) finish(new Error(`${name} exited before ${what}; output:\n${text.slice(-3000)}`));
-    };
-    function finish(err: Error | null, line?: LogLine) {
-      clearTimeout(timer);
-      listeners.delete(check);
-      if (err) reject(err);
-      else resolve(line!);
-    }
-    listeners.add(check);
-    check();
-  });
+  const waitForLog = (match: (line: LogLine) => boolean, ms = 30_000, what = 'a log line', since = 0) =>
+    new Promise<LogLine>((resolve, reject) => {
+      const timer = setTimeout(() => finish(new Error(`${name}: no ${what} within ${ms} ms; output:\n${text.slice(-3000)}`)), ms);
+      const check = () => {
+        const hit = logs().slice(since).find(match);
+        if (hit) finish(null, hit);
+        else if (done) finish(new Error(`${name} exited before ${what}; output:\n${text.slice(-3000)}`));
+      };
+      function finish(err: Error | null, line?: LogLine) {
+        clearTimeout(timer);
+        listeners.delete(check);
+        if (err) reject(err);
+        else resolve(line!);
+      }
+      listeners.add(check);
+      check();
+    });
   const instance: Instance = {
-    name, pid: proc.pid!, dataDir, baseUrl: '', output: () => text, logs, waitForLog, exited,
-    signal: (sig) => { if (!done) proc.kill(sig); },
-    kill: () => { if (!done) proc.kill('SIGKILL'); },
+    name,
+    pid: proc.pid!,
+    dataDir,
+    baseUrl: '',
+    output: () => text,
+    logs,
+    waitForLog,
+    exited,
+    signal: (sig) => {
+      if (!done) proc.kill(sig);
+    },
+    kill: () => {
+      if (!done) proc.kill('SIGKILL');
+    },
   };
   const ready = new Promise<void>((resolve, reject) => {
     const check = () => {
@@ -121,11 +141,13 @@ export async function startInstances(names: string[], env: Record<string, string
   const pending = names.map((n) => load(n, env));
   await Promise.all(pending.map((p) => p.ready));
   for (const p of pending) p.go();
-  return Promise.all(pending.map(async ({ instance }) => {
-    const line = await instance.waitForLog((l) => l.msg === 'clinic-api listening', 60_000, '"clinic-api listening"');
-    instance.baseUrl = String(line.address);
-    return instance;
-  }));
+  return Promise.all(
+    pending.map(async ({ instance }) => {
+      const line = await instance.waitForLog((l) => l.msg === 'clinic-api listening', 60_000, '"clinic-api listening"');
+      instance.baseUrl = String(line.address);
+      return instance;
+    }),
+  );
 }
 
 /** Kills every instance still running and removes their DATA_DIRs (afterAll). */
@@ -158,14 +180,19 @@ export interface Answer {
  * One request over a keep-alive-free connection. `from` is the client's address (any 127.x.y.z
  * reaches a server on 127.0.0.1), so that tests of per-address limits do not spend each other's.
  */
-export function request(url: string, opts: { key?: string; from?: string; method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+export function request(
+  url: string,
+  opts: { key?: string; from?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     const req = http.request(url, { method: opts.method ?? 'GET', headers, localAddress: opts.from, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
+      res.on('data', (c: string) => {
+        body += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       res.on('error', reject);
     });
@@ -189,7 +216,11 @@ export class Traffic {
   private loops: Promise<void>[] = [];
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly url: string, private readonly key: string, private readonly concurrency = 4) {}
+  constructor(
+    private readonly url: string,
+    private readonly key: string,
+    private readonly concurrency = 4,
+  ) {}
 
   start(): void {
     this.running = true;
@@ -211,7 +242,11 @@ export class Traffic {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.listeners.delete(check);
-        reject(new Error(`${n} more requests did not complete within ${ms} ms (${this.statuses.length + this.failures.length - target + n} did)`));
+        reject(
+          new Error(
+            `${n} more requests did not complete within ${ms} ms (${this.statuses.length + this.failures.length - target + n} did)`,
+          ),
+        );
       }, ms);
       const check = () => {
         if (this.statuses.length + this.failures.length < target) return;

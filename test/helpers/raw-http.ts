@@ -26,17 +26,20 @@ export function connect(port: number, opts: { localAddress?: string } = {}): Pro
     });
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', () => {}); // a reset shows as 'close'
-    socket.once('connect', () => resolve({
-      socket,
-      received: () => Buffer.concat(chunks),
-      closed,
-      isClosed: () => done,
-      write: (data) => new Promise<void>((res) => {
-        if (socket.destroyed) return res();
-        socket.write(data, () => res());
+    socket.once('connect', () =>
+      resolve({
+        socket,
+        received: () => Buffer.concat(chunks),
+        closed,
+        isClosed: () => done,
+        write: (data) =>
+          new Promise<void>((res) => {
+            if (socket.destroyed) return res();
+            socket.write(data, () => res());
+          }),
+        destroy: () => socket.destroy(),
       }),
-      destroy: () => socket.destroy(),
-    }));
+    );
     socket.once('error', reject);
   });
 }
@@ -60,12 +63,18 @@ export function parseResponse(raw: Buffer | string): ParsedResponse | null {
     headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
   }
   const length = Number(headers['content-length'] ?? 0);
-  const body = Buffer.from(text.slice(end + 4), 'latin1').subarray(0, length).toString('utf8');
+  const body = Buffer.from(text.slice(end + 4), 'latin1')
+    .subarray(0, length)
+    .toString('utf8');
   return { status, headers, body };
 }
 
 /** Sends `data`, then waits for the server to close; the first response, or null. */
-export async function exchange(port: number, data: string | Buffer, opts: { localAddress?: string; timeoutMs?: number } = {}): Promise<{ response: ParsedResponse | null; raw: Buffer }> {
+export async function exchange(
+  port: number,
+  data: string | Buffer,
+  opts: { localAddress?: string; timeoutMs?: number } = {},
+): Promise<{ response: ParsedResponse | null; raw: Buffer }> {
   const c = await connect(port, opts);
   await c.write(data);
   const timer = setTimeout(() => c.destroy(), opts.timeoutMs ?? 5_000);

@@ -29,7 +29,12 @@ export interface Receiver {
 export async function startReceiver(path = '/hook', answer: Receiver['answer'] = () => ({ status: 200 }), port = 0): Promise<Receiver> {
   const held = new Set<http.ServerResponse>();
   const rec: Receiver = {
-    url: '', port: 0, received: [], answered: [], answer, open: 0,
+    url: '',
+    port: 0,
+    received: [],
+    answered: [],
+    answer,
+    open: 0,
     close: async () => {
       for (const res of held) res.socket?.destroy();
       server.closeAllConnections();
@@ -44,7 +49,9 @@ export async function startReceiver(path = '/hook', answer: Receiver['answer'] =
       let parsed: { id?: string; tipo?: string } = {};
       try {
         parsed = JSON.parse(body) as typeof parsed;
-      } catch { /* recorded as is */ }
+      } catch {
+        /* recorded as is */
+      }
       const r: Received = { headers: req.headers, body, id: parsed.id ?? '', tipo: parsed.tipo ?? '' };
       rec.received.push(r);
       const a = rec.answer(r, rec.received.length);
@@ -56,8 +63,12 @@ export async function startReceiver(path = '/hook', answer: Receiver['answer'] =
       });
       // The sender went away (killed) before the answer: it never saw one, so it does not count.
       let senderGone = false;
-      req.socket.once('end', () => { senderGone = true; });
-      req.socket.once('close', () => { senderGone = true; });
+      req.socket.once('end', () => {
+        senderGone = true;
+      });
+      req.socket.once('close', () => {
+        senderGone = true;
+      });
       res.on('finish', () => {
         if (!senderGone) rec.answered.push(r);
       });

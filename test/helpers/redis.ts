@@ -9,7 +9,9 @@ export const HAS_REDIS = findRedisServer() !== null;
 /** Prints why `what` is skipped when there is no redis-server; returns whether it can run. */
 export function redisAvailable(what: string): boolean {
   if (!HAS_REDIS) {
-    process.stdout.write(`SKIPPED ${what}: redis-server is not installed (Debian: apt-get install redis-server; or set REDIS_SERVER to its path)\n`);
+    process.stdout.write(
+      `SKIPPED ${what}: redis-server is not installed (Debian: apt-get install redis-server; or set REDIS_SERVER to its path)\n`,
+    );
   }
   return HAS_REDIS;
 }

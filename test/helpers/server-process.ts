@@ -37,12 +37,20 @@ export interface StartServerOptions {
 export async function startServerProcess(opts: StartServerOptions = {}): Promise<ServerProcess> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
   const env = { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...opts.env };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8');
-  child.stdout!.on('data', (s: string) => { text += s; });
-  child.stderr!.on('data', (s: string) => { text += s; });
+  child.stdout!.on('data', (s: string) => {
+    text += s;
+  });
+  child.stderr!.on('data', (s: string) => {
+    text += s;
+  });
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -64,12 +72,17 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
     if (m && text.includes('clinic-api listening')) {
       const port = Number(m[2]);
       return {
-        pid: child.pid!, port, baseUrl: `http://127.0.0.1:${port}`, key: m[1]!,
+        pid: child.pid!,
+        port,
+        baseUrl: `http://127.0.0.1:${port}`,
+        key: m[1]!,
         output: () => text,
         logs: () => parseLogLines(text),
         exited,
         alive: () => !done,
-        signal: (sig) => { if (!done) child.kill(sig); },
+        signal: (sig) => {
+          if (!done) child.kill(sig);
+        },
         kill,
       };
     }

@@ -13,8 +13,12 @@ const FIXED_ID = 'auth-test-1';
 
 describe.each(dialects())('authentication on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   const withAuth = (path: string, authorization: string) =>
@@ -32,7 +36,10 @@ describe.each(dialects())('authentication on %s', (dialect) => {
     const revoked = await t.keys.create({ clinicId: t.clinicA.id, name: 'revoked', expiresAt: null, createdBy: null });
     await t.keys.revoke(t.clinicA.id, revoked.id);
     const expired = await t.keys.create({
-      clinicId: t.clinicA.id, name: 'expired', expiresAt: Math.floor(t.clock.now / 1000) - 1, createdBy: null,
+      clinicId: t.clinicA.id,
+      name: 'expired',
+      expiresAt: Math.floor(t.clock.now / 1000) - 1,
+      createdBy: null,
     });
     const headers = [
       `Basic ${Buffer.from('user:pass').toString('base64')}`,
@@ -112,7 +119,9 @@ describe.each(dialects())('authentication on %s', (dialect) => {
     expect(all.map((r) => r.id.slice(0, 2))).toEqual(['0b', '0b', '0b', '0b']);
     // A key created later for B reads the same
     const k = await t.keys.create({ clinicId: t.clinicB.id, name: 'B2', expiresAt: null, createdBy: null });
-    expect((await ok(t, '/api/v1/clientas', { key: k.key })).clientas.map((c: { nombre: string }) => c.nombre)).toEqual(['María Fernández']);
+    expect((await ok(t, '/api/v1/clientas', { key: k.key })).clientas.map((c: { nombre: string }) => c.nombre)).toEqual([
+      'María Fernández',
+    ]);
   });
 
   it('records last_used_at when a key is used, without writing on every request', async () => {
@@ -131,7 +140,11 @@ describe.each(dialects())('authentication on %s', (dialect) => {
     const now = () => t.clock.now;
     const keys2 = new KeyService(t.database.db, { pepper: TEST_PEPPER, prefix: t.config.apiKeyPrefix, apiPlans: t.config.apiPlans, now });
     const app2 = await buildApp({
-      config: t.config, database: t.database, keys: keys2, now, logger: false,
+      config: t.config,
+      database: t.database,
+      keys: keys2,
+      now,
+      logger: false,
       limiter: new MemoryGcraLimiter(t.config.rateLimitRps, t.config.rateLimitBurst),
       authFailLimiter: new MemoryGcraLimiter(t.config.authFailRps, t.config.authFailBurst),
     });

@@ -16,7 +16,13 @@ interface Cita {
   estado: string;
   notas: string | null;
 }
-interface CitasBody { citas: Cita[]; total: number; rango: { desde: string; hasta: string }; limit: number; offset: number }
+interface CitasBody {
+  citas: Cita[];
+  total: number;
+  rango: { desde: string; hasta: string };
+  limit: number;
+  offset: number;
+}
 
 const WHOLE_YEAR = 'desde=2026-01-01&hasta=2026-12-31';
 // All 13 citas of clinic A in (fecha_hora, id) order: the past one (13), then 1..12.
@@ -24,8 +30,12 @@ const ALL_IN_ORDER = [13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map(citaA);
 
 describe.each(dialects())('GET /api/v1/citas on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   const citas = (qs = '', key?: string) => ok<CitasBody>(t, `/api/v1/citas${qs ? `?${qs}` : ''}`, { key });
@@ -45,16 +55,36 @@ describe.each(dialects())('GET /api/v1/citas on %s', (dialect) => {
     const body = await citas('desde=2026-03-28&hasta=2026-03-28');
     expect(body.citas).toStrictEqual([
       {
-        id: citaA(2), fecha_hora: '2026-03-28T09:00:00+01:00', cliente_nombre: 'María José Núñez', telefono: '+34600123456',
-        servicio: 'Limpieza facial', duracion_min: 60, precio: 25.5, moneda: 'EUR', estado: 'confirmada',
-        profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: 'Alergia al látex',
-        created_at: '2026-03-01T09:00:00+01:00', updated_at: '2026-03-28T13:00:00+01:00',
+        id: citaA(2),
+        fecha_hora: '2026-03-28T09:00:00+01:00',
+        cliente_nombre: 'María José Núñez',
+        telefono: '+34600123456',
+        servicio: 'Limpieza facial',
+        duracion_min: 60,
+        precio: 25.5,
+        moneda: 'EUR',
+        estado: 'confirmada',
+        profesional_nombre: 'Laura Martín',
+        sede_nombre: 'Sede Centro',
+        notas: 'Alergia al látex',
+        created_at: '2026-03-01T09:00:00+01:00',
+        updated_at: '2026-03-28T13:00:00+01:00',
       },
       {
-        id: citaA(3), fecha_hora: '2026-03-28T09:00:00+01:00', cliente_nombre: 'Mario Pérez', telefono: '+34611222333',
-        servicio: 'Limpieza facial', duracion_min: 60, precio: 55.5, moneda: 'EUR', estado: 'pendiente',
-        profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: null,
-        created_at: '2026-03-01T09:00:00+01:00', updated_at: '2026-03-28T13:00:00+01:00',
+        id: citaA(3),
+        fecha_hora: '2026-03-28T09:00:00+01:00',
+        cliente_nombre: 'Mario Pérez',
+        telefono: '+34611222333',
+        servicio: 'Limpieza facial',
+        duracion_min: 60,
+        precio: 55.5,
+        moneda: 'EUR',
+        estado: 'pendiente',
+        profesional_nombre: 'Laura Martín',
+        sede_nombre: 'Sede Centro',
+        notas: null,
+        created_at: '2026-03-01T09:00:00+01:00',
+        updated_at: '2026-03-28T13:00:00+01:00',
       },
     ]);
     expect(body.total).toBe(2);
@@ -64,8 +94,14 @@ describe.each(dialects())('GET /api/v1/citas on %s', (dialect) => {
     const body = await citas('desde=2026-02-10&hasta=2026-02-10');
     expect(body.citas).toHaveLength(1);
     expect(body.citas[0]).toMatchObject({
-      id: citaA(13), fecha_hora: '2026-02-10T11:00:00+01:00', cliente_nombre: 'Ángela Ibáñez', telefono: '+34699887766',
-      precio: 19.99, moneda: 'EUR', estado: 'completada', notas: null,
+      id: citaA(13),
+      fecha_hora: '2026-02-10T11:00:00+01:00',
+      cliente_nombre: 'Ángela Ibáñez',
+      telefono: '+34699887766',
+      precio: 19.99,
+      moneda: 'EUR',
+      estado: 'completada',
+      notas: null,
     });
   });
 
@@ -196,15 +232,35 @@ describe.each(dialects())('GET /api/v1/citas on %s', (dialect) => {
     const b = await citas(WHOLE_YEAR, t.keyB);
     expect(b.citas).toStrictEqual([
       {
-        id: uid('b', 2, 1), fecha_hora: '2026-03-28T10:00:00-06:00', cliente_nombre: 'María Fernández', telefono: '+525512345678',
-        servicio: 'Limpieza facial', duracion_min: 60, precio: 55.5, moneda: 'MXN', estado: 'pendiente',
-        profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: null, created_at: '2026-03-01T02:00:00-06:00',
+        id: uid('b', 2, 1),
+        fecha_hora: '2026-03-28T10:00:00-06:00',
+        cliente_nombre: 'María Fernández',
+        telefono: '+525512345678',
+        servicio: 'Limpieza facial',
+        duracion_min: 60,
+        precio: 55.5,
+        moneda: 'MXN',
+        estado: 'pendiente',
+        profesional_nombre: 'Laura Martín',
+        sede_nombre: 'Sede Centro',
+        notas: null,
+        created_at: '2026-03-01T02:00:00-06:00',
         updated_at: '2026-03-28T06:00:00-06:00',
       },
       {
-        id: uid('b', 2, 2), fecha_hora: '2026-03-29T10:00:00-06:00', cliente_nombre: 'María Fernández', telefono: '+525512345678',
-        servicio: 'Limpieza facial', duracion_min: 60, precio: 55.5, moneda: 'MXN', estado: 'confirmada',
-        profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', notas: null, created_at: '2026-03-01T02:00:00-06:00',
+        id: uid('b', 2, 2),
+        fecha_hora: '2026-03-29T10:00:00-06:00',
+        cliente_nombre: 'María Fernández',
+        telefono: '+525512345678',
+        servicio: 'Limpieza facial',
+        duracion_min: 60,
+        precio: 55.5,
+        moneda: 'MXN',
+        estado: 'confirmada',
+        profesional_nombre: 'Laura Martín',
+        sede_nombre: 'Sede Centro',
+        notas: null,
+        created_at: '2026-03-01T02:00:00-06:00',
         updated_at: '2026-03-28T06:00:00-06:00',
       },
     ]);

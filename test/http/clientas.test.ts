@@ -11,51 +11,120 @@ interface Clienta {
   nombre: string;
   ultima_cita: string | null;
 }
-interface ClientasBody { clientas: Clienta[]; total: number; limit: number; offset: number }
+interface ClientasBody {
+  clientas: Clienta[];
+  total: number;
+  limit: number;
+  offset: number;
+}
 
 const pct = {
-  id: A.pct, nombre: 'Ana 100%_Ruiz', telefono: '+34633444555', email: null, idioma: 'es', vip: false,
-  total_citas: 0, total_llamadas: 0, ultima_cita: null, ultima_llamada: null, cliente_desde: '2024-05-10',
-  created_at: '2024-05-10T10:00:00+02:00', updated_at: '2026-03-28T13:00:00+01:00',
+  id: A.pct,
+  nombre: 'Ana 100%_Ruiz',
+  telefono: '+34633444555',
+  email: null,
+  idioma: 'es',
+  vip: false,
+  total_citas: 0,
+  total_llamadas: 0,
+  ultima_cita: null,
+  ultima_llamada: null,
+  cliente_desde: '2024-05-10',
+  created_at: '2024-05-10T10:00:00+02:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 const angela = {
-  id: A.angela, nombre: 'Ángela Ibáñez', telefono: '+34699887766', email: null, idioma: null, vip: false,
+  id: A.angela,
+  nombre: 'Ángela Ibáñez',
+  telefono: '+34699887766',
+  email: null,
+  idioma: null,
+  vip: false,
   // citas 2026-02-10 (past), 2026-03-29 and 2026-03-30 (future: not ultima_cita)
-  total_citas: 3, total_llamadas: 1, ultima_cita: '2026-02-10', ultima_llamada: '2026-03-25T10:00:00+01:00',
-  cliente_desde: '2024-05-10', created_at: '2024-05-10T10:00:00+02:00', updated_at: '2026-03-28T13:00:00+01:00',
+  total_citas: 3,
+  total_llamadas: 1,
+  ultima_cita: '2026-02-10',
+  ultima_llamada: '2026-03-25T10:00:00+01:00',
+  cliente_desde: '2024-05-10',
+  created_at: '2024-05-10T10:00:00+02:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 const maria = {
-  id: A.maria, nombre: 'María José Núñez', telefono: '+34600123456', email: 'mj@example.com', idioma: 'es', vip: true,
+  id: A.maria,
+  nombre: 'María José Núñez',
+  telefono: '+34600123456',
+  email: 'mj@example.com',
+  idioma: 'es',
+  vip: true,
   // five citas, every status counted; latest at or before now is today's 09:00
-  total_citas: 5, total_llamadas: 1, ultima_cita: '2026-03-28', ultima_llamada: '2026-03-28T12:30:00+01:00',
-  cliente_desde: '2024-05-10', created_at: '2024-05-10T10:00:00+02:00', updated_at: '2026-03-28T13:00:00+01:00',
+  total_citas: 5,
+  total_llamadas: 1,
+  ultima_cita: '2026-03-28',
+  ultima_llamada: '2026-03-28T12:30:00+01:00',
+  cliente_desde: '2024-05-10',
+  created_at: '2024-05-10T10:00:00+02:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 const mariaLopez = {
-  id: A.mariaLopez, nombre: 'maria lopez', telefono: '+34622000111', email: null, idioma: 'es', vip: true,
-  total_citas: 0, total_llamadas: 0, ultima_cita: null, ultima_llamada: null, cliente_desde: '2024-05-10',
-  created_at: '2024-05-10T10:00:00+02:00', updated_at: '2026-03-28T13:00:00+01:00',
+  id: A.mariaLopez,
+  nombre: 'maria lopez',
+  telefono: '+34622000111',
+  email: null,
+  idioma: 'es',
+  vip: true,
+  total_citas: 0,
+  total_llamadas: 0,
+  ultima_cita: null,
+  ultima_llamada: null,
+  cliente_desde: '2024-05-10',
+  created_at: '2024-05-10T10:00:00+02:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 const mario = {
-  id: A.mario, nombre: 'Mario Pérez', telefono: '+34611222333', email: null, idioma: 'en', vip: false,
+  id: A.mario,
+  nombre: 'Mario Pérez',
+  telefono: '+34611222333',
+  email: null,
+  idioma: 'en',
+  vip: false,
   // two linked calls, one of them (2026-03-20) older than the llamadas default window
-  total_citas: 5, total_llamadas: 2, ultima_cita: '2026-03-28', ultima_llamada: '2026-03-21T00:00:00+01:00',
-  cliente_desde: '2024-05-10', created_at: '2024-05-10T10:00:00+02:00', updated_at: '2026-03-28T13:00:00+01:00',
+  total_citas: 5,
+  total_llamadas: 2,
+  ultima_cita: '2026-03-28',
+  ultima_llamada: '2026-03-21T00:00:00+01:00',
+  cliente_desde: '2024-05-10',
+  created_at: '2024-05-10T10:00:00+02:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 // By name without case or accents: "ana 100%_ruiz" < "angela ibanez" < "maria jose nunez" < "maria lopez" < "mario perez".
 const ALL = [pct, angela, maria, mariaLopez, mario];
 const ALL_IDS = ALL.map((c) => c.id);
 
 const mariaB = {
-  id: B.maria, nombre: 'María Fernández', telefono: '+525512345678', email: null, idioma: 'es', vip: true,
+  id: B.maria,
+  nombre: 'María Fernández',
+  telefono: '+525512345678',
+  email: null,
+  idioma: 'es',
+  vip: true,
   // both of B's citas start after now (10:00 in Mexico City = 16:00Z): no ultima_cita yet
-  total_citas: 2, total_llamadas: 1, ultima_cita: null, ultima_llamada: '2026-03-27T10:00:00-06:00',
-  cliente_desde: '2024-05-10', created_at: '2024-05-10T02:00:00-06:00', updated_at: '2026-03-28T06:00:00-06:00',
+  total_citas: 2,
+  total_llamadas: 1,
+  ultima_cita: null,
+  ultima_llamada: '2026-03-27T10:00:00-06:00',
+  cliente_desde: '2024-05-10',
+  created_at: '2024-05-10T02:00:00-06:00',
+  updated_at: '2026-03-28T06:00:00-06:00',
 };
 
 describe.each(dialects())('GET /api/v1/clientas on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   const clientas = (qs = '', key?: string) => ok<ClientasBody>(t, `/api/v1/clientas${qs ? `?${qs}` : ''}`, { key });
@@ -73,7 +142,11 @@ describe.each(dialects())('GET /api/v1/clientas on %s', (dialect) => {
   it('orders case- and accent-insensitively, then by id', async () => {
     // "Ángela" sorts as "angela" (before "María"), "maria lopez" between "María José" and "Mario".
     expect((await clientas()).clientas.map((c) => c.nombre)).toEqual([
-      'Ana 100%_Ruiz', 'Ángela Ibáñez', 'María José Núñez', 'maria lopez', 'Mario Pérez',
+      'Ana 100%_Ruiz',
+      'Ángela Ibáñez',
+      'María José Núñez',
+      'maria lopez',
+      'Mario Pérez',
     ]);
   });
 

@@ -36,7 +36,9 @@ describe('the examples of each operation', () => {
     env = { PATH: process.env.PATH, CLINIC_API_URL: base, CLINIC_API_KEY: t.keyA };
     doc = (await call(t, '/api/v1/openapi.json', { key: null })).json();
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it.each([...PATHS, ME_PATH])('%s: curl, JavaScript and Python print what the API answers', async (path) => {
     const op = doc['paths'][path]['get'];
@@ -62,7 +64,9 @@ describe('the examples of each operation', () => {
     const blocks = codeBlocks(doc['paths'][ME_PATH]['get']['description']);
     const bad = { ...env, CLINIC_API_KEY: 'svc_not_a_real_key_0000000000' };
     const [jsCmd, jsArgs] = COMMANDS['js']!(blocks['js']!);
-    await expect(run(jsCmd, jsArgs, { env: bad, timeout: 20_000 })).rejects.toMatchObject({ stderr: expect.stringContaining('invalid_api_key') });
+    await expect(run(jsCmd, jsArgs, { env: bad, timeout: 20_000 })).rejects.toMatchObject({
+      stderr: expect.stringContaining('invalid_api_key'),
+    });
     const [pyCmd, pyArgs] = COMMANDS['python']!(blocks['python']!);
     await expect(run(pyCmd, pyArgs, { env: bad, timeout: 20_000 })).rejects.toMatchObject({ stderr: expect.stringContaining('401') });
   });

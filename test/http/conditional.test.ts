@@ -18,9 +18,15 @@ describe.each(dialects())('conditional requests on %s', (dialect) => {
   // No page cache: every 200 here is a page built from the data, so a tag that failed to change
   // with the page would show as a 304 beside a different page (with the cache, the "fresh" page
   // would be the one kept under that same tag, and the check would prove nothing).
-  beforeAll(async () => { t = await buildTestApp(dialect, { env: { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '1000000', PAGE_CACHE_MB: '0' } }); });
-  afterAll(async () => { await t.close(); });
-  beforeEach(() => { t.clock.now = Math.max(t.clock.now, FIXTURE_NOW_MS); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect, { env: { RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '1000000', PAGE_CACHE_MB: '0' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  beforeEach(() => {
+    t.clock.now = Math.max(t.clock.now, FIXTURE_NOW_MS);
+  });
 
   const get = (url: string, tag?: string, key?: string) =>
     call(t, url, { ...(key ? { key } : {}), headers: tag === undefined ? {} : { 'if-none-match': tag } });
@@ -50,13 +56,21 @@ describe.each(dialects())('conditional requests on %s', (dialect) => {
     expect((await get(path, tag, t.keyB)).statusCode).toBe(200);
   });
 
-  it('a change of data changes every list\'s tag; an import that changes nothing changes none', async () => {
+  it("a change of data changes every list's tag; an import that changes nothing changes none", async () => {
     const urls = ['/api/v1/citas?desde=2026-01-01&hasta=2026-12-31', '/api/v1/clientas', '/api/v1/llamadas?desde=2026-01-01'];
     const before = await Promise.all(urls.map(async (u) => (await get(u)).headers.etag as string));
-    const line = (nombre: string) => JSON.stringify({
-      type: 'clienta', id: A.pct, nombre, telefono: '+34633444555', email: null, idioma: 'es', vip: false,
-      cliente_desde: '2024-05-10', created_at: '2024-05-10T10:00:00+02:00',
-    });
+    const line = (nombre: string) =>
+      JSON.stringify({
+        type: 'clienta',
+        id: A.pct,
+        nombre,
+        telefono: '+34633444555',
+        email: null,
+        idioma: 'es',
+        vip: false,
+        cliente_desde: '2024-05-10',
+        created_at: '2024-05-10T10:00:00+02:00',
+      });
     const run = (l: string) => importJsonLines(t.database, t.clinicA.id, Readable.from([l]), { now: () => t.clock.now });
     expect((await run(line('Ana 100%_Ruiz'))).changed).toBe(false);
     for (const [i, u] of urls.entries()) expect((await get(u, before[i])).statusCode, u).toBe(304);
@@ -97,7 +111,7 @@ describe.each(dialects())('conditional requests on %s', (dialect) => {
     return changedAt;
   }
 
-  it('the default windows move at the clinic\'s midnight: the tag changes exactly then, not before', async () => {
+  it("the default windows move at the clinic's midnight: the tag changes exactly then, not before", async () => {
     // Madrid's next midnight after 2026-03-28 13:00 is 23:00Z (the night before the DST change).
     const midnight = Date.UTC(2026, 2, 28, 23, 0, 0);
     const instants = [midnight - 3_600_000, midnight - 1_000, midnight, midnight + 1_000, midnight + 3_600_000];
@@ -110,7 +124,7 @@ describe.each(dialects())('conditional requests on %s', (dialect) => {
     expect(await walk('/api/v1/llamadas?desde=2026-03-20', instants)).toEqual([]);
   });
 
-  it("ultima_cita moves when one of her appointments starts: the clientas tag changes exactly then", async () => {
+  it('ultima_cita moves when one of her appointments starts: the clientas tag changes exactly then', async () => {
     // Ángela's cita "dstDayEarly" starts at 2026-03-29T00:30+01:00 = 23:30Z; María's and Mario's
     // next ones at 03:00+02:00 (01:00Z) and 23:30+02:00 (21:30Z).
     const angela = Date.UTC(2026, 2, 28, 23, 30, 0);
@@ -122,7 +136,7 @@ describe.each(dialects())('conditional requests on %s', (dialect) => {
     expect(body.clientas.find((c) => c.id === A.angela)!.ultima_cita).toBe('2026-03-29');
   });
 
-  it('a 304 builds no page: one read of the clinic\'s versions (and, for clientas, one seek for the next start)', async () => {
+  it("a 304 builds no page: one read of the clinic's versions (and, for clientas, one seek for the next start)", async () => {
     const cap = capturing(t.database.db);
     const app = await appFor(t.config, { ...t.database, db: cap.db }, t.keys, () => t.clock.now);
     try {
@@ -143,7 +157,10 @@ describe.each(dialects())('conditional requests on %s', (dialect) => {
         expect(sent, url).toEqual(expect.arrayContaining(statements.map((re) => expect.stringMatching(re))));
       }
       // The plan comes first: a malformed request is a 400, never a 304.
-      expect((await app.inject({ url: '/api/v1/citas?limit=0', headers: { authorization: `Bearer ${t.keyA}`, 'if-none-match': '*' } })).statusCode).toBe(400);
+      expect(
+        (await app.inject({ url: '/api/v1/citas?limit=0', headers: { authorization: `Bearer ${t.keyA}`, 'if-none-match': '*' } }))
+          .statusCode,
+      ).toBe(400);
     } finally {
       await app.close();
     }

@@ -14,16 +14,29 @@ import { dialects } from '../helpers/db.js';
 import { A, uid } from '../helpers/fixtures.js';
 import { call, expectError, JSON_UTF8, ok, tick } from './helpers.js';
 
-interface Evento { id: string; tipo: string; ocurrido_at: string; datos: Record<string, unknown> & { id: string } }
-interface Feed { eventos: Evento[]; next_cursor: string; has_more: boolean }
+interface Evento {
+  id: string;
+  tipo: string;
+  ocurrido_at: string;
+  datos: Record<string, unknown> & { id: string };
+}
+interface Feed {
+  eventos: Evento[];
+  next_cursor: string;
+  has_more: boolean;
+}
 
 /** Clinic A's fixtures: 5 clientas, 13 citas, 5 calls, in that order (test/helpers/fixtures.ts). */
 const A_EVENTS = 23;
 
 describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   const position = (c: string) => decodeCursor(c, t.clinicA.id);
@@ -44,7 +57,9 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
   }
 
   const importA = async (lines: object[]) => {
-    const res = await importJsonLines(t.database, t.clinicA.id, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]), { now: () => t.clock.now });
+    const res = await importJsonLines(t.database, t.clinicA.id, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]), {
+      now: () => t.clock.now,
+    });
     expect(res.ok, JSON.stringify(res.errors)).toBe(true);
   };
 
@@ -88,11 +103,26 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
     expect(now.has_more).toBe(false);
     tick(t, 60_000);
     await importA([
-      { type: 'cita', id: uid('a', 2, 1), clienta_id: A.maria, fecha_hora: '2026-03-27T23:59:59+01:00', servicio: 'Otra cosa', duracion_min: 60, precio: 55.5, estado: 'confirmada', profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', created_at: '2026-03-01T09:00:00+01:00' },
+      {
+        type: 'cita',
+        id: uid('a', 2, 1),
+        clienta_id: A.maria,
+        fecha_hora: '2026-03-27T23:59:59+01:00',
+        servicio: 'Otra cosa',
+        duracion_min: 60,
+        precio: 55.5,
+        estado: 'confirmada',
+        profesional_nombre: 'Laura Martín',
+        sede_nombre: 'Sede Centro',
+        created_at: '2026-03-01T09:00:00+01:00',
+      },
       { type: 'llamada', id: uid('a', 3, 2), deleted: true },
     ]);
     const since = await feed(`cursor=${now.next_cursor}`);
-    expect(since.eventos.map((e) => [e.tipo, e.datos.id])).toEqual([['cita.actualizada', uid('a', 2, 1)], ['llamada.eliminada', uid('a', 3, 2)]]);
+    expect(since.eventos.map((e) => [e.tipo, e.datos.id])).toEqual([
+      ['cita.actualizada', uid('a', 2, 1)],
+      ['llamada.eliminada', uid('a', 3, 2)],
+    ]);
     expect(since.eventos[0]!.datos).toMatchObject({ servicio: 'Otra cosa', updated_at: since.eventos[0]!.ocurrido_at });
     expect(since.eventos[1]!.datos).toEqual({ id: uid('a', 3, 2) });
     expect(since.has_more).toBe(false);
@@ -155,7 +185,12 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
     ['offset=10', 'offset'],
     ['desde=2026-01-01', 'desde'],
   ])('?%s is a 400 naming %s', async (query, param) => {
-    const err = expectError(await call(t, `/api/v1/eventos?${query}`), 400, param === 'offset' || param === 'desde' ? 'unknown_parameter' : 'invalid_parameter', param);
+    const err = expectError(
+      await call(t, `/api/v1/eventos?${query}`),
+      400,
+      param === 'offset' || param === 'desde' ? 'unknown_parameter' : 'invalid_parameter',
+      param,
+    );
     expect(err.message).toContain(param);
     if (param === 'tipo' && query !== 'tipo=') for (const type of EVENT_TYPES) expect(err.message).toContain(type);
   });
@@ -204,7 +239,9 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
     // A 304 still needs a valid key.
     expectError(await call(t, url, { key: null, headers: { 'if-none-match': tag } }), 401, 'missing_api_key');
     // Other page sizes are other answers.
-    expect((await call(t, `/api/v1/eventos?cursor=${now.next_cursor}&limit=49`, { headers: { 'if-none-match': tag } })).statusCode).toBe(200);
+    expect((await call(t, `/api/v1/eventos?cursor=${now.next_cursor}&limit=49`, { headers: { 'if-none-match': tag } })).statusCode).toBe(
+      200,
+    );
     // A change: the same request is a 200 with the new event.
     await importA([{ type: 'llamada', id: uid('a', 3, 4), deleted: true }]);
     const changed = await call(t, url, { headers: { 'if-none-match': tag } });
@@ -213,7 +250,13 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
     expect(changed.headers.etag).not.toBe(tag);
     expect((changed.json() as Feed).eventos.map((e) => e.tipo)).toEqual(['llamada.eliminada']);
     // cursor=now is a new present.
-    expect((await call(t, '/api/v1/eventos?cursor=now', { headers: { 'if-none-match': (await call(t, '/api/v1/eventos?cursor=now')).headers.etag as string } })).statusCode).toBe(304);
+    expect(
+      (
+        await call(t, '/api/v1/eventos?cursor=now', {
+          headers: { 'if-none-match': (await call(t, '/api/v1/eventos?cursor=now')).headers.etag as string },
+        })
+      ).statusCode,
+    ).toBe(304);
   });
 
   it('304s count against the rate limit like any request', async () => {

@@ -19,7 +19,9 @@ describe.each(dialects())('health and metrics on %s', (dialect) => {
   beforeAll(async () => {
     t = await buildTestApp(dialect, { env: { METRICS_TOKEN: TOKEN, RATE_LIMIT_RPS: '2', RATE_LIMIT_BURST: '3' }, metrics: new Metrics() });
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   const scrape = () => scrapeMetrics(t, TOKEN);

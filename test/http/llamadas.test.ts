@@ -6,36 +6,86 @@ import { dialects } from '../helpers/db.js';
 import { A, clientaRecord, llamadaRecord, uid } from '../helpers/fixtures.js';
 import { call, expectError, ids, llamadaA, ok, tick } from './helpers.js';
 
-interface Llamada { id: string; fecha_hora: string; cliente_nombre: string | null; resultado: string }
-interface LlamadasBody { llamadas: Llamada[]; total: number; desde: string; hasta: string | null; limit: number; offset: number }
+interface Llamada {
+  id: string;
+  fecha_hora: string;
+  cliente_nombre: string | null;
+  resultado: string;
+}
+interface LlamadasBody {
+  llamadas: Llamada[];
+  total: number;
+  desde: string;
+  hasta: string | null;
+  limit: number;
+  offset: number;
+}
 
 const call1 = {
-  id: llamadaA(1), fecha_hora: '2026-03-28T12:30:00+01:00',
+  id: llamadaA(1),
+  fecha_hora: '2026-03-28T12:30:00+01:00',
   // linked to María: her current name, not the 'Old Name' stored with the call
-  cliente_nombre: 'María José Núñez', telefono_caller: '+34600123456', duracion_segundos: 95,
-  resultado: 'agendada', idioma: 'es', created_at: '2026-03-28T12:30:00+01:00', updated_at: '2026-03-28T13:00:00+01:00',
+  cliente_nombre: 'María José Núñez',
+  telefono_caller: '+34600123456',
+  duracion_segundos: 95,
+  resultado: 'agendada',
+  idioma: 'es',
+  created_at: '2026-03-28T12:30:00+01:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 const call2 = {
-  id: llamadaA(2), fecha_hora: '2026-03-27T18:00:00+01:00', cliente_nombre: null, telefono_caller: '+441632960000',
-  duracion_segundos: 95, resultado: 'sin_accion', idioma: 'en', created_at: '2026-03-27T18:00:00+01:00', updated_at: '2026-03-28T13:00:00+01:00',
+  id: llamadaA(2),
+  fecha_hora: '2026-03-27T18:00:00+01:00',
+  cliente_nombre: null,
+  telefono_caller: '+441632960000',
+  duracion_segundos: 95,
+  resultado: 'sin_accion',
+  idioma: 'en',
+  created_at: '2026-03-27T18:00:00+01:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 const call5 = {
-  id: llamadaA(5), fecha_hora: '2026-03-25T10:00:00+01:00', cliente_nombre: 'Ángela Ibáñez', telefono_caller: '+34699887766',
-  duracion_segundos: 95, resultado: 'info', idioma: 'es', created_at: '2026-03-25T10:00:00+01:00', updated_at: '2026-03-28T13:00:00+01:00',
+  id: llamadaA(5),
+  fecha_hora: '2026-03-25T10:00:00+01:00',
+  cliente_nombre: 'Ángela Ibáñez',
+  telefono_caller: '+34699887766',
+  duracion_segundos: 95,
+  resultado: 'info',
+  idioma: 'es',
+  created_at: '2026-03-25T10:00:00+01:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 const call3 = {
-  id: llamadaA(3), fecha_hora: '2026-03-21T00:00:00+01:00', cliente_nombre: 'Mario Pérez', telefono_caller: '+34611222333',
-  duracion_segundos: 95, resultado: 'cancelada', idioma: 'es', created_at: '2026-03-21T00:00:00+01:00', updated_at: '2026-03-28T13:00:00+01:00',
+  id: llamadaA(3),
+  fecha_hora: '2026-03-21T00:00:00+01:00',
+  cliente_nombre: 'Mario Pérez',
+  telefono_caller: '+34611222333',
+  duracion_segundos: 95,
+  resultado: 'cancelada',
+  idioma: 'es',
+  created_at: '2026-03-21T00:00:00+01:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 const call4 = {
-  id: llamadaA(4), fecha_hora: '2026-03-20T23:59:59+01:00', cliente_nombre: 'Mario Pérez', telefono_caller: '+34611222333',
-  duracion_segundos: 95, resultado: 'transferida', idioma: 'es', created_at: '2026-03-20T23:59:59+01:00', updated_at: '2026-03-28T13:00:00+01:00',
+  id: llamadaA(4),
+  fecha_hora: '2026-03-20T23:59:59+01:00',
+  cliente_nombre: 'Mario Pérez',
+  telefono_caller: '+34611222333',
+  duracion_segundos: 95,
+  resultado: 'transferida',
+  idioma: 'es',
+  created_at: '2026-03-20T23:59:59+01:00',
+  updated_at: '2026-03-28T13:00:00+01:00',
 };
 
 describe.each(dialects())('GET /api/v1/llamadas on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   const llamadas = (qs = '', key?: string) => ok<LlamadasBody>(t, `/api/v1/llamadas${qs ? `?${qs}` : ''}`, { key });
@@ -109,11 +159,19 @@ describe.each(dialects())('GET /api/v1/llamadas on %s', (dialect) => {
   it("clinic B's key sees B's call only, in B's zone", async () => {
     const body = await llamadas('', t.keyB);
     expect(body.desde).toBe('2026-03-21');
-    expect(body.llamadas).toStrictEqual([{
-      id: uid('b', 3, 1), fecha_hora: '2026-03-27T10:00:00-06:00', cliente_nombre: 'María Fernández',
-      telefono_caller: '+525512345678', duracion_segundos: 95, resultado: 'info', idioma: 'es',
-      created_at: '2026-03-27T10:00:00-06:00', updated_at: '2026-03-28T06:00:00-06:00',
-    }]);
+    expect(body.llamadas).toStrictEqual([
+      {
+        id: uid('b', 3, 1),
+        fecha_hora: '2026-03-27T10:00:00-06:00',
+        cliente_nombre: 'María Fernández',
+        telefono_caller: '+525512345678',
+        duracion_segundos: 95,
+        resultado: 'info',
+        idioma: 'es',
+        created_at: '2026-03-27T10:00:00-06:00',
+        updated_at: '2026-03-28T06:00:00-06:00',
+      },
+    ]);
     expect(body.total).toBe(1);
     const a = await llamadas('desde=2020-01-01');
     expect(a.llamadas.filter((l) => !l.id.startsWith('0a'))).toEqual([]);

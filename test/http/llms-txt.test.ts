@@ -13,27 +13,42 @@ describe('/llms.txt', () => {
   let doc: Json;
   beforeAll(async () => {
     // configured values, to see that the text follows the configuration
-    t = await buildTestApp('sqlite', { seed: false, env: { RATE_LIMIT_RPS: '7', RATE_LIMIT_BURST: '9', AUTH_FAIL_RPS: '3', AUTH_FAIL_BURST: '4', API_KEY_PREFIX: 'acme' } });
+    t = await buildTestApp('sqlite', {
+      seed: false,
+      env: { RATE_LIMIT_RPS: '7', RATE_LIMIT_BURST: '9', AUTH_FAIL_RPS: '3', AUTH_FAIL_BURST: '4', API_KEY_PREFIX: 'acme' },
+    });
     const res = await call(t, '/llms.txt', { key: null });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     text = res.body;
     doc = (await call(t, '/api/v1/openapi.json', { key: null })).json();
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('starts as llms.txt does: a title, then a one-paragraph summary', () => {
     const lines = text.split('\n');
     expect(lines[0]).toBe('# Clinic Integration API');
     expect(lines[1]).toBe('');
     expect(lines[2]).toMatch(/^> Read-only access to a clinic's appointments \(citas\), clients \(clientas\)/);
-    for (const section of ['## Authentication', '## Endpoints', '## Records', '## Errors', '## Limits', '## Response headers', '## Links']) {
+    for (const section of [
+      '## Authentication',
+      '## Endpoints',
+      '## Records',
+      '## Errors',
+      '## Limits',
+      '## Response headers',
+      '## Links',
+    ]) {
       expect(lines, section).toContain(section);
     }
   });
 
   it('lists every operation of the document, with its parameters, its response and an example', () => {
-    const ops = Object.entries<Json>(doc['paths']).flatMap(([path, item]) => Object.entries<Json>(item).map(([method, op]) => ({ path, method, op })));
+    const ops = Object.entries<Json>(doc['paths']).flatMap(([path, item]) =>
+      Object.entries<Json>(item).map(([method, op]) => ({ path, method, op })),
+    );
     expect(ops.map((o) => o.op['operationId'])).toEqual(['listCitas', 'listClientas', 'listLlamadas', 'listEventos', 'getMe']);
     for (const { path, method, op } of ops) {
       const start = text.indexOf(`### ${method.toUpperCase()} ${path}\n`);
@@ -72,7 +87,8 @@ describe('/llms.txt', () => {
     expect(text).toContain('Per key: 7 requests per second sustained, bursts of up to 9.');
     expect(text).toContain('Failed authentications per client address: 3 per second, bursts of 4.');
     expect(text).toContain('Keys look like `acme_`');
-    for (const h of ['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'Retry-After', 'WWW-Authenticate', 'Cache-Control']) expect(text).toContain(`- ${h}: `);
+    for (const h of ['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'Retry-After', 'WWW-Authenticate', 'Cache-Control'])
+      expect(text).toContain(`- ${h}: `);
   });
 
   it('links to the reference, the OpenAPI document and the licence, which are served', async () => {

@@ -29,7 +29,11 @@ describe('log lines never hold a key', () => {
   beforeAll(async () => {
     t = await buildTestApp('sqlite', {
       env: { API_KEY_PREFIX: 'clin', LOG_LEVEL: 'trace' },
-      logStream: { write: (line: string) => { lines.push(line); } },
+      logStream: {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      },
     });
     real = t.keyA;
   });
@@ -51,11 +55,23 @@ describe('log lines never hold a key', () => {
       const key = typeof k === 'function' ? k() : k;
       const enc = encodeURIComponent(key).replace(/_/g, '%5F');
       const urls = [
-        `/api/v1/citas/${key}`, `/api/v1/${key}`, `/${key}`, `/api/v1/citas/${enc}`, `/dashboard/${key}`,
-        `/api/v1/citas?limit=${key}`, `/api/v1/citas?desde=${key}`, `/api/v1/citas?${key}`, `/api/v1/citas?${key}=1`,
-        `/api/v1/clientas?q=${key}`, `/api/v1/citas?api_key=${key}`, `/api/v1/citas?estado=${enc}`,
-        `/api/v1/citas?hasta=${encodeURIComponent(enc)}`, `/api/v1/citas?limit=5&offset=${key}&limit=6`,
-        `/api/v1/citas%zz?limit=${key}`, `/api/v1/citas?vip=%zz${key}`, `/dashboard/sign-in?lang=${key}`,
+        `/api/v1/citas/${key}`,
+        `/api/v1/${key}`,
+        `/${key}`,
+        `/api/v1/citas/${enc}`,
+        `/dashboard/${key}`,
+        `/api/v1/citas?limit=${key}`,
+        `/api/v1/citas?desde=${key}`,
+        `/api/v1/citas?${key}`,
+        `/api/v1/citas?${key}=1`,
+        `/api/v1/clientas?q=${key}`,
+        `/api/v1/citas?api_key=${key}`,
+        `/api/v1/citas?estado=${enc}`,
+        `/api/v1/citas?hasta=${encodeURIComponent(enc)}`,
+        `/api/v1/citas?limit=5&offset=${key}&limit=6`,
+        `/api/v1/citas%zz?limit=${key}`,
+        `/api/v1/citas?vip=%zz${key}`,
+        `/dashboard/sign-in?lang=${key}`,
       ];
       for (const url of urls) {
         await call(t, url, { headers: { 'x-request-id': key, 'x-api-key': key, referer: `https://x.example/?k=${key}` } });
@@ -63,7 +79,8 @@ describe('log lines never hold a key', () => {
       }
       // A dashboard form with the key in every field (and the CSRF check failing).
       await t.app.inject({
-        method: 'POST', url: `/dashboard/sign-in?next=${key}`,
+        method: 'POST',
+        url: `/dashboard/sign-in?next=${key}`,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams({ email: key, password: key, _csrf: key, [key]: key }).toString(),
       });
@@ -78,7 +95,10 @@ describe('log lines never hold a key', () => {
     const id = '24858e88-d2f1-40a6-9fc9-91500bc9b3cd';
     await call(t, `/api/v1/citas?limit=5&estado=pendiente`);
     await call(t, `/api/v1/citas/${id}`);
-    const urls = lines.map((l) => JSON.parse(l) as { req?: { url: string } }).filter((l) => l.req).map((l) => l.req!.url);
+    const urls = lines
+      .map((l) => JSON.parse(l) as { req?: { url: string } })
+      .filter((l) => l.req)
+      .map((l) => l.req!.url);
     expect(urls).toContain('/api/v1/citas?limit=5&estado=pendiente');
     expect(urls).toContain(`/api/v1/citas/${id}`);
   });

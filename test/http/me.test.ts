@@ -9,8 +9,12 @@ import { call, expectError, JSON_UTF8, ME_PATH, ok, tick, UUID_RE } from './help
 
 describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   const keyIdOf = async (clinicId: string, name: string) => (await t.keys.list(clinicId)).find((k) => k.name === name)!.id;
@@ -48,9 +52,21 @@ describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
 
   const formatMadrid = (s: number) => {
     // independent of src/time.ts: Intl's own offset for Europe/Madrid
-    const parts = Object.fromEntries(new Intl.DateTimeFormat('en-GB', {
-      timeZone: 'Europe/Madrid', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset',
-    }).formatToParts(new Date(s * 1000)).map((p) => [p.type, p.value]));
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'Europe/Madrid',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+        timeZoneName: 'longOffset',
+      })
+        .formatToParts(new Date(s * 1000))
+        .map((p) => [p.type, p.value]),
+    );
     return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${String(parts.timeZoneName).replace('GMT', '')}`;
   };
 
@@ -65,7 +81,13 @@ describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
   });
 
   it('takes no parameters: any is 400 unknown_parameter naming it', async () => {
-    for (const [query, param] of [['foo=1', 'foo'], ['limit=10', 'limit'], ['api_key=x', 'api_key'], ['a=1&a=2', 'a'], ['desde=2026-03-01', 'desde']] as const) {
+    for (const [query, param] of [
+      ['foo=1', 'foo'],
+      ['limit=10', 'limit'],
+      ['api_key=x', 'api_key'],
+      ['a=1&a=2', 'a'],
+      ['desde=2026-03-01', 'desde'],
+    ] as const) {
       const err = expectError(await call(t, `${ME_PATH}?${query}`), 400, 'unknown_parameter', param);
       expect(err.message).toContain('allowed: none');
     }
@@ -102,7 +124,10 @@ describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
     expectError(await call(t, `${ME_PATH}?x=1`, { key: k.key }), 400, 'unknown_parameter', 'x');
     await t.app.usage.flush();
     const rows = await t.database.db.selectFrom('api_key_usage').selectAll().where('key_id', '=', k.id).orderBy('status_class').execute();
-    expect(rows.map((r) => [r.status_class, r.error_code, Number(r.n)])).toEqual([['2xx', '', 3], ['4xx', 'unknown_parameter', 1]]);
+    expect(rows.map((r) => [r.status_class, r.error_code, Number(r.n)])).toEqual([
+      ['2xx', '', 3],
+      ['4xx', 'unknown_parameter', 1],
+    ]);
   });
 });
 

@@ -22,7 +22,14 @@ interface Operation {
   summary: string;
   description: string;
   parameters?: { name: string; in: string; required?: boolean; schema: Schema }[];
-  responses: Record<string, { description: string; headers: Record<string, { required: boolean; description: string; schema: Schema }>; content?: Record<string, { schema: Schema }> }>;
+  responses: Record<
+    string,
+    {
+      description: string;
+      headers: Record<string, { required: boolean; description: string; schema: Schema }>;
+      content?: Record<string, { schema: Schema }>;
+    }
+  >;
 }
 interface OpenApiDoc {
   openapi: string;
@@ -38,14 +45,36 @@ const ALL_PATHS = [...PATHS, FEED_PATH, ME_PATH] as const;
 /** The conditional GETs: an ETag on their 200, and a 304. */
 const CONDITIONAL: readonly string[] = [...PATHS, FEED_PATH];
 const OPERATION_IDS: Record<(typeof ALL_PATHS)[number], string> = {
-  '/api/v1/citas': 'listCitas', '/api/v1/clientas': 'listClientas', '/api/v1/llamadas': 'listLlamadas', '/api/v1/eventos': 'listEventos', '/api/v1/me': 'getMe',
+  '/api/v1/citas': 'listCitas',
+  '/api/v1/clientas': 'listClientas',
+  '/api/v1/llamadas': 'listLlamadas',
+  '/api/v1/eventos': 'listEventos',
+  '/api/v1/me': 'getMe',
 };
 const BODY: Record<(typeof ALL_PATHS)[number], string> = {
-  '/api/v1/citas': 'CitasList', '/api/v1/clientas': 'ClientasList', '/api/v1/llamadas': 'LlamadasList', '/api/v1/eventos': 'EventosList', '/api/v1/me': 'Me',
+  '/api/v1/citas': 'CitasList',
+  '/api/v1/clientas': 'ClientasList',
+  '/api/v1/llamadas': 'LlamadasList',
+  '/api/v1/eventos': 'EventosList',
+  '/api/v1/me': 'Me',
 };
 const COMPONENTS = [
-  'Cita', 'Clienta', 'Llamada', 'Rango', 'CitasList', 'ClientasList', 'LlamadasList', 'Eliminado', 'Evento', 'EventosList',
-  'Clinica', 'ApiKey', 'RateLimitPolicy', 'Me', 'ErrorDetail', 'ErrorResponse',
+  'Cita',
+  'Clienta',
+  'Llamada',
+  'Rango',
+  'CitasList',
+  'ClientasList',
+  'LlamadasList',
+  'Eliminado',
+  'Evento',
+  'EventosList',
+  'Clinica',
+  'ApiKey',
+  'RateLimitPolicy',
+  'Me',
+  'ErrorDetail',
+  'ErrorResponse',
 ];
 
 const PARAMS: Record<ApiPath, string[]> = {
@@ -83,7 +112,9 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     // each named schema by its name, its references to the others rewritten to match
     for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(localRefs(schema), name);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   const localRefs = (schema: Schema): Schema => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"'));
@@ -153,14 +184,32 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const etag = CONDITIONAL.includes(path) ? { ETag: true } : {};
     expect(headers('200')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'RateLimit-Policy': true, RateLimit: true, ...etag });
     if (CONDITIONAL.includes(path)) {
-      expect(headers('304')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'RateLimit-Policy': true, RateLimit: true, ETag: true });
+      expect(headers('304')).toEqual({
+        'X-Request-Id': true,
+        'Cache-Control': true,
+        'RateLimit-Policy': true,
+        RateLimit: true,
+        ETag: true,
+      });
       expect(responses['304']!.content, '304 has no body').toBeUndefined();
       expect(responses['304']!.description).toContain('If-None-Match');
     }
     expect(headers('400')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'RateLimit-Policy': true, RateLimit: true });
     expect(headers('401')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'WWW-Authenticate': true });
-    expect(headers('429')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'Retry-After': true, 'RateLimit-Policy': false, RateLimit: false });
-    expect(headers('500')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'Retry-After': false, 'RateLimit-Policy': false, RateLimit: false });
+    expect(headers('429')).toEqual({
+      'X-Request-Id': true,
+      'Cache-Control': true,
+      'Retry-After': true,
+      'RateLimit-Policy': false,
+      RateLimit: false,
+    });
+    expect(headers('500')).toEqual({
+      'X-Request-Id': true,
+      'Cache-Control': true,
+      'Retry-After': false,
+      'RateLimit-Policy': false,
+      RateLimit: false,
+    });
     for (const r of Object.values(responses)) {
       for (const [name, h] of Object.entries(r.headers)) {
         expect(h.description.length, name).toBeGreaterThan(20);
@@ -253,7 +302,10 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const listSchema = named(doc.paths[path]!.get!.responses['200']!.content!['application/json']!.schema);
     const itemSchema = named(listSchema.properties[COLLECTION[path]].items);
     let items = 0;
-    for (const [url, key] of [...SAMPLES[path].map((u) => [u, t.keyA]), [SAMPLES[path][0], t.keyB], [CHANGED_SAMPLES[path], t.keyA]] as [string, string][]) {
+    for (const [url, key] of [...SAMPLES[path].map((u) => [u, t.keyA]), [SAMPLES[path][0], t.keyB], [CHANGED_SAMPLES[path], t.keyA]] as [
+      string,
+      string,
+    ][]) {
       const res = await call(t, url, { key });
       expect(res.statusCode, url).toBe(200);
       const body = res.json();
@@ -281,7 +333,17 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
       }
     }
     const body = (await call(t, ME_PATH)).json();
-    for (const mutate of [(b: any) => { b.api_key.expires_at = 'never'; }, (b: any) => { delete b.rate_limit.burst; }, (b: any) => { b.clinica.moneda = 'euro'; }]) {
+    for (const mutate of [
+      (b: any) => {
+        b.api_key.expires_at = 'never';
+      },
+      (b: any) => {
+        delete b.rate_limit.burst;
+      },
+      (b: any) => {
+        b.clinica.moneda = 'euro';
+      },
+    ]) {
       const copy = structuredClone(body);
       mutate(copy);
       expect(validate(responseSchema(ME_PATH, '200'), copy).valid, String(mutate)).toBe(false);
@@ -297,7 +359,11 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     expect(Object.keys(body).sort()).toEqual(Object.keys(named(doc.components.schemas['EventosList']!).properties).sort());
     expect(body.eventos.length).toBeGreaterThan(20);
     // datos of clienta.*, cita.*, llamada.* events is exactly the list's item, every field required.
-    const items: Record<string, Schema> = { clienta: named({ $ref: '#/components/schemas/Clienta' }), cita: named({ $ref: '#/components/schemas/Cita' }), llamada: named({ $ref: '#/components/schemas/Llamada' }) };
+    const items: Record<string, Schema> = {
+      clienta: named({ $ref: '#/components/schemas/Clienta' }),
+      cita: named({ $ref: '#/components/schemas/Cita' }),
+      llamada: named({ $ref: '#/components/schemas/Llamada' }),
+    };
     for (const e of body.eventos) {
       const item = items[e.tipo.split('.')[0]]!;
       const v = validate(localRefs(item), e.datos);
@@ -317,14 +383,30 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const schema = responseSchema('/api/v1/citas', '200');
     expect(validate(schema, body).valid).toBe(true);
     const mutations: ((b: any) => void)[] = [
-      (b) => { b.citas[0].precio = '25.50'; },
-      (b) => { b.citas[0].fecha_hora = '2026-03-28 09:00'; },
-      (b) => { b.citas[0].estado = 'confirmed'; },
-      (b) => { b.citas[0].telefono = '600123456'; },
-      (b) => { delete b.citas[0].notas; },
-      (b) => { b.citas[0].id = 'not-a-uuid'; },
-      (b) => { b.rango.desde = '2026-02-30'; },
-      (b) => { delete b.total; },
+      (b) => {
+        b.citas[0].precio = '25.50';
+      },
+      (b) => {
+        b.citas[0].fecha_hora = '2026-03-28 09:00';
+      },
+      (b) => {
+        b.citas[0].estado = 'confirmed';
+      },
+      (b) => {
+        b.citas[0].telefono = '600123456';
+      },
+      (b) => {
+        delete b.citas[0].notas;
+      },
+      (b) => {
+        b.citas[0].id = 'not-a-uuid';
+      },
+      (b) => {
+        b.rango.desde = '2026-02-30';
+      },
+      (b) => {
+        delete b.total;
+      },
     ];
     for (const mutate of mutations) {
       const copy = structuredClone(body);

@@ -19,7 +19,9 @@ const armed = (sampleMs = SAMPLE_MS) => sleep(sampleMs * 4);
 /** Keeps the event loop busy for `ms`, as a long synchronous task would. */
 function block(ms: number) {
   const end = performance.now() + ms;
-  while (performance.now() < end) { /* busy */ }
+  while (performance.now() < end) {
+    /* busy */
+  }
 }
 
 let t: TestApp | null = null;
@@ -40,7 +42,11 @@ describe.each(dialects())('overload on %s', (dialect) => {
     expectError(await call(t, '/api/v1/citas', { key: null }), 503, 'service_unavailable');
 
     const page = await call(t, '/dashboard/sign-in', { key: null });
-    expect([page.statusCode, page.headers['content-type'], page.headers['retry-after']]).toEqual([503, 'text/html; charset=utf-8', String(OVERLOAD_RETRY_AFTER_SECONDS)]);
+    expect([page.statusCode, page.headers['content-type'], page.headers['retry-after']]).toEqual([
+      503,
+      'text/html; charset=utf-8',
+      String(OVERLOAD_RETRY_AFTER_SECONDS),
+    ]);
     expect(page.body).toContain('El servicio está muy ocupado');
 
     expect((await call(t, '/readyz', { key: null })).statusCode).toBe(503);
@@ -79,7 +85,10 @@ describe.each(dialects())('overload on %s', (dialect) => {
   });
 
   it('with the thresholds at 0, nothing is refused', async () => {
-    t = await buildTestApp(dialect, { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_USED_MB: '0' }, overloadSampleIntervalMs: SAMPLE_MS });
+    t = await buildTestApp(dialect, {
+      env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_USED_MB: '0' },
+      overloadSampleIntervalMs: SAMPLE_MS,
+    });
     await armed();
     block(200);
     await sleep(SAMPLE_MS * 2);

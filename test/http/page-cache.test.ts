@@ -15,16 +15,26 @@ import { call, JSON_UTF8, PATHS, scrapeMetrics } from './helpers.js';
 const TOKEN = 'page-cache-metrics-token-0123456789';
 
 /** Every list, with and without parameters, as integrations ask for them. */
-const URLS = [...PATHS, '/api/v1/citas?desde=2026-01-01&hasta=2026-12-31&limit=5', '/api/v1/clientas?q=mar', '/api/v1/llamadas?desde=2026-03-01&offset=1'];
+const URLS = [
+  ...PATHS,
+  '/api/v1/citas?desde=2026-01-01&hasta=2026-12-31&limit=5',
+  '/api/v1/clientas?q=mar',
+  '/api/v1/llamadas?desde=2026-03-01&offset=1',
+];
 
 describe.each(dialects())('the page cache on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect, { env: { METRICS_TOKEN: TOKEN }, metrics: new Metrics() }); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect, { env: { METRICS_TOKEN: TOKEN }, metrics: new Metrics() });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   async function lookups(): Promise<{ hit: number; miss: number }> {
     const text = (await scrapeMetrics(t, TOKEN)).body;
-    const count = (result: string) => Number(new RegExp(`^page_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    const count = (result: string) =>
+      Number(new RegExp(`^page_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
     return { hit: count('hit'), miss: count('miss') };
   }
 
@@ -53,15 +63,22 @@ describe.each(dialects())('the page cache on %s', (dialect) => {
     expect(head.headers.etag).toBe(plain.headers.etag);
   });
 
-  it("a change of data is in the next answer: the kept page of the old data is never sent again", async () => {
+  it('a change of data is in the next answer: the kept page of the old data is never sent again', async () => {
     const url = '/api/v1/citas';
     const before = await call(t, url);
     expect(before.body).toContain('Mario Pérez');
     expect((await call(t, url)).rawPayload.equals(before.rawPayload)).toBe(true);
     // A client's new name shows in her appointments (cliente_nombre): a write to clientas only.
     const line = JSON.stringify({
-      type: 'clienta', id: A.mario, nombre: 'Mario Pérez Gil', telefono: '+34611222333', email: null, idioma: 'en', vip: false,
-      cliente_desde: '2024-05-10', created_at: '2024-05-10T10:00:00+02:00',
+      type: 'clienta',
+      id: A.mario,
+      nombre: 'Mario Pérez Gil',
+      telefono: '+34611222333',
+      email: null,
+      idioma: 'en',
+      vip: false,
+      cliente_desde: '2024-05-10',
+      created_at: '2024-05-10T10:00:00+02:00',
     });
     expect((await importJsonLines(t.database, t.clinicA.id, Readable.from([line]), { now: () => t.clock.now })).changed).toBe(true);
     const after = await call(t, url);
@@ -94,7 +111,9 @@ describe('PAGE_CACHE_MB=0', () => {
     off = await buildTestApp('sqlite', { env: { PAGE_CACHE_MB: '0', METRICS_TOKEN: TOKEN }, metrics: new Metrics() });
     on = await buildTestApp('sqlite');
   });
-  afterAll(async () => { await Promise.all([off.close(), on.close()]); });
+  afterAll(async () => {
+    await Promise.all([off.close(), on.close()]);
+  });
 
   it('builds every page, counts no lookup, and sends the same bytes as the cache does', async () => {
     for (const url of URLS) {

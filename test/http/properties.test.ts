@@ -26,16 +26,48 @@ const PARAM_NAMES = ['desde', 'hasta', 'estado', 'resultado', 'q', 'vip', 'limit
 // Values: plausible ones, text with anything in it (control characters, NUL, lone surrogates,
 // emoji, very long), and raw percent-encoded bytes (invalid UTF-8 included).
 const plausible = fc.constantFrom(
-  '2026-03-01', '2026-02-30', '1899-12-31', '2199-12-31', '0', '1', '500', '501', '-1', '1e2', '2147483647', '2147483648',
-  'true', 'false', 'pendiente', 'confirmada', 'agendada', 'info', 'maria', 'María', '600 12', '%', '_', '', ' ',
+  '2026-03-01',
+  '2026-02-30',
+  '1899-12-31',
+  '2199-12-31',
+  '0',
+  '1',
+  '500',
+  '501',
+  '-1',
+  '1e2',
+  '2147483647',
+  '2147483648',
+  'true',
+  'false',
+  'pendiente',
+  'confirmada',
+  'agendada',
+  'info',
+  'maria',
+  'María',
+  '600 12',
+  '%',
+  '_',
+  '',
+  ' ',
 );
-const hostile = fc.constantFrom('\u0000', 'a\u0000b', '\u0000\u0000', '\u0001', '\u007f', '\uD800', 'x\uDFFFy', '\u202E', '\u0085', 'ﬀ', '\r\n', 'x'.repeat(2_000), "'; drop table citas; --");
-const anyText = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 24 }),
-  fc.string({ unit: 'grapheme', maxLength: 24 }),
-  hostile,
-  hostile,
+const hostile = fc.constantFrom(
+  '\u0000',
+  'a\u0000b',
+  '\u0000\u0000',
+  '\u0001',
+  '\u007f',
+  '\uD800',
+  'x\uDFFFy',
+  '\u202E',
+  '\u0085',
+  'ﬀ',
+  '\r\n',
+  'x'.repeat(2_000),
+  "'; drop table citas; --",
 );
+const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 24 }), fc.string({ unit: 'grapheme', maxLength: 24 }), hostile, hostile);
 const rawBytes = fc.uint8Array({ maxLength: 12 }).map((b) => [...b].map((x) => `%${x.toString(16).padStart(2, '0')}`).join(''));
 
 /** Percent-encodes text when it can (a lone surrogate cannot be), else leaves it for inject to encode. */
@@ -56,12 +88,20 @@ const value = fc.oneof(
   { weight: 1, arbitrary: rawBytes },
 );
 /** Query strings, mostly of `names` (a route's own parameters), with anything as values. */
-const queryOf = (names: readonly string[]) => fc
-  .array(fc.tuple(
-    fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.constantFrom(...PARAM_NAMES) }, { weight: 1, arbitrary: anyText.map(enc) }),
-    fc.option(value, { nil: undefined, freq: 8 }),
-  ), { maxLength: 3 })
-  .map((pairs) => pairs.map(([n, v]) => (v === undefined ? n : `${n}=${v}`)).join('&'));
+const queryOf = (names: readonly string[]) =>
+  fc
+    .array(
+      fc.tuple(
+        fc.oneof(
+          { weight: 5, arbitrary: fc.constantFrom(...names) },
+          { weight: 1, arbitrary: fc.constantFrom(...PARAM_NAMES) },
+          { weight: 1, arbitrary: anyText.map(enc) },
+        ),
+        fc.option(value, { nil: undefined, freq: 8 }),
+      ),
+      { maxLength: 3 },
+    )
+    .map((pairs) => pairs.map(([n, v]) => (v === undefined ? n : `${n}=${v}`)).join('&'));
 const queryString = queryOf(PARAM_NAMES);
 const ROUTE_PARAMS: Record<(typeof API_PATHS)[number], string[]> = {
   '/api/v1/citas': ['desde', 'hasta', 'estado', 'limit', 'offset'],
@@ -72,14 +112,23 @@ const ROUTE_PARAMS: Record<(typeof API_PATHS)[number], string[]> = {
 const headerValue = fc.oneof(
   fc.string({ unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~\t'.split('')), maxLength: 40 }),
   fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((s) => s.replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '')),
-  fc.uint8Array({ maxLength: 20 }).map((b) => Buffer.from(b).toString('latin1').replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '')),
+  fc.uint8Array({ maxLength: 20 }).map((b) =>
+    Buffer.from(b)
+      .toString('latin1')
+      .replace(/[\x00-\x08\x0a-\x1f\x7f]/g, ''),
+  ),
 );
 
 /**
  * The body as JSON, decoded as the response says it is encoded: the header generator can send
  * Accept-Encoding `*` or `gzip`, and a body over the compression threshold then comes compressed.
  */
-const DECODE: Record<string, (b: Buffer) => Buffer> = { gzip: zlib.gunzipSync, br: zlib.brotliDecompressSync, deflate: zlib.inflateSync, identity: (b) => b };
+const DECODE: Record<string, (b: Buffer) => Buffer> = {
+  gzip: zlib.gunzipSync,
+  br: zlib.brotliDecompressSync,
+  deflate: zlib.inflateSync,
+  identity: (b) => b,
+};
 function jsonOf(res: LightMyRequestResponse): unknown {
   const enc = res.headers['content-encoding'] ?? 'identity';
   const decode = typeof enc === 'string' ? DECODE[enc] : undefined;
@@ -127,25 +176,42 @@ describe.each(dialects())('properties of the API on %s', (dialect) => {
     }
     expect(idsOfB.size).toBeGreaterThan(3);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   // Mostly clinic A's key, so that most requests reach the database.
-  const authorization = () => fc.oneof(
-    { weight: 12, arbitrary: fc.constant(`Bearer ${t.keyA}`) },
-    { weight: 1, arbitrary: headerValue },
-    { weight: 1, arbitrary: headerValue.map((h) => `Bearer ${h}`) },
-    { weight: 1, arbitrary: fc.constant(`Bearer ${t.keyB.slice(0, -1)}x`) },
-  );
+  const authorization = () =>
+    fc.oneof(
+      { weight: 12, arbitrary: fc.constant(`Bearer ${t.keyA}`) },
+      { weight: 1, arbitrary: headerValue },
+      { weight: 1, arbitrary: headerValue.map((h) => `Bearer ${h}`) },
+      { weight: 1, arbitrary: fc.constant(`Bearer ${t.keyB.slice(0, -1)}x`) },
+    );
 
   it.each(API_PATHS)('%s with any query string and headers: never a 5xx, always a catalogue code, never clinic B', async (path) => {
     await fc.assert(
       fc.asyncProperty(
-        queryOf(ROUTE_PARAMS[path]), fc.option(authorization(), { nil: undefined, freq: 20 }),
-        fc.dictionary(fc.constantFrom('x-request-id', 'accept-encoding', 'accept-language', 'cookie', 'content-type', 'x-forwarded-for', 'if-none-match'), headerValue, { maxKeys: 3 }),
+        queryOf(ROUTE_PARAMS[path]),
+        fc.option(authorization(), { nil: undefined, freq: 20 }),
+        fc.dictionary(
+          fc.constantFrom(
+            'x-request-id',
+            'accept-encoding',
+            'accept-language',
+            'cookie',
+            'content-type',
+            'x-forwarded-for',
+            'if-none-match',
+          ),
+          headerValue,
+          { maxKeys: 3 },
+        ),
         fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'OPTIONS'),
         async (qs, auth, headers, method) => {
           const res = await t.app.inject({
-            method: method as 'GET', url: qs ? `${path}?${qs}` : path,
+            method: method as 'GET',
+            url: qs ? `${path}?${qs}` : path,
             headers: { ...headers, ...(auth === undefined ? {} : { authorization: auth }) },
           });
           expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
@@ -170,11 +236,20 @@ describe.each(dialects())('properties of the API on %s', (dialect) => {
 
   it('any query string on the other paths (OpenAPI, health, metrics, unknown): never a 5xx, errors in the shape', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...OTHER_PATHS), queryString, fc.option(authorization(), { nil: undefined }), async (path, qs, auth) => {
-        const res = await t.app.inject({ method: 'GET', url: qs ? `${path}?${qs}` : path, headers: auth === undefined ? {} : { authorization: auth } });
-        expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
-        if (res.statusCode >= 400) expectCatalogueError(res);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...OTHER_PATHS),
+        queryString,
+        fc.option(authorization(), { nil: undefined }),
+        async (path, qs, auth) => {
+          const res = await t.app.inject({
+            method: 'GET',
+            url: qs ? `${path}?${qs}` : path,
+            headers: auth === undefined ? {} : { authorization: auth },
+          });
+          expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
+          if (res.statusCode >= 400) expectCatalogueError(res);
+        },
+      ),
       params(),
     );
   });
@@ -185,23 +260,33 @@ describe.each(dialects())('properties of the dashboard on %s', (dialect) => {
   let owner: Client;
   let bIds: string[];
   beforeAll(async () => {
-    d = await buildDashboardApp(dialect, { admin: { throttle: { ipBurst: 1_000_000, accountIpBurst: 1_000_000, accountBurst: 1_000_000 } } });
+    d = await buildDashboardApp(dialect, {
+      admin: { throttle: { ipBurst: 1_000_000, accountIpBurst: 1_000_000, accountBurst: 1_000_000 } },
+    });
     const keyB = await d.keys.create({ clinicId: d.clinicB.id, name: 'Clave de B', expiresAt: null, createdBy: null });
     bIds = [d.clinicB.id, keyB.id];
     owner = new Client(d.app);
     await owner.signIn(EMAILS.ownerA);
   });
-  afterAll(async () => { await d.close(); });
+  afterAll(async () => {
+    await d.close();
+  });
 
   const fieldValue = fc.oneof(plausible, anyText, fc.constantFrom('never', '30', '365', 'es', 'en', '/dashboard/settings/api'));
   const form = fc.dictionary(
-    fc.oneof({ weight: 4, arbitrary: fc.constantFrom('email', 'password', 'name', 'expires', 'clinic', 'lang', 'next', '_csrf') }, { weight: 1, arbitrary: anyText }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom('email', 'password', 'name', 'expires', 'clinic', 'lang', 'next', '_csrf') },
+      { weight: 1, arbitrary: anyText },
+    ),
     fieldValue,
     { maxKeys: 5 },
   );
 
   /** A form body as a browser would send it (lone surrogates sent as inject gets them). */
-  const body = (f: Record<string, string>) => Object.entries(f).map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+  const body = (f: Record<string, string>) =>
+    Object.entries(f)
+      .map(([k, v]) => `${enc(k)}=${enc(v)}`)
+      .join('&');
 
   /** Never a 5xx; nothing of clinic B (an id the request itself names may be echoed, e.g. in a link back to it). */
   function expectPage(res: LightMyRequestResponse, url: string) {
@@ -215,11 +300,20 @@ describe.each(dialects())('properties of the dashboard on %s', (dialect) => {
     const cookie = [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/dashboard/settings/api/keys', '/dashboard/language', '/dashboard/settings/api/keys/x/revoke', `/dashboard/settings/api/keys/${bIds[1]}/revoke`),
-        form, fc.boolean(), queryString,
+        fc.constantFrom(
+          '/dashboard/settings/api/keys',
+          '/dashboard/language',
+          '/dashboard/settings/api/keys/x/revoke',
+          `/dashboard/settings/api/keys/${bIds[1]}/revoke`,
+        ),
+        form,
+        fc.boolean(),
+        queryString,
         async (url, f, withCsrf, qs) => {
           const res = await d.app.inject({
-            method: 'POST', url: qs ? `${url}?${qs}` : url, remoteAddress: owner.ip,
+            method: 'POST',
+            url: qs ? `${url}?${qs}` : url,
+            remoteAddress: owner.ip,
             headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: 'http://localhost' },
             payload: body(withCsrf ? { ...f, _csrf: csrf } : f),
           });
@@ -234,11 +328,21 @@ describe.each(dialects())('properties of the dashboard on %s', (dialect) => {
     const cookie = [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/dashboard', '/dashboard/sign-in', '/dashboard/settings/api', '/dashboard/settings/api/keys/x/revoke', `/dashboard/settings/api/keys/${bIds[1]}/revoke`, '/dashboard/nope'),
-        queryString, fc.boolean(), fc.option(headerValue, { nil: undefined }),
+        fc.constantFrom(
+          '/dashboard',
+          '/dashboard/sign-in',
+          '/dashboard/settings/api',
+          '/dashboard/settings/api/keys/x/revoke',
+          `/dashboard/settings/api/keys/${bIds[1]}/revoke`,
+          '/dashboard/nope',
+        ),
+        queryString,
+        fc.boolean(),
+        fc.option(headerValue, { nil: undefined }),
         async (path, qs, signedIn, language) => {
           const res = await d.app.inject({
-            method: 'GET', url: qs ? `${path}?${qs}` : path,
+            method: 'GET',
+            url: qs ? `${path}?${qs}` : path,
             headers: { ...(signedIn ? { cookie } : {}), ...(language === undefined ? {} : { 'accept-language': language }) },
           });
           expectPage(res, path);
@@ -255,7 +359,9 @@ describe.each(dialects())('properties of the dashboard on %s', (dialect) => {
     await fc.assert(
       fc.asyncProperty(form, fc.boolean(), async (f, withCsrf) => {
         const res = await d.app.inject({
-          method: 'POST', url: '/dashboard/sign-in', remoteAddress: visitor.ip,
+          method: 'POST',
+          url: '/dashboard/sign-in',
+          remoteAddress: visitor.ip,
           headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: 'http://localhost' },
           payload: body(withCsrf ? { ...f, _csrf: csrf } : f),
         });

@@ -10,17 +10,24 @@ const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'QU
 
 describe.each(dialects())('HTTP protocol on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   // (`/` itself redirects to the dashboard: test/admin/root.test.ts.)
-  it.each(['/api/v1/nope', '/api/v2/citas', '/api', '/index.html', '/api/v1/citas/extra', '/api/v1/Citas'])('%s is 404 not_found in the error shape', async (path) => {
-    for (const key of [t.keyA, null]) {
-      const err = expectError(await call(t, path, { key }), 404, 'not_found');
-      expect(err.message).toContain(path);
-    }
-  });
+  it.each(['/api/v1/nope', '/api/v2/citas', '/api', '/index.html', '/api/v1/citas/extra', '/api/v1/Citas'])(
+    '%s is 404 not_found in the error shape',
+    async (path) => {
+      for (const key of [t.keyA, null]) {
+        const err = expectError(await call(t, path, { key }), 404, 'not_found');
+        expect(err.message).toContain(path);
+      }
+    },
+  );
 
   describe.each(ALL_PATHS)('%s', (path) => {
     it.each(OTHER_METHODS)('%s is 405 method_not_allowed with Allow: GET, HEAD', async (method) => {
@@ -105,9 +112,19 @@ describe.each(dialects())('HTTP protocol on %s', (dialect) => {
   });
 
   it('decides 405 on the method alone: before the body is parsed, and for methods Fastify does not route', async () => {
-    const malformed = await t.app.inject({ method: 'POST', url: '/api/v1/citas', headers: { 'content-type': 'application/json' }, payload: '{not json' });
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/citas',
+      headers: { 'content-type': 'application/json' },
+      payload: '{not json',
+    });
     expectError(malformed, 405, 'method_not_allowed');
-    const xml = await t.app.inject({ method: 'PUT', url: '/api/v1/llamadas', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    const xml = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/llamadas',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
     expectError(xml, 405, 'method_not_allowed');
     for (const method of ['PROPFIND', 'SEARCH', 'MKCOL']) {
       const res = await t.app.inject({ method: method as 'GET', url: '/api/v1/clientas' });

@@ -11,8 +11,12 @@ const STATE_RE = /^"key";r=(\d+);t=(\d+)$/;
 
 describe.each(dialects())('rate limits on %s', (dialect) => {
   let t: TestApp;
-  beforeEach(async () => { t = await buildTestApp(dialect); });
-  afterEach(async () => { await t.close(); });
+  beforeEach(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
 
   /** Sends `n` requests with `key` at the current instant; returns their status codes. */
   async function burst(n: number, key: string, remoteAddress?: string) {
@@ -33,7 +37,11 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     expect(responses.map((r) => r.headers['ratelimit-policy'])).toEqual(Array(5).fill(POLICY));
     // a full bucket of 120: after the first request 119 more could be made right now
     expect(responses.map((r) => r.headers['ratelimit'])).toEqual([
-      '"key";r=119;t=1', '"key";r=118;t=1', '"key";r=117;t=1', '"key";r=116;t=1', '"key";r=115;t=1',
+      '"key";r=119;t=1',
+      '"key";r=118;t=1',
+      '"key";r=117;t=1',
+      '"key";r=116;t=1',
+      '"key";r=115;t=1',
     ]);
     // a second later 60 have been earned back (capped at the burst)
     tick(t, 1_000);
@@ -114,7 +122,11 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     expect((await call(t, '/api/v1/citas', { key: t.keyB, remoteAddress: shared })).statusCode).toBe(200);
     // ... when a broken neighbour behind the same address burns the failure budget.
     for (let i = 0; i < 20; i++) {
-      expectError(await call(t, '/api/v1/citas', { key: `svc_broken${String(i).padStart(20, '0')}`, remoteAddress: shared }), 401, 'invalid_api_key');
+      expectError(
+        await call(t, '/api/v1/citas', { key: `svc_broken${String(i).padStart(20, '0')}`, remoteAddress: shared }),
+        401,
+        'invalid_api_key',
+      );
     }
     expect((await call(t, '/api/v1/citas', { key: t.keyB, remoteAddress: shared })).statusCode).toBe(200);
     // A key not verified recently is not looked up for that address until it recovers.

@@ -9,7 +9,11 @@ import { dialects } from '../helpers/db.js';
 import { A, citasA, uid } from '../helpers/fixtures.js';
 import { call, expectError, ok, tick } from './helpers.js';
 
-interface Item { id: string; updated_at: string; [k: string]: unknown }
+interface Item {
+  id: string;
+  updated_at: string;
+  [k: string]: unknown;
+}
 
 const SEEDED = '2026-03-28T13:00:00+01:00';
 const LATER_MS = Date.UTC(2026, 2, 28, 15, 0, 0); // 16:00 in Madrid
@@ -24,22 +28,48 @@ describe.each(dialects())('updated_since on %s', (dialect) => {
     t.clock.now = LATER_MS;
     const lines = [
       {
-        type: 'cita', id: citasA.todayMorningTwin!.id, clienta_id: A.mario, fecha_hora: '2026-03-28T09:00:00+01:00', servicio: 'Limpieza facial',
-        duracion_min: 60, precio: 55.5, estado: 'cancelada', profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro', created_at: '2026-03-01T09:00:00+01:00',
+        type: 'cita',
+        id: citasA.todayMorningTwin!.id,
+        clienta_id: A.mario,
+        fecha_hora: '2026-03-28T09:00:00+01:00',
+        servicio: 'Limpieza facial',
+        duracion_min: 60,
+        precio: 55.5,
+        estado: 'cancelada',
+        profesional_nombre: 'Laura Martín',
+        sede_nombre: 'Sede Centro',
+        created_at: '2026-03-01T09:00:00+01:00',
       },
-      { type: 'clienta', id: A.maria, nombre: 'María José Núñez Ruiz', telefono: '+34600123456', email: 'mj@example.com', idioma: 'es', vip: true, cliente_desde: '2024-05-10', created_at: '2024-05-10T10:00:00+02:00' },
+      {
+        type: 'clienta',
+        id: A.maria,
+        nombre: 'María José Núñez Ruiz',
+        telefono: '+34600123456',
+        email: 'mj@example.com',
+        idioma: 'es',
+        vip: true,
+        cliente_desde: '2024-05-10',
+        created_at: '2024-05-10T10:00:00+02:00',
+      },
       { type: 'clienta', id: A.angela, deleted: true },
     ].map((l) => JSON.stringify(l));
     const res = await importJsonLines(t.database, t.clinicA.id, Readable.from([lines.join('\n')]), { now: () => t.clock.now });
     expect(res.ok, JSON.stringify(res.errors)).toBe(true);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
-  const list = <K extends string>(path: string, _key: K) => async (query: string) => {
-    const body = await ok<Record<K, Item[]> & { total: number; rango?: unknown; desde?: unknown; hasta?: unknown }>(t, `${path}?${query}`);
-    return body;
-  };
+  const list =
+    <K extends string>(path: string, _key: K) =>
+    async (query: string) => {
+      const body = await ok<Record<K, Item[]> & { total: number; rango?: unknown; desde?: unknown; hasta?: unknown }>(
+        t,
+        `${path}?${query}`,
+      );
+      return body;
+    };
   const citas = list('/api/v1/citas', 'citas');
   const clientas = list('/api/v1/clientas', 'clientas');
   const llamadas = list('/api/v1/llamadas', 'llamadas');
@@ -78,7 +108,12 @@ describe.each(dialects())('updated_since on %s', (dialect) => {
     const all = await clientas('updated_since=2000-01-01T00:00:00Z');
     expect(all.total).toBe(4);
     expect(all.clientas.map((c) => c.id)).toEqual(sorted(all.clientas).map((c) => c.id));
-    expect(all.clientas.at(-1)).toMatchObject({ id: A.maria, nombre: 'María José Núñez Ruiz', updated_at: '2026-03-28T16:00:00+01:00', total_citas: 5 });
+    expect(all.clientas.at(-1)).toMatchObject({
+      id: A.maria,
+      nombre: 'María José Núñez Ruiz',
+      updated_at: '2026-03-28T16:00:00+01:00',
+      total_citas: 5,
+    });
     expect((await clientas(`updated_since=${since}`)).clientas.map((c) => c.id)).toEqual([A.maria]);
     const vip = await clientas(`updated_since=${encodeURIComponent(SEEDED)}&vip=true&q=maria`);
     expect(vip.clientas.map((c) => c.id)).toEqual([A.mariaLopez, A.maria]);
@@ -101,14 +136,17 @@ describe.each(dialects())('updated_since on %s', (dialect) => {
     expect([window.desde, window.hasta]).toEqual(['2026-03-26', null]);
   });
 
-  it.each(['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'])('%s: updated_since must be an RFC 3339 timestamp with an offset', async (path) => {
-    for (const bad of ['2026-03-28', '2026-03-28T16:00:00', 'yesterday', '2026-02-30T10:00:00Z', '1711641600']) {
-      const err = expectError(await call(t, `${path}?updated_since=${bad}`), 400, 'invalid_parameter', 'updated_since');
-      expect(err.message).toContain('RFC 3339');
-    }
-    // "+01:00" sent raw reads as " 01:00": the message says how to send it.
-    const plus = expectError(await call(t, `${path}?updated_since=2026-03-28T16:00:00+01:00`), 400, 'invalid_parameter', 'updated_since');
-    expect(plus.message).toContain('%2B');
-    expectError(await call(t, `${path}?updated_since=${since}&updated_since=${since}`), 400, 'invalid_parameter', 'updated_since');
-  });
+  it.each(['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'])(
+    '%s: updated_since must be an RFC 3339 timestamp with an offset',
+    async (path) => {
+      for (const bad of ['2026-03-28', '2026-03-28T16:00:00', 'yesterday', '2026-02-30T10:00:00Z', '1711641600']) {
+        const err = expectError(await call(t, `${path}?updated_since=${bad}`), 400, 'invalid_parameter', 'updated_since');
+        expect(err.message).toContain('RFC 3339');
+      }
+      // "+01:00" sent raw reads as " 01:00": the message says how to send it.
+      const plus = expectError(await call(t, `${path}?updated_since=2026-03-28T16:00:00+01:00`), 400, 'invalid_parameter', 'updated_since');
+      expect(plus.message).toContain('%2B');
+      expectError(await call(t, `${path}?updated_since=${since}&updated_since=${since}`), 400, 'invalid_parameter', 'updated_since');
+    },
+  );
 });

@@ -34,7 +34,18 @@ const commonCases: Case[] = [
   ['limit=10&sort=fecha_hora', 'sort', 'unknown_parameter'],
 ];
 
-const badDates = ['2026-02-30', '2026-13-01', '2026-00-10', '2026-02-29', '26-03-01', '2026-3-1', '2026-03-01T00:00:00', '20260301', 'today', ''];
+const badDates = [
+  '2026-02-30',
+  '2026-13-01',
+  '2026-00-10',
+  '2026-02-29',
+  '26-03-01',
+  '2026-3-1',
+  '2026-03-01T00:00:00',
+  '20260301',
+  'today',
+  '',
+];
 const dateCases = (param: string): Case[] => [
   ...badDates.map((d): Case => [`${param}=${encodeURIComponent(d)}`, param]),
   [`${param}=2026-03-01&${param}=2026-03-02`, param],
@@ -87,8 +98,12 @@ const allowed: Record<ApiPath, string[]> = {
 
 describe.each(dialects())('query validation on %s', (dialect) => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(dialect); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => tick(t));
 
   describe.each(PATHS)('%s', (path) => {

@@ -134,21 +134,35 @@ describe.skipIf(!dialects().includes('postgres'))('database faults under a runni
     const admin = new pg.Client({ connectionString: dbUrl });
     await admin.connect();
     try {
-      await admin.query(`create function refuse() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`);
+      await admin.query(
+        `create function refuse() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`,
+      );
       await admin.query('create trigger refuse_usage before insert or update on api_key_usage for each row execute function refuse()');
       await admin.query('create trigger refuse_touch before update on api_keys for each row execute function refuse()');
       // A key never used yet, so that its first request writes its last use.
       const key = `svc_${randomBytes(32).toString('base64url')}`;
       const clinic = (await admin.query<{ id: string }>('select id from clinics limit 1')).rows[0]!.id;
-      await admin.query(
-        `insert into api_keys (id, clinic_id, name, key_hash, hint, created_at) values ($1, $2, 'fresh', $3, $4, $5)`,
-        [randomUUID(), clinic, hashKey(PEPPER, key), keyHint(key), Math.floor(Date.now() / 1000)],
-      );
-      const failures = () => server.logs().filter((l) => l.msg === 'background task failed').map((l) => l.task);
+      await admin.query(`insert into api_keys (id, clinic_id, name, key_hash, hint, created_at) values ($1, $2, 'fresh', $3, $4, $5)`, [
+        randomUUID(),
+        clinic,
+        hashKey(PEPPER, key),
+        keyHint(key),
+        Math.floor(Date.now() / 1000),
+      ]);
+      const failures = () =>
+        server
+          .logs()
+          .filter((l) => l.msg === 'background task failed')
+          .map((l) => l.task);
       const before = failures().length;
-      for (const k of [server.key, key, server.key]) expect((await fetchOutcome(url, { authorization: `Bearer ${k}` }, ANSWER_WITHIN_MS)).status).toBe(200);
+      for (const k of [server.key, key, server.key])
+        expect((await fetchOutcome(url, { authorization: `Bearer ${k}` }, ANSWER_WITHIN_MS)).status).toBe(200);
       const deadline = Date.now() + 5_000;
-      while (Date.now() < deadline && !(failures().slice(before).includes('usage flush') && failures().slice(before).includes('last_used_at'))) await sleep(100);
+      while (
+        Date.now() < deadline &&
+        !(failures().slice(before).includes('usage flush') && failures().slice(before).includes('last_used_at'))
+      )
+        await sleep(100);
       expect(new Set(failures().slice(before))).toEqual(new Set(['usage flush', 'last_used_at']));
       await admin.query('drop trigger refuse_usage on api_key_usage');
       await admin.query('drop trigger refuse_touch on api_keys');

@@ -80,7 +80,10 @@ describe('hostile clients against a real server process', () => {
       ['a header without a colon', 'GET /api/v1/citas HTTP/1.1\r\nHost: x\r\nAuthorization Bearer svc_x\r\n\r\n'],
       ['an unknown HTTP version', 'GET /api/v1/citas HTTP/7.1\r\nHost: x\r\n\r\n'],
       ['a Content-Length that is not a number', 'GET /api/v1/citas HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n'],
-      ['Content-Length and Transfer-Encoding together', 'POST /dashboard/sign-in HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+      [
+        'Content-Length and Transfer-Encoding together',
+        'POST /dashboard/sign-in HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      ],
       ['bytes that are not HTTP at all', '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03'],
     ])('%s: 400 malformed_request', async (_label, request) => {
       const { response } = await exchange(port, Buffer.from(request, 'latin1'));
@@ -120,7 +123,9 @@ describe('hostile clients against a real server process', () => {
 
     it('a body sent a byte at a time is cut off', async () => {
       const c = await connect(port);
-      await c.write('POST /dashboard/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\n');
+      await c.write(
+        'POST /dashboard/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\n',
+      );
       const drip = (async () => {
         for (let i = 0; i < 200 && !c.isClosed(); i++) {
           await c.write('a');
@@ -144,7 +149,8 @@ describe('hostile clients against a real server process', () => {
 
     it('a client that does not read its responses is cut off after SOCKET_TIMEOUT_MS; the rest is never sent', async () => {
       const path = '/api/v1/citas?desde=2000-01-01&hasta=2099-12-31&limit=500';
-      const one = (await (await fetch(server.baseUrl + path, { headers: { authorization: `Bearer ${server.key}` } })).arrayBuffer()).byteLength;
+      const one = (await (await fetch(server.baseUrl + path, { headers: { authorization: `Bearer ${server.key}` } })).arrayBuffer())
+        .byteLength;
       expect(one).toBeGreaterThan(100_000);
       const stalledBefore = await metric('http_connections_closed_total{reason="stalled"}');
       const c = await connect(port);

@@ -29,7 +29,10 @@ async function waitUntil(cond: () => boolean, ms: number): Promise<boolean> {
 
 /** The cluster's temp dir and postmaster pid, read through SQL. */
 async function serverFiles(url: string): Promise<{ root: string; postmasterPid: number }> {
-  const dataDir = await withClient(url, async (c) => (await c.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory);
+  const dataDir = await withClient(
+    url,
+    async (c) => (await c.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory,
+  );
   const pidFile = await fs.readFile(path.join(dataDir, 'postmaster.pid'), 'utf8');
   return { root: path.dirname(dataDir), postmasterPid: Number.parseInt(pidFile, 10) };
 }
@@ -56,13 +59,15 @@ describe('startEmbeddedPostgres', () => {
   });
 
   it('runs with the test settings: UTC, UTF8 with a UTF-8 ctype, durability off', async () => {
-    const row = await withClient(server.url, async (c) =>
-      (
-        await c.query(`select current_setting('TimeZone') tz, current_setting('fsync') fsync,
+    const row = await withClient(
+      server.url,
+      async (c) =>
+        (
+          await c.query(`select current_setting('TimeZone') tz, current_setting('fsync') fsync,
             current_setting('synchronous_commit') sc, current_setting('full_page_writes') fpw,
             pg_encoding_to_char(encoding) enc, datctype, upper('josé') up
           from pg_database where datname = current_database()`)
-      ).rows[0],
+        ).rows[0],
     );
     expect(row).toEqual({ tz: 'UTC', fsync: 'off', sc: 'off', fpw: 'off', enc: 'UTF8', datctype: 'C.UTF-8', up: 'JOSÉ' });
   });
@@ -85,7 +90,10 @@ describe('startEmbeddedPostgres', () => {
     await holder.connect();
     const again = await createDatabase(server.url, 'pgserver_test_a');
     await holder.end().catch(() => {});
-    const tables = await withClient(again, async (c) => (await c.query(`select count(*)::int n from pg_tables where schemaname = 'public'`)).rows[0].n);
+    const tables = await withClient(
+      again,
+      async (c) => (await c.query(`select count(*)::int n from pg_tables where schemaname = 'public'`)).rows[0].n,
+    );
     expect(tables).toBe(0);
   });
 
@@ -139,7 +147,9 @@ describe('stop()', () => {
       console.log(s.pid);
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let postmasterPid = 0;
     let root = '';
     try {

@@ -2,7 +2,15 @@
 // verification with an in-process cache (no database read per request), revocation and expiry,
 // last_used_at written at most once a minute, and the plan rule. The clock is injected.
 import { createHmac } from 'node:crypto';
-import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/connect.js';
@@ -43,17 +51,32 @@ describe.each(dialects())('API keys on %s', (dialect) => {
   function service(opts: { pepper?: string; prefix?: string; apiPlans?: readonly Plan[]; counter?: QueryCounter } = {}) {
     const db = opts.counter ? database.db.withPlugin(opts.counter) : database.db;
     return new KeyService(db, {
-      pepper: opts.pepper ?? TEST_PEPPER, prefix: opts.prefix ?? 'svc', apiPlans: opts.apiPlans ?? DEFAULT_PLANS, now: () => clock.now,
+      pepper: opts.pepper ?? TEST_PEPPER,
+      prefix: opts.prefix ?? 'svc',
+      apiPlans: opts.apiPlans ?? DEFAULT_PLANS,
+      now: () => clock.now,
     });
   }
 
   const row = (id: string) => database.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const keyCount = async () => Number((await database.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const keyCount = async () =>
+    Number(
+      (
+        await database.db
+          .selectFrom('api_keys')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeAll(async () => {
     database = await freshDatabase(dialect);
     for (const plan of ['basic', 'pro', 'pro_total', 'enterprise', 'premium'] as const) {
-      clinics[plan] = await createClinic(database.db, { name: `Clínica ${plan}`, timezone: 'America/Mexico_City', currency: 'MXN', plan }, T0);
+      clinics[plan] = await createClinic(
+        database.db,
+        { name: `Clínica ${plan}`, timezone: 'America/Mexico_City', currency: 'MXN', plan },
+        T0,
+      );
     }
   });
   afterAll(async () => {
@@ -93,7 +116,13 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       expect(stored.key_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(stored.hint).toBe(issued.key.slice(-4));
       expect(issued.hint).toBe(stored.hint);
-      expect(stored).toMatchObject({ clinic_id: clinics.premium.id, name: 'Zapier', revoked_at: null, last_used_at: null, expires_at: null });
+      expect(stored).toMatchObject({
+        clinic_id: clinics.premium.id,
+        name: 'Zapier',
+        revoked_at: null,
+        last_used_at: null,
+        expires_at: null,
+      });
 
       const everything = await dumpDatabase(database);
       expect(everything).toContain(stored.key_hash); // the dump does cover api_keys
@@ -134,8 +163,15 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       const keys = service();
       const issued = await keys.create({ clinicId: clinics.pro_total.id, name: 'live', expiresAt: null, createdBy: null });
       expect(await keys.verify(issued.key)).toEqual({
-        keyId: issued.id, keyName: 'live', createdAt: issued.createdAt, clinicId: clinics.pro_total.id, clinicName: clinics.pro_total.name,
-        timezone: 'America/Mexico_City', currency: 'MXN', expiresAt: null, revoked: false,
+        keyId: issued.id,
+        keyName: 'live',
+        createdAt: issued.createdAt,
+        clinicId: clinics.pro_total.id,
+        clinicName: clinics.pro_total.name,
+        timezone: 'America/Mexico_City',
+        currency: 'MXN',
+        expiresAt: null,
+        revoked: false,
       });
       // A fresh service (another instance, empty cache) agrees.
       expect(await service().verify(issued.key)).toMatchObject({ keyId: issued.id });
@@ -172,7 +208,7 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       clock.now = T0;
     });
 
-    it('every key look-up and revocation names its clinic: another clinic\'s key is not found and stays live', async () => {
+    it("every key look-up and revocation names its clinic: another clinic's key is not found and stays live", async () => {
       const keys = service();
       const issued = await keys.create({ clinicId: clinics.premium.id, name: 'tenant', expiresAt: null, createdBy: null });
       clock.now = T0;
@@ -272,7 +308,11 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       const issued = await keys.create({ clinicId: clinics.premium.id, name: 'revoked elsewhere', expiresAt: null, createdBy: null });
       clock.now = T0;
       expect(await keys.verify(issued.key)).not.toBeNull();
-      await database.db.updateTable('api_keys').set({ revoked_at: T0 / 1000 }).where('id', '=', issued.id).execute();
+      await database.db
+        .updateTable('api_keys')
+        .set({ revoked_at: T0 / 1000 })
+        .where('id', '=', issued.id)
+        .execute();
       clock.now = T0 + 1000;
       expect(await keys.verify(issued.key)).not.toBeNull();
       clock.now = T0 + 5000;
@@ -332,7 +372,9 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       const keys = service();
       for (const plan of ['basic', 'pro'] as const) {
         const before = await keyCount();
-        const err = await keys.create({ clinicId: clinics[plan].id, name: 'nope', expiresAt: null, createdBy: null }).catch((e: unknown) => e);
+        const err = await keys
+          .create({ clinicId: clinics[plan].id, name: 'nope', expiresAt: null, createdBy: null })
+          .catch((e: unknown) => e);
         expect(err).toBeInstanceOf(DomainError);
         expect((err as DomainError).reason).toBe('plan_not_eligible');
         expect((err as DomainError).message).toContain(`"${plan}"`);
@@ -353,8 +395,9 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       const keys = service({ apiPlans: loadConfig({ API_PLANS: 'basic' }).apiPlans });
       const issued = await keys.create({ clinicId: clinics.basic.id, name: 'basic ok', expiresAt: null, createdBy: null });
       expect(issued.key).toMatch(KEY_RE);
-      await expect(keys.create({ clinicId: clinics.premium.id, name: 'premium not', expiresAt: null, createdBy: null }))
-        .rejects.toMatchObject({ reason: 'plan_not_eligible' });
+      await expect(
+        keys.create({ clinicId: clinics.premium.id, name: 'premium not', expiresAt: null, createdBy: null }),
+      ).rejects.toMatchObject({ reason: 'plan_not_eligible' });
     });
 
     it('does not re-check the plan of existing keys at request time', async () => {
@@ -369,21 +412,28 @@ describe.each(dialects())('API keys on %s', (dialect) => {
 
     it('reports an unknown clinic and a bad name', async () => {
       const keys = service();
-      await expect(keys.create({ clinicId: '00000000-0000-4000-8000-000000000000', name: 'x', expiresAt: null, createdBy: null }))
-        .rejects.toMatchObject({ reason: 'not_found', details: { field: 'clinic' } });
-      await expect(keys.create({ clinicId: clinics.premium.id, name: '   ', expiresAt: null, createdBy: null }))
-        .rejects.toMatchObject({ reason: 'invalid_input', details: { field: 'name' } });
-      await expect(keys.create({ clinicId: clinics.premium.id, name: 'n'.repeat(101), expiresAt: null, createdBy: null }))
-        .rejects.toMatchObject({ reason: 'invalid_input', details: { field: 'name' } });
+      await expect(
+        keys.create({ clinicId: '00000000-0000-4000-8000-000000000000', name: 'x', expiresAt: null, createdBy: null }),
+      ).rejects.toMatchObject({ reason: 'not_found', details: { field: 'clinic' } });
+      await expect(keys.create({ clinicId: clinics.premium.id, name: '   ', expiresAt: null, createdBy: null })).rejects.toMatchObject({
+        reason: 'invalid_input',
+        details: { field: 'name' },
+      });
+      await expect(
+        keys.create({ clinicId: clinics.premium.id, name: 'n'.repeat(101), expiresAt: null, createdBy: null }),
+      ).rejects.toMatchObject({ reason: 'invalid_input', details: { field: 'name' } });
     });
   });
 });
 
 /** Every row of every table, as one string. */
 async function dumpDatabase(database: Database): Promise<string> {
-  const tables = database.dialect === 'sqlite'
-    ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(database.db)
-    : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(database.db);
+  const tables =
+    database.dialect === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(database.db)
+      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(
+          database.db,
+        );
   const names = tables.rows.map((r) => r.name);
   expect(names).toContain('api_keys');
   let all = '';

@@ -10,10 +10,27 @@ const inRange = (s: string, r: { lo: string; hi: string }) => cmp(s, r.lo) >= 0 
 
 describe('prefixRange', () => {
   it('holds the keys that start with the term and no other', () => {
-    const keys = ['mar', 'mari', 'maria', 'maria', 'maria jose', 'mariaz', 'maria\u{10ffff}', 'maria😀', 'marib', 'marib a', 'mariá', 'maría', 'ana maria', 'zoe', ''];
+    const keys = [
+      'mar',
+      'mari',
+      'maria',
+      'maria',
+      'maria jose',
+      'mariaz',
+      'maria\u{10ffff}',
+      'maria😀',
+      'marib',
+      'marib a',
+      'mariá',
+      'maría',
+      'ana maria',
+      'zoe',
+      '',
+    ];
     for (const needle of ['maria', 'mar', 'a', 'ñandú', 'z\u{d7ff}', 'x😀', 'maria jose']) {
       const r = prefixRange(needle)!;
-      for (const k of [...keys, `${needle}`, `${needle} x`, `${needle}\u{10ffff}`]) expect(inRange(k, r), `${JSON.stringify(k)} in ${JSON.stringify(needle)}`).toBe(k.startsWith(needle));
+      for (const k of [...keys, `${needle}`, `${needle} x`, `${needle}\u{10ffff}`])
+        expect(inRange(k, r), `${JSON.stringify(k)} in ${JSON.stringify(needle)}`).toBe(k.startsWith(needle));
     }
   });
 

@@ -42,14 +42,24 @@ describe('loadConfig defaults', () => {
       usageFlushIntervalS: 30,
       shutdownTimeoutS: 10,
       http: {
-        headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 10_000, socketTimeoutMs: 30_000,
-        maxConnectionsPerAddress: 100, maxHeaderBytes: 16_384,
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 10_000,
+        socketTimeoutMs: 30_000,
+        maxConnectionsPerAddress: 100,
+        maxHeaderBytes: 16_384,
       },
       overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: null, maxRssBytes: 0 },
       metricsToken: null,
       eventRetentionDays: 30,
       webhooks: {
-        allowPrivate: false, maxInFlight: 32, retryBaseMs: 5000, retryMaxMs: 3_600_000, timeoutMs: 10_000, leaseMs: 30_000, pollMs: 250,
+        allowPrivate: false,
+        maxInFlight: 32,
+        retryBaseMs: 5000,
+        retryMaxMs: 3_600_000,
+        timeoutMs: 10_000,
+        leaseMs: 30_000,
+        pollMs: 250,
       },
       pageCacheBytes: 32 * 1024 * 1024,
     });
@@ -62,15 +72,32 @@ describe('loadConfig defaults', () => {
 
   it('reads the operations variables (timeouts, caps, overload, metrics, shutdown)', () => {
     const c = loadConfig({
-      DB_CONNECT_TIMEOUT_MS: '1500', USAGE_FLUSH_INTERVAL_S: '5', SHUTDOWN_TIMEOUT_S: '20',
-      HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '4000', KEEP_ALIVE_TIMEOUT_MS: '3000', SOCKET_TIMEOUT_MS: '9000',
-      MAX_CONNECTIONS_PER_ADDRESS: '0', MAX_HEADER_BYTES: '8192',
-      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_HEAP_USED_MB: '512', OVERLOAD_MAX_RSS_MB: '1024',
+      DB_CONNECT_TIMEOUT_MS: '1500',
+      USAGE_FLUSH_INTERVAL_S: '5',
+      SHUTDOWN_TIMEOUT_S: '20',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '4000',
+      KEEP_ALIVE_TIMEOUT_MS: '3000',
+      SOCKET_TIMEOUT_MS: '9000',
+      MAX_CONNECTIONS_PER_ADDRESS: '0',
+      MAX_HEADER_BYTES: '8192',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      OVERLOAD_MAX_HEAP_USED_MB: '512',
+      OVERLOAD_MAX_RSS_MB: '1024',
       METRICS_TOKEN: 'm'.repeat(32),
     });
     expect(c).toMatchObject({
-      dbConnectTimeoutMs: 1500, usageFlushIntervalS: 5, shutdownTimeoutS: 20,
-      http: { headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 3000, socketTimeoutMs: 9000, maxConnectionsPerAddress: 0, maxHeaderBytes: 8192 },
+      dbConnectTimeoutMs: 1500,
+      usageFlushIntervalS: 5,
+      shutdownTimeoutS: 20,
+      http: {
+        headersTimeoutMs: 2000,
+        requestTimeoutMs: 4000,
+        keepAliveTimeoutMs: 3000,
+        socketTimeoutMs: 9000,
+        maxConnectionsPerAddress: 0,
+        maxHeaderBytes: 8192,
+      },
       overload: { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 512 * 1024 * 1024, maxRssBytes: 1024 * 1024 * 1024 },
       metricsToken: 'm'.repeat(32),
     });
@@ -91,32 +118,76 @@ describe('loadConfig defaults', () => {
 
   it('reads every variable', () => {
     const c = loadConfig({
-      PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/var/lib/clinic', DATABASE_URL: 'postgres://u:p@db:5432/clinic',
-      API_KEY_PREFIX: 'clin', API_KEY_PEPPER: 'x'.repeat(32), RATE_LIMIT_RPS: '5', RATE_LIMIT_BURST: '9',
-      AUTH_FAIL_RPS: '2', AUTH_FAIL_BURST: '3', API_PLANS: 'basic, premium', LOG_LEVEL: 'DEBUG', TRUST_PROXY: 'true',
-      DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '1500', COOKIE_SECURE: 'Always', EVENT_RETENTION_DAYS: '90', REDIS_URL: 'redis://redis:6379', REDIS_TIMEOUT_MS: '25',
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/var/lib/clinic',
+      DATABASE_URL: 'postgres://u:p@db:5432/clinic',
+      API_KEY_PREFIX: 'clin',
+      API_KEY_PEPPER: 'x'.repeat(32),
+      RATE_LIMIT_RPS: '5',
+      RATE_LIMIT_BURST: '9',
+      AUTH_FAIL_RPS: '2',
+      AUTH_FAIL_BURST: '3',
+      API_PLANS: 'basic, premium',
+      LOG_LEVEL: 'DEBUG',
+      TRUST_PROXY: 'true',
+      DB_POOL_MAX: '4',
+      DB_STATEMENT_TIMEOUT_MS: '1500',
+      COOKIE_SECURE: 'Always',
+      EVENT_RETENTION_DAYS: '90',
+      REDIS_URL: 'redis://redis:6379',
+      REDIS_TIMEOUT_MS: '25',
     });
     expect(c).toMatchObject({
-      port: 8080, host: '0.0.0.0', dataDir: '/var/lib/clinic', databaseUrl: 'postgres://u:p@db:5432/clinic', apiKeyPrefix: 'clin',
-      apiKeyPepper: 'x'.repeat(32), rateLimitRps: 5, rateLimitBurst: 9, authFailRps: 2, authFailBurst: 3, apiPlans: ['basic', 'premium'],
-      logLevel: 'debug', trustProxy: true, dbPoolMax: 4, dbStatementTimeoutMs: 1500, cookieSecure: 'always', eventRetentionDays: 90,
-      redisUrl: 'redis://redis:6379', redisTimeoutMs: 25,
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/clinic',
+      databaseUrl: 'postgres://u:p@db:5432/clinic',
+      apiKeyPrefix: 'clin',
+      apiKeyPepper: 'x'.repeat(32),
+      rateLimitRps: 5,
+      rateLimitBurst: 9,
+      authFailRps: 2,
+      authFailBurst: 3,
+      apiPlans: ['basic', 'premium'],
+      logLevel: 'debug',
+      trustProxy: true,
+      dbPoolMax: 4,
+      dbStatementTimeoutMs: 1500,
+      cookieSecure: 'always',
+      eventRetentionDays: 90,
+      redisUrl: 'redis://redis:6379',
+      redisTimeoutMs: 25,
     });
     // TLS, credentials, a database number: as node-redis reads them.
-    for (const url of ['rediss://user:p%40ss@redis.example:6380/2', 'redis://:secret@10.0.0.5', 'REDIS://localhost/', 'redis://[::1]:6379/0']) {
+    for (const url of [
+      'rediss://user:p%40ss@redis.example:6380/2',
+      'redis://:secret@10.0.0.5',
+      'REDIS://localhost/',
+      'redis://[::1]:6379/0',
+    ]) {
       expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
     }
-    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/clinic', API_KEY_PEPPER: 'x'.repeat(32) }).databaseUrl).toBe('postgresql://localhost/clinic');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/clinic', API_KEY_PEPPER: 'x'.repeat(32) }).databaseUrl).toBe(
+      'postgresql://localhost/clinic',
+    );
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
     expect(loadConfig({ TRUST_PROXY: 'False' }).trustProxy).toBe(false);
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
     expect(loadConfig({ DATA_DIR: 'rel/dir' }).dataDir).toBe(path.resolve('rel/dir'));
-    expect(loadConfig({
-      WEBHOOK_ALLOW_PRIVATE: 'TRUE', WEBHOOK_MAX_IN_FLIGHT: '8', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '1000',
-      WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_LEASE_MS: '1500', WEBHOOK_POLL_MS: '20',
-    }).webhooks).toEqual({ allowPrivate: true, maxInFlight: 8, retryBaseMs: 100, retryMaxMs: 1000, timeoutMs: 500, leaseMs: 1500, pollMs: 20 });
+    expect(
+      loadConfig({
+        WEBHOOK_ALLOW_PRIVATE: 'TRUE',
+        WEBHOOK_MAX_IN_FLIGHT: '8',
+        WEBHOOK_RETRY_BASE_MS: '100',
+        WEBHOOK_RETRY_MAX_MS: '1000',
+        WEBHOOK_TIMEOUT_MS: '500',
+        WEBHOOK_LEASE_MS: '1500',
+        WEBHOOK_POLL_MS: '20',
+      }).webhooks,
+    ).toEqual({ allowPrivate: true, maxInFlight: 8, retryBaseMs: 100, retryMaxMs: 1000, timeoutMs: 500, leaseMs: 1500, pollMs: 20 });
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhooks.allowPrivate).toBe(false);
   });
 
@@ -124,8 +195,12 @@ describe('loadConfig defaults', () => {
     const c = loadConfig({});
     expect(Object.isFrozen(c)).toBe(true);
     expect(Object.isFrozen(c.apiPlans)).toBe(true);
-    expect(() => { (c as { port: number }).port = 1; }).toThrow(TypeError);
-    expect(() => { (c.apiPlans as string[]).push('basic'); }).toThrow(TypeError);
+    expect(() => {
+      (c as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (c.apiPlans as string[]).push('basic');
+    }).toThrow(TypeError);
   });
 
   it('does not read process.env when given an environment', () => {

@@ -21,17 +21,42 @@ const C3 = id(1, 3);
 type Line = Record<string, unknown>;
 
 const clienta = (cid: string, extra: Line = {}): Line => ({
-  type: 'clienta', id: cid, nombre: 'María José Núñez', telefono: '+34600123456', email: 'mj@example.com', idioma: 'es',
-  vip: true, cliente_desde: '2024-05-10', created_at: '2024-05-10T10:00:00+02:00', ...extra,
+  type: 'clienta',
+  id: cid,
+  nombre: 'María José Núñez',
+  telefono: '+34600123456',
+  email: 'mj@example.com',
+  idioma: 'es',
+  vip: true,
+  cliente_desde: '2024-05-10',
+  created_at: '2024-05-10T10:00:00+02:00',
+  ...extra,
 });
 const cita = (cid: string, clientaId: string, extra: Line = {}): Line => ({
-  type: 'cita', id: cid, clienta_id: clientaId, fecha_hora: '2026-03-29T03:00:00+02:00', servicio: 'Limpieza facial',
-  duracion_min: 60, precio: 55.5, estado: 'completada', profesional_nombre: 'Laura Martín', sede_nombre: 'Sede Centro',
-  created_at: '2026-03-01T09:00:00+01:00', ...extra,
+  type: 'cita',
+  id: cid,
+  clienta_id: clientaId,
+  fecha_hora: '2026-03-29T03:00:00+02:00',
+  servicio: 'Limpieza facial',
+  duracion_min: 60,
+  precio: 55.5,
+  estado: 'completada',
+  profesional_nombre: 'Laura Martín',
+  sede_nombre: 'Sede Centro',
+  created_at: '2026-03-01T09:00:00+01:00',
+  ...extra,
 });
 const llamada = (lid: string, clientaId: string | null, extra: Line = {}): Line => ({
-  type: 'llamada', id: lid, ...(clientaId === null ? {} : { clienta_id: clientaId }), fecha_hora: '2026-03-27T18:00:00+01:00',
-  telefono_caller: '+34600123456', duracion_segundos: 95, resultado: 'agendada', idioma: 'es', created_at: '2026-03-27T18:02:00+01:00', ...extra,
+  type: 'llamada',
+  id: lid,
+  ...(clientaId === null ? {} : { clienta_id: clientaId }),
+  fecha_hora: '2026-03-27T18:00:00+01:00',
+  telefono_caller: '+34600123456',
+  duracion_segundos: 95,
+  resultado: 'agendada',
+  idioma: 'es',
+  created_at: '2026-03-27T18:02:00+01:00',
+  ...extra,
 });
 
 /** What an import did to one type: created, updated, unchanged, deleted. */
@@ -69,8 +94,20 @@ describe.each(dialects())('import on %s', (dialect) => {
       clientas: await db.selectFrom('clientas').selectAll().where('clinic_id', '=', c.id).orderBy('id').execute(),
       citas: await db.selectFrom('citas').selectAll().where('clinic_id', '=', c.id).orderBy('id').execute(),
       llamadas: await db.selectFrom('llamadas').selectAll().where('clinic_id', '=', c.id).orderBy('id').execute(),
-      citasPorDia: await db.selectFrom('citas_por_dia').selectAll().where('clinic_id', '=', c.id).orderBy('dia').orderBy('estado').execute(),
-      llamadasPorDia: await db.selectFrom('llamadas_por_dia').selectAll().where('clinic_id', '=', c.id).orderBy('dia').orderBy('resultado').execute(),
+      citasPorDia: await db
+        .selectFrom('citas_por_dia')
+        .selectAll()
+        .where('clinic_id', '=', c.id)
+        .orderBy('dia')
+        .orderBy('estado')
+        .execute(),
+      llamadasPorDia: await db
+        .selectFrom('llamadas_por_dia')
+        .selectAll()
+        .where('clinic_id', '=', c.id)
+        .orderBy('dia')
+        .orderBy('resultado')
+        .execute(),
       clientasPorVip: await db.selectFrom('clientas_por_vip').selectAll().where('clinic_id', '=', c.id).orderBy('vip').execute(),
     };
   }
@@ -92,7 +129,11 @@ describe.each(dialects())('import on %s', (dialect) => {
   beforeEach(async () => {
     database = await freshDatabase(dialect);
     clinicA = await createClinic(database.db, { name: 'Clínica A', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' }, NOW);
-    clinicB = await createClinic(database.db, { name: 'Clínica B', timezone: 'America/Mexico_City', currency: 'MXN', plan: 'premium' }, NOW);
+    clinicB = await createClinic(
+      database.db,
+      { name: 'Clínica B', timezone: 'America/Mexico_City', currency: 'MXN', plan: 'premium' },
+      NOW,
+    );
   });
   afterEach(async () => {
     await database.close();
@@ -102,17 +143,42 @@ describe.each(dialects())('import on %s', (dialect) => {
     it('imports clientas, citas and llamadas with their counts', async () => {
       const res = await importInto(clinicA, validFile());
       expect(res).toEqual({
-        ok: true, lines: 8, counts: { clientas: did(3), citas: did(2), llamadas: did(2) }, changed: true, errors: [], errorCount: 0, badLines: 0,
+        ok: true,
+        lines: 8,
+        counts: { clientas: did(3), citas: did(2), llamadas: did(2) },
+        changed: true,
+        errors: [],
+        errorCount: 0,
+        badLines: 0,
       });
       expect(await apiTotals(clinicA)).toEqual({ clientas: 3, citas: 2, llamadas: 2 });
 
       const s = await snapshot(clinicA);
       const first = s.citas.find((c) => c.id === id(2, 1))!;
-      expect(first).toMatchObject({ clienta_id: C1, fecha_hora: Date.parse('2026-03-29T01:00:00Z') / 1000, dia: '2026-03-29', precio_cents: 5550, notas: null });
-      expect(s.citas.find((c) => c.id === id(2, 2))).toMatchObject({ clienta_id: C3, precio_cents: 1999, notas: 'Alergia al látex', dia: '2026-04-01' });
+      expect(first).toMatchObject({
+        clienta_id: C1,
+        fecha_hora: Date.parse('2026-03-29T01:00:00Z') / 1000,
+        dia: '2026-03-29',
+        precio_cents: 5550,
+        notas: null,
+      });
+      expect(s.citas.find((c) => c.id === id(2, 2))).toMatchObject({
+        clienta_id: C3,
+        precio_cents: 1999,
+        notas: 'Alergia al látex',
+        dia: '2026-04-01',
+      });
       expect(s.llamadas.find((l) => l.id === id(3, 2))).toMatchObject({ clienta_id: null, cliente_nombre: null, resultado: 'sin_accion' });
-      expect(s.clientas.find((c) => c.id === C1)).toMatchObject({ nombre: 'María José Núñez', vip: 1, email: 'mj@example.com', cliente_desde: '2024-05-10' });
-      expect(s.citasPorDia.map((r) => [r.dia, r.estado, Number(r.n)])).toEqual([['2026-03-29', 'completada', 1], ['2026-04-01', 'pendiente', 1]]);
+      expect(s.clientas.find((c) => c.id === C1)).toMatchObject({
+        nombre: 'María José Núñez',
+        vip: 1,
+        email: 'mj@example.com',
+        cliente_desde: '2024-05-10',
+      });
+      expect(s.citasPorDia.map((r) => [r.dia, r.estado, Number(r.n)])).toEqual([
+        ['2026-03-29', 'completada', 1],
+        ['2026-04-01', 'pendiente', 1],
+      ]);
 
       // As the API shows it: derived fields computed by the service, timestamps in the clinic's zone.
       const citas = await citasPage(database.db, ctx(clinicA), { desde: '2026-03-29', hasta: '2026-04-01' }, NOW);
@@ -130,23 +196,30 @@ describe.each(dialects())('import on %s', (dialect) => {
       const before = await snapshot(clinicA);
       const totals = await apiTotals(clinicA);
       const again = await importInto(clinicA, validFile());
-      expect(again).toMatchObject({ ok: true, changed: false, counts: { clientas: did(0, 0, 3), citas: did(0, 0, 2), llamadas: did(0, 0, 2) } });
+      expect(again).toMatchObject({
+        ok: true,
+        changed: false,
+        counts: { clientas: did(0, 0, 3), citas: did(0, 0, 2), llamadas: did(0, 0, 2) },
+      });
       expect(await snapshot(clinicA)).toEqual(before);
       expect(await apiTotals(clinicA)).toEqual(totals);
     });
 
     it('a changed record replaces the stored one, keeping its id', async () => {
       await importInto(clinicA, validFile());
-      const res = await importInto(clinicA, jsonl([
-        clienta(C1, { nombre: 'María José Núñez Ruiz', vip: false }),
-        cita(id(2, 1), C1, { estado: 'cancelada', precio: 60 }),
-      ]));
+      const res = await importInto(
+        clinicA,
+        jsonl([clienta(C1, { nombre: 'María José Núñez Ruiz', vip: false }), cita(id(2, 1), C1, { estado: 'cancelada', precio: 60 })]),
+      );
       expect(res.ok).toBe(true);
       const s = await snapshot(clinicA);
       expect(s.clientas).toHaveLength(3);
       expect(s.clientas.find((c) => c.id === C1)).toMatchObject({ nombre: 'María José Núñez Ruiz', vip: 0 });
       expect(s.citas.find((c) => c.id === id(2, 1))).toMatchObject({ estado: 'cancelada', precio_cents: 6000 });
-      expect(s.citasPorDia.map((r) => [r.dia, r.estado, Number(r.n)])).toEqual([['2026-03-29', 'cancelada', 1], ['2026-04-01', 'pendiente', 1]]);
+      expect(s.citasPorDia.map((r) => [r.dia, r.estado, Number(r.n)])).toEqual([
+        ['2026-03-29', 'cancelada', 1],
+        ['2026-04-01', 'pendiente', 1],
+      ]);
       expect(s.clientasPorVip.map((r) => [r.vip, Number(r.n)])).toEqual([[0, 3]]);
     });
 
@@ -160,10 +233,9 @@ describe.each(dialects())('import on %s', (dialect) => {
 
     it('accepts CRLF line endings, any offset, and upper-case UUIDs (stored lower-case)', async () => {
       const upper = C1.toUpperCase();
-      const text = [
-        JSON.stringify(clienta(upper)),
-        JSON.stringify(cita(id(2, 1), C1, { fecha_hora: '2026-03-28T18:00:00-06:00' })),
-      ].join('\r\n') + '\r\n';
+      const text =
+        [JSON.stringify(clienta(upper)), JSON.stringify(cita(id(2, 1), C1, { fecha_hora: '2026-03-28T18:00:00-06:00' }))].join('\r\n') +
+        '\r\n';
       const res = await importInto(clinicA, text);
       expect(res).toMatchObject({ ok: true, lines: 2, counts: { clientas: did(1), citas: did(1) } });
       const s = await snapshot(clinicA);
@@ -172,7 +244,15 @@ describe.each(dialects())('import on %s', (dialect) => {
     });
 
     it('an empty file is a successful no-op', async () => {
-      expect(await importInto(clinicA, '')).toEqual({ ok: true, lines: 0, counts: NOTHING, changed: false, errors: [], errorCount: 0, badLines: 0 });
+      expect(await importInto(clinicA, '')).toEqual({
+        ok: true,
+        lines: 0,
+        counts: NOTHING,
+        changed: false,
+        errors: [],
+        errorCount: 0,
+        badLines: 0,
+      });
       await expectEmpty(clinicA);
     });
   });
@@ -183,7 +263,9 @@ describe.each(dialects())('import on %s', (dialect) => {
       const res = await importInto(clinicA, text);
       expect(res.ok).toBe(false);
       expect(res.errorCount).toBe(1);
-      expect(res.errors).toEqual([{ line: 3, field: 'telefono', reason: expect.stringMatching(/telefono must be an E\.164 phone number/) }]);
+      expect(res.errors).toEqual([
+        { line: 3, field: 'telefono', reason: expect.stringMatching(/telefono must be an E\.164 phone number/) },
+      ]);
       expect(res.counts).toEqual(NOTHING);
       await expectEmpty(clinicA);
     });
@@ -191,9 +273,7 @@ describe.each(dialects())('import on %s', (dialect) => {
     it('a bad line leaves earlier data untouched (the whole file is one transaction)', async () => {
       await importInto(clinicA, validFile());
       const before = await snapshot(clinicA);
-      const res = await importInto(clinicA, jsonl([
-        clienta(C1, { nombre: 'Changed' }), cita(id(2, 50), C1), '{"type":"cita"',
-      ]));
+      const res = await importInto(clinicA, jsonl([clienta(C1, { nombre: 'Changed' }), cita(id(2, 50), C1), '{"type":"cita"']));
       expect(res.ok).toBe(false);
       expect(await snapshot(clinicA)).toEqual(before);
     });
@@ -203,7 +283,14 @@ describe.each(dialects())('import on %s', (dialect) => {
         ['{"type": "clienta", "id": ', /not valid JSON/],
         ['[1, 2, 3]', /must be a JSON object/],
         [{ ...clienta(id(1, 20)), type: 'paciente' }, /type must be one of: clienta, cita, llamada/],
-        [(() => { const l = clienta(id(1, 21)); delete l.nombre; return l; })(), /missing required field "nombre"/],
+        [
+          (() => {
+            const l = clienta(id(1, 21));
+            delete l.nombre;
+            return l;
+          })(),
+          /missing required field "nombre"/,
+        ],
         [{ ...clienta(id(1, 22)), apodo: 'Mari' }, /unknown field "apodo" for type clienta/],
         [{ ...clienta(id(1, 23)), total_citas: 3 }, /total_citas is derived by the service and cannot be imported/],
         [{ ...clienta(id(1, 24)), ultima_cita: '2026-03-01' }, /ultima_cita is derived/],
@@ -215,11 +302,17 @@ describe.each(dialects())('import on %s', (dialect) => {
         [clienta(id(1, 29), { email: 'not-an-email' }), /email must be an e-mail address/],
         [cita(id(2, 20), C1, { precio: 10.125 }), /precio must have at most 2 decimals/],
         [cita(id(2, 21), C1, { precio: -1 }), /precio must be a number from 0/],
-        [cita(id(2, 22), C1, { estado: 'reprogramada' }), /estado must be one of: pendiente, confirmada, completada, cancelada, no_asistio/],
+        [
+          cita(id(2, 22), C1, { estado: 'reprogramada' }),
+          /estado must be one of: pendiente, confirmada, completada, cancelada, no_asistio/,
+        ],
         [cita(id(2, 23), C1, { fecha_hora: '2026-02-30T10:00:00+01:00' }), /fecha_hora must be an RFC 3339 timestamp/],
         [cita(id(2, 24), C1, { duracion_min: 45.5 }), /duracion_min must be an integer from 1 to 1440/],
         [cita(id(2, 25), C1, { servicio: '' }), /servicio must be a non-empty string/],
-        [llamada(id(3, 20), null, { resultado: 'colgada' }), /resultado must be one of: agendada, cancelada, info, transferida, sin_accion/],
+        [
+          llamada(id(3, 20), null, { resultado: 'colgada' }),
+          /resultado must be one of: agendada, cancelada, info, transferida, sin_accion/,
+        ],
         [llamada(id(3, 21), null, { telefono_caller: 'anonymous' }), /telefono_caller must be an E\.164/],
         [llamada(id(3, 22), null, { idioma: 'Spanish' }), /idioma must be a language code/],
       ];
@@ -236,7 +329,10 @@ describe.each(dialects())('import on %s', (dialect) => {
 
     it('a reference to a clienta that is neither stored nor in the file is reported on every line that uses it', async () => {
       const ghost = id(1, 99);
-      const res = await importInto(clinicA, jsonl([clienta(C1), cita(id(2, 1), ghost), cita(id(2, 2), C1), llamada(id(3, 1), ghost), cita(id(2, 3), id(1, 98))]));
+      const res = await importInto(
+        clinicA,
+        jsonl([clienta(C1), cita(id(2, 1), ghost), cita(id(2, 2), C1), llamada(id(3, 1), ghost), cita(id(2, 3), id(1, 98))]),
+      );
       expect(res.ok).toBe(false);
       expect(res.errorCount).toBe(3);
       expect(res.errors).toEqual([
@@ -260,7 +356,11 @@ describe.each(dialects())('import on %s', (dialect) => {
 
     it('reference errors and line errors are reported together, in line order', async () => {
       const res = await importInto(clinicA, jsonl([cita(id(2, 1), id(1, 97)), 'nope', clienta(C1, { vip: 1 })]));
-      expect(res.errors.map((e) => [e.line, e.reason.split(' ')[0]])).toEqual([[1, 'clienta_id'], [2, 'not'], [3, 'vip']]);
+      expect(res.errors.map((e) => [e.line, e.reason.split(' ')[0]])).toEqual([
+        [1, 'clienta_id'],
+        [2, 'not'],
+        [3, 'vip'],
+      ]);
     });
 
     it('reports every problem of a line at once, one entry per problem, in the format’s field order', async () => {
@@ -279,13 +379,49 @@ describe.each(dialects())('import on %s', (dialect) => {
     });
 
     it('checks every field of every type, and unknown and derived fields after the known ones, in the line’s order', async () => {
-      const badClienta = { type: 'clienta', ultima_cita: '2026-01-01', id: 'x', telefono: '600', email: 'no', idioma: 'Spanish', vip: 'yes', cliente_desde: '2026-02-30', created_at: 'ayer', apodo: 'Mari' };
-      const badLlamada = { type: 'llamada', id: id(3, 40), clienta_id: 'nope', fecha_hora: 1, cliente_nombre: '', telefono_caller: 'anon', duracion_segundos: -1, resultado: 'colgada', created_at: '2026-03-27T18:02:00+01:00' };
+      const badClienta = {
+        type: 'clienta',
+        ultima_cita: '2026-01-01',
+        id: 'x',
+        telefono: '600',
+        email: 'no',
+        idioma: 'Spanish',
+        vip: 'yes',
+        cliente_desde: '2026-02-30',
+        created_at: 'ayer',
+        apodo: 'Mari',
+      };
+      const badLlamada = {
+        type: 'llamada',
+        id: id(3, 40),
+        clienta_id: 'nope',
+        fecha_hora: 1,
+        cliente_nombre: '',
+        telefono_caller: 'anon',
+        duracion_segundos: -1,
+        resultado: 'colgada',
+        created_at: '2026-03-27T18:02:00+01:00',
+      };
       const res = await importInto(clinicA, jsonl([badClienta, badLlamada]));
       expect(res).toMatchObject({ errorCount: 17, badLines: 2 });
       expect(res.errors.map((e) => `${e.line} ${e.field}`)).toEqual([
-        '1 id', '1 nombre', '1 telefono', '1 email', '1 idioma', '1 vip', '1 cliente_desde', '1 created_at', '1 ultima_cita', '1 apodo',
-        '2 clienta_id', '2 fecha_hora', '2 cliente_nombre', '2 telefono_caller', '2 duracion_segundos', '2 resultado', '2 idioma',
+        '1 id',
+        '1 nombre',
+        '1 telefono',
+        '1 email',
+        '1 idioma',
+        '1 vip',
+        '1 cliente_desde',
+        '1 created_at',
+        '1 ultima_cita',
+        '1 apodo',
+        '2 clienta_id',
+        '2 fecha_hora',
+        '2 cliente_nombre',
+        '2 telefono_caller',
+        '2 duracion_segundos',
+        '2 resultado',
+        '2 idioma',
       ]);
       expect(res.errors.find((e) => e.field === 'ultima_cita')!.reason).toMatch(/is derived by the service/);
       expect(res.errors.find((e) => e.line === 1 && e.field === 'nombre')!.reason).toBe('missing required field "nombre"');
@@ -294,21 +430,31 @@ describe.each(dialects())('import on %s', (dialect) => {
 
     it('a line’s missing clienta is one more of its problems, in clienta_id’s place, and the line counts once', async () => {
       const ghost = id(1, 90);
-      const res = await importInto(clinicA, jsonl([
-        cita(id(2, 40), ghost, { id: 'not-a-uuid', servicio: '' }), // three problems: id, the missing clienta, servicio
-        cita(id(2, 41), ghost), // only the missing clienta
-        llamada(id(3, 41), ghost, { resultado: 'x' }),
-      ]));
+      const res = await importInto(
+        clinicA,
+        jsonl([
+          cita(id(2, 40), ghost, { id: 'not-a-uuid', servicio: '' }), // three problems: id, the missing clienta, servicio
+          cita(id(2, 41), ghost), // only the missing clienta
+          llamada(id(3, 41), ghost, { resultado: 'x' }),
+        ]),
+      );
       expect(res).toMatchObject({ errorCount: 6, badLines: 3 });
       expect(res.errors.map((e) => [e.line, e.field])).toEqual([
-        [1, 'id'], [1, 'clienta_id'], [1, 'servicio'], [2, 'clienta_id'], [3, 'clienta_id'], [3, 'resultado'],
+        [1, 'id'],
+        [1, 'clienta_id'],
+        [1, 'servicio'],
+        [2, 'clienta_id'],
+        [3, 'clienta_id'],
+        [3, 'resultado'],
       ]);
       expect(res.errors[1]!.reason).toBe(`clienta_id ${ghost} is not a clienta of this clinic nor in the file`);
     });
 
     it(`the limit counts problems: the first ${MAX_REPORTED} by line and field, then a count of all`, async () => {
       // 30 lines with 4 problems each: 120 problems; the list ends inside line 25, the count has all.
-      const lines = Array.from({ length: 30 }, (_, i) => cita(id(2, 300 + i), C1, { precio: -1, estado: 'x', duracion_min: 0, servicio: '' }));
+      const lines = Array.from({ length: 30 }, (_, i) =>
+        cita(id(2, 300 + i), C1, { precio: -1, estado: 'x', duracion_min: 0, servicio: '' }),
+      );
       const res = await importInto(clinicA, jsonl([clienta(C1), ...lines]));
       expect(res).toMatchObject({ errorCount: 120, badLines: 30 });
       expect(res.errors).toHaveLength(MAX_REPORTED);
@@ -342,11 +488,18 @@ describe.each(dialects())('import on %s', (dialect) => {
 
   describe('tenancy', () => {
     it("importing an id that exists in another clinic never touches that clinic's row", async () => {
-      expect((await importInto(clinicB, jsonl([
-        clienta(C1, { nombre: 'María Fernández', telefono: '+525512345678' }),
-        cita(id(2, 1), C1, { fecha_hora: '2026-03-28T10:00:00-06:00', estado: 'pendiente', precio: 450 }),
-        llamada(id(3, 1), C1, { telefono_caller: '+525512345678' }),
-      ]))).ok).toBe(true);
+      expect(
+        (
+          await importInto(
+            clinicB,
+            jsonl([
+              clienta(C1, { nombre: 'María Fernández', telefono: '+525512345678' }),
+              cita(id(2, 1), C1, { fecha_hora: '2026-03-28T10:00:00-06:00', estado: 'pendiente', precio: 450 }),
+              llamada(id(3, 1), C1, { telefono_caller: '+525512345678' }),
+            ]),
+          )
+        ).ok,
+      ).toBe(true);
       const b = await snapshot(clinicB);
       const bTotals = await apiTotals(clinicB);
 
@@ -363,10 +516,13 @@ describe.each(dialects())('import on %s', (dialect) => {
     });
 
     it('refuses an unknown clinic before reading anything', async () => {
-      await expect(importJsonLines(database, '00000000-0000-4000-8000-000000000000', Readable.from([validFile()])))
-        .rejects.toMatchObject({ reason: 'not_found', details: { field: 'clinic' } });
-      await expect(importJsonLines(database, '00000000-0000-4000-8000-000000000000', Readable.from([validFile()])))
-        .rejects.toBeInstanceOf(DomainError);
+      await expect(importJsonLines(database, '00000000-0000-4000-8000-000000000000', Readable.from([validFile()]))).rejects.toMatchObject({
+        reason: 'not_found',
+        details: { field: 'clinic' },
+      });
+      await expect(importJsonLines(database, '00000000-0000-4000-8000-000000000000', Readable.from([validFile()]))).rejects.toBeInstanceOf(
+        DomainError,
+      );
     });
   });
 });

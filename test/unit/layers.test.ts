@@ -59,7 +59,9 @@ describe('layers', () => {
   });
 
   it('http/ and admin/ are siblings: neither imports the other', () => {
-    const across = edges.filter((e) => (e.from.startsWith('http/') && e.to.startsWith('admin/')) || (e.from.startsWith('admin/') && e.to.startsWith('http/')));
+    const across = edges.filter(
+      (e) => (e.from.startsWith('http/') && e.to.startsWith('admin/')) || (e.from.startsWith('admin/') && e.to.startsWith('http/')),
+    );
     expect(across).toEqual([]);
   });
 
@@ -68,7 +70,7 @@ describe('layers', () => {
     expect(direct).toEqual([]);
   });
 
-  it('only the CLI\'s serve command imports server.ts; nothing imports bin/', () => {
+  it("only the CLI's serve command imports server.ts; nothing imports bin/", () => {
     expect(edges.filter((e) => e.to === 'server.ts').map((e) => e.from)).toEqual(['cli/server.ts']);
     expect(edges.filter((e) => e.to.startsWith('..'))).toEqual([]);
   });

@@ -52,11 +52,19 @@ function shared(limiters: RateLimiters, name: string, rate: number, burst: numbe
 
 /** `count` requests spaced evenly at `perSecond` starting at `start` ms; their decisions. */
 function stream(l: Limiter, key: string, start: number, perSecond: number, count: number): Promise<RateDecision[]> {
-  return l.many(key, Array.from({ length: count }, (_, i) => start + (i * 1000) / perSecond), true);
+  return l.many(
+    key,
+    Array.from({ length: count }, (_, i) => start + (i * 1000) / perSecond),
+    true,
+  );
 }
 
 function burst(l: Limiter, key: string, at: number, count: number): Promise<RateDecision[]> {
-  return l.many(key, Array.from({ length: count }, () => at), true);
+  return l.many(
+    key,
+    Array.from({ length: count }, () => at),
+    true,
+  );
 }
 
 const withRedis = redisAvailable('the GCRA table on Redis (test/unit/rate-limit.test.ts)');
@@ -81,7 +89,14 @@ afterAll(async () => {
 
 const SUBJECTS: [string, (rate: number, burst: number) => Limiter][] = [
   ['memory', memory],
-  ...(withRedis ? [['redis', (rate: number, b: number) => shared(limiters!, `t${++made}`, rate, b)] as [string, (rate: number, burst: number) => Limiter]] : []),
+  ...(withRedis
+    ? [
+        ['redis', (rate: number, b: number) => shared(limiters!, `t${++made}`, rate, b)] as [
+          string,
+          (rate: number, burst: number) => Limiter,
+        ],
+      ]
+    : []),
 ];
 
 // The shared limiter runs the table at the hardest clock only (epoch magnitude, not a whole
@@ -157,7 +172,10 @@ describe.each(RUNS)('GCRA 60/s, burst 120, %s limiter, clock at %d ms', (name, t
     // Once limited: in each following full second exactly 60 of the 61 requests pass.
     for (let sec = 120; sec < 200; sec++) {
       const window = ds.slice(sec * 61, sec * 61 + 61);
-      expect(window.filter((d) => d.allowed), `second ${sec}`).toHaveLength(60);
+      expect(
+        window.filter((d) => d.allowed),
+        `second ${sec}`,
+      ).toHaveLength(60);
     }
   });
 
@@ -204,13 +222,16 @@ describe.each(RUNS)('GCRA 60/s, burst 120, %s limiter, clock at %d ms', (name, t
     expect((await strict.decide('k', t0 + 1000, true)).allowed).toBe(true);
   });
 
-  it('slow rates (the dashboard\'s one a minute): a burst passes exactly, whatever the instant', async () => {
+  it("slow rates (the dashboard's one a minute): a burst passes exactly, whatever the instant", async () => {
     // One tick is 60 000 ms, so `now` in ticks has a long fraction at most instants: a TAT stored
     // with fewer digits than a double holds would round, and some bursts would lose their last.
     for (let k = 0; k < 20; k++) {
       const l = make(1 / 60, 5);
       const at = t0 + k * 7919;
-      expect((await burst(l, 'k', at, 6)).map((d) => d.allowed), `at ${at}`).toEqual([true, true, true, true, true, false]);
+      expect(
+        (await burst(l, 'k', at, 6)).map((d) => d.allowed),
+        `at ${at}`,
+      ).toEqual([true, true, true, true, true, false]);
       expect((await l.decide('k', at + 59_999, true)).allowed).toBe(false);
       expect((await l.decide('k', at + 60_000, true)).allowed).toBe(true);
     }
@@ -234,8 +255,8 @@ describe.each(RUNS)('GCRA 60/s, burst 120, %s limiter, clock at %d ms', (name, t
   });
 });
 
-describe.skipIf(!withRedis)('the shared limiter on Redis\' clock', () => {
-  it('ignores the instances\' clocks: one bucket whatever time each caller believes it is', async () => {
+describe.skipIf(!withRedis)("the shared limiter on Redis' clock", () => {
+  it("ignores the instances' clocks: one bucket whatever time each caller believes it is", async () => {
     const clocked = new RateLimiters(link!, 'redis');
     // One request per 1000 s, bursts of 5: nothing refills while the test runs.
     const l = clocked.make('skewed', 0.001, 5);

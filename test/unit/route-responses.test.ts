@@ -11,14 +11,24 @@ describe('apiResponses', () => {
   it('documents the 200, the error statuses and extra ones, with their headers', async () => {
     const app = Fastify({ logger: false });
     await app.register(openapi);
-    app.get('/api/v1/probe', {
-      schema: {
-        operationId: 'getProbe', tags: ['me'], summary: 'A probe', description: 'A probe route',
-        response: apiResponses({ body: Me, description: 'ok', headers: optional(['Retry-After']) }, {
-          304: { description: 'Not modified', headers: [...COMMON_HEADERS, ...RATE_LIMIT_HEADERS], body: null },
-        }),
+    app.get(
+      '/api/v1/probe',
+      {
+        schema: {
+          operationId: 'getProbe',
+          tags: ['me'],
+          summary: 'A probe',
+          description: 'A probe route',
+          response: apiResponses(
+            { body: Me, description: 'ok', headers: optional(['Retry-After']) },
+            {
+              304: { description: 'Not modified', headers: [...COMMON_HEADERS, ...RATE_LIMIT_HEADERS], body: null },
+            },
+          ),
+        },
       },
-    }, async () => undefined as never);
+      async () => undefined as never,
+    );
     await app.ready();
     const doc = app.swagger() as Record<string, any>;
     const responses = doc['paths']['/api/v1/probe']['get']['responses'];

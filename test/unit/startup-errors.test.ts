@@ -9,7 +9,9 @@ const PEPPER = 'unit-test-pepper-0123456789abcdefghijklmn';
 
 describe('DATABASE_URL as shown', () => {
   it('keeps user, host, port and database; never the password or the query string', () => {
-    expect(redactedDatabaseUrl('postgres://app:p%40ss@db.internal:6432/clinic?sslmode=require&password=x')).toBe('postgres://app:***@db.internal:6432/clinic?…');
+    expect(redactedDatabaseUrl('postgres://app:p%40ss@db.internal:6432/clinic?sslmode=require&password=x')).toBe(
+      'postgres://app:***@db.internal:6432/clinic?…',
+    );
     expect(redactedDatabaseUrl('postgresql://app@db/clinic')).toBe('postgresql://app@db/clinic');
     expect(redactedDatabaseUrl('postgres://db/clinic')).toBe('postgres://db/clinic');
   });
@@ -22,7 +24,7 @@ describe('DATABASE_URL as shown', () => {
   });
 });
 
-describe('errors that are not the operator\'s to fix are left as they are', () => {
+describe("errors that are not the operator's to fix are left as they are", () => {
   it('an unknown code, a non-error, a DomainError', () => {
     const sqlite = loadConfig({ DATA_DIR: '/tmp/x' });
     const pg = loadConfig({ DATABASE_URL: 'postgres://a:b@h/d', API_KEY_PEPPER: PEPPER });

@@ -16,8 +16,17 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
-  addDays, dayRange, dayStart, formatTimestamp, isValidDate, isValidTimeZone, localDate, localToEpoch, offsetMinutes,
-  parseTimestamp, todayIn,
+  addDays,
+  dayRange,
+  dayStart,
+  formatTimestamp,
+  isValidDate,
+  isValidTimeZone,
+  localDate,
+  localToEpoch,
+  offsetMinutes,
+  parseTimestamp,
+  todayIn,
 } from '../../src/time.js';
 import { probe } from './time-probe.js';
 
@@ -43,8 +52,23 @@ describe('isValidDate', () => {
   });
 
   it('rejects out-of-range parts and anything not exactly YYYY-MM-DD', () => {
-    for (const d of ['2026-13-01', '2026-00-10', '2026-01-00', '2026-01-32', '0000-01-01', '2026-1-01', '2026-01-1', '26-01-01',
-      ' 2026-01-01', '2026-01-01 ', '2026-01-01T00:00', '2026/01/01', '20260101', '', 'today']) {
+    for (const d of [
+      '2026-13-01',
+      '2026-00-10',
+      '2026-01-00',
+      '2026-01-32',
+      '0000-01-01',
+      '2026-1-01',
+      '2026-01-1',
+      '26-01-01',
+      ' 2026-01-01',
+      '2026-01-01 ',
+      '2026-01-01T00:00',
+      '2026/01/01',
+      '20260101',
+      '',
+      'today',
+    ]) {
       expect(isValidDate(d), JSON.stringify(d)).toBe(false);
     }
   });
@@ -182,8 +206,14 @@ describe('dayStart and dayRange', () => {
   });
 
   it('zones without DST and offsets with minutes', () => {
-    expect(dayRange('2026-03-29', '2026-03-29', 'America/Mexico_City')).toEqual({ start: s('2026-03-29T06:00:00Z'), end: s('2026-03-30T06:00:00Z') });
-    expect(dayRange('2026-03-29', '2026-03-29', 'Asia/Kathmandu')).toEqual({ start: s('2026-03-28T18:15:00Z'), end: s('2026-03-29T18:15:00Z') });
+    expect(dayRange('2026-03-29', '2026-03-29', 'America/Mexico_City')).toEqual({
+      start: s('2026-03-29T06:00:00Z'),
+      end: s('2026-03-30T06:00:00Z'),
+    });
+    expect(dayRange('2026-03-29', '2026-03-29', 'Asia/Kathmandu')).toEqual({
+      start: s('2026-03-28T18:15:00Z'),
+      end: s('2026-03-29T18:15:00Z'),
+    });
     expect(dayStart('2026-01-09', 'Pacific/Auckland')).toBe(s('2026-01-08T11:00:00Z'));
   });
 
@@ -242,11 +272,15 @@ describe('formatTimestamp', () => {
 
   it('agrees with Intl every 5 minutes around transitions, walking forwards and backwards (memoised offsets)', () => {
     const cases: [string, string][] = [
-      ['Europe/Madrid', '2026-03-29T01:00:00Z'], ['Europe/Madrid', '2026-10-25T01:00:00Z'],
-      ['America/St_Johns', '2026-03-08T05:30:00Z'], ['Africa/Cairo', '2026-04-23T22:00:00Z'],
-      ['Pacific/Auckland', '2026-04-04T14:00:00Z'], ['Asia/Kathmandu', '2026-03-28T18:15:00Z'],
+      ['Europe/Madrid', '2026-03-29T01:00:00Z'],
+      ['Europe/Madrid', '2026-10-25T01:00:00Z'],
+      ['America/St_Johns', '2026-03-08T05:30:00Z'],
+      ['Africa/Cairo', '2026-04-23T22:00:00Z'],
+      ['Pacific/Auckland', '2026-04-04T14:00:00Z'],
+      ['Asia/Kathmandu', '2026-03-28T18:15:00Z'],
       // Lord Howe shifts by 30 minutes only.
-      ['Australia/Lord_Howe', '2026-04-04T15:00:00Z'], ['America/Santiago', '2026-04-05T03:00:00Z'],
+      ['Australia/Lord_Howe', '2026-04-04T15:00:00Z'],
+      ['America/Santiago', '2026-04-05T03:00:00Z'],
     ];
     for (const [zone, around] of cases) {
       const centre = s(around);
@@ -260,13 +294,25 @@ describe('formatTimestamp', () => {
   });
 
   it('any instant from 1970 to 2060 in zones with DST, half-hour offsets and changed rules: as Intl formats it (the offset memo never spans a transition)', () => {
-    const zones = ['Europe/Madrid', 'America/St_Johns', 'Africa/Cairo', 'America/Havana', 'Australia/Lord_Howe', 'Pacific/Apia', 'America/Mexico_City', 'Asia/Kathmandu'];
-    fc.assert(fc.property(fc.constantFrom(...zones), fc.integer({ min: 0, max: 2_871_000_000 }), (zone, t) => {
-      // the instant itself, and the seconds either side of the 6-hour span and quarter hour it falls in
-      for (const x of [t, t - (t % 21_600), t - (t % 21_600) - 1, t - (t % 900), t - (t % 900) - 1]) {
-        expect(formatTimestamp(x, zone), `${zone} ${x}`).toBe(intlFormat(x, zone));
-      }
-    }), { numRuns: 3_000 });
+    const zones = [
+      'Europe/Madrid',
+      'America/St_Johns',
+      'Africa/Cairo',
+      'America/Havana',
+      'Australia/Lord_Howe',
+      'Pacific/Apia',
+      'America/Mexico_City',
+      'Asia/Kathmandu',
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...zones), fc.integer({ min: 0, max: 2_871_000_000 }), (zone, t) => {
+        // the instant itself, and the seconds either side of the 6-hour span and quarter hour it falls in
+        for (const x of [t, t - (t % 21_600), t - (t % 21_600) - 1, t - (t % 900), t - (t % 900) - 1]) {
+          expect(formatTimestamp(x, zone), `${zone} ${x}`).toBe(intlFormat(x, zone));
+        }
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   it('offsetMinutes matches the formatted offset', () => {
@@ -326,28 +372,50 @@ describe('parseTimestamp', () => {
 
   it('agrees with Luxon on any valid timestamp: years 0001-9999, any offset, with or without a fraction', () => {
     const two = (n: number) => String(n).padStart(2, '0');
-    fc.assert(fc.property(
-      fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 31 }),
-      fc.integer({ min: 0, max: 86_399 }), fc.option(fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 })),
-      fc.option(fc.stringMatching(/^[0-9]{1,9}$/)),
-      (y, mo, d, sod, off, frac) => {
-        const date = `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}`;
-        const time = `${two(Math.floor(sod / 3600))}:${two(Math.floor(sod / 60) % 60)}:${two(sod % 60)}${frac === null ? '' : `.${frac}`}`;
-        const zone = off === null ? 'Z' : `${off < 0 ? '-' : '+'}${two(Math.floor(Math.abs(off) / 60))}:${two(Math.abs(off) % 60)}`;
-        const value = `${date}T${time}${zone}`;
-        const luxon = DateTime.fromISO(value, { setZone: true });
-        const expected = isValidDate(date) && luxon.isValid ? Math.floor(luxon.toMillis() / 1000) : null;
-        expect(parseTimestamp(value), value).toBe(expected);
-      },
-    ), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9999 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 31 }),
+        fc.integer({ min: 0, max: 86_399 }),
+        fc.option(fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 })),
+        fc.option(fc.stringMatching(/^[0-9]{1,9}$/)),
+        (y, mo, d, sod, off, frac) => {
+          const date = `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}`;
+          const time = `${two(Math.floor(sod / 3600))}:${two(Math.floor(sod / 60) % 60)}:${two(sod % 60)}${frac === null ? '' : `.${frac}`}`;
+          const zone = off === null ? 'Z' : `${off < 0 ? '-' : '+'}${two(Math.floor(Math.abs(off) / 60))}:${two(Math.abs(off) % 60)}`;
+          const value = `${date}T${time}${zone}`;
+          const luxon = DateTime.fromISO(value, { setZone: true });
+          const expected = isValidDate(date) && luxon.isValid ? Math.floor(luxon.toMillis() / 1000) : null;
+          expect(parseTimestamp(value), value).toBe(expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('rejects a missing offset, impossible dates and times, and anything not RFC 3339', () => {
     for (const v of [
-      '2026-11-21T10:30:00', '2026-11-21', '2026-11-21T10:30Z', '2026-11-21T10:30:00+0100', '2026-11-21T10:30:00+01',
-      '2026-02-30T10:00:00Z', '2026-02-29T10:00:00Z', '2026-13-01T10:00:00Z', '2026-11-21T24:00:00Z', '2026-11-21T25:00:00Z',
-      '2026-11-21T10:60:00Z', '2026-11-21T10:30:60Z', '2026-11-21T10:30:00+25:00', '2026-11-21T10:30:00+01:60',
-      '2026-11-21T10:30:00.Z', ' 2026-11-21T10:30:00Z', '2026-11-21T10:30:00Z ', '', 'now', '1763717400',
+      '2026-11-21T10:30:00',
+      '2026-11-21',
+      '2026-11-21T10:30Z',
+      '2026-11-21T10:30:00+0100',
+      '2026-11-21T10:30:00+01',
+      '2026-02-30T10:00:00Z',
+      '2026-02-29T10:00:00Z',
+      '2026-13-01T10:00:00Z',
+      '2026-11-21T24:00:00Z',
+      '2026-11-21T25:00:00Z',
+      '2026-11-21T10:60:00Z',
+      '2026-11-21T10:30:60Z',
+      '2026-11-21T10:30:00+25:00',
+      '2026-11-21T10:30:00+01:60',
+      '2026-11-21T10:30:00.Z',
+      ' 2026-11-21T10:30:00Z',
+      '2026-11-21T10:30:00Z ',
+      '',
+      'now',
+      '1763717400',
     ]) {
       expect(parseTimestamp(v), JSON.stringify(v)).toBeNull();
     }
@@ -359,12 +427,16 @@ describe('independence from the machine time zone', () => {
     const here = probe();
     expect(here.machine.offsetMinutes).toBe(0);
     const zones = ['Pacific/Kiritimati', 'America/Los_Angeles', 'Asia/Kathmandu'];
-    const children = await Promise.all(zones.map(async (TZ) => {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/unit/time-probe.ts'], {
-        cwd: ROOT, env: { ...process.env, TZ }, timeout: 60_000,
-      });
-      return JSON.parse(stdout) as ReturnType<typeof probe>;
-    }));
+    const children = await Promise.all(
+      zones.map(async (TZ) => {
+        const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/unit/time-probe.ts'], {
+          cwd: ROOT,
+          env: { ...process.env, TZ },
+          timeout: 60_000,
+        });
+        return JSON.parse(stdout) as ReturnType<typeof probe>;
+      }),
+    );
     // The children really ran in those zones (getTimezoneOffset is minutes *behind* UTC; ICU may
     // report Kathmandu under its older spelling, so the offsets are the proof)...
     expect(children.map((c) => c.machine.offsetMinutes)).toEqual([-14 * 60, 8 * 60, -(5 * 60 + 45)]);
@@ -379,8 +451,15 @@ describe('independence from the machine time zone', () => {
 /** Reference formatting through Intl (independent of luxon and of the module's offset cache). */
 function intlFormat(epochSeconds: number, zone: string): string {
   const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone, hourCycle: 'h23', timeZoneName: 'longOffset',
-    year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    timeZone: zone,
+    hourCycle: 'h23',
+    timeZoneName: 'longOffset',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
   }).formatToParts(new Date(epochSeconds * 1000));
   const p = (type: string) => parts.find((x) => x.type === type)?.value ?? '';
   const name = p('timeZoneName'); // "GMT+05:45", "GMT-03:30" or "GMT"

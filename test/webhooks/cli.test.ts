@@ -61,21 +61,36 @@ describe('clinic-api webhooks', () => {
 
     expect(await ok(['webhooks', 'disable', id!])).toBe(id);
     expect(await ok(['webhooks', 'list', '--clinic', clinic])).toMatch(/\tdisabled\t.*\tdisabled by hand$/);
-    expect(JSON.parse(await ok(['--json', 'webhooks', 'list', '--clinic', clinic]))[0]).toMatchObject({ id, status: 'disabled', disabled_reason: 'manual' });
+    expect(JSON.parse(await ok(['--json', 'webhooks', 'list', '--clinic', clinic]))[0]).toMatchObject({
+      id,
+      status: 'disabled',
+      disabled_reason: 'manual',
+    });
     expect(await ok(['webhooks', 'enable', id!])).toBe(id);
     expect(await ok(['webhooks', 'list', '--clinic', clinic])).toMatch(/\tactive\t/);
     expect(await ok(['webhooks', 'delete', id!])).toBe(id);
     expect(await ok(['webhooks', 'list', '--clinic', clinic])).toBe('');
 
-    const json = JSON.parse(await ok(['--json', 'webhooks', 'create', '--clinic', clinic, '--url', receiver.url])) as Record<string, unknown>;
-    expect(json).toMatchObject({ id: expect.stringMatching(UUID_RE), secret: expect.stringMatching(/^whsec_/), events: null, clinic_id: clinic });
+    const json = JSON.parse(await ok(['--json', 'webhooks', 'create', '--clinic', clinic, '--url', receiver.url])) as Record<
+      string,
+      unknown
+    >;
+    expect(json).toMatchObject({
+      id: expect.stringMatching(UUID_RE),
+      secret: expect.stringMatching(/^whsec_/),
+      events: null,
+      clinic_id: clinic,
+    });
   });
 
   it('names what is wrong: unknown ids and types (exit 2), http:// and private addresses without WEBHOOK_ALLOW_PRIVATE (exit 2), a plan without API (exit 3), the 11th endpoint (exit 2)', async () => {
     const clinic = await ok(['clinics', 'create', '--name', 'Strict Clinic', '--plan', 'premium']);
     for (const cmd of ['test', 'delete', 'enable', 'disable']) {
       const r = await cli(['webhooks', cmd, UNKNOWN]);
-      expect([r.code, r.stderr.trim()]).toEqual([2, `clinic-api: no webhook endpoint with id ${UNKNOWN} (clinic-api webhooks list --clinic CLINIC_ID shows the ids)`]);
+      expect([r.code, r.stderr.trim()]).toEqual([
+        2,
+        `clinic-api: no webhook endpoint with id ${UNKNOWN} (clinic-api webhooks list --clinic CLINIC_ID shows the ids)`,
+      ]);
     }
     const noClinic = await cli(['webhooks', 'list', '--clinic', UNKNOWN]);
     expect([noClinic.code, noClinic.stderr]).toEqual([2, expect.stringContaining(`no clinic with id ${UNKNOWN}`)]);

@@ -14,8 +14,13 @@ import { citaRecord, clientaRecord } from '../helpers/fixtures.js';
 import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
 
 const ENV = {
-  WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '10', WEBHOOK_TIMEOUT_MS: '400', WEBHOOK_LEASE_MS: '1400',
-  WEBHOOK_RETRY_BASE_MS: '1000', WEBHOOK_RETRY_MAX_MS: '60000', WEBHOOK_MAX_IN_FLIGHT: '4',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_POLL_MS: '10',
+  WEBHOOK_TIMEOUT_MS: '400',
+  WEBHOOK_LEASE_MS: '1400',
+  WEBHOOK_RETRY_BASE_MS: '1000',
+  WEBHOOK_RETRY_MAX_MS: '60000',
+  WEBHOOK_MAX_IN_FLIGHT: '4',
 };
 
 let n = 0;
@@ -47,13 +52,19 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
   /** A new clienta with `citas` citas in clinic A: 1 + citas events. */
   async function write(citas = 0) {
     const c = id(1);
-    await seedRecords(t.database, t.clinicA, [
-      clientaRecord(c, `Webhook ${n}`, `+3460000${String(n).padStart(4, '0')}`),
-      ...Array.from({ length: citas }, () => citaRecord(id(2), c, '2026-04-01T10:00:00+02:00')),
-    ], t.clock.now);
+    await seedRecords(
+      t.database,
+      t.clinicA,
+      [
+        clientaRecord(c, `Webhook ${n}`, `+3460000${String(n).padStart(4, '0')}`),
+        ...Array.from({ length: citas }, () => citaRecord(id(2), c, '2026-04-01T10:00:00+02:00')),
+      ],
+      t.clock.now,
+    );
   }
 
-  const endpoint = async (url: string, events: string[] | null = null) => t.app.webhooks.create({ clinicId: t.clinicA.id, url, eventTypes: events, createdBy: null });
+  const endpoint = async (url: string, events: string[] | null = null) =>
+    t.app.webhooks.create({ clinicId: t.clinicA.id, url, eventTypes: events, createdBy: null });
   const row = async (endpointId: string) => (await t.app.webhooks.get(t.clinicA.id, endpointId))!;
 
   it('delivers each new event once, in order, signed, as the feed shows it; only the chosen types', async () => {
@@ -68,9 +79,22 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     await until(() => all.received.length >= 6 && citas.received.length >= 4, 'deliveries');
     await until(async () => (await row(e.id)).cursor === (await row(onlyCitas.id)).cursor, 'both cursors at the head');
 
-    const feed = (await t.app.inject({ method: 'GET', url: '/api/v1/eventos?cursor=' + encodeURIComponent(await cursorAt(e.cursor)), headers: { authorization: `Bearer ${t.keyA}` } })).json() as { eventos: unknown[] };
+    const feed = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/eventos?cursor=' + encodeURIComponent(await cursorAt(e.cursor)),
+        headers: { authorization: `Bearer ${t.keyA}` },
+      })
+    ).json() as { eventos: unknown[] };
     expect(all.received.map((r) => JSON.parse(r.body))).toEqual(feed.eventos);
-    expect(all.received.map((r) => r.tipo)).toEqual(['clienta.creada', 'cita.creada', 'cita.creada', 'cita.creada', 'clienta.creada', 'cita.creada']);
+    expect(all.received.map((r) => r.tipo)).toEqual([
+      'clienta.creada',
+      'cita.creada',
+      'cita.creada',
+      'cita.creada',
+      'clienta.creada',
+      'cita.creada',
+    ]);
     expect(citas.received.map((r) => r.tipo)).toEqual(['cita.creada', 'cita.creada', 'cita.creada', 'cita.creada']);
     const wh = new Webhook(secret);
     for (const r of all.received) {
@@ -94,7 +118,16 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     expect(text).toMatch(/^webhook_deliveries_in_flight 0$/m);
   });
 
-  const head = async () => Number((await t.database.db.selectFrom('clinic_data_versions').select('events_seq').where('clinic_id', '=', t.clinicA.id).executeTakeFirstOrThrow()).events_seq);
+  const head = async () =>
+    Number(
+      (
+        await t.database.db
+          .selectFrom('clinic_data_versions')
+          .select('events_seq')
+          .where('clinic_id', '=', t.clinicA.id)
+          .executeTakeFirstOrThrow()
+      ).events_seq,
+    );
 
   it('retries the head event with back-off until it is delivered; nothing behind it goes first', async () => {
     const r = await receiver((_r, i) => ({ status: i <= 2 ? 500 : 200 }));
@@ -121,12 +154,22 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     state = await row(e.id);
     expect([state.attempts, state.failing_since_ms, state.last_error]).toEqual([0, null, null]);
     const d = (await t.app.webhooks.deliveries(t.clinicA.id, e.id)).reverse();
-    expect(d.map((x) => [x.attempt, x.outcome, x.status_code])).toEqual([[1, 'failed', 500], [2, 'failed', 500], [3, 'delivered', 200], [1, 'delivered', 200]]);
+    expect(d.map((x) => [x.attempt, x.outcome, x.status_code])).toEqual([
+      [1, 'failed', 500],
+      [2, 'failed', 500],
+      [3, 'delivered', 200],
+      [1, 'delivered', 200],
+    ]);
   });
 
   it('honours Retry-After (seconds and HTTP date) exactly, without jitter', async () => {
-    const r = await receiver((_r, i) => (i === 1 ? { status: 503, headers: { 'retry-after': '7' } }
-      : i === 2 ? { status: 429, headers: { 'retry-after': new Date(t.clock.now + 30_000).toUTCString() } } : { status: 200 }));
+    const r = await receiver((_r, i) =>
+      i === 1
+        ? { status: 503, headers: { 'retry-after': '7' } }
+        : i === 2
+          ? { status: 429, headers: { 'retry-after': new Date(t.clock.now + 30_000).toUTCString() } }
+          : { status: 200 },
+    );
     const { endpoint: e } = await endpoint(r.url);
     await write(0);
     worker.kick();
@@ -186,7 +229,10 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     expect(api.statusCode).toBe(200);
     // After the time limit (WEBHOOK_TIMEOUT_MS) each silent one is a failed attempt, 'timeout', and frees its slot.
     await until(() => silent.received.length >= 5, 'the fifth endpoint got its turn');
-    await until(async () => (await Promise.all(silentOnes.map((e) => row(e.id)))).every((x) => x.attempts >= 1), 'every silent endpoint failed once');
+    await until(
+      async () => (await Promise.all(silentOnes.map((e) => row(e.id)))).every((x) => x.attempts >= 1),
+      'every silent endpoint failed once',
+    );
     const d = await t.app.webhooks.deliveries(t.clinicA.id, silentOnes[0]!.id);
     expect(d[0]).toMatchObject({ outcome: 'failed', status_code: null, error: 'timeout' });
     for (const e of silentOnes) await t.app.webhooks.delete(t.clinicA.id, e.id);
@@ -214,7 +260,13 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
   it('an endpoint deleted while its request is out: the session ends without an error', async () => {
     await worker.stop();
     const errors: unknown[] = [];
-    const log = { info() {}, warn() {}, error: (o: object, m: string) => { errors.push([m, o]); } };
+    const log = {
+      info() {},
+      warn() {},
+      error: (o: object, m: string) => {
+        errors.push([m, o]);
+      },
+    };
     const own = new DeliveryWorker(t.database, t.app.webhooks, { ...t.config.webhooks, log, now: () => t.clock.now });
     await own.start();
     const held = await receiver(() => ({ status: 200, delayMs: 200 }));

@@ -15,16 +15,36 @@ const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 describe('addressClass: only global unicast is public', () => {
   it.each([
-    ['8.8.8.8', 'public'], ['93.184.216.34', 'public'], ['2606:4700::1111', 'public'], ['::ffff:8.8.8.8', 'public'],
-    ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'],
-    ['10.1.2.3', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'],
-    ['169.254.169.254', 'linkLocal'], ['169.254.0.1', 'linkLocal'], ['fe80::1', 'linkLocal'],
-    ['100.64.0.1', 'carrierGradeNat'], ['fc00::1', 'uniqueLocal'], ['fd00:ec2::254', 'uniqueLocal'],
-    ['0.0.0.0', 'unspecified'], ['::', 'unspecified'], ['224.0.0.1', 'multicast'], ['ff02::1', 'multicast'],
-    ['255.255.255.255', 'broadcast'], ['240.0.0.1', 'reserved'],
+    ['8.8.8.8', 'public'],
+    ['93.184.216.34', 'public'],
+    ['2606:4700::1111', 'public'],
+    ['::ffff:8.8.8.8', 'public'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['::1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'linkLocal'],
+    ['169.254.0.1', 'linkLocal'],
+    ['fe80::1', 'linkLocal'],
+    ['100.64.0.1', 'carrierGradeNat'],
+    ['fc00::1', 'uniqueLocal'],
+    ['fd00:ec2::254', 'uniqueLocal'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['224.0.0.1', 'multicast'],
+    ['ff02::1', 'multicast'],
+    ['255.255.255.255', 'broadcast'],
+    ['240.0.0.1', 'reserved'],
     // IPv6 forms that carry an IPv4 address: mapped (classed as the IPv4), 6to4, NAT64, Teredo.
-    ['::ffff:127.0.0.1', 'loopback'], ['::ffff:10.0.0.1', 'private'], ['::ffff:169.254.169.254', 'linkLocal'],
-    ['2002:7f00:1::', '6to4'], ['64:ff9b::7f00:1', 'rfc6052'], ['2001::1', 'teredo'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['::ffff:169.254.169.254', 'linkLocal'],
+    ['2002:7f00:1::', '6to4'],
+    ['64:ff9b::7f00:1', 'rfc6052'],
+    ['2001::1', 'teredo'],
     ['not-an-ip', 'invalid'],
   ])('%s is %s', (address, cls) => {
     expect(addressClass(address)).toBe(cls);
@@ -56,16 +76,34 @@ describe('checkUrl and vetHost refuse, each with its reason', () => {
   });
 
   it('loopback, private, link-local, metadata, CGNAT, unique-local, mapped: as literals and as names', async () => {
-    for (const url of ['https://127.0.0.1/h', 'https://[::1]/h', 'https://10.0.0.1/h', 'https://192.168.0.10/h', 'https://169.254.169.254/latest/meta-data',
-      'https://[fd00:ec2::254]/h', 'https://100.100.100.200/h', 'https://[::ffff:127.0.0.1]/h', 'https://0.0.0.0/h', 'https://[fe80::1]/h',
+    for (const url of [
+      'https://127.0.0.1/h',
+      'https://[::1]/h',
+      'https://10.0.0.1/h',
+      'https://192.168.0.10/h',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[fd00:ec2::254]/h',
+      'https://100.100.100.200/h',
+      'https://[::ffff:127.0.0.1]/h',
+      'https://0.0.0.0/h',
+      'https://[fe80::1]/h',
       // Other spellings of 127.0.0.1, which URL parsing normalises before the check.
-      'https://0x7f000001/h', 'https://2130706433/h', 'https://127.1/h', 'https://0177.0.0.1/h']) {
+      'https://0x7f000001/h',
+      'https://2130706433/h',
+      'https://127.1/h',
+      'https://0177.0.0.1/h',
+    ]) {
       expect(await refusal(() => vet(url))).toMatch(/^private_address: .*not a public address/);
     }
     // A name resolving to loopback (the system's resolver).
-    expect(await refusal(() => vet('https://localhost/h'))).toMatch(/^private_address: url's host localhost resolves to (127\.0\.0\.1|::1) \(loopback\)/);
+    expect(await refusal(() => vet('https://localhost/h'))).toMatch(
+      /^private_address: url's host localhost resolves to (127\.0\.0\.1|::1) \(loopback\)/,
+    );
     // One private address among public ones is enough to refuse.
-    const mixed: Resolver = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }];
+    const mixed: Resolver = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.0.0.7', family: 4 },
+    ];
     expect(await refusal(() => vet('https://mixed.example/h', mixed))).toMatch(/resolves to 10\.0\.0\.7 \(private\)/);
     expect(await refusal(() => vet('https://nothing.invalid/h'))).toMatch(/^unresolvable/);
     // Public is fine, and WEBHOOK_ALLOW_PRIVATE lifts the address rule.
@@ -90,10 +128,18 @@ describe('at creation and at delivery', () => {
     sendWebhook(url, SECRET, 'msg_1', '{"id":"msg_1"}', { allowPrivate, timeoutMs, resolve });
 
   it('creating an endpoint on a private destination is refused with a clear message; allowed with WEBHOOK_ALLOW_PRIVATE', async () => {
-    const strict = new WebhookService(t.database, { pepper: TEST_PEPPER, apiPlans: t.config.apiPlans, allowPrivate: false, timeoutMs: 1000 });
-    await expect(strict.create({ clinicId: t.clinicA.id, url: r.url, eventTypes: null, createdBy: null })).rejects.toThrow(/must start with https:\/\//);
-    await expect(strict.create({ clinicId: t.clinicA.id, url: `https://127.0.0.1:${r.port}/hook`, eventTypes: null, createdBy: null }))
-      .rejects.toThrow(/resolves to 127\.0\.0\.1 \(loopback\), which is not a public address/);
+    const strict = new WebhookService(t.database, {
+      pepper: TEST_PEPPER,
+      apiPlans: t.config.apiPlans,
+      allowPrivate: false,
+      timeoutMs: 1000,
+    });
+    await expect(strict.create({ clinicId: t.clinicA.id, url: r.url, eventTypes: null, createdBy: null })).rejects.toThrow(
+      /must start with https:\/\//,
+    );
+    await expect(
+      strict.create({ clinicId: t.clinicA.id, url: `https://127.0.0.1:${r.port}/hook`, eventTypes: null, createdBy: null }),
+    ).rejects.toThrow(/resolves to 127\.0\.0\.1 \(loopback\), which is not a public address/);
     expect(await strict.list(t.clinicA.id)).toHaveLength(0);
     const open = new WebhookService(t.database, { pepper: TEST_PEPPER, apiPlans: t.config.apiPlans, allowPrivate: true, timeoutMs: 1000 });
     expect((await open.create({ clinicId: t.clinicA.id, url: r.url, eventTypes: null, createdBy: null })).endpoint.url).toBe(r.url);
@@ -103,7 +149,10 @@ describe('at creation and at delivery', () => {
     const before = r.received.length;
     expect(await send(r.url.replace('http:', 'https:'), false)).toMatchObject({ ok: false, error: 'refused_address', statusCode: null });
     const toLoopbackName: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-    expect(await send(`https://hooks.example:${r.port}/hook`, false, toLoopbackName)).toMatchObject({ ok: false, error: 'refused_address' });
+    expect(await send(`https://hooks.example:${r.port}/hook`, false, toLoopbackName)).toMatchObject({
+      ok: false,
+      error: 'refused_address',
+    });
     expect(r.received.length).toBe(before);
   });
 

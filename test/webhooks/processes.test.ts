@@ -32,9 +32,16 @@ async function setup(dialect: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-webhooks-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   const env: Record<string, string> = {
-    DATA_DIR: dir, LOG_LEVEL: 'silent', API_KEY_PEPPER: PEPPER, PORT: '0',
-    WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_LEASE_MS: '2000',
-    WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_MS: '200',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    API_KEY_PEPPER: PEPPER,
+    PORT: '0',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_POLL_MS: '20',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_LEASE_MS: '2000',
+    WEBHOOK_RETRY_BASE_MS: '50',
+    WEBHOOK_RETRY_MAX_MS: '200',
   };
   if (dialect === 'postgres') env.DATABASE_URL = await newPgDatabaseUrl();
   const rt = await openRuntime(loadConfig(env));
@@ -45,11 +52,19 @@ async function setup(dialect: string) {
 
 /** `clinic-api serve` as its own process; resolves once it listens. */
 async function serve(env: Record<string, string>): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(proc);
   let out = '';
-  proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
-  proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
+  proc.stdout!.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  proc.stderr!.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
   await until(() => out.includes('clinic-api is serving') || proc.exitCode !== null, 'the server to listen');
   if (proc.exitCode !== null) throw new Error(`serve exited: ${out}`);
   return proc;
@@ -61,13 +76,18 @@ async function write(rt: Runtime, clinic: Awaited<ReturnType<typeof setup>>['cli
   const records = [];
   for (let i = 0; i < k; i++) {
     const c = `0e000001-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-    records.push(clientaRecord(c, `Proceso ${n}`, `+3461${String(n).padStart(7, '0')}`), citaRecord(`0e000002-0000-4000-8000-${String(n).padStart(12, '0')}`, c, '2026-04-01T10:00:00+02:00'));
+    records.push(
+      clientaRecord(c, `Proceso ${n}`, `+3461${String(n).padStart(7, '0')}`),
+      citaRecord(`0e000002-0000-4000-8000-${String(n).padStart(12, '0')}`, c, '2026-04-01T10:00:00+02:00'),
+    );
   }
   await seedRecords(rt.database, clinic, records, Date.now());
 }
 
 async function eventIds(rt: Runtime, clinicId: string): Promise<string[]> {
-  return (await rt.database.db.selectFrom('events').select('id').where('clinic_id', '=', clinicId).orderBy('seq').execute()).map((r) => r.id);
+  return (await rt.database.db.selectFrom('events').select('id').where('clinic_id', '=', clinicId).orderBy('seq').execute()).map(
+    (r) => r.id,
+  );
 }
 
 async function killed(proc: ChildProcess) {
@@ -118,35 +138,38 @@ describe.each(dialects())('webhook deliveries across processes on %s', (dialect)
   });
 });
 
-describe.runIf(dialects().includes('postgres'))('webhook deliveries across two processes on postgres (PostgreSQL only: leases by FOR UPDATE SKIP LOCKED)', () => {
-  const dialect = 'postgres';
-  it('two servers on one database: each event once while both run, none lost when one is killed', async () => {
-    const { env, rt, clinic } = await setup(dialect);
-    const receivers: Receiver[] = [];
-    for (let i = 0; i < 4; i++) {
-      const r = await startReceiver(`/hook${i}`, () => ({ status: 200, delayMs: 5 }));
-      cleanups.push(() => r.close());
-      receivers.push(r);
-      await rt.webhooks.create({ clinicId: clinic.id, url: r.url, eventTypes: null, createdBy: null });
-    }
-    const a = await serve(env);
-    await serve(env);
-    for (let i = 0; i < 5; i++) await write(rt, clinic, 10);
-    let all = await eventIds(rt, clinic.id);
-    await until(() => receivers.every((r) => r.answered.length >= all.length), 'every endpoint caught up');
-    for (const r of receivers) {
-      expect(r.received.map((x) => x.id)).toEqual(all);
-    }
+describe.runIf(dialects().includes('postgres'))(
+  'webhook deliveries across two processes on postgres (PostgreSQL only: leases by FOR UPDATE SKIP LOCKED)',
+  () => {
+    const dialect = 'postgres';
+    it('two servers on one database: each event once while both run, none lost when one is killed', async () => {
+      const { env, rt, clinic } = await setup(dialect);
+      const receivers: Receiver[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await startReceiver(`/hook${i}`, () => ({ status: 200, delayMs: 5 }));
+        cleanups.push(() => r.close());
+        receivers.push(r);
+        await rt.webhooks.create({ clinicId: clinic.id, url: r.url, eventTypes: null, createdBy: null });
+      }
+      const a = await serve(env);
+      await serve(env);
+      for (let i = 0; i < 5; i++) await write(rt, clinic, 10);
+      let all = await eventIds(rt, clinic.id);
+      await until(() => receivers.every((r) => r.answered.length >= all.length), 'every endpoint caught up');
+      for (const r of receivers) {
+        expect(r.received.map((x) => x.id)).toEqual(all);
+      }
 
-    // Every endpoint's next request is held open (by whichever server sent it); then one server is killed.
-    for (const r of receivers) r.answer = () => 'never';
-    await write(rt, clinic, 20);
-    await until(() => receivers.every((r) => r.open === 1), 'a delivery under way on every endpoint');
-    await killed(a);
-    for (const r of receivers) r.answer = () => ({ status: 200 });
-    await write(rt, clinic, 5);
-    all = await eventIds(rt, clinic.id);
-    await until(() => receivers.every((r) => r.answered.length >= all.length), 'every event after the kill');
-    for (const r of receivers) expect(r.answered.map((x) => x.id)).toEqual(all);
-  });
-});
+      // Every endpoint's next request is held open (by whichever server sent it); then one server is killed.
+      for (const r of receivers) r.answer = () => 'never';
+      await write(rt, clinic, 20);
+      await until(() => receivers.every((r) => r.open === 1), 'a delivery under way on every endpoint');
+      await killed(a);
+      for (const r of receivers) r.answer = () => ({ status: 200 });
+      await write(rt, clinic, 5);
+      all = await eventIds(rt, clinic.id);
+      await until(() => receivers.every((r) => r.answered.length >= all.length), 'every event after the kill');
+      for (const r of receivers) expect(r.answered.map((x) => x.id)).toEqual(all);
+    });
+  },
+);

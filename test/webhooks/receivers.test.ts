@@ -59,26 +59,62 @@ describe.each(EXAMPLES)('the $name receiver of docs/webhooks.md', (ex) => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/hooks`;
     const { endpoint, secret } = await t.app.webhooks.create({ clinicId: t.clinicA.id, url, eventTypes: null, createdBy: null });
-    const proc = spawn(ex.cmd, [file], { cwd: dir, env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(ex.cmd, [file], {
+      cwd: dir,
+      env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(proc);
     let out = '';
     let err = '';
-    proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
-    proc.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
-    const lines = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; tipo: string; record: string | null });
-    await until(async () => (await fetch(url, { method: 'GET' }).then((r) => r.status, () => 0)) !== 0, `the ${ex.name} receiver to listen (${err})`);
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    proc.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    const lines = () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: string; tipo: string; record: string | null });
+    await until(
+      async () =>
+        (await fetch(url, { method: 'GET' }).then(
+          (r) => r.status,
+          () => 0,
+        )) !== 0,
+      `the ${ex.name} receiver to listen (${err})`,
+    );
 
     const forged = await fetch(url, {
-      method: 'POST', body: '{"id":"x","tipo":"cita.creada"}',
-      headers: { 'content-type': 'application/json', 'webhook-id': 'x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+      method: 'POST',
+      body: '{"id":"x","tipo":"cita.creada"}',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'x',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+      },
     });
     expect(forged.status).toBe(400);
 
     const c = `0f00000${ex.name.length}-0000-4000-8000-000000000001`;
-    await seedRecords(t.database, t.clinicA, [clientaRecord(c, `Receptora ${ex.name}`, '+34600111222'), citaRecord(`0f00000${ex.name.length}-0000-4000-8000-000000000002`, c, '2026-04-01T10:00:00+02:00')], t.clock.now);
+    await seedRecords(
+      t.database,
+      t.clinicA,
+      [
+        clientaRecord(c, `Receptora ${ex.name}`, '+34600111222'),
+        citaRecord(`0f00000${ex.name.length}-0000-4000-8000-000000000002`, c, '2026-04-01T10:00:00+02:00'),
+      ],
+      t.clock.now,
+    );
     t.app.webhookWorker.kick();
     await until(() => lines().length >= 2, `the ${ex.name} receiver to print both events (${err})`);
-    expect(lines().map((l) => [l.tipo, l.record])).toEqual([['clienta.creada', c], ['cita.creada', `0f00000${ex.name.length}-0000-4000-8000-000000000002`]]);
+    expect(lines().map((l) => [l.tipo, l.record])).toEqual([
+      ['clienta.creada', c],
+      ['cita.creada', `0f00000${ex.name.length}-0000-4000-8000-000000000002`],
+    ]);
 
     // A resend carries the same webhook-id: accepted (2xx), not handled again; then a ping is.
     const [delivery] = (await t.app.webhooks.deliveries(t.clinicA.id, endpoint.id)).filter((d) => d.tipo === 'cita.creada');

@@ -163,7 +163,8 @@ function keysTable(m: ApiPageModel): Renderable {
       <th scope="col">${t.colStatus}</th>${m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''}
     </tr></thead>
     <tbody>
-    ${keys.map((k) => html`<tr class="${k.status === 'active' ? '' : 'is-inactive'}" data-key-id="${k.id}">
+    ${keys.map(
+      (k) => html`<tr class="${k.status === 'active' ? '' : 'is-inactive'}" data-key-id="${k.id}">
       <td data-label="${t.colName}" class="cell-name"><span class="key-name">${k.name}</span></td>
       <td data-label="${t.colKey}"><span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></td>
       <td data-label="${t.colCreatedBy}">${k.createdByEmail ?? html`<span class="muted">${t.createdByCli}</span>`}</td>
@@ -172,7 +173,8 @@ function keysTable(m: ApiPageModel): Renderable {
       <td data-label="${t.colExpires}" class="nowrap">${k.expiresAt ? timeEl(fmt, k.expiresAt, fmt.dateOf(k.expiresAt)) : html`<span class="muted">${t.noExpiry}</span>`}</td>
       <td data-label="${t.colStatus}"><span class="badge badge-${k.status}">${t.status[k.status]}</span></td>
       ${m.canManage ? html`<td class="actions">${k.status !== 'active' ? '' : html`<a class="btn btn-sm btn-outline-danger" href="${m.url(`/dashboard/settings/api/keys/${k.id}/revoke`)}" aria-label="${t.revokeKeyNamed(k.name)}">${t.revoke}</a>`}</td>` : ''}
-    </tr>`)}
+    </tr>`,
+    )}
     </tbody>
   </table></div>`;
 }
@@ -203,13 +205,17 @@ function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
     </ol>`}
     <div>
       <h4>${t.lastErrors}</h4>
-      ${u && u.lastErrors.length
-        ? html`<ul class="errors-list">${u.lastErrors.map((e) => html`<li>
+      ${
+        u && u.lastErrors.length
+          ? html`<ul class="errors-list">${u.lastErrors.map(
+              (e) => html`<li>
             <code>${e.status} ${e.code}</code>
             <span class="what">${t.errorHelp[e.code] ?? ''} · ${fmt.count(t.errorTimes, e.count)}</span>
             ${timeEl(fmt, e.at, fmt.ago(e.at))}
-          </li>`)}</ul>`
-        : html`<p class="ok-line">${t.noErrors}</p>`}
+          </li>`,
+            )}</ul>`
+          : html`<p class="ok-line">${t.noErrors}</p>`
+      }
     </div>
   </article>`;
 }
@@ -259,5 +265,12 @@ curl -H "Authorization: Bearer ${m.keyPrefix}_…" "${m.apiBase}citas?limit=5"</
     <p class="muted small">${t.howToMore}</p>
   </section>
   <p class="page-foot">${t.timesIn(m.clinic.timezone)}</p>`;
-  return layout({ t, title: `${t.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body, here: m.url('/dashboard/settings/api') });
+  return layout({
+    t,
+    title: `${t.pageTitle} · ${m.clinic.name}`,
+    person: m.person,
+    csrf: m.csrf,
+    body,
+    here: m.url('/dashboard/settings/api'),
+  });
 }

@@ -12,11 +12,15 @@ export function clinicsPage(m: { t: Messages; person: Person; csrf: string; clin
   <div class="card">
     <h1>${t.chooseClinicTitle}</h1>
     <p class="muted">${t.chooseClinicLead}</p>
-    ${m.clinics.length === 0
-      ? html`<p class="empty">${t.noClinics}</p>`
-      : html`<ul class="clinic-list">${m.clinics.map((c) => html`<li><a href="/dashboard/settings/api?clinic=${encodeURIComponent(c.id)}">
+    ${
+      m.clinics.length === 0
+        ? html`<p class="empty">${t.noClinics}</p>`
+        : html`<ul class="clinic-list">${m.clinics.map(
+            (c) => html`<li><a href="/dashboard/settings/api?clinic=${encodeURIComponent(c.id)}">
           <span><strong>${c.name}</strong><br><span class="muted small">${c.timezone}</span></span>
-          <span class="badge badge-plan plain">${t.plans[c.plan] ?? c.plan}</span></a></li>`)}</ul>`}
+          <span class="badge badge-plan plain">${t.plans[c.plan] ?? c.plan}</span></a></li>`,
+          )}</ul>`
+    }
   </div>
   </div>`;
   return layout({ t, title: t.chooseClinicTitle, person: m.person, csrf: m.csrf, body, here: '/dashboard/settings/api' });

@@ -10,9 +10,11 @@ export function languageSwitch(t: Messages, csrf: string, here: string): Html {
     <form method="post" action="/dashboard/language">
       <input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
       <input type="hidden" name="next" value="${here}">
-      <ul>${LANGS.map((lang) => lang === t.htmlLang
-        ? html`<li><span class="lang-current" lang="${lang}" aria-current="true">${LANG_NAMES[lang]}</span></li>`
-        : html`<li><button type="submit" class="btn-link" name="lang" value="${lang}" lang="${lang}">${LANG_NAMES[lang]}</button></li>`)}</ul>
+      <ul>${LANGS.map((lang) =>
+        lang === t.htmlLang
+          ? html`<li><span class="lang-current" lang="${lang}" aria-current="true">${LANG_NAMES[lang]}</span></li>`
+          : html`<li><button type="submit" class="btn-link" name="lang" value="${lang}" lang="${lang}">${LANG_NAMES[lang]}</button></li>`,
+      )}</ul>
     </form>
   </nav>`;
 }

@@ -33,7 +33,14 @@ export function csrfInput(token: string): Html {
  * A signed-in page. `here` is where the language switch comes back to (a path a GET can show
  * again; /dashboard when there is none); the switch needs the CSRF token, so without one there is none.
  */
-export function layout(opts: { t: Messages; title: string; person: Person | null; csrf: string | null; body: Renderable; here?: string }): Html {
+export function layout(opts: {
+  t: Messages;
+  title: string;
+  person: Person | null;
+  csrf: string | null;
+  body: Renderable;
+  here?: string;
+}): Html {
   const { t, person } = opts;
   return html`<!doctype html>
 <html lang="${t.htmlLang}">
@@ -43,13 +50,15 @@ ${head(t, opts.title)}
 <header class="topbar">
   <div class="topbar-inner">
     <a class="brand" href="/dashboard">${brandMark}<span>${t.appName}</span></a>
-    ${person
-      ? html`<div class="who">
+    ${
+      person
+        ? html`<div class="who">
       <span class="who-name"><span class="sr-only">${t.signedInAs} </span>${person.email}</span>
       <span class="badge badge-role plain">${t.roles[person.role] ?? person.role}</span>
       ${opts.csrf ? html`<form method="post" action="/dashboard/sign-out">${csrfInput(opts.csrf)}<button type="submit" class="btn btn-secondary btn-sm">${t.signOut}</button></form>` : ''}
     </div>`
-      : ''}
+        : ''
+    }
     ${opts.csrf ? languageSwitch(t, opts.csrf, opts.here ?? '/dashboard') : ''}
   </div>
 </header>

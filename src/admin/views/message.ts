@@ -20,7 +20,8 @@ export interface MessageModel {
 
 export function messagePage(m: MessageModel): Html {
   const { t } = m;
-  const back = m.back ?? (m.person ? { href: '/dashboard', label: t.backToDashboard } : { href: '/dashboard/sign-in', label: t.goToSignIn });
+  const back =
+    m.back ?? (m.person ? { href: '/dashboard', label: t.backToDashboard } : { href: '/dashboard/sign-in', label: t.goToSignIn });
   const icon = m.tone === 'info' ? icons.info : icons.warning;
   const body = html`
     <div class="alert alert-${m.tone ?? 'danger'}" role="alert">${icon}<div class="alert-body"><h1 class="h-alert">${m.title}</h1></div></div>

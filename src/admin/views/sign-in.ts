@@ -19,8 +19,8 @@ export function signInPage(m: SignInModel): Html {
   const { t } = m;
   const err = m.error
     ? html`<div class="alert alert-danger" role="alert" id="sign-in-error">${icons.warning}<div class="alert-body"><p>${
-      m.error.kind === 'throttled' ? count(t, t.throttled, m.error.minutes) : m.error.kind === 'busy' ? t.signInBusy : t.badCredentials
-    }</p></div></div>`
+        m.error.kind === 'throttled' ? count(t, t.throttled, m.error.minutes) : m.error.kind === 'busy' ? t.signInBusy : t.badCredentials
+      }</p></div></div>`
     : '';
   const notice = m.notice
     ? html`<div class="alert alert-info" role="status">${icons.info}<div class="alert-body"><p>${m.notice === 'expired' ? t.sessionExpired : t.signedOut}</p></div></div>`

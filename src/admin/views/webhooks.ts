@@ -155,13 +155,15 @@ function endpointsTable(m: WebhooksPageModel): Renderable {
     <caption class="sr-only">${t.wh.endpointsTitle}: ${m.clinic.name}</caption>
     <thead><tr><th scope="col">${t.wh.colUrl}</th><th scope="col">${t.wh.colEvents}</th><th scope="col">${t.wh.colCreated}</th><th scope="col">${t.wh.colStatus}</th><th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
     <tbody>
-    ${m.endpoints.map((e) => html`<tr data-endpoint-id="${e.id}" class="${e.enabled ? '' : 'is-inactive'}">
+    ${m.endpoints.map(
+      (e) => html`<tr data-endpoint-id="${e.id}" class="${e.enabled ? '' : 'is-inactive'}">
       <td data-label="${t.wh.colUrl}" class="cell-name"><span class="url">${e.url}</span></td>
       <td data-label="${t.wh.colEvents}">${typesText(t, e)}</td>
       <td data-label="${t.wh.colCreated}" class="nowrap">${fmt.dateOf(e.created_at)}</td>
       <td data-label="${t.wh.colStatus}">${statusBadge(t, e)}</td>
       <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.url(`${base}/${e.id}`)}" aria-label="${t.wh.detailsOf(e.url)}">${t.wh.details}</a></td>
-    </tr>`)}
+    </tr>`,
+    )}
     </tbody></table></div>`;
 }
 
@@ -221,11 +223,15 @@ export function endpointPage(m: EndpointPageModel): Html {
       <dt>${t.wh.colCreated}</dt><dd>${fmt.dateTimeOf(e.created_at)}</dd>
     </dl>
     ${stateLine(m, e)}
-    ${m.canManage ? html`<div class="btn-row">
+    ${
+      m.canManage
+        ? html`<div class="btn-row">
       ${postButton(m, `${path}/test`, t.wh.sendTest, 'btn btn-sm')}
       ${e.enabled ? postButton(m, `${path}/disable`, t.wh.disable) : postButton(m, `${path}/enable`, t.wh.enable, 'btn btn-sm')}
       <a class="btn btn-sm btn-outline-danger" href="${m.url(`${path}/delete`)}">${t.wh.delete}</a>
-    </div>` : ''}
+    </div>`
+        : ''
+    }
   </section>
   <section class="card" aria-labelledby="deliveries-title">
     <h2 id="deliveries-title">${t.wh.deliveriesTitle}</h2>

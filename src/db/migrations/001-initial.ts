@@ -78,7 +78,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('notas', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('citas_pk', ['clinic_id', 'id'])
-    .addForeignKeyConstraint('citas_clienta_fk', ['clinic_id', 'clienta_id'], 'clientas', ['clinic_id', 'id'], (fk) => fk.deferrable().initiallyDeferred())
+    .addForeignKeyConstraint('citas_clienta_fk', ['clinic_id', 'clienta_id'], 'clientas', ['clinic_id', 'id'], (fk) =>
+      fk.deferrable().initiallyDeferred(),
+    )
     .execute();
   await db.schema.createIndex('citas_by_time').on('citas').columns(['clinic_id', 'fecha_hora', 'id']).execute();
   await db.schema.createIndex('citas_by_estado_time').on('citas').columns(['clinic_id', 'estado', 'fecha_hora', 'id']).execute();
@@ -98,10 +100,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('idioma', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('llamadas_pk', ['clinic_id', 'id'])
-    .addForeignKeyConstraint('llamadas_clienta_fk', ['clinic_id', 'clienta_id'], 'clientas', ['clinic_id', 'id'], (fk) => fk.deferrable().initiallyDeferred())
+    .addForeignKeyConstraint('llamadas_clienta_fk', ['clinic_id', 'clienta_id'], 'clientas', ['clinic_id', 'id'], (fk) =>
+      fk.deferrable().initiallyDeferred(),
+    )
     .execute();
   await db.schema.createIndex('llamadas_by_time').on('llamadas').columns(['clinic_id', 'fecha_hora', 'id']).execute();
-  await db.schema.createIndex('llamadas_by_resultado_time').on('llamadas').columns(['clinic_id', 'resultado', 'fecha_hora', 'id']).execute();
+  await db.schema
+    .createIndex('llamadas_by_resultado_time')
+    .on('llamadas')
+    .columns(['clinic_id', 'resultado', 'fecha_hora', 'id'])
+    .execute();
   await db.schema.createIndex('llamadas_by_clienta').on('llamadas').columns(['clinic_id', 'clienta_id', 'fecha_hora']).execute();
 
   await db.schema

@@ -33,7 +33,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       .addColumn('datos', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('events_pk', ['clinic_id', 'seq'])
       .execute();
-    for (const [column, def] of [['data', 0], ['events_seq', 0], ['events_expired', 0]] as const) {
+    for (const [column, def] of [
+      ['data', 0],
+      ['events_seq', 0],
+      ['events_expired', 0],
+    ] as const) {
       await sql`alter table clinic_data_versions add column ${sql.id(column)} bigint not null default ${sql.lit(def)}`.execute(trx);
     }
   };

@@ -21,7 +21,5 @@ const ordered: Record<string, DialectMigration> = {
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
-  return Object.fromEntries(
-    Object.entries(ordered).map(([name, m]) => [name, { up: (db: Kysely<unknown>) => m.up(db, dialect) }]),
-  );
+  return Object.fromEntries(Object.entries(ordered).map(([name, m]) => [name, { up: (db: Kysely<unknown>) => m.up(db, dialect) }]));
 }

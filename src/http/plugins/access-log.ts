@@ -7,14 +7,23 @@ import { METRICS_PATH } from './metrics.js';
 
 const QUIET = new Set<string | undefined>([LIVEZ_PATH, READYZ_PATH, METRICS_PATH]);
 
-export const accessLog = fp(async (app) => {
-  // Callback style: on every response, no promise to allocate.
-  app.addHook('onResponse', (req, reply, done) => {
-    const level = QUIET.has(req.routeOptions.url) && reply.statusCode < 500 ? 'debug' : 'info';
-    req.log[level](
-      { req, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, clinic: req.apiKey?.clinicId, key: req.apiKey?.keyId },
-      'request',
-    );
-    done();
-  });
-}, { name: 'access-log' });
+export const accessLog = fp(
+  async (app) => {
+    // Callback style: on every response, no promise to allocate.
+    app.addHook('onResponse', (req, reply, done) => {
+      const level = QUIET.has(req.routeOptions.url) && reply.statusCode < 500 ? 'debug' : 'info';
+      req.log[level](
+        {
+          req,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+          clinic: req.apiKey?.clinicId,
+          key: req.apiKey?.keyId,
+        },
+        'request',
+      );
+      done();
+    });
+  },
+  { name: 'access-log' },
+);

@@ -5,8 +5,11 @@ import fp from 'fastify-plugin';
 import { errors } from '../../errors.js';
 import { errorHandler, sendError } from '../error-handler.js';
 
-export const apiErrors = fp(async (app) => {
-  app.decorateRequest('apiErrorCode', null);
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) => sendError(errors.notFound(req.url.split('?')[0] ?? '/'), req, reply));
-}, { name: 'api-errors' });
+export const apiErrors = fp(
+  async (app) => {
+    app.decorateRequest('apiErrorCode', null);
+    app.setErrorHandler(errorHandler);
+    app.setNotFoundHandler((req, reply) => sendError(errors.notFound(req.url.split('?')[0] ?? '/'), req, reply));
+  },
+  { name: 'api-errors' },
+);

@@ -26,21 +26,40 @@ export interface ApiOptions {
   pages: PageCache;
 }
 
-export const api = fp(async (app, opts: ApiOptions) => {
-  app.decorateRequest('apiKey', null);
-  await app.register(async (scope) => {
-    scope.setValidatorCompiler(({ schema, httpPart }) => {
-      if (httpPart === 'querystring') return compileQueryValidator(schema as ObjectSchema);
-      throw new Error(`no validator for ${httpPart}`);
+export const api = fp(
+  async (app, opts: ApiOptions) => {
+    app.decorateRequest('apiKey', null);
+    await app.register(async (scope) => {
+      scope.setValidatorCompiler(({ schema, httpPart }) => {
+        if (httpPart === 'querystring') return compileQueryValidator(schema as ObjectSchema);
+        throw new Error(`no validator for ${httpPart}`);
+      });
+      scope.addHook(
+        'onRequest',
+        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })),
+      );
+      // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
+      // Callback style: on every response, no promise to allocate.
+      scope.addHook('onResponse', (req, reply, done) => {
+        const k = req.apiKey;
+        if (k)
+          opts.usage.record({
+            keyId: k.keyId,
+            clinicId: k.clinicId,
+            timezone: k.timezone,
+            status: reply.statusCode,
+            errorCode: req.apiErrorCode,
+            atMs: opts.now(),
+          });
+        done();
+      });
+      await scope.register(v1Routes, {
+        db: opts.db,
+        now: opts.now,
+        rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst },
+        pages: opts.pages,
+      });
     });
-    scope.addHook('onRequest', apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })));
-    // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
-    // Callback style: on every response, no promise to allocate.
-    scope.addHook('onResponse', (req, reply, done) => {
-      const k = req.apiKey;
-      if (k) opts.usage.record({ keyId: k.keyId, clinicId: k.clinicId, timezone: k.timezone, status: reply.statusCode, errorCode: req.apiErrorCode, atMs: opts.now() });
-      done();
-    });
-    await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst }, pages: opts.pages });
-  });
-}, { name: 'api' });
+  },
+  { name: 'api' },
+);

@@ -19,7 +19,8 @@ export type ClientErrorReason = 'parse' | 'header_overflow' | 'timeout';
 
 /** The answer for a parser error code, and how it is counted. */
 export function clientErrorAnswer(code: string | undefined, limits: HttpLimits): { error: ApiError; reason: ClientErrorReason } {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { error: errors.requestTimeout(limits.headersTimeoutMs, limits.requestTimeoutMs), reason: 'timeout' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { error: errors.requestTimeout(limits.headersTimeoutMs, limits.requestTimeoutMs), reason: 'timeout' };
   if (code === 'HPE_HEADER_OVERFLOW') return { error: errors.headersTooLarge(limits.maxHeaderBytes), reason: 'header_overflow' };
   // llhttp's codes say what it disliked; the reason text is for people.
   const detail = code?.startsWith('HPE_') ? code.slice(4).toLowerCase().replace(/_/g, ' ') : 'unreadable';

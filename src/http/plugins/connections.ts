@@ -24,7 +24,10 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** Requests received on one connection and not yet answered; HTTP clients rarely pipeline at all. */
 export const MAX_PIPELINED_REQUESTS = 16;
 
-export function serverOptions(limits: HttpLimits): Pick<FastifyServerOptions, 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout'> & {
+export function serverOptions(limits: HttpLimits): Pick<
+  FastifyServerOptions,
+  'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout'
+> & {
   http: { headersTimeout: number; requestTimeout: number; maxHeaderSize: number; connectionsCheckingInterval: number };
 } {
   return {
@@ -40,45 +43,48 @@ export function serverOptions(limits: HttpLimits): Pick<FastifyServerOptions, 'r
   };
 }
 
-export const connectionLimits = fp(async (app, opts: { maxPerAddress: number }) => {
-  // SOCKET_TIMEOUT_MS (and KEEP_ALIVE_TIMEOUT_MS, through the same event): with a listener here,
-  // Node leaves the closing to us. Mid-response or mid-request is a stalled client, and counted.
-  app.server.on('timeout', (socket: Socket & { _httpMessage?: unknown; parser?: { incoming?: { complete?: boolean } } | null }) => {
-    const midRequest = socket.parser?.incoming ? socket.parser.incoming.complete === false : false;
-    if (socket._httpMessage || midRequest) app.metrics.connectionsClosed.inc({ reason: 'stalled' });
-    socket.destroy();
-  });
-
-  const waiting = new WeakMap<Socket, number>();
-  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    // The rest of a packet's requests still arrive after the socket was destroyed for them.
-    if (socket.destroyed) return;
-    const n = (waiting.get(socket) ?? 0) + 1;
-    if (n > MAX_PIPELINED_REQUESTS) {
-      app.metrics.connectionsClosed.inc({ reason: 'pipelining' });
+export const connectionLimits = fp(
+  async (app, opts: { maxPerAddress: number }) => {
+    // SOCKET_TIMEOUT_MS (and KEEP_ALIVE_TIMEOUT_MS, through the same event): with a listener here,
+    // Node leaves the closing to us. Mid-response or mid-request is a stalled client, and counted.
+    app.server.on('timeout', (socket: Socket & { _httpMessage?: unknown; parser?: { incoming?: { complete?: boolean } } | null }) => {
+      const midRequest = socket.parser?.incoming ? socket.parser.incoming.complete === false : false;
+      if (socket._httpMessage || midRequest) app.metrics.connectionsClosed.inc({ reason: 'stalled' });
       socket.destroy();
-      return;
-    }
-    waiting.set(socket, n);
-    res.once('close', () => waiting.set(socket, (waiting.get(socket) ?? 1) - 1));
-  });
-
-  if (opts.maxPerAddress <= 0) return;
-  const open = new Map<string, number>();
-  app.server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    const n = open.get(address) ?? 0;
-    if (n >= opts.maxPerAddress) {
-      app.metrics.connectionsClosed.inc({ reason: 'per_address' });
-      socket.destroy();
-      return;
-    }
-    open.set(address, n + 1);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left > 0) open.set(address, left);
-      else open.delete(address);
     });
-  });
-}, { name: 'connection-limits', dependencies: ['metrics'] });
+
+    const waiting = new WeakMap<Socket, number>();
+    app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const socket = req.socket;
+      // The rest of a packet's requests still arrive after the socket was destroyed for them.
+      if (socket.destroyed) return;
+      const n = (waiting.get(socket) ?? 0) + 1;
+      if (n > MAX_PIPELINED_REQUESTS) {
+        app.metrics.connectionsClosed.inc({ reason: 'pipelining' });
+        socket.destroy();
+        return;
+      }
+      waiting.set(socket, n);
+      res.once('close', () => waiting.set(socket, (waiting.get(socket) ?? 1) - 1));
+    });
+
+    if (opts.maxPerAddress <= 0) return;
+    const open = new Map<string, number>();
+    app.server.on('connection', (socket: Socket) => {
+      const address = socket.remoteAddress ?? '';
+      const n = open.get(address) ?? 0;
+      if (n >= opts.maxPerAddress) {
+        app.metrics.connectionsClosed.inc({ reason: 'per_address' });
+        socket.destroy();
+        return;
+      }
+      open.set(address, n + 1);
+      socket.once('close', () => {
+        const left = (open.get(address) ?? 1) - 1;
+        if (left > 0) open.set(address, left);
+        else open.delete(address);
+      });
+    });
+  },
+  { name: 'connection-limits', dependencies: ['metrics'] },
+);

@@ -41,33 +41,36 @@ keys secret; a clinic owner can revoke them at any time in the dashboard (Settin
  * too). A Swagger UI option the plugin's types do not list. */
 const SNIPPETS: Record<string, unknown> = { requestSnippetsEnabled: true };
 
-export const docs = fp(async (app) => {
-  await app.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
-    staticCSP: DOCS_CSP,
-    // Swagger UI would otherwise send the document to validator.swagger.io for a badge.
-    validatorUrl: false,
-    // The swagger-ui copy of the document (/docs/json, /docs/yaml) is the same as /api/v1/openapi.json.
-    transformSpecification: (doc, req) => documentFor(doc, req),
-    transformSpecificationClone: false,
-    // No logo (BaseLayout has no top bar, and so no box to load another document from). The
-    // plugin takes null as "none" (it checks `=== undefined` for its default); its types lack it.
-    logo: null as unknown as undefined,
-    theme: { title: 'Clinic Integration API reference' },
-    uiConfig: {
-      layout: 'BaseLayout',
-      deepLinking: true,
-      displayOperationId: true,
-      displayRequestDuration: true,
-      ...SNIPPETS,
-      // The key stays in the page's memory: never written to localStorage.
-      persistAuthorization: false,
-      defaultModelsExpandDepth: 0,
-      tryItOutEnabled: true,
-    },
-  });
-  app.get(LICENSE_PATH, { schema: { hide: true } }, async (_req, reply) => {
-    reply.type('text/plain; charset=utf-8');
-    return LICENSE_TEXT;
-  });
-}, { name: 'docs', dependencies: ['openapi'] });
+export const docs = fp(
+  async (app) => {
+    await app.register(swaggerUi, {
+      routePrefix: DOCS_PATH,
+      staticCSP: DOCS_CSP,
+      // Swagger UI would otherwise send the document to validator.swagger.io for a badge.
+      validatorUrl: false,
+      // The swagger-ui copy of the document (/docs/json, /docs/yaml) is the same as /api/v1/openapi.json.
+      transformSpecification: (doc, req) => documentFor(doc, req),
+      transformSpecificationClone: false,
+      // No logo (BaseLayout has no top bar, and so no box to load another document from). The
+      // plugin takes null as "none" (it checks `=== undefined` for its default); its types lack it.
+      logo: null as unknown as undefined,
+      theme: { title: 'Clinic Integration API reference' },
+      uiConfig: {
+        layout: 'BaseLayout',
+        deepLinking: true,
+        displayOperationId: true,
+        displayRequestDuration: true,
+        ...SNIPPETS,
+        // The key stays in the page's memory: never written to localStorage.
+        persistAuthorization: false,
+        defaultModelsExpandDepth: 0,
+        tryItOutEnabled: true,
+      },
+    });
+    app.get(LICENSE_PATH, { schema: { hide: true } }, async (_req, reply) => {
+      reply.type('text/plain; charset=utf-8');
+      return LICENSE_TEXT;
+    });
+  },
+  { name: 'docs', dependencies: ['openapi'] },
+);

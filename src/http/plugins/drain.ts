@@ -88,13 +88,16 @@ declare module 'fastify' {
   }
 }
 
-export const drain = fp(async (app) => {
-  const lifecycle = new Lifecycle();
-  app.decorate('lifecycle', lifecycle);
-  app.server.on('connection', (socket: Socket) => lifecycle.track(socket));
-  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => lifecycle.request(req, res));
-  app.addHook('onSend', (_req, reply, payload, done) => {
-    if (lifecycle.draining) reply.header('connection', 'close');
-    done(null, payload);
-  });
-}, { name: 'drain' });
+export const drain = fp(
+  async (app) => {
+    const lifecycle = new Lifecycle();
+    app.decorate('lifecycle', lifecycle);
+    app.server.on('connection', (socket: Socket) => lifecycle.track(socket));
+    app.server.on('request', (req: IncomingMessage, res: ServerResponse) => lifecycle.request(req, res));
+    app.addHook('onSend', (_req, reply, payload, done) => {
+      if (lifecycle.draining) reply.header('connection', 'close');
+      done(null, payload);
+    });
+  },
+  { name: 'drain' },
+);

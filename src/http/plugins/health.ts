@@ -29,7 +29,10 @@ export class Readiness {
   private last: { at: number; states: Record<string, CheckState>; ok: boolean } | null = null;
   private running: Promise<{ states: Record<string, CheckState>; ok: boolean }> | null = null;
 
-  constructor(private readonly timeoutMs: number, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   add(check: ReadinessCheck): void {
     this.checks.push(check);
@@ -62,7 +65,13 @@ export class Readiness {
       timer = setTimeout(() => resolve(false), this.timeoutMs);
     });
     try {
-      return await Promise.race([c.check().then((up) => up === true, () => false), timeout]);
+      return await Promise.race([
+        c.check().then(
+          (up) => up === true,
+          () => false,
+        ),
+        timeout,
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -86,16 +95,19 @@ const Status = {
   },
 } as const;
 
-export const health = fp(async (app, opts: { checkTimeoutMs: number }) => {
-  app.decorate('readiness', new Readiness(opts.checkTimeoutMs));
+export const health = fp(
+  async (app, opts: { checkTimeoutMs: number }) => {
+    app.decorate('readiness', new Readiness(opts.checkTimeoutMs));
 
-  app.get(LIVEZ_PATH, { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
+    app.get(LIVEZ_PATH, { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
 
-  app.get(READYZ_PATH, { schema: { hide: true, response: { 200: Status, 503: Status } } }, async (_req, reply) => {
-    if (app.lifecycle.draining) return reply.code(503).send({ status: 'shutting_down' });
-    const { states, ok } = await app.readiness.state();
-    // A shutdown may have begun while the checks ran.
-    if (app.lifecycle.draining) return reply.code(503).send({ status: 'shutting_down' });
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', checks: states });
-  });
-}, { name: 'health', dependencies: ['drain'] });
+    app.get(READYZ_PATH, { schema: { hide: true, response: { 200: Status, 503: Status } } }, async (_req, reply) => {
+      if (app.lifecycle.draining) return reply.code(503).send({ status: 'shutting_down' });
+      const { states, ok } = await app.readiness.state();
+      // A shutdown may have begun while the checks ran.
+      if (app.lifecycle.draining) return reply.code(503).send({ status: 'shutting_down' });
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', checks: states });
+    });
+  },
+  { name: 'health', dependencies: ['drain'] },
+);

@@ -8,26 +8,30 @@ import { Counter, Gauge } from 'prom-client';
 import fp from 'fastify-plugin';
 import type { LimiterHealth } from '../../services/shared-rate-limit.js';
 
-export const limiterHealth = fp(async (app, opts: { health: () => LimiterHealth }) => {
-  const { health } = opts;
-  const registers = [app.metrics.registry];
-  // A counter read at scrape time: the limiters' own total, which only grows.
-  new Counter({
-    name: 'rate_limit_fallbacks_total',
-    help: 'Rate-limit decisions made in this instance\'s memory because Redis (REDIS_URL) was down or did not answer within REDIS_TIMEOUT_MS',
-    registers,
-    collect() {
-      this.reset();
-      this.inc(health().fallbacks);
-    },
-  });
-  if (health().redis === 'off') return;
-  new Gauge({
-    name: 'redis_up', help: '1 while Redis (REDIS_URL) answers and the rate limits are shared by the fleet; 0 while they fall back to memory',
-    registers,
-    collect() {
-      this.set(health().redis === 'up' ? 1 : 0);
-    },
-  });
-  app.readiness.add({ name: 'redis', critical: false, check: async () => health().redis === 'up' });
-}, { name: 'limiter-health', dependencies: ['health', 'metrics'] });
+export const limiterHealth = fp(
+  async (app, opts: { health: () => LimiterHealth }) => {
+    const { health } = opts;
+    const registers = [app.metrics.registry];
+    // A counter read at scrape time: the limiters' own total, which only grows.
+    new Counter({
+      name: 'rate_limit_fallbacks_total',
+      help: "Rate-limit decisions made in this instance's memory because Redis (REDIS_URL) was down or did not answer within REDIS_TIMEOUT_MS",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(health().fallbacks);
+      },
+    });
+    if (health().redis === 'off') return;
+    new Gauge({
+      name: 'redis_up',
+      help: '1 while Redis (REDIS_URL) answers and the rate limits are shared by the fleet; 0 while they fall back to memory',
+      registers,
+      collect() {
+        this.set(health().redis === 'up' ? 1 : 0);
+      },
+    });
+    app.readiness.add({ name: 'redis', critical: false, check: async () => health().redis === 'up' });
+  },
+  { name: 'limiter-health', dependencies: ['health', 'metrics'] },
+);

@@ -10,14 +10,20 @@ export interface LlmsTxtOptions {
   keyPrefix: string;
 }
 
-export const llmsTxtRoute = fp(async (app, opts: LlmsTxtOptions) => {
-  let text: string | undefined;
-  app.get(LLMS_PATH, { schema: { hide: true } }, async (_req, reply) => {
-    text ??= llmsTxt({
-      doc: app.swagger(), samples: SAMPLES, limits: opts.limits, keyPrefix: opts.keyPrefix,
-      links: { docs: DOCS_PATH, openapi: OPENAPI_PATH, license: LICENSE_PATH },
+export const llmsTxtRoute = fp(
+  async (app, opts: LlmsTxtOptions) => {
+    let text: string | undefined;
+    app.get(LLMS_PATH, { schema: { hide: true } }, async (_req, reply) => {
+      text ??= llmsTxt({
+        doc: app.swagger(),
+        samples: SAMPLES,
+        limits: opts.limits,
+        keyPrefix: opts.keyPrefix,
+        links: { docs: DOCS_PATH, openapi: OPENAPI_PATH, license: LICENSE_PATH },
+      });
+      reply.type('text/plain; charset=utf-8');
+      return text;
     });
-    reply.type('text/plain; charset=utf-8');
-    return text;
-  });
-}, { name: 'llms-txt', dependencies: ['openapi'] });
+  },
+  { name: 'llms-txt', dependencies: ['openapi'] },
+);

@@ -28,16 +28,16 @@ export const LICENSE_PATH = '/docs/license';
 /** The tags of the operations, with what each holds (the reference's sections). */
 export const TAGS = [
   { name: 'citas', description: "Appointments: in whole local days of the clinic's time zone, filtered by status" },
-  { name: 'clientas', description: "Clients: searched by name or phone, with their appointment and call counts" },
+  { name: 'clientas', description: 'Clients: searched by name or phone, with their appointment and call counts' },
   { name: 'llamadas', description: "Calls answered by the clinic's voice assistant, newest first" },
-  { name: 'eventos', description: "The change feed: every record created, changed or deleted, in commit order, to keep a copy in sync" },
+  { name: 'eventos', description: 'The change feed: every record created, changed or deleted, in commit order, to keep a copy in sync' },
   { name: 'me', description: "The API key itself: its clinic and its rate limit (an integration's connection test)" },
 ];
 
 export const API_DESCRIPTION = [
   "Read-only access to a clinic's appointments (citas), clients (clientas) and the calls its voice assistant answered (llamadas), for CRMs, Zapier, Make, n8n, spreadsheets and custom apps.",
   '',
-  "One API key belongs to one clinic and reads that clinic only. Send it as `Authorization: Bearer <key>`; the clinic owner creates and revokes keys in the dashboard (Settings > API).",
+  'One API key belongs to one clinic and reads that clinic only. Send it as `Authorization: Bearer <key>`; the clinic owner creates and revokes keys in the dashboard (Settings > API).',
   "Dates (`YYYY-MM-DD`) are calendar days in the clinic's time zone; timestamps are RFC 3339 with the clinic's offset.",
   'Every parameter is validated strictly: a malformed, repeated or unknown one is a 400 that names it.',
   'Errors have one shape, `{"error": {"code", "message", "param"?, "request_id"}}`: match on `error.code`.',
@@ -81,30 +81,37 @@ export function documentFor(doc: Readonly<Json>, req: FastifyRequest): Json {
   return { ...doc, info: { ...info, license: { ...info['license'], url: `${req.protocol}://${host}${LICENSE_PATH}` } } };
 }
 
-export const openapi = fp(async (app) => {
-  for (const schema of [...API_COMPONENTS, ...ERROR_COMPONENTS]) app.addSchema(schema);
-  await app.register(swagger, {
-    // The document describes the public API only (its routes carry tags), never the dashboard.
-    hideUntagged: true,
-    // Shared schemas are named by their $id under components.schemas (the default is def-N).
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Clinic Integration API',
-        version: '1.0.0',
-        description: API_DESCRIPTION,
-        // package.json says UNLICENSED: the API and its documentation are not open source. The
-        // licence's text is served by this service itself (a relative URL, like servers).
-        license: { name: 'Proprietary: all rights reserved', url: LICENSE_PATH },
-        contact: { name: 'The operator of this service: quote the X-Request-Id of a response' },
+export const openapi = fp(
+  async (app) => {
+    for (const schema of [...API_COMPONENTS, ...ERROR_COMPONENTS]) app.addSchema(schema);
+    await app.register(swagger, {
+      // The document describes the public API only (its routes carry tags), never the dashboard.
+      hideUntagged: true,
+      // Shared schemas are named by their $id under components.schemas (the default is def-N).
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Clinic Integration API',
+          version: '1.0.0',
+          description: API_DESCRIPTION,
+          // package.json says UNLICENSED: the API and its documentation are not open source. The
+          // licence's text is served by this service itself (a relative URL, like servers).
+          license: { name: 'Proprietary: all rights reserved', url: LICENSE_PATH },
+          contact: { name: 'The operator of this service: quote the X-Request-Id of a response' },
+        },
+        servers: [{ url: '/', description: 'This server: the origin that serves this document' }],
+        tags: TAGS,
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the clinic: `Authorization: Bearer <key>`' },
+          },
+        },
+        security: [{ bearerAuth: [] }],
       },
-      servers: [{ url: '/', description: 'This server: the origin that serves this document' }],
-      tags: TAGS,
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the clinic: `Authorization: Bearer <key>`' } } },
-      security: [{ bearerAuth: [] }],
-    },
-    transformObject: (d) => ('openapiObject' in d ? liftRequiredHeaders(d.openapiObject) : d.swaggerObject),
-  });
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async (req) => documentFor(app.swagger(), req));
-}, { name: 'openapi' });
+      transformObject: (d) => ('openapiObject' in d ? liftRequiredHeaders(d.openapiObject) : d.swaggerObject),
+    });
+    app.get(OPENAPI_PATH, { schema: { hide: true } }, async (req) => documentFor(app.swagger(), req));
+  },
+  { name: 'openapi' },
+);

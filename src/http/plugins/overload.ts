@@ -27,24 +27,27 @@ export interface OverloadOptions {
   sampleIntervalMs?: number;
 }
 
-export const overload = fp(async (app, opts: OverloadOptions) => {
-  const { limits } = opts;
-  const maxHeapUsedBytes = limits.maxHeapUsedBytes ?? defaultHeapLimitBytes();
-  const sampleIntervalMs = opts.sampleIntervalMs ?? 1_000;
-  let armedAt = Infinity;
-  app.addHook('onReady', async () => {
-    armedAt = performance.now() + 2 * sampleIntervalMs;
-  });
-  await app.register(underPressure, {
-    maxEventLoopDelay: limits.maxEventLoopDelayMs,
-    maxHeapUsedBytes,
-    maxRssBytes: limits.maxRssBytes,
-    sampleInterval: sampleIntervalMs,
-    pressureHandler: (req, _reply, type) => {
-      if (performance.now() < armedAt || ALWAYS_ANSWERED.has(req.url.split('?')[0] ?? '')) return undefined;
-      app.metrics.overloaded.inc({ reason: type });
-      // A rejected promise goes to the error handler: the API's error shape, or the dashboard's page.
-      return Promise.reject(errors.serviceUnavailable());
-    },
-  });
-}, { name: 'overload', dependencies: ['metrics'] });
+export const overload = fp(
+  async (app, opts: OverloadOptions) => {
+    const { limits } = opts;
+    const maxHeapUsedBytes = limits.maxHeapUsedBytes ?? defaultHeapLimitBytes();
+    const sampleIntervalMs = opts.sampleIntervalMs ?? 1_000;
+    let armedAt = Infinity;
+    app.addHook('onReady', async () => {
+      armedAt = performance.now() + 2 * sampleIntervalMs;
+    });
+    await app.register(underPressure, {
+      maxEventLoopDelay: limits.maxEventLoopDelayMs,
+      maxHeapUsedBytes,
+      maxRssBytes: limits.maxRssBytes,
+      sampleInterval: sampleIntervalMs,
+      pressureHandler: (req, _reply, type) => {
+        if (performance.now() < armedAt || ALWAYS_ANSWERED.has(req.url.split('?')[0] ?? '')) return undefined;
+        app.metrics.overloaded.inc({ reason: type });
+        // A rejected promise goes to the error handler: the API's error shape, or the dashboard's page.
+        return Promise.reject(errors.serviceUnavailable());
+      },
+    });
+  },
+  { name: 'overload', dependencies: ['metrics'] },
+);

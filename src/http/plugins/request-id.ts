@@ -25,10 +25,13 @@ export function commonHeaders(req: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-content-type-options', 'nosniff');
 }
 
-export const requestId = fp(async (app) => {
-  // Callback style: on every request's path, no promise to allocate.
-  app.addHook('onRequest', (req, reply, done) => {
-    commonHeaders(req, reply);
-    done();
-  });
-}, { name: 'request-id' });
+export const requestId = fp(
+  async (app) => {
+    // Callback style: on every request's path, no promise to allocate.
+    app.addHook('onRequest', (req, reply, done) => {
+      commonHeaders(req, reply);
+      done();
+    });
+  },
+  { name: 'request-id' },
+);

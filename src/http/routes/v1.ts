@@ -16,14 +16,29 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import {
-  CitasList, CitasQuery, ClientasList, ClientasQuery, EventosList, EventosQuery, LlamadasList, LlamadasQuery, Me, MeQuery,
+  CitasList,
+  CitasQuery,
+  ClientasList,
+  ClientasQuery,
+  EventosList,
+  EventosQuery,
+  LlamadasList,
+  LlamadasQuery,
+  Me,
+  MeQuery,
 } from '../../domain/api-schemas.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
 import { ClientasSearch } from '../../services/clientas-search/search.js';
 import { listEtag } from '../../services/conditional.js';
 import { feedBounds, feedEtag, feedPage, planFeed } from '../../services/feed.js';
 import {
-  planCitas, planClientas, planLlamadas, plannedCitasPage, plannedClientasPage, plannedLlamadasPage, type ClinicContext,
+  planCitas,
+  planClientas,
+  planLlamadas,
+  plannedCitasPage,
+  plannedClientasPage,
+  plannedLlamadasPage,
+  type ClinicContext,
 } from '../../services/listings.js';
 import { whoAmI } from '../../services/me.js';
 import type { PageCache } from '../../services/page-cache.js';
@@ -63,7 +78,8 @@ const CONDITIONAL = { headers: ['ETag' as const] };
 /** The feed's own status: a position the log no longer has. */
 const GONE = {
   410: {
-    description: 'cursor_expired: the cursor is older than the events kept (at least 30 days), or ahead of the log (a database restored from an earlier backup): read the collections again and follow from cursor=now',
+    description:
+      'cursor_expired: the cursor is older than the events kept (at least 30 days), or ahead of the log (a database restored from an earlier backup): read the collections again and follow from cursor=now',
     headers: [...COMMON_HEADERS, ...RATE_LIMIT_HEADERS],
   },
 };
@@ -83,110 +99,133 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   // One client search per app: it keeps the counts of searches (services/clientas-search/).
   const search = new ClientasSearch();
 
-  app.get('/api/v1/citas', {
-    schema: {
-      operationId: 'listCitas',
-      tags: ['citas'],
-      summary: 'List appointments in a date range',
-      description: describe(
-        "Whole local days in the clinic's time zone, both ends inclusive (default: today to today + 30 days); ordered by fecha_hora, then id. " +
-          'With updated_since: the appointments changed since then (no default window), ordered by updated_at, then id. ' +
-          'Send the ETag back as If-None-Match: 304 while nothing changed.',
-        SAMPLES.listCitas,
-      ),
-      querystring: CitasQuery,
-      response: apiResponses({ body: CitasList, description: 'A page of appointments, with the range applied', ...CONDITIONAL }, NOT_MODIFIED),
+  app.get(
+    '/api/v1/citas',
+    {
+      schema: {
+        operationId: 'listCitas',
+        tags: ['citas'],
+        summary: 'List appointments in a date range',
+        description: describe(
+          "Whole local days in the clinic's time zone, both ends inclusive (default: today to today + 30 days); ordered by fecha_hora, then id. " +
+            'With updated_since: the appointments changed since then (no default window), ordered by updated_at, then id. ' +
+            'Send the ETag back as If-None-Match: 304 while nothing changed.',
+          SAMPLES.listCitas,
+        ),
+        querystring: CitasQuery,
+        response: apiResponses(
+          { body: CitasList, description: 'A page of appointments, with the range applied', ...CONDITIONAL },
+          NOT_MODIFIED,
+        ),
+      },
     },
-  }, async (req, reply) => {
-    const ctx = tenant(req);
-    const nowMs = now();
-    const plan = planCitas(ctx, req.query, nowMs);
-    const etag = await listEtag(db, ctx, 'citas', plan.key, nowMs);
-    if (answeredNotModified(req, reply, etag)) return reply;
-    return sendPage(reply, pages, ctx.clinicId, etag, () => plannedCitasPage(db, ctx, plan));
-  });
+    async (req, reply) => {
+      const ctx = tenant(req);
+      const nowMs = now();
+      const plan = planCitas(ctx, req.query, nowMs);
+      const etag = await listEtag(db, ctx, 'citas', plan.key, nowMs);
+      if (answeredNotModified(req, reply, etag)) return reply;
+      return sendPage(reply, pages, ctx.clinicId, etag, () => plannedCitasPage(db, ctx, plan));
+    },
+  );
 
-  app.get('/api/v1/clientas', {
-    schema: {
-      operationId: 'listClientas',
-      tags: ['clientas'],
-      summary: 'List and search clients',
-      description: describe(
-        'Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits. ' +
-          'With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
-        SAMPLES.listClientas,
-      ),
-      querystring: ClientasQuery,
-      response: apiResponses({ body: ClientasList, description: 'A page of clients', ...CONDITIONAL }, NOT_MODIFIED),
+  app.get(
+    '/api/v1/clientas',
+    {
+      schema: {
+        operationId: 'listClientas',
+        tags: ['clientas'],
+        summary: 'List and search clients',
+        description: describe(
+          'Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits. ' +
+            'With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
+          SAMPLES.listClientas,
+        ),
+        querystring: ClientasQuery,
+        response: apiResponses({ body: ClientasList, description: 'A page of clients', ...CONDITIONAL }, NOT_MODIFIED),
+      },
     },
-  }, async (req, reply) => {
-    const ctx = tenant(req);
-    const nowMs = now();
-    const plan = planClientas(req.query);
-    const etag = await listEtag(db, ctx, 'clientas', plan.key, nowMs);
-    if (answeredNotModified(req, reply, etag)) return reply;
-    return sendPage(reply, pages, ctx.clinicId, etag, () => plannedClientasPage(db, ctx, plan, nowMs, search));
-  });
+    async (req, reply) => {
+      const ctx = tenant(req);
+      const nowMs = now();
+      const plan = planClientas(req.query);
+      const etag = await listEtag(db, ctx, 'clientas', plan.key, nowMs);
+      if (answeredNotModified(req, reply, etag)) return reply;
+      return sendPage(reply, pages, ctx.clinicId, etag, () => plannedClientasPage(db, ctx, plan, nowMs, search));
+    },
+  );
 
-  app.get('/api/v1/llamadas', {
-    schema: {
-      operationId: 'listLlamadas',
-      tags: ['llamadas'],
-      summary: "List calls answered by the clinic's voice assistant",
-      description: describe(
-        'Newest first (fecha_hora descending, then id descending); default: the last 7 days. ' +
-          'With updated_since: the calls changed since then (no default window), ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
-        SAMPLES.listLlamadas,
-      ),
-      querystring: LlamadasQuery,
-      response: apiResponses({ body: LlamadasList, description: 'A page of calls, with the days applied', ...CONDITIONAL }, NOT_MODIFIED),
+  app.get(
+    '/api/v1/llamadas',
+    {
+      schema: {
+        operationId: 'listLlamadas',
+        tags: ['llamadas'],
+        summary: "List calls answered by the clinic's voice assistant",
+        description: describe(
+          'Newest first (fecha_hora descending, then id descending); default: the last 7 days. ' +
+            'With updated_since: the calls changed since then (no default window), ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
+          SAMPLES.listLlamadas,
+        ),
+        querystring: LlamadasQuery,
+        response: apiResponses({ body: LlamadasList, description: 'A page of calls, with the days applied', ...CONDITIONAL }, NOT_MODIFIED),
+      },
     },
-  }, async (req, reply) => {
-    const ctx = tenant(req);
-    const nowMs = now();
-    const plan = planLlamadas(ctx, req.query, nowMs);
-    const etag = await listEtag(db, ctx, 'llamadas', plan.key, nowMs);
-    if (answeredNotModified(req, reply, etag)) return reply;
-    return sendPage(reply, pages, ctx.clinicId, etag, () => plannedLlamadasPage(db, ctx, plan));
-  });
+    async (req, reply) => {
+      const ctx = tenant(req);
+      const nowMs = now();
+      const plan = planLlamadas(ctx, req.query, nowMs);
+      const etag = await listEtag(db, ctx, 'llamadas', plan.key, nowMs);
+      if (answeredNotModified(req, reply, etag)) return reply;
+      return sendPage(reply, pages, ctx.clinicId, etag, () => plannedLlamadasPage(db, ctx, plan));
+    },
+  );
 
-  app.get('/api/v1/eventos', {
-    schema: {
-      operationId: 'listEventos',
-      tags: ['eventos'],
-      summary: "Follow the clinic's changes: created, changed and deleted records, oldest first",
-      description: describe(
-        "Every change of the clinic's data is an event, in the order the changes were committed. Start with cursor=now " +
-          "(then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none skipped. " +
-          'has_more: true means more are waiting now. Events are kept at least 30 days; an older cursor is 410 cursor_expired. ' +
-          'Send the ETag back as If-None-Match: 304 while nothing happened.',
-        SAMPLES.listEventos,
-      ),
-      querystring: EventosQuery,
-      response: apiResponses({ body: EventosList, description: 'A page of events', ...CONDITIONAL }, { ...NOT_MODIFIED, ...GONE }),
+  app.get(
+    '/api/v1/eventos',
+    {
+      schema: {
+        operationId: 'listEventos',
+        tags: ['eventos'],
+        summary: "Follow the clinic's changes: created, changed and deleted records, oldest first",
+        description: describe(
+          "Every change of the clinic's data is an event, in the order the changes were committed. Start with cursor=now " +
+            "(then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none skipped. " +
+            'has_more: true means more are waiting now. Events are kept at least 30 days; an older cursor is 410 cursor_expired. ' +
+            'Send the ETag back as If-None-Match: 304 while nothing happened.',
+          SAMPLES.listEventos,
+        ),
+        querystring: EventosQuery,
+        response: apiResponses({ body: EventosList, description: 'A page of events', ...CONDITIONAL }, { ...NOT_MODIFIED, ...GONE }),
+      },
     },
-  }, async (req, reply) => {
-    const ctx = tenant(req);
-    const plan = planFeed(req.query, ctx.clinicId);
-    const bounds = await feedBounds(db, ctx.clinicId);
-    if (answeredNotModified(req, reply, feedEtag(ctx, plan, bounds))) return reply;
-    // Already JSON (each event's datos is stored as JSON): sent as it is, not serialized again.
-    // It is the JSON text of an EventosList, which the type of send() cannot say of a string.
-    const page = (await feedPage(db, ctx, plan, bounds)) as unknown as Static<typeof EventosList>;
-    return reply.type(JSON_UTF8).send(page);
-  });
+    async (req, reply) => {
+      const ctx = tenant(req);
+      const plan = planFeed(req.query, ctx.clinicId);
+      const bounds = await feedBounds(db, ctx.clinicId);
+      if (answeredNotModified(req, reply, feedEtag(ctx, plan, bounds))) return reply;
+      // Already JSON (each event's datos is stored as JSON): sent as it is, not serialized again.
+      // It is the JSON text of an EventosList, which the type of send() cannot say of a string.
+      const page = (await feedPage(db, ctx, plan, bounds)) as unknown as Static<typeof EventosList>;
+      return reply.type(JSON_UTF8).send(page);
+    },
+  );
 
-  app.get('/api/v1/me', {
-    schema: {
-      operationId: 'getMe',
-      tags: ['me'],
-      summary: 'Who the API key is (test the connection)',
-      description: describe(
-        "The key's clinic, the key itself (never its secret) and its rate limit: the call an integration platform makes to test a connection. Takes no parameters.",
-        SAMPLES.getMe,
-      ),
-      querystring: MeQuery,
-      response: apiResponses({ body: Me, description: "The key's clinic, the key and its rate limit" }),
+  app.get(
+    '/api/v1/me',
+    {
+      schema: {
+        operationId: 'getMe',
+        tags: ['me'],
+        summary: 'Who the API key is (test the connection)',
+        description: describe(
+          "The key's clinic, the key itself (never its secret) and its rate limit: the call an integration platform makes to test a connection. Takes no parameters.",
+          SAMPLES.getMe,
+        ),
+        querystring: MeQuery,
+        response: apiResponses({ body: Me, description: "The key's clinic, the key and its rate limit" }),
+      },
     },
-  }, async (req) => whoAmI(authenticated(req), opts.rateLimit));
+    async (req) => whoAmI(authenticated(req), opts.rateLimit),
+  );
 }

@@ -122,7 +122,11 @@ export function shapeOf(f: { nameLike: string | null; digitsLike: string | null 
 
 /** Trigram indexes can only answer needles of 3 characters or more. */
 export function trigramSearchable(s: SearchShape): boolean {
-  return (s.nameChars !== null || s.digitsChars !== null) && (s.nameChars === null || s.nameChars >= 3) && (s.digitsChars === null || s.digitsChars >= 3);
+  return (
+    (s.nameChars !== null || s.digitsChars !== null) &&
+    (s.nameChars === null || s.nameChars >= 3) &&
+    (s.digitsChars === null || s.digitsChars >= 3)
+  );
 }
 
 /** The fewest index entries a walk may examine before the substring index takes over. */

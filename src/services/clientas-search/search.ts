@@ -11,12 +11,27 @@ import { dialectOf } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import { clientasByIds, countClientas, listClientas, type ClientaRow, type ClientasFilter } from '../../repos/clientas.js';
 import {
-  candidateIds, countFtsMatches, countInRange, countLikeMatches, countMatchesBefore, ftsGlobalMatches, rangeIds, walkIds,
+  candidateIds,
+  countFtsMatches,
+  countInRange,
+  countLikeMatches,
+  countMatchesBefore,
+  ftsGlobalMatches,
+  rangeIds,
+  walkIds,
 } from '../../repos/clientas-search.js';
 import { clientasVersion } from '../../repos/clinics.js';
 import {
-  ftsProbeNeeded, planPage, planTotal, prefixRange, runsWorthCounting, SEARCH_TUNING, shapeOf,
-  type PagePlan, type SearchCounts, type SearchTuning,
+  ftsProbeNeeded,
+  planPage,
+  planTotal,
+  prefixRange,
+  runsWorthCounting,
+  SEARCH_TUNING,
+  shapeOf,
+  type PagePlan,
+  type SearchCounts,
+  type SearchTuning,
 } from './plan.js';
 import { SearchTotals } from './totals.js';
 
@@ -41,10 +56,20 @@ export class ClientasSearch {
     this.totals = opts.totals ?? new SearchTotals();
   }
 
-  async page(db: Kysely<DB>, clinicId: string, f: ClientasFilter, limit: number, offset: number, nowSeconds: number): Promise<ClientasPage> {
+  async page(
+    db: Kysely<DB>,
+    clinicId: string,
+    f: ClientasFilter,
+    limit: number,
+    offset: number,
+    nowSeconds: number,
+  ): Promise<ClientasPage> {
     if (f.nameLike === null && f.digitsLike === null) {
       // Without a search the per-clinic counts answer at once.
-      const [rows, total] = await Promise.all([listClientas(db, clinicId, f.vip, limit, offset, nowSeconds), countClientas(db, clinicId, f.vip)]);
+      const [rows, total] = await Promise.all([
+        listClientas(db, clinicId, f.vip, limit, offset, nowSeconds),
+        countClientas(db, clinicId, f.vip),
+      ]);
       return { rows, total };
     }
     const counts = await this.keptCounts(db, clinicId, f);
@@ -71,9 +96,10 @@ export class ClientasSearch {
     const scope = await countClientas(db, clinicId, f.vip);
     if (f.nameLike === null && f.digitsLike === null) return { total: scope, before: null, prefix: null, scope };
     const ftsMatches = ftsProbeNeeded(shape, dialect) ? await ftsGlobalMatches(db, f) : null;
-    const total = planTotal({ shape, dialect, scope, ftsMatches }, this.tuning) === 'fts'
-      ? await countFtsMatches(db, clinicId, f)
-      : await countLikeMatches(db, clinicId, f);
+    const total =
+      planTotal({ shape, dialect, scope, ftsMatches }, this.tuning) === 'fts'
+        ? await countFtsMatches(db, clinicId, f)
+        : await countLikeMatches(db, clinicId, f);
     const range = f.nameLike === null ? null : prefixRange(f.nameLike);
     if (range === null || !runsWorthCounting(shape, total, dialect, this.tuning)) return { total, before: null, prefix: null, scope };
     const prefix = await countInRange(db, clinicId, f.vip, range);
@@ -83,7 +109,14 @@ export class ClientasSearch {
     return { total, before, prefix, scope };
   }
 
-  private async pageIds(db: Kysely<DB>, clinicId: string, f: ClientasFilter, plan: PagePlan, limit: number, offset: number): Promise<string[]> {
+  private async pageIds(
+    db: Kysely<DB>,
+    clinicId: string,
+    f: ClientasFilter,
+    plan: PagePlan,
+    limit: number,
+    offset: number,
+  ): Promise<string[]> {
     switch (plan.path) {
       case 'empty':
         return [];

@@ -15,7 +15,10 @@ export const MAX_URL_LENGTH = 2_000;
 export type Refusal = 'invalid_url' | 'not_https' | 'userinfo' | 'private_address' | 'unresolvable';
 
 export class DestinationRefused extends DomainError {
-  constructor(readonly refusal: Refusal, message: string) {
+  constructor(
+    readonly refusal: Refusal,
+    message: string,
+  ) {
     super('invalid_input', message, { field: 'url' });
   }
 }
@@ -45,7 +48,8 @@ export function isPublicAddress(address: string): boolean {
 /** The URL, parsed and checked in form (scheme, no credentials); addresses are checked by vetHost. */
 export function checkUrl(raw: string, allowPrivate: boolean): URL {
   const text = raw.trim();
-  if (text.length === 0 || text.length > MAX_URL_LENGTH) throw new DestinationRefused('invalid_url', `url must be an https:// URL of at most ${MAX_URL_LENGTH} characters`);
+  if (text.length === 0 || text.length > MAX_URL_LENGTH)
+    throw new DestinationRefused('invalid_url', `url must be an https:// URL of at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(text);
@@ -53,10 +57,16 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
     throw new DestinationRefused('invalid_url', `url is not a valid URL: "${text.slice(0, 100)}" (e.g. https://example.com/webhooks)`);
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
-    throw new DestinationRefused('not_https', `url must start with https:// (got ${url.protocol}//): webhooks carry clients' data and are only sent encrypted`);
+    throw new DestinationRefused(
+      'not_https',
+      `url must start with https:// (got ${url.protocol}//): webhooks carry clients' data and are only sent encrypted`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
-    throw new DestinationRefused('userinfo', 'url must not contain a user name or password (user:pass@): use the signature to authenticate deliveries');
+    throw new DestinationRefused(
+      'userinfo',
+      'url must not contain a user name or password (user:pass@): use the signature to authenticate deliveries',
+    );
   }
   if (url.hostname === '') throw new DestinationRefused('invalid_url', 'url has no host');
   url.hash = '';
@@ -72,7 +82,11 @@ export const systemResolver: Resolver = (host) => lookup(host, { all: true, verb
  * The address a delivery to `url` connects to: the host's addresses, every one of which must be
  * public (one private answer among public ones is refused: a resolver may hand out either).
  */
-export async function vetHost(url: URL, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<{ address: string; family: number }> {
+export async function vetHost(
+  url: URL,
+  allowPrivate: boolean,
+  resolve: Resolver = systemResolver,
+): Promise<{ address: string; family: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: { address: string; family: number }[];
   if (net.isIP(host)) {
@@ -81,15 +95,20 @@ export async function vetHost(url: URL, allowPrivate: boolean, resolve: Resolver
     try {
       addresses = await resolve(host);
     } catch (err) {
-      throw new DestinationRefused('unresolvable', `url's host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'DNS error'})`);
+      throw new DestinationRefused(
+        'unresolvable',
+        `url's host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'DNS error'})`,
+      );
     }
     if (addresses.length === 0) throw new DestinationRefused('unresolvable', `url's host ${host} has no address`);
   }
   if (!allowPrivate) {
     const bad = addresses.find((a) => !isPublicAddress(a.address));
     if (bad) {
-      throw new DestinationRefused('private_address',
-        `url's host ${host} resolves to ${bad.address} (${addressClass(bad.address)}), which is not a public address: webhooks may not reach private, loopback, link-local or metadata addresses`);
+      throw new DestinationRefused(
+        'private_address',
+        `url's host ${host} resolves to ${bad.address} (${addressClass(bad.address)}), which is not a public address: webhooks may not reach private, loopback, link-local or metadata addresses`,
+      );
     }
   }
   return addresses[0]!;

@@ -8,9 +8,20 @@ import { EVENT_TYPES } from '../../domain/records.js';
 import { DomainError } from '../../errors.js';
 import { getClinic } from '../../repos/clinics.js';
 import {
-  countWebhookEndpoints, deleteWebhookEndpoint, getEventBySeq, getWebhookDelivery, getWebhookEndpoint, insertWebhookDelivery,
-  insertWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, locateWebhookEndpoint, pruneWebhookDeliveries, setWebhookEnabled,
-  type DeliveryRow, type EndpointRow,
+  countWebhookEndpoints,
+  deleteWebhookEndpoint,
+  getEventBySeq,
+  getWebhookDelivery,
+  getWebhookEndpoint,
+  insertWebhookDelivery,
+  insertWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  locateWebhookEndpoint,
+  pruneWebhookDeliveries,
+  setWebhookEnabled,
+  type DeliveryRow,
+  type EndpointRow,
 } from '../../repos/webhooks.js';
 import { lockClinicData } from '../../repos/writes.js';
 import { isApiEligible } from '../api-keys.js';
@@ -55,7 +66,11 @@ export function parseEventTypes(asked: readonly string[] | null): string[] | nul
   if (list.length === 0) return null;
   const unknown = list.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length > 0) {
-    throw new DomainError('invalid_input', `events must be a comma-separated list of: ${EVENT_TYPES.join(', ')}; not: ${unknown.map((t) => JSON.stringify(t)).join(', ')}`, { field: 'events' });
+    throw new DomainError(
+      'invalid_input',
+      `events must be a comma-separated list of: ${EVENT_TYPES.join(', ')}; not: ${unknown.map((t) => JSON.stringify(t)).join(', ')}`,
+      { field: 'events' },
+    );
   }
   const chosen = EVENT_TYPES.filter((t) => list.includes(t));
   return chosen.length === EVENT_TYPES.length ? null : chosen;
@@ -70,7 +85,10 @@ export interface CreatedEndpoint {
 export class WebhookService {
   private readonly now: () => number;
 
-  constructor(private readonly database: Database, private readonly opts: WebhookServiceOptions) {
+  constructor(
+    private readonly database: Database,
+    private readonly opts: WebhookServiceOptions,
+  ) {
     this.now = opts.now ?? Date.now;
   }
 
@@ -78,12 +96,23 @@ export class WebhookService {
     return this.opts.allowPrivate;
   }
 
-  async create(input: { clinicId: string; url: string; eventTypes: readonly string[] | null; createdBy: string | null }): Promise<CreatedEndpoint> {
+  async create(input: {
+    clinicId: string;
+    url: string;
+    eventTypes: readonly string[] | null;
+    createdBy: string | null;
+  }): Promise<CreatedEndpoint> {
     const db = this.database.db;
     const clinic = await getClinic(db, input.clinicId);
-    if (!clinic) throw new DomainError('not_found', `no clinic with id ${input.clinicId} (clinic-api clinics list shows the ids)`, { field: 'clinic' });
+    if (!clinic)
+      throw new DomainError('not_found', `no clinic with id ${input.clinicId} (clinic-api clinics list shows the ids)`, {
+        field: 'clinic',
+      });
     if (!isApiEligible(clinic.plan, this.opts.apiPlans)) {
-      throw new DomainError('plan_not_eligible', `Clinic plan "${clinic.plan}" does not include API access (webhooks included); eligible plans: ${this.opts.apiPlans.join(', ')}`);
+      throw new DomainError(
+        'plan_not_eligible',
+        `Clinic plan "${clinic.plan}" does not include API access (webhooks included); eligible plans: ${this.opts.apiPlans.join(', ')}`,
+      );
     }
     const types = parseEventTypes(input.eventTypes);
     const url = checkUrl(input.url, this.opts.allowPrivate);
@@ -96,14 +125,31 @@ export class WebhookService {
       // the committed one, so the endpoint receives exactly the events committed after it.
       await lockClinicData(trx, clinic.id);
       if ((await countWebhookEndpoints(trx, clinic.id)) >= MAX_ENDPOINTS_PER_CLINIC) {
-        throw new DomainError('conflict', `clinic ${clinic.id} already has ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints, the most allowed: delete one first`, { field: 'url' });
+        throw new DomainError(
+          'conflict',
+          `clinic ${clinic.id} already has ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints, the most allowed: delete one first`,
+          { field: 'url' },
+        );
       }
       const head = await trx.selectFrom('clinic_data_versions').select('events_seq').where('clinic_id', '=', clinic.id).executeTakeFirst();
       const row: EndpointRow = {
-        id, clinic_id: clinic.id, url: url.href, event_types: types === null ? null : `,${types.join(',')},`,
-        secret_enc: sealSecret(this.opts.pepper, id, secret), enabled: 1, disabled_reason: null, disabled_at: null,
-        created_at: Math.floor(nowMs / 1000), created_by: input.createdBy, cursor: Number(head?.events_seq ?? 0), attempts: 0,
-        next_attempt_ms: nowMs, failing_since_ms: null, last_error: null, lease_owner: null, lease_until_ms: 0,
+        id,
+        clinic_id: clinic.id,
+        url: url.href,
+        event_types: types === null ? null : `,${types.join(',')},`,
+        secret_enc: sealSecret(this.opts.pepper, id, secret),
+        enabled: 1,
+        disabled_reason: null,
+        disabled_at: null,
+        created_at: Math.floor(nowMs / 1000),
+        created_by: input.createdBy,
+        cursor: Number(head?.events_seq ?? 0),
+        attempts: 0,
+        next_attempt_ms: nowMs,
+        failing_since_ms: null,
+        last_error: null,
+        lease_owner: null,
+        lease_until_ms: 0,
       };
       await insertWebhookEndpoint(trx, row);
       return row;
@@ -143,9 +189,15 @@ export class WebhookService {
   }
 
   /** One attempt now (a ping or a resend): sent, recorded among the deliveries, and returned. */
-  async deliverNow(e: EndpointRow, ev: { id: string; tipo: string; seq: number | null; body: string }, kind: 'test' | 'resend'): Promise<Attempt> {
+  async deliverNow(
+    e: EndpointRow,
+    ev: { id: string; tipo: string; seq: number | null; body: string },
+    kind: 'test' | 'resend',
+  ): Promise<Attempt> {
     const attempt = await sendWebhook(e.url, this.secretOf(e), ev.id, ev.body, {
-      allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs, resolve: this.opts.resolve,
+      allowPrivate: this.opts.allowPrivate,
+      timeoutMs: this.opts.timeoutMs,
+      resolve: this.opts.resolve,
     });
     await recordAttempt(this.database, e, ev, kind, 1, this.now(), attempt);
     return attempt;
@@ -158,7 +210,9 @@ export class WebhookService {
     const clinic = await getClinic(this.database.db, clinicId);
     const eventId = randomUUID();
     const body = JSON.stringify({
-      id: eventId, tipo: 'ping', ocurrido_at: formatTimestamp(Math.floor(this.now() / 1000), clinic?.timezone ?? 'UTC'),
+      id: eventId,
+      tipo: 'ping',
+      ocurrido_at: formatTimestamp(Math.floor(this.now() / 1000), clinic?.timezone ?? 'UTC'),
       datos: { endpoint_id: e.id, mensaje: 'Evento de prueba / test event' },
     });
     return this.deliverNow(e, { id: eventId, tipo: 'ping', seq: null, body }, 'test');
@@ -171,19 +225,36 @@ export class WebhookService {
     if (!d || !e) throw new DomainError('not_found', `no webhook delivery with id ${deliveryId}`, { field: 'delivery' });
     if (d.seq === null) return this.sendTest(clinicId, e.id);
     const [ev, clinic] = await Promise.all([getEventBySeq(this.database.db, clinicId, d.seq), getClinic(this.database.db, clinicId)]);
-    if (!ev || !clinic) throw new DomainError('conflict', 'that event is no longer kept (older than the event retention period)', { field: 'delivery' });
+    if (!ev || !clinic)
+      throw new DomainError('conflict', 'that event is no longer kept (older than the event retention period)', { field: 'delivery' });
     return this.deliverNow(e, { id: ev.id, tipo: ev.tipo, seq: ev.seq, body: eventJson(ev, clinic.timezone) }, 'resend');
   }
 }
 
 /** Records one attempt among the endpoint's deliveries (and prunes its oldest beyond DELIVERIES_KEPT now and then). */
 export async function recordAttempt(
-  database: Database, e: Pick<EndpointRow, 'id' | 'clinic_id'>, ev: { id: string; tipo: string; seq: number | null },
-  kind: 'auto' | 'test' | 'resend', attempt: number, atMs: number, a: Attempt,
+  database: Database,
+  e: Pick<EndpointRow, 'id' | 'clinic_id'>,
+  ev: { id: string; tipo: string; seq: number | null },
+  kind: 'auto' | 'test' | 'resend',
+  attempt: number,
+  atMs: number,
+  a: Attempt,
 ): Promise<void> {
   await insertWebhookDelivery(database.db, {
-    id: randomUUID(), endpoint_id: e.id, clinic_id: e.clinic_id, event_id: ev.id, tipo: ev.tipo, seq: ev.seq, kind, attempt,
-    at_ms: atMs, outcome: a.ok ? 'delivered' : 'failed', status_code: a.statusCode, error: a.error, duration_ms: a.durationMs,
+    id: randomUUID(),
+    endpoint_id: e.id,
+    clinic_id: e.clinic_id,
+    event_id: ev.id,
+    tipo: ev.tipo,
+    seq: ev.seq,
+    kind,
+    attempt,
+    at_ms: atMs,
+    outcome: a.ok ? 'delivered' : 'failed',
+    status_code: a.statusCode,
+    error: a.error,
+    duration_ms: a.durationMs,
   });
   // Pruning costs a read: one attempt in 20 pays it, so an endpoint keeps between 100 and ~120.
   if (Math.random() < 0.05) await pruneWebhookDeliveries(database.db, e.id, DELIVERIES_KEPT);

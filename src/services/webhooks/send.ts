@@ -48,15 +48,26 @@ function pinned(address: string, family: number): LookupFunction {
 
 function errorCode(err: NodeJS.ErrnoException): string {
   const code = err.code ?? '';
-  if (code.startsWith('ERR_TLS') || code.startsWith('CERT_') || code.includes('SELF_SIGNED') || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE') return 'tls';
+  if (code.startsWith('ERR_TLS') || code.startsWith('CERT_') || code.includes('SELF_SIGNED') || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE')
+    return 'tls';
   return 'connection';
 }
 
 /** Sends `body` as event `id` to `rawUrl`. Never throws: every outcome is an Attempt. */
-export async function sendWebhook(rawUrl: string, secret: string, id: string, body: string, opts: SendOptions, signal?: AbortSignal): Promise<Attempt> {
+export async function sendWebhook(
+  rawUrl: string,
+  secret: string,
+  id: string,
+  body: string,
+  opts: SendOptions,
+  signal?: AbortSignal,
+): Promise<Attempt> {
   const started = performance.now();
-  const done = (a: Omit<Attempt, 'durationMs' | 'retryAfter'> & { retryAfter?: string }): Attempt =>
-    ({ retryAfter: undefined, ...a, durationMs: Math.round(performance.now() - started) });
+  const done = (a: Omit<Attempt, 'durationMs' | 'retryAfter'> & { retryAfter?: string }): Attempt => ({
+    retryAfter: undefined,
+    ...a,
+    durationMs: Math.round(performance.now() - started),
+  });
   let url: URL;
   let target: { address: string; family: number };
   try {
@@ -84,27 +95,38 @@ export async function sendWebhook(rawUrl: string, secret: string, id: string, bo
       req.destroy();
       resolve(a);
     };
-    const req = lib.request(url, {
-      method: 'POST', headers, lookup: pinned(target.address, target.family),
-      // A fresh connection each time: a pooled socket would skip the address check of this attempt.
-      agent: false,
-    }, (res) => {
-      const status = res.statusCode ?? 0;
-      const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
-      let read = 0;
-      const end = () => finish(done({
-        ok: status >= 200 && status < 300, statusCode: status,
-        error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : `http_${status}`, retryAfter,
-      }));
-      // The body is not wanted: read up to the cap (so a small answer completes normally), then drop the connection.
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= RESPONSE_CAP) end();
-      });
-      res.on('end', end);
-      res.on('error', end);
-      res.on('aborted', end);
-    });
+    const req = lib.request(
+      url,
+      {
+        method: 'POST',
+        headers,
+        lookup: pinned(target.address, target.family),
+        // A fresh connection each time: a pooled socket would skip the address check of this attempt.
+        agent: false,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
+        let read = 0;
+        const end = () =>
+          finish(
+            done({
+              ok: status >= 200 && status < 300,
+              statusCode: status,
+              error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : `http_${status}`,
+              retryAfter,
+            }),
+          );
+        // The body is not wanted: read up to the cap (so a small answer completes normally), then drop the connection.
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= RESPONSE_CAP) end();
+        });
+        res.on('end', end);
+        res.on('error', end);
+        res.on('aborted', end);
+      },
+    );
     const timer = setTimeout(() => finish(done({ ok: false, statusCode: null, error: 'timeout' })), opts.timeoutMs);
     const onAbort = () => finish(done({ ok: false, statusCode: null, error: 'aborted' }));
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -17,7 +17,12 @@ import { dataVersions } from '../../repos/clinics.js';
 import { getClinic } from '../../repos/clinics.js';
 import { EVENTS_CHANNEL, eventsAfter } from '../../repos/events.js';
 import {
-  advanceWebhookCursor, claimDueEndpoints, getWebhookEndpoint, recordWebhookFailure, releaseWebhookLeases, type EndpointRow,
+  advanceWebhookCursor,
+  claimDueEndpoints,
+  getWebhookEndpoint,
+  recordWebhookFailure,
+  releaseWebhookLeases,
+  type EndpointRow,
 } from '../../repos/webhooks.js';
 import { eventJson } from '../feed.js';
 import { backoffDelay, parseRetryAfter, shouldDisable } from './backoff.js';
@@ -77,7 +82,11 @@ export class DeliveryWorker {
   private stopping: Promise<void> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
 
-  constructor(private readonly database: Database, private readonly service: WebhookService, private readonly opts: WorkerOptions) {
+  constructor(
+    private readonly database: Database,
+    private readonly service: WebhookService,
+    private readonly opts: WorkerOptions,
+  ) {
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
   }
@@ -94,10 +103,14 @@ export class DeliveryWorker {
     // retries coming due).
     if (this.database.listen) {
       try {
-        this.unlisten = await this.database.listen(EVENTS_CHANNEL, () => this.kick(), (err) => {
-          this.opts.log.warn({ err }, 'webhooks: lost the LISTEN connection; polling only');
-          this.unlisten = null;
-        });
+        this.unlisten = await this.database.listen(
+          EVENTS_CHANNEL,
+          () => this.kick(),
+          (err) => {
+            this.opts.log.warn({ err }, 'webhooks: lost the LISTEN connection; polling only');
+            this.unlisten = null;
+          },
+        );
       } catch (err) {
         this.opts.log.warn({ err }, 'webhooks: could not LISTEN for new events; polling only');
       }
@@ -120,7 +133,11 @@ export class DeliveryWorker {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.ticking = this.tick().then(() => {}, (err: unknown) => this.opts.log.error({ err }, 'webhooks: looking for due endpoints failed'))
+      this.ticking = this.tick()
+        .then(
+          () => {},
+          (err: unknown) => this.opts.log.error({ err }, 'webhooks: looking for due endpoints failed'),
+        )
         .finally(() => {
           this.ticking = null;
           const soon = this.again;
@@ -183,7 +200,10 @@ export class DeliveryWorker {
       if (cursor < bounds.eventsExpired) {
         // Retention removed events this endpoint never got (it was disabled or failing for longer
         // than the log keeps them): they cannot be sent; say so and go on from what is kept.
-        this.opts.log.warn({ endpoint: ep.id, clinic: ep.clinic_id, from: cursor + 1, through: bounds.eventsExpired }, 'webhooks: events removed by retention before delivery were skipped');
+        this.opts.log.warn(
+          { endpoint: ep.id, clinic: ep.clinic_id, from: cursor + 1, through: bounds.eventsExpired },
+          'webhooks: events removed by retention before delivery were skipped',
+        );
         cursor = bounds.eventsExpired;
         if (!(await advanceWebhookCursor(db, ep.id, this.owner, cursor, lease()))) return;
       }
@@ -195,9 +215,18 @@ export class DeliveryWorker {
         // The lease was set or extended just before (the claim, or the last cursor move) and
         // outlives an attempt (WEBHOOK_LEASE_MS > WEBHOOK_TIMEOUT_MS): no other process can take
         // the endpoint while this request is out.
-        const attempt = await sendWebhook(ep.url, secret, ev.id, eventJson(ev, zone), {
-          allowPrivate: this.opts.allowPrivate, timeoutMs: this.opts.timeoutMs, resolve: this.opts.resolve,
-        }, this.abort.signal);
+        const attempt = await sendWebhook(
+          ep.url,
+          secret,
+          ev.id,
+          eventJson(ev, zone),
+          {
+            allowPrivate: this.opts.allowPrivate,
+            timeoutMs: this.opts.timeoutMs,
+            resolve: this.opts.resolve,
+          },
+          this.abort.signal,
+        );
         if (attempt.error === 'aborted') return;
         const at = this.now();
         try {
@@ -231,13 +260,28 @@ export class DeliveryWorker {
     const attempts = ep.attempts + 1;
     const failingSince = ep.failing_since_ms ?? at;
     const disable = shouldDisable(failingSince, at);
-    const delay = backoffDelay({ baseMs: this.opts.retryBaseMs, maxMs: this.opts.retryMaxMs }, attempts, parseRetryAfter(a.retryAfter, at), this.random());
+    const delay = backoffDelay(
+      { baseMs: this.opts.retryBaseMs, maxMs: this.opts.retryMaxMs },
+      attempts,
+      parseRetryAfter(a.retryAfter, at),
+      this.random(),
+    );
     const lastError = a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? 'error');
-    await recordWebhookFailure(this.database.db, ep.id, this.owner, { attempts, nextAttemptMs: at + delay, failingSinceMs: failingSince, lastError, disable, nowMs: at });
+    await recordWebhookFailure(this.database.db, ep.id, this.owner, {
+      attempts,
+      nextAttemptMs: at + delay,
+      failingSinceMs: failingSince,
+      lastError,
+      disable,
+      nowMs: at,
+    });
     this.opts.observer?.attempt('failed', null);
     if (disable) {
       this.opts.observer?.disabled();
-      this.opts.log.warn({ endpoint: ep.id, clinic: ep.clinic_id, failingSince: new Date(failingSince).toISOString(), lastError }, 'webhooks: endpoint disabled after 3 days of failures');
+      this.opts.log.warn(
+        { endpoint: ep.id, clinic: ep.clinic_id, failingSince: new Date(failingSince).toISOString(), lastError },
+        'webhooks: endpoint disabled after 3 days of failures',
+      );
     }
   }
 
@@ -260,10 +304,18 @@ export class DeliveryWorker {
     await this.ticking;
     const all = Promise.all([...this.sessions.values()]);
     let grace: NodeJS.Timeout | undefined;
-    await Promise.race([all, new Promise((r) => { grace = setTimeout(r, STOP_GRACE_MS); })]);
+    await Promise.race([
+      all,
+      new Promise((r) => {
+        grace = setTimeout(r, STOP_GRACE_MS);
+      }),
+    ]);
     clearTimeout(grace);
     this.abort.abort();
     await all;
-    if (this.started) await releaseWebhookLeases(this.database.db, this.owner).catch((err: unknown) => this.opts.log.error({ err }, 'webhooks: releasing leases on shutdown failed'));
+    if (this.started)
+      await releaseWebhookLeases(this.database.db, this.owner).catch((err: unknown) =>
+        this.opts.log.error({ err }, 'webhooks: releasing leases on shutdown failed'),
+      );
   }
 }
