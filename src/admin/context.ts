@@ -11,7 +11,8 @@ import type { KeyService } from '../services/api-keys.js';
 import type { WebhookService } from '../services/webhooks/endpoints.js';
 import type { UsageCounter } from '../services/usage.js';
 import type { Html } from './html.js';
-import { resolveLang, type Lang } from './i18n.js';
+import type { Lang } from './locales/messages.js';
+import { resolveLang } from './negotiate.js';
 import type { Sessions } from '../services/sessions.js';
 import type { CookieOptions } from './session.js';
 import type { Semaphore, SignInLimiters } from './throttle.js';
@@ -63,9 +64,14 @@ export interface AdminContext {
  */
 export const PAGE_ROUTE = { compress: false } as const;
 
-/** The page's language (precedence in resolveLang); `page` is a validated `?lang=` for this page only. */
+/** The page's language (precedence in negotiate.ts); `page` is a validated `?lang=` for this page only. */
 export function pageLang(req: FastifyRequest, page: Lang | null = null): Lang {
-  return resolveLang({ page, chosen: req.chosenLang, clinic: req.lang, acceptLanguage: req.headers['accept-language'] });
+  return resolveLang({
+    page,
+    chosen: req.chosenLang,
+    clinic: req.lang,
+    acceptLanguage: req.headers['accept-language'],
+  });
 }
 
 /** Where the language switch comes back to: this page if a GET can show it again, else /dashboard. */

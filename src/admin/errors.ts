@@ -6,7 +6,8 @@ import { ApiError, DomainError, type DomainReason } from '../errors.js';
 import { UNUSABLE_TEXT } from './input.js';
 import { herePath, pageLang, sendPage } from './context.js';
 import { csrfToken } from './csrf.js';
-import { messages, type Messages } from './i18n.js';
+import { messages } from './i18n.js';
+import type { Messages } from './locales/messages.js';
 import { messagePage } from './views/message.js';
 
 interface ErrorPage {

@@ -1,12 +1,13 @@
 // The language switch: a person's explicit choice of language, kept in a long-lived cookie and
 // honoured on every dashboard page before the clinic's language and Accept-Language
-// (resolveLang in i18n.ts). Chosen with a small form on the sign-in page and in the top bar; a
+// (resolveLang in negotiate.ts). Chosen with a small form on the sign-in page and in the top bar; a
 // POST with the same CSRF protection as every other form, then back to the page it came from.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import { field, PAGE_ROUTE, type AdminContext } from './context.js';
 import { CSRF_FIELD, csrfValid, sameOriginRequest } from './csrf.js';
-import { asLang, type Lang } from './i18n.js';
+import { asLang } from './i18n.js';
+import type { Lang } from './locales/messages.js';
 import { PRESESSION_COOKIE, type CookieOptions } from './session.js';
 
 export const LANG_COOKIE = 'clinic_lang';

@@ -3,13 +3,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import { listClinicOwnerEmails, listClinics, type Clinic } from '../services/accounts.js';
-import { isApiEligible, type ApiKeyListing } from '../services/api-keys.js';
+import { isApiEligible, type ApiKeyListing, type KeyStatus } from '../services/api-keys.js';
 import { addDays, todayIn } from '../time.js';
 import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken } from './csrf.js';
 import { actingClinic as acting, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
-import { Formatter, messages, asLang } from './i18n.js';
-import { apiKeysPage, EXPIRY_CHOICES, type CreateForm, type KeyStatus, type KeyView } from './views/api-keys.js';
+import { Formatter } from './format.js';
+import { asLang, messages } from './i18n.js';
+import { EXPIRY_CHOICES } from './locales/messages.js';
+import { apiKeysPage, type CreateForm, type KeyView } from './views/api-keys.js';
 import { clinicsPage } from './views/clinics.js';
 import { revokePage } from './views/revoke.js';
 

@@ -13,7 +13,9 @@ import type { Attempt } from '../services/webhooks/send.js';
 import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken } from './csrf.js';
 import { actingClinic, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
-import { asLang, Formatter, messages, type Messages } from './i18n.js';
+import { Formatter } from './format.js';
+import { asLang, messages } from './i18n.js';
+import { labelOf, type Messages } from './locales/messages.js';
 import { deleteEndpointPage, endpointPage, webhooksPage, type WebhookForm } from './views/webhooks.js';
 
 /** Links (absolute) and route paths (inside the dashboard's /dashboard prefix). */
@@ -29,7 +31,7 @@ function fields(source: unknown, name: string): string[] {
 }
 
 function attemptText(t: Messages, a: Attempt): string {
-  return a.statusCode !== null ? `HTTP ${a.statusCode}` : (t.wh.errors[a.error ?? ''] ?? a.error ?? '?');
+  return a.statusCode !== null ? `HTTP ${a.statusCode}` : (labelOf(t.wh.errors, a.error ?? '') ?? a.error ?? '?');
 }
 
 export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {

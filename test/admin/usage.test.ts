@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { encodeCursor } from '../../src/services/feed.js';
 import { statusClass, UsageCounter } from '../../src/services/usage.js';
 import { bearer } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
@@ -82,17 +83,25 @@ describe.each(dialects())('API usage counting on %s', (dialect) => {
 
   it('shows requests per day and the last error codes on the page, including what is not yet written', async () => {
     await t.app.inject({ url: '/api/v1/citas?desde=2026-02-30', headers: bearer(key) });
+    // a position the feed never had: 410 cursor_expired, whose help the page once left blank
+    const gone = await t.app.inject({ url: `/api/v1/eventos?cursor=${encodeCursor(1_000_000, t.clinicA.id)}`, headers: bearer(key) });
+    expect(gone.statusCode).toBe(410);
     const owner = new Client(t.app);
     await owner.signIn(EMAILS.ownerA);
     const page = (await owner.get('/dashboard/settings/api')).body;
     expect(page).toContain('Uso en los últimos 7 días');
     expect(page).toContain('id="usage-' + keyId + '"');
-    // 28 March: 25 + 3 + 1 + 5; 29 March: 1 ok + 1 pending error
+    // 28 March: 25 + 3 + 1 + 5; 29 March: 1 ok + 2 pending errors
     expect(page).toContain('sábado, 28 de marzo: 30 correctas, 4 con error');
-    expect(page).toContain('domingo, 29 de marzo: 1 correcta, 1 con error'); // singular: not "1 correctas"
-    expect(page).toContain('36 peticiones');
-    expect(page).toMatch(/<code>400 invalid_parameter<\/code>[\s\S]*?· 4 veces</);
+    expect(page).toContain('domingo, 29 de marzo: 1 correcta, 2 con error'); // singular: not "1 correctas"
+    expect(page).toContain('37 peticiones');
+    expect(page).toMatch(
+      /<code>400 invalid_parameter<\/code>\s*<span class="what">una petición llevaba un parámetro con un valor incorrecto · 4 veces</,
+    );
     expect(page).toMatch(/<code>400 unknown_parameter<\/code>[\s\S]*?· 1 vez</);
+    expect(page).toMatch(
+      /<code>410 cursor_expired<\/code>\s*<span class="what">una petición pidió a \/eventos cambios más antiguos [^<·]+ · 1 vez</,
+    );
   });
 
   it('flushes what is pending when the app closes', async () => {

@@ -1,14 +1,14 @@
 // Settings > API: the clinic's keys, creating one (shown once), revoking, and usage at a glance.
 import type { Clinic } from '../../services/accounts.js';
+import type { KeyStatus } from '../../services/api-keys.js';
 import type { KeyUsage } from '../../services/usage.js';
 import { html, type Html, type Renderable } from '../html.js';
-import type { Formatter, Messages } from '../i18n.js';
+import type { Formatter } from '../format.js';
+import { EXPIRY_CHOICES, labelOf, type Messages } from '../locales/messages.js';
 import type { Flash } from '../../services/sessions.js';
 import { icons } from './icons.js';
 import { apiTabs } from './webhooks.js';
 import { csrfInput, layout, type Person } from './layout.js';
-
-export type KeyStatus = 'active' | 'revoked' | 'expired';
 
 export interface KeyView {
   id: string;
@@ -20,9 +20,6 @@ export interface KeyView {
   expiresAt: number | null;
   status: KeyStatus;
 }
-
-export const EXPIRY_CHOICES = ['never', '30', '90', '365'] as const;
-export type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
 
 export interface CreateForm {
   name: string;
@@ -55,6 +52,12 @@ export interface ApiPageModel {
 
 export function maskedKey(prefix: string, hint: string): string {
   return `${prefix}_…${hint}`;
+}
+
+/** What an error code means, then " · "; nothing for a code the catalogue does not know (one since removed). */
+function errorHelp(t: Messages, code: string): string {
+  const help = labelOf(t.errorHelp, code);
+  return help === undefined ? '' : `${help} · `;
 }
 
 function timeEl(fmt: Formatter, epochS: number, text: string): Html {
@@ -103,8 +106,8 @@ function notices(m: ApiPageModel): Renderable {
   const { t, fmt } = m;
   const out: Html[] = [];
   if (!m.eligible) {
-    const plan = t.plans[m.clinic.plan] ?? m.clinic.plan;
-    const plans = fmt.or(m.eligiblePlans.map((p) => t.plans[p] ?? p));
+    const plan = labelOf(t.plans, m.clinic.plan) ?? m.clinic.plan;
+    const plans = fmt.or(m.eligiblePlans.map((p) => labelOf(t.plans, p) ?? p));
     out.push(html`<div class="alert alert-warning" role="status" id="plan-notice">${icons.upgrade}<div class="alert-body">
       <h2>${t.planTitle(plan)}</h2><p>${t.planText(plans)}</p></div></div>`);
   }
@@ -210,7 +213,7 @@ function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
           ? html`<ul class="errors-list">${u.lastErrors.map(
               (e) => html`<li>
             <code>${e.status} ${e.code}</code>
-            <span class="what">${t.errorHelp[e.code] ?? ''} · ${fmt.count(t.errorTimes, e.count)}</span>
+            <span class="what">${errorHelp(t, e.code)}${fmt.count(t.errorTimes, e.count)}</span>
             ${timeEl(fmt, e.at, fmt.ago(e.at))}
           </li>`,
             )}</ul>`
@@ -246,7 +249,7 @@ export function apiKeysPage(m: ApiPageModel): Html {
     <div><h1>${t.pageTitle}</h1><p class="lead">${t.pageLead}</p></div>
     <div class="clinic-card">
       <div class="name">${m.clinic.name}</div>
-      <dl><dt>${t.planLabel}</dt><dd><span class="badge badge-plan plain">${t.plans[m.clinic.plan] ?? m.clinic.plan}</span></dd></dl>
+      <dl><dt>${t.planLabel}</dt><dd><span class="badge badge-plan plain">${labelOf(t.plans, m.clinic.plan) ?? m.clinic.plan}</span></dd></dl>
     </div>
   </div>
   ${flashPanel(m)}

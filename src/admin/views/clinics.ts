@@ -1,7 +1,7 @@
 // A superadmin's first page: pick the clinic to act for.
 import type { Clinic } from '../../services/accounts.js';
 import { html, type Html } from '../html.js';
-import type { Messages } from '../i18n.js';
+import { labelOf, type Messages } from '../locales/messages.js';
 import { layout, type Person } from './layout.js';
 
 export function clinicsPage(m: { t: Messages; person: Person; csrf: string; clinics: Clinic[] }): Html {
@@ -18,7 +18,7 @@ export function clinicsPage(m: { t: Messages; person: Person; csrf: string; clin
         : html`<ul class="clinic-list">${m.clinics.map(
             (c) => html`<li><a href="/dashboard/settings/api?clinic=${encodeURIComponent(c.id)}">
           <span><strong>${c.name}</strong><br><span class="muted small">${c.timezone}</span></span>
-          <span class="badge badge-plan plain">${t.plans[c.plan] ?? c.plan}</span></a></li>`,
+          <span class="badge badge-plan plain">${labelOf(t.plans, c.plan) ?? c.plan}</span></a></li>`,
           )}</ul>`
     }
   </div>

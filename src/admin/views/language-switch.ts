@@ -3,7 +3,8 @@
 // inline ones, and none is needed). The choice is stored by POST /dashboard/language.
 import { CSRF_FIELD } from '../csrf.js';
 import { html, type Html } from '../html.js';
-import { LANG_NAMES, LANGS, type Messages } from '../i18n.js';
+import { LANG_NAMES } from '../i18n.js';
+import { LANGS, type Messages } from '../locales/messages.js';
 
 export function languageSwitch(t: Messages, csrf: string, here: string): Html {
   return html`<nav class="lang-switch" aria-label="${t.languageLabel}">

@@ -1,14 +1,15 @@
 // The page shell: document head, top bar with the signed-in person and sign-out, and the
 // signed-out shell used by the sign-in page.
+import type { Role } from '../../domain/records.js';
 import { assetUrls, ICON_SVG } from '../assets.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, trusted, type Html, type Renderable } from '../html.js';
-import type { Messages } from '../i18n.js';
+import type { Messages } from '../locales/messages.js';
 import { languageSwitch } from './language-switch.js';
 
 export interface Person {
   email: string;
-  role: string;
+  role: Role;
 }
 
 function head(t: Messages, title: string): Html {
@@ -54,7 +55,7 @@ ${head(t, opts.title)}
       person
         ? html`<div class="who">
       <span class="who-name"><span class="sr-only">${t.signedInAs} </span>${person.email}</span>
-      <span class="badge badge-role plain">${t.roles[person.role] ?? person.role}</span>
+      <span class="badge badge-role plain">${t.roles[person.role]}</span>
       ${opts.csrf ? html`<form method="post" action="/dashboard/sign-out">${csrfInput(opts.csrf)}<button type="submit" class="btn btn-secondary btn-sm">${t.signOut}</button></form>` : ''}
     </div>`
         : ''

@@ -1,6 +1,6 @@
 // Error and refusal pages: the dashboard answers in HTML, never in the API's JSON shape.
 import { html, type Html, type Renderable } from '../html.js';
-import type { Messages } from '../i18n.js';
+import type { Messages } from '../locales/messages.js';
 import { icons } from './icons.js';
 import { authLayout, layout, type Person } from './layout.js';
 

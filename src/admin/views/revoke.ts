@@ -1,6 +1,7 @@
 import type { Clinic } from '../../services/accounts.js';
 import { html, type Html } from '../html.js';
-import type { Formatter, Messages } from '../i18n.js';
+import type { Formatter } from '../format.js';
+import type { Messages } from '../locales/messages.js';
 import { maskedKey, type KeyView } from './api-keys.js';
 import { icons } from './icons.js';
 import { csrfInput, layout, type Person } from './layout.js';

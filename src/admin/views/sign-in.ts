@@ -1,5 +1,6 @@
 import { html, type Html } from '../html.js';
-import { count, type Lang, type Messages } from '../i18n.js';
+import { count } from '../format.js';
+import type { Lang, Messages } from '../locales/messages.js';
 import { icons } from './icons.js';
 import { languageSwitch } from './language-switch.js';
 import { authLayout, csrfInput } from './layout.js';

@@ -6,15 +6,15 @@ import type { Flash } from '../../services/sessions.js';
 import type { DeliveryRow, EndpointRow } from '../../services/webhooks/endpoints.js';
 import { endpointStatus, eventTypesOf } from '../../services/webhooks/endpoints.js';
 import { html, type Html, type Renderable } from '../html.js';
-import type { Formatter, Messages } from '../i18n.js';
+import type { Formatter } from '../format.js';
+import { labelOf, type Messages, type WebhookFormError } from '../locales/messages.js';
 import { icons } from './icons.js';
 import { csrfInput, layout, type Person } from './layout.js';
 
 export interface WebhookForm {
   url: string;
   events: string[];
-  /** a key of t.wh.refusals */
-  error: string | null;
+  error: WebhookFormError | null;
 }
 
 interface Common {
@@ -92,10 +92,10 @@ function createForm(m: WebhooksPageModel): Renderable {
   const { t, fmt } = m;
   if (!m.canManage) return '';
   if (!m.eligible) {
-    return html`<div class="alert alert-warning" role="status" id="plan-notice">${icons.upgrade}<div class="alert-body"><p>${t.wh.planText(fmt.or(m.eligiblePlans.map((p) => t.plans[p] ?? p)))}</p></div></div>`;
+    return html`<div class="alert alert-warning" role="status" id="plan-notice">${icons.upgrade}<div class="alert-body"><p>${t.wh.planText(fmt.or(m.eligiblePlans.map((p) => labelOf(t.plans, p) ?? p)))}</p></div></div>`;
   }
   const f = m.form ?? { url: '', events: [], error: null };
-  const urlError = f.error !== null && f.error !== 'events';
+  const urlError = f.error !== null && f.error !== 'events' ? f.error : null;
   return html`<section class="card" aria-labelledby="create-title">
   <h2 id="create-title">${t.wh.createTitle}</h2>
   <form method="post" action="${base}" class="create webhook-create" novalidate>
@@ -106,7 +106,7 @@ function createForm(m: WebhooksPageModel): Renderable {
       <label for="webhook-url">${t.wh.urlLabel}</label>
       <input type="url" id="webhook-url" name="url" value="${f.url}" required maxlength="2000" placeholder="https://" autocomplete="off" spellcheck="false"
         aria-describedby="${urlError ? 'webhook-url-error webhook-url-help' : 'webhook-url-help'}" ${urlError ? html`aria-invalid="true" autofocus` : ''}>
-      ${urlError ? html`<p class="field-error" id="webhook-url-error">${t.wh.refusals[f.error!] ?? f.error}</p>` : ''}
+      ${urlError ? html`<p class="field-error" id="webhook-url-error">${t.wh.refusals[urlError]}</p>` : ''}
       <p class="help" id="webhook-url-help">${t.wh.urlHelp}</p>
     </div>
     <fieldset class="field events-choice" aria-describedby="webhook-events-help">
@@ -145,7 +145,7 @@ function stateLine(m: Common, e: EndpointRow): Renderable {
 
 function errorText(t: Messages, error: string | null): string {
   if (error === null) return '?';
-  return t.wh.errors[error] ?? error;
+  return labelOf(t.wh.errors, error) ?? error;
 }
 
 function endpointsTable(m: WebhooksPageModel): Renderable {
@@ -194,12 +194,12 @@ function deliveriesTable(m: EndpointPageModel): Renderable {
     <tbody>
     ${m.deliveries.map((d) => {
       const at = Math.floor(d.at_ms / 1000);
-      const kind = t.wh.kinds[d.kind];
+      const kind = labelOf(t.wh.kinds, d.kind);
       return html`<tr data-delivery-id="${d.id}" data-outcome="${d.outcome}">
       <td data-label="${t.wh.colTime}" class="nowrap"><time datetime="${new Date(d.at_ms).toISOString()}">${fmt.dateTimeOf(at)}</time></td>
       <td data-label="${t.wh.colEvent}"><code>${d.tipo}</code>${kind ? html` <span class="muted small">(${kind})</span>` : ''}</td>
       <td data-label="${t.wh.colAttempt}">${fmt.num(d.attempt)}</td>
-      <td data-label="${t.wh.colResult}"><span class="badge badge-${d.outcome === 'delivered' ? 'active' : 'expired'}">${t.wh.outcome[d.outcome] ?? d.outcome}</span></td>
+      <td data-label="${t.wh.colResult}"><span class="badge badge-${d.outcome === 'delivered' ? 'active' : 'expired'}">${labelOf(t.wh.outcome, d.outcome) ?? d.outcome}</span></td>
       <td data-label="${t.wh.colResponse}" class="response">${d.status_code !== null ? html`<code>HTTP ${d.status_code}</code>` : errorText(t, d.error)}</td>
       <td data-label="${t.wh.colDuration}" class="nowrap">${fmt.num(d.duration_ms)} ms</td>
       ${m.canManage ? html`<td class="actions">${postButton(m, `${base}/${m.endpoint.id}/deliveries/${d.id}/resend`, t.wh.resend, 'btn btn-sm btn-secondary', t.wh.resendOf(d.tipo, fmt.dateTimeOf(at)))}</td>` : ''}
