@@ -26,6 +26,8 @@ export interface Viewer {
   /** null for a superadmin */
   clinicId: string | null;
   flash: string | null;
+  /** the language the session was started in (the sign-in page's, when someone asked for it), or null */
+  lang: Lang | null;
 }
 
 declare module 'fastify' {
@@ -69,6 +71,7 @@ export function pageLang(req: FastifyRequest, page: Lang | null = null): Lang {
   return resolveLang({
     page,
     chosen: req.chosenLang,
+    session: req.viewer?.lang ?? null,
     clinic: req.lang,
     acceptLanguage: req.headers['accept-language'],
   });

@@ -162,7 +162,15 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     }
     const s = r.session;
     req.sessionState = 'ok';
-    req.viewer = { token: token as string, userId: s.user_id, email: s.email, role: s.role as Role, clinicId: s.clinic_id, flash: s.flash };
+    req.viewer = {
+      token: token as string,
+      userId: s.user_id,
+      email: s.email,
+      role: s.role as Role,
+      clinicId: s.clinic_id,
+      flash: s.flash,
+      lang: asLang(s.lang),
+    };
     if (s.clinic_id) {
       const clinic = await getClinic(ctx.db, s.clinic_id);
       req.viewerClinic = clinic ?? null;

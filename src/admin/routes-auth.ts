@@ -11,6 +11,7 @@ import { field, herePath, pageLang, PAGE_ROUTE, sendPage, type AdminContext } fr
 import { CSRF_FIELD, csrfToken, csrfValid, sameOriginRequest } from './csrf.js';
 import { asLang, messages } from './i18n.js';
 import type { Lang } from './locales/messages.js';
+import { preferredLang } from './negotiate.js';
 import { isToken, newToken, PRESESSION_COOKIE, SESSION_COOKIE } from './session.js';
 import { takeSignInAttempt } from './throttle.js';
 import { signInPage, type SignInModel } from './views/sign-in.js';
@@ -31,16 +32,28 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     return secret;
   }
 
-  /** `?lang=` (or the form's hidden copy of it) for this page only, else the usual precedence. */
-  function langOf(req: FastifyRequest, explicit: string): Lang {
-    return pageLang(req, asLang(explicit));
+  /**
+   * The sign-in page's language: `?lang=` (or the form's hidden copy of it), for this page only,
+   * else the usual precedence. It is also what error pages of this request use.
+   */
+  function langOf(req: FastifyRequest, langParam: Lang | null): Lang {
+    const lang = pageLang(req, langParam);
+    req.lang = lang;
+    return lang;
   }
 
-  function render(req: FastifyRequest, reply: FastifyReply, status: number, m: Omit<SignInModel, 't' | 'csrf' | 'here'>) {
+  function render(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    langParam: Lang | null,
+    m: Omit<SignInModel, 't' | 'csrf' | 'here' | 'langParam'>,
+  ) {
     const secret = presession(req, reply);
     // A failed POST comes back to the sign-in page itself (a GET of the POST's URL).
     const here = req.method === 'GET' ? herePath(req) : '/dashboard/sign-in';
-    return sendPage(reply, status, signInPage({ ...m, t: messages(m.lang), csrf: csrfToken(secret), here }));
+    const lang = langOf(req, langParam);
+    return sendPage(reply, status, signInPage({ ...m, t: messages(lang), langParam, csrf: csrfToken(secret), here }));
   }
 
   app.get('/', PAGE_ROUTE, async (req, reply) => reply.redirect(req.viewer ? '/dashboard/settings/api' : '/dashboard/sign-in', 303));
@@ -48,16 +61,14 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
   app.get('/sign-in', PAGE_ROUTE, async (req, reply) => {
     if (req.viewer) return reply.redirect('/dashboard/settings/api', 303);
     const q = req.query;
-    const lang = langOf(req, field(q, 'lang'));
-    req.lang = lang;
     const notice = field(q, 'expired') || req.sessionState === 'expired' ? 'expired' : field(q, 'signed_out') ? 'signed_out' : null;
-    return render(req, reply, 200, { lang, notice });
+    return render(req, reply, 200, asLang(field(q, 'lang')), { notice });
   });
 
   app.post('/sign-in', PAGE_ROUTE, async (req, reply) => {
     const body = req.body;
-    const lang = langOf(req, field(body, 'lang'));
-    req.lang = lang;
+    const langParam = asLang(field(body, 'lang'));
+    langOf(req, langParam);
     if (!sameOriginRequest(req) || !csrfValid(req.cookies[PRESESSION_COOKIE], field(body, CSRF_FIELD)))
       throw new DomainError('csrf_failed', 'form refused (CSRF)');
 
@@ -70,7 +81,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
       const wait = verdict.retryAfterSeconds;
       reply.header('retry-after', String(wait));
       req.log.warn({ ip: req.ip, throttled: verdict.scope }, 'dashboard sign-in throttled');
-      return render(req, reply, 429, { lang, email, error: { kind: 'throttled', minutes: Math.max(1, Math.ceil(wait / 60)) } });
+      return render(req, reply, 429, langParam, { email, error: { kind: 'throttled', minutes: Math.max(1, Math.ceil(wait / 60)) } });
     }
 
     const user = email ? await findUserByEmail(ctx.db, email) : undefined;
@@ -83,18 +94,21 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
       // Too many checks already running or waiting: answered at once, without hashing.
       reply.header('retry-after', '1');
       req.log.warn({ ip: req.ip, running: ctx.verifySlots.inUse }, 'dashboard sign-in refused: password checks busy');
-      return render(req, reply, 503, { lang, email, error: { kind: 'busy' } });
+      return render(req, reply, 503, langParam, { email, error: { kind: 'busy' } });
     }
 
     if (!checked || !user) {
       req.log.info({ ip: req.ip }, 'dashboard sign-in failed');
-      return render(req, reply, 401, { lang, email, error: { kind: 'bad_credentials' } });
+      return render(req, reply, 401, langParam, { email, error: { kind: 'bad_credentials' } });
     }
 
     // A fresh token at every sign-in (no session fixation); the old one, if any, ends here.
     const old = req.cookies[SESSION_COOKIE];
     if (isToken(old)) await ctx.sessions.destroy(old);
-    const token = await ctx.sessions.create(user.id);
+    // The session keeps the language the sign-in page was in, if someone asked for it (the address,
+    // the person's choice, the browser); otherwise (null) the clinic's language applies from now on.
+    const lang = preferredLang({ page: langParam, chosen: req.chosenLang, acceptLanguage: req.headers['accept-language'] });
+    const token = await ctx.sessions.create(user.id, lang);
     reply.setCookie(SESSION_COOKIE, token, ctx.cookies);
     reply.clearCookie(PRESESSION_COOKIE, ctx.cookies);
     req.log.info({ user: user.id }, 'dashboard sign-in');

@@ -135,6 +135,8 @@ export interface DashboardSessionsTable {
   /** absolute expiry (epoch seconds); idle expiry is last_seen_at + the idle timeout */
   expires_at: number;
   flash: string | null;
+  /** the dashboard language the session was started in, or null (007-session-language) */
+  lang: string | null;
 }
 
 /** API requests per key, clinic-local day, status class ('2xx'...) and error code ('' for none). */

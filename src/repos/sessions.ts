@@ -19,7 +19,18 @@ export async function getSessionWithUser(db: Kysely<DB>, id: string): Promise<Se
   return db
     .selectFrom('dashboard_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.created_at', 's.last_seen_at', 's.expires_at', 's.flash', 'u.email', 'u.role', 'u.clinic_id'])
+    .select([
+      's.id',
+      's.user_id',
+      's.created_at',
+      's.last_seen_at',
+      's.expires_at',
+      's.flash',
+      's.lang',
+      'u.email',
+      'u.role',
+      'u.clinic_id',
+    ])
     .where('s.id', '=', id)
     .executeTakeFirst();
 }

@@ -88,8 +88,11 @@ export class Sessions {
     return Math.floor(this.now() / 1000);
   }
 
-  /** Starts a session for `userId`; returns the token for the cookie (never stored). */
-  async create(userId: string): Promise<string> {
+  /**
+   * Starts a session for `userId`; returns the token for the cookie (never stored). `lang`: the
+   * dashboard language to keep for the session (the sign-in page's), or null.
+   */
+  async create(userId: string, lang: string | null = null): Promise<string> {
     const nowS = this.nowS();
     // Housekeeping at sign-in, which is rare, rather than on a timer.
     await deleteExpiredSessions(this.db, nowS, this.tuning.idleSeconds);
@@ -101,6 +104,7 @@ export class Sessions {
       last_seen_at: nowS,
       expires_at: nowS + this.tuning.absoluteSeconds,
       flash: null,
+      lang,
     });
     return token;
   }

@@ -1,11 +1,15 @@
 // The language switch: the choice is stored in a validated, long-lived, Path-scoped cookie and
 // honoured on every dashboard page before the clinic's language and Accept-Language; `?lang=`
-// still sets one page's language. (No database logic of its own: SQLite only keeps it quick.)
+// still sets one page's language; the language the sign-in page was in (when someone asked for it)
+// is kept by the session. (No database logic of its own: SQLite only keeps it quick.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboardApp, Client, cookieLine, csrfOf, EMAILS, type DashboardApp } from './helpers.js';
+import { buildDashboardApp, Client, cookieLine, csrfOf, EMAILS, PASSWORD, type DashboardApp } from './helpers.js';
 
 const ES = { 'accept-language': 'es-ES,es;q=0.9' };
 const EN = { 'accept-language': 'en-GB,en;q=0.9' };
+
+/** The sign-in form's hidden `lang` (the address's ?lang=, carried into the session), or null. */
+const hiddenLang = (page: string) => /<input type="hidden" name="lang" value="([^"]*)">/.exec(page)?.[1] ?? null;
 
 /** The hidden `next` of the language switch on a page. */
 const nextOf = (page: string) =>
@@ -78,12 +82,66 @@ describe('dashboard language switch', () => {
     expect((await c.get('/dashboard/sign-in', EN)).body).toContain('<html lang="es">');
   });
 
-  it('without a choice, signed-in pages follow the clinic’s language, and the sign-in page the browser’s', async () => {
-    const c = new Client(t.app);
-    expect((await c.get('/dashboard/sign-in', EN)).body).toContain('<html lang="en">');
-    await c.signIn(EMAILS.ownerA);
+  // From here each client signs in from its own address: sign-ins are throttled per e-mail and IP.
+  it('without a choice, keeps the language the browser’s sign-in page was in after signing in, not the clinic’s', async () => {
+    const c = new Client(t.app, '203.0.113.21');
+    const form = await c.get('/dashboard/sign-in', EN); // an English browser
+    expect(form.body).toContain('<html lang="en">');
+    expect(hiddenLang(form.body)).toBeNull(); // nothing to carry but the browser's own preference
+    const res = await c.post('/dashboard/sign-in', { _csrf: csrfOf(form.body), email: EMAILS.ownerA, password: PASSWORD }, EN);
+    expect(res.headers.location).toBe('/dashboard/settings/api');
+    // Clínica Uno speaks Spanish; the person saw English and keeps it, on every page of the session
+    const list = await c.get('/dashboard/settings/api', EN);
+    expect(list.body).toContain('<html lang="en">');
+    expect(list.body).toContain('<h1>API keys</h1>');
+    expect(list.body).toContain('<span class="lang-current" lang="en" aria-current="true">English</span>');
+    expect((await c.get('/dashboard/settings/api/webhooks')).body).toContain('<html lang="en">'); // the session's, not the browser's
+    expect((await c.get('/dashboard/no-such-page', ES)).body).toContain('<h1 class="h-alert">Page not found</h1>');
+    expect(c.cookies.has('clinic_lang')).toBe(false); // a session's language, not a stored choice
+
+    // switching after signing in wins over it
+    await choose(c, '/dashboard/settings/api', 'es', EN);
+    expect((await c.get('/dashboard/settings/api', EN)).body).toContain('<h1>Claves de API</h1>');
+  });
+
+  it('keeps the sign-in page’s ?lang= after signing in, and signs out in the session’s language', async () => {
+    const c = new Client(t.app, '203.0.113.22');
+    const form = await c.get('/dashboard/sign-in?lang=en', ES); // a Spanish browser, following an English link
+    expect(form.body).toContain('<html lang="en">');
+    expect(hiddenLang(form.body)).toBe('en');
+    await c.post('/dashboard/sign-in', { _csrf: csrfOf(form.body), lang: 'en', email: EMAILS.ownerA, password: PASSWORD }, ES);
+    const list = await c.get('/dashboard/settings/api', ES);
+    expect(list.body).toContain('<html lang="en">');
+    const out = await c.post('/dashboard/sign-out', { _csrf: csrfOf(list.body) }, ES);
+    expect(out.headers.location).toBe('/dashboard/sign-in?signed_out=1&lang=en');
+    // the next session starts from the (Spanish) browser again: the link's language was not stored
+    const again = await c.get('/dashboard/sign-in', ES);
+    expect(again.body).toContain('<html lang="es">');
+    await c.post('/dashboard/sign-in', { _csrf: csrfOf(again.body), email: EMAILS.ownerA, password: PASSWORD }, ES);
     expect((await c.get('/dashboard/settings/api', EN)).body).toContain('<html lang="es">');
     expect(c.cookies.has('clinic_lang')).toBe(false);
+  });
+
+  it('without a language anyone asked for (the browser names neither), signed-in pages follow the clinic’s', async () => {
+    const browsers: Record<string, string>[] = [{ 'accept-language': 'fr-FR,fr;q=0.9' }, {}];
+    for (const headers of browsers) {
+      const c = new Client(t.app, '203.0.113.23');
+      const form = await c.get('/dashboard/sign-in', headers);
+      expect(form.body).toContain('<html lang="es">'); // the default
+      await c.post('/dashboard/sign-in', { _csrf: csrfOf(form.body), email: EMAILS.ownerB, password: PASSWORD }, headers);
+      expect((await c.get('/dashboard/settings/api', headers)).body).toContain('<html lang="en">'); // Clinic Two speaks English
+    }
+  });
+
+  it('keeps a superadmin’s sign-in language in every clinic, and follows the clinic in view when there is none', async () => {
+    const english = new Client(t.app, '203.0.113.24');
+    const form = await english.get('/dashboard/sign-in', EN);
+    await english.post('/dashboard/sign-in', { _csrf: csrfOf(form.body), email: EMAILS.superadmin, password: PASSWORD }, EN);
+    expect((await english.get(`/dashboard/settings/api?clinic=${t.clinicA.id}`, EN)).body).toContain('<html lang="en">');
+    const none = new Client(t.app, '203.0.113.25');
+    await none.signIn(EMAILS.superadmin);
+    expect((await none.get(`/dashboard/settings/api?clinic=${t.clinicA.id}`)).body).toContain('<html lang="es">');
+    expect((await none.get(`/dashboard/settings/api?clinic=${t.clinicB.id}`)).body).toContain('<html lang="en">');
   });
 
   it('lets a superadmin choose, and comes back to the clinic in view', async () => {

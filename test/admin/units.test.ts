@@ -6,7 +6,7 @@ import { html, trusted } from '../../src/admin/html.js';
 import { count, countIn, Formatter } from '../../src/admin/format.js';
 import { messages } from '../../src/admin/i18n.js';
 import type { Plural } from '../../src/admin/locales/messages.js';
-import { negotiateLang, resolveLang } from '../../src/admin/negotiate.js';
+import { negotiateLang, preferredLang, resolveLang } from '../../src/admin/negotiate.js';
 import { returnPath } from '../../src/admin/language.js';
 import { cookieOptions } from '../../src/admin/session.js';
 import { newToken, openFlash, sealFlash } from '../../src/services/sessions.js';
@@ -28,13 +28,14 @@ describe('html templates', () => {
 });
 
 describe('language', () => {
-  it('is Spanish unless the browser prefers English', () => {
-    expect(negotiateLang(undefined)).toBe('es');
-    expect(negotiateLang('fr-FR,fr;q=0.9')).toBe('es');
+  it('takes the browser’s preferred language among Spanish and English, or none', () => {
+    expect(negotiateLang(undefined)).toBeNull();
+    expect(negotiateLang('fr-FR,fr;q=0.9')).toBeNull();
     expect(negotiateLang('en-US,en;q=0.9')).toBe('en');
     expect(negotiateLang('es;q=0.4,en;q=0.8')).toBe('en');
     expect(negotiateLang('de, es-MX;q=0.7, en;q=0.5')).toBe('es');
-    expect(negotiateLang('en;q=0')).toBe('es');
+    expect(negotiateLang('en;q=0')).toBeNull();
+    expect(resolveLang({ acceptLanguage: 'fr-FR,fr;q=0.9' })).toBe('es');
   });
 
   it('takes the page’s ?lang=, then the person’s choice, then the clinic’s, then the browser’s, then Spanish', () => {
@@ -45,6 +46,22 @@ describe('language', () => {
     expect(resolveLang({ chosen: null, clinic: 'en', acceptLanguage: 'es' })).toBe('en');
     expect(resolveLang({ chosen: null, clinic: null, acceptLanguage: en })).toBe('en');
     expect(resolveLang({})).toBe('es');
+  });
+
+  it('puts the session’s language after the person’s choice and before the clinic’s', () => {
+    expect(resolveLang({ chosen: null, session: 'en', clinic: 'es', acceptLanguage: 'es' })).toBe('en');
+    expect(resolveLang({ chosen: 'es', session: 'en', clinic: 'en' })).toBe('es');
+    expect(resolveLang({ page: 'es', session: 'en' })).toBe('es');
+    expect(resolveLang({ session: null, clinic: 'en', acceptLanguage: 'es' })).toBe('en');
+  });
+
+  it('tells a language someone asked for from the default, which a session does not keep', () => {
+    expect(preferredLang({ acceptLanguage: 'en-GB,en;q=0.9' })).toBe('en');
+    expect(preferredLang({ acceptLanguage: 'es-ES' })).toBe('es');
+    expect(preferredLang({ page: 'es', acceptLanguage: 'en' })).toBe('es');
+    expect(preferredLang({ chosen: 'en', acceptLanguage: 'es' })).toBe('en');
+    expect(preferredLang({ acceptLanguage: 'fr-FR,fr;q=0.9' })).toBeNull();
+    expect(preferredLang({})).toBeNull();
   });
 
   it('formats in the clinic’s zone and language', () => {

@@ -31,7 +31,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await t?.close();
   });
 
-  async function newPage(opts: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
+  async function newPage(opts: { javaScriptEnabled?: boolean; locale?: string } = {}): Promise<Page> {
     const ctx = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 900 }, ...opts });
     contexts.push(ctx);
     return ctx.newPage();
@@ -196,6 +196,28 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('heading', { name: 'Claves de API' }).isVisible()).toBe(true);
     expect(page.url()).toBe(`${base}/dashboard/settings/api`);
+  });
+
+  it('language: an English browser’s sign-in page stays English after signing in to a Spanish clinic, until switched', async () => {
+    const page = await newPage({ locale: 'en-GB' }); // Accept-Language: en-GB; no choice made
+    const lang = () => page.locator('html').getAttribute('lang');
+    await page.goto(`${base}/dashboard`);
+    expect(await lang()).toBe('en');
+    await page.getByLabel('E-mail').fill(EMAILS.staffA); // Clínica Uno speaks Spanish
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard/settings/api`);
+    await expect.poll(() => page.getByRole('heading', { name: 'API keys', exact: true }).isVisible()).toBe(true);
+    expect(await lang()).toBe('en');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Webhooks', exact: true }).isVisible()).toBe(true);
+    expect(await lang()).toBe('en');
+    expect((await page.context().cookies()).some((c) => c.name === 'clinic_lang')).toBe(false);
+
+    // switching wins over the session's language
+    await page.getByRole('navigation', { name: 'Language' }).getByRole('button', { name: 'Español' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Webhooks', exact: true }).isVisible()).toBe(true);
+    await expect.poll(lang).toBe('es');
   });
 
   it('throttles wrong passwords: after five failures the account must wait', async () => {

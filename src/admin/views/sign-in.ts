@@ -7,7 +7,11 @@ import { authLayout, csrfInput } from './layout.js';
 
 export interface SignInModel {
   t: Messages;
-  lang: Lang;
+  /**
+   * The address's `?lang=` (or the form's copy of it), carried by the form so that a failed attempt
+   * and the session stay in it; null when the page's language came from elsewhere.
+   */
+  langParam: Lang | null;
   csrf: string;
   /** where the language switch comes back to */
   here: string;
@@ -35,7 +39,7 @@ export function signInPage(m: SignInModel): Html {
     ${notice}${err}
     <form method="post" action="/dashboard/sign-in" novalidate>
       ${csrfInput(m.csrf)}
-      <input type="hidden" name="lang" value="${m.lang}">
+      ${m.langParam ? html`<input type="hidden" name="lang" value="${m.langParam}">` : ''}
       <div class="field">
         <label for="email">${t.email}</label>
         <input type="email" id="email" name="email" value="${m.email ?? ''}" autocomplete="username" required maxlength="254" spellcheck="false" autocapitalize="none"
