@@ -111,9 +111,10 @@ function requiredPepper(config: Config): string {
 /** How long /readyz waits for the database before it counts as down. */
 const READINESS_CHECK_TIMEOUT_MS = 2_000;
 
-/** Trust the `hops` proxies nearest to us (Fastify's typings lack the numeric form). */
-function trustHops(hops: number) {
-  return (_address: string, hop: number) => hop < hops;
+/** TRUST_PROXY as Fastify takes it; a hop count as a function (Fastify's typings lack the numeric form). */
+function trustSetting(trust: Config['trustProxy']) {
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -129,7 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdGenerator(config.apiKeyPrefix),
     requestIdHeader: false,
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    trustProxy: trustSetting(config.trustProxy),
     // While closing, requests in flight still get answers in the contract's shape (a closed
     // database is a 500 database_error with Retry-After), not Fastify's own 503 body.
     return503OnClosing: false,
