@@ -20,9 +20,12 @@ export interface CliContext {
   json: () => boolean;
 }
 
-/** Runs `fn` with an open runtime, closed afterwards whatever happens. */
+/**
+ * Runs `fn` with an open runtime, closed afterwards whatever happens. It logs nowhere: a
+ * command's stdout is its result, and what it has to say goes to stderr as text.
+ */
 export async function withRuntime<T>(ctx: CliContext, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(ctx.config());
+  const rt = await openRuntime(ctx.config(), { logTo: false });
   try {
     return await fn(rt);
   } finally {

@@ -96,7 +96,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         if (existing.revoked_at !== null) return 'already';
         // With REDIS_URL the revocation is announced to every running server (they evict it at once).
         const done = await rt.keys.revokeEverywhere(clinicId, keyId);
-        return done?.announced ? 'announced' : rt.redis ? 'not-announced' : 'revoked';
+        return done?.announced ? 'announced' : rt.config.redisUrl !== null ? 'not-announced' : 'revoked';
       });
       info(
         ctx,

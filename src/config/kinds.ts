@@ -3,7 +3,7 @@
 // keywords, a one-line `description` for the docs' tables, and (under VAR) how its text is read
 // and what the error says when it is refused. variables.ts lists every variable with these;
 // config.ts validates from them; tools/config-docs.ts writes the docs' tables from them.
-import { Type, type TLiteral, type TSchema } from '@sinclair/typebox';
+import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 
 /** Where a variable's reading rules live on its schema (a symbol: never in a JSON rendering). */
 export const VAR = Symbol('clinic-api.variable');
@@ -73,8 +73,10 @@ export function flag(env: string, o: Common & { default: boolean }) {
 
 /** The words as TypeBox literals, typed as a tuple (TypeBox decodes a union's types from a tuple only). */
 export function literals<const V extends readonly [string, ...string[]]>(values: V) {
-  return values.map((v) => Type.Literal(v)) as unknown as { -readonly [K in keyof V]: TLiteral<V[K]> };
+  return values.map((v) => Type.Literal(v)) as unknown as LiteralTuple<V>;
 }
+
+type LiteralTuple<V extends readonly string[]> = { -readonly [K in keyof V]: TLiteral<V[K]> };
 
 /** One of a few words, any case. */
 export function oneOf<const V extends readonly [string, ...string[]]>(
@@ -83,7 +85,8 @@ export function oneOf<const V extends readonly [string, ...string[]]>(
   o: Common & { default: V[number]; problem?: string },
 ) {
   const { defaultDoc, allowedDoc, problem, ...schema } = o;
-  return withRules(Type.Union(literals(values), { ...schema, env }), {
+  // Typed by hand: TypeBox cannot infer a union's members from a generic tuple.
+  return withRules(Type.Union(literals(values), { ...schema, env }) as unknown as TUnion<LiteralTuple<V>>, {
     parse: (raw) => raw.toLowerCase(),
     problem: () => problem ?? `must be one of ${values.join(', ')}`,
     defaultDoc,

@@ -170,6 +170,11 @@ export const ConfigSchema = Type.Object({
     default: 'info',
     description: 'the least severe log lines written',
   }),
+  logFormat: oneOf('LOG_FORMAT', ['auto', 'json', 'pretty'], {
+    default: 'auto',
+    description:
+      'log lines as JSON objects, one per line (`json`, for log collectors) or as human lines (`pretty`); `auto`: human when stdout is a terminal, JSON otherwise',
+  }),
   trustProxy: shaped(
     'TRUST_PROXY',
     Type.Union([
