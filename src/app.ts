@@ -1,5 +1,6 @@
 // The app: one Fastify instance composed of small named plugins, for the server (server.ts, which
-// listens), the tests (app.inject) and the scripts. It never listens itself.
+// listens), the tests (app.inject) and the scripts. It never listens itself, and makes no
+// service: it wires those of its runtime (runtime.ts, the composition root) to the plugins.
 //
 //   (options)     server limits and timeouts (http/plugins/connections.ts), parser refusals in
 //                 the error shape (http/plugins/client-errors.ts)

@@ -2,10 +2,14 @@
 // (README's "Configuration" table and the tables in docs/ are written from this by
 // `npm run docs:config`; test/docs/config-docs.test.ts fails when they differ). Rules between
 // variables are in rules.ts. Adding a variable: one entry here (where its value belongs in
-// Config), then `npm run docs:config`.
+// Config: its type follows), then `npm run docs:config`; test/unit/config.test.ts lists every
+// default and wants the new one too.
 //
 // The groups (http, overload, webhooks) are the objects the code takes whole, and the docs'
 // tables of one topic (docs/operations.md, docs/webhooks.md).
+//
+// Longer than 300 lines on purpose: one entry per variable, each with its line of docs, and one
+// list is the point (split by topic, a reader would look for a variable in several files).
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { PLANS } from '../domain/records.js';
