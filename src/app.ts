@@ -86,7 +86,9 @@ function trustSetting(trust: Config['trustProxy']) {
 
 /**
  * The app on `rt`'s services: the runtime made each of them once; the app only wires them to its
- * plugins. Its log is a child of the runtime's logger. Closing the app stops the background work
+ * plugins. One app per runtime (its sign-in throttles are made on the runtime's limiter store,
+ * once); a second instance on the same database is a second runtime (composeRuntime). Its log is
+ * a child of the runtime's logger. Closing the app stops the background work
  * of its runtime (the delivery worker, the retention job) and writes the pending usage counts;
  * the runtime's close() then closes Redis and the database.
  */

@@ -38,11 +38,11 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
     // API usage for the dashboard is counted in memory and written in one batch every
     // USAGE_FLUSH_INTERVAL_S; the app's onClose hook writes the rest, before the database closes below.
-    rt.usage.start(config.usageFlushIntervalS * 1000);
+    app.usage.start(config.usageFlushIntervalS * 1000);
     // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
-    rt.retention.start();
+    app.retention.start();
     // Webhook deliveries from the event log, in the background (stopped, its leases given up, on close).
-    await rt.deliveryWorker.start();
+    await app.webhookWorker.start();
     // Listen before the first run: if the port is taken, the start fails before the demo is made,
     // so the next start still makes it and prints its key and password (made after a failed
     // listen, they would be shown to no one).
