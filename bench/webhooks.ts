@@ -86,7 +86,7 @@ try {
   await new Promise<void>((r) => receiver.listen(0, HOST, () => r()));
   const hookUrl = `http://${HOST}:${(receiver.address() as { port: number }).port}/hook`;
 
-  const rt = await openRuntime(loadConfig(env));
+  const rt = await openRuntime(loadConfig(env), { logTo: false });
   const clinic = await createClinic(rt.database.db, { name: 'Bench Webhooks', plan: 'premium', timezone: 'Europe/Madrid' }, Date.now());
   await rt.webhooks.create({ clinicId: clinic.id, url: hookUrl, eventTypes: null, createdBy: null });
 

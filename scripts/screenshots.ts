@@ -6,16 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { buildApp } from '../src/app.js';
 import { touchApiKeys } from '../src/repos/api-keys.js';
 import { createClinic, createUser } from '../src/services/accounts.js';
-import { KeyService } from '../src/services/api-keys.js';
-import { MemoryGcraLimiter } from '../src/services/rate-limit.js';
-import { UsageCounter } from '../src/services/usage.js';
 import { insertWebhookDelivery } from '../src/repos/webhooks.js';
-import { WebhookService } from '../src/services/webhooks/endpoints.js';
+import { openRuntime } from '../src/runtime.js';
 
 const OUT = path.resolve('docs/screenshots');
 const PASSWORD = 'demo-password-123';
@@ -24,14 +19,20 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 async function seed() {
-  const config = loadConfig({ DATA_DIR: path.join(tmpdir(), 'clinic-api-screens'), API_KEY_PEPPER: PEPPER, LOG_LEVEL: 'silent' });
-  const database = await openDatabase({ kind: 'sqlite', file: ':memory:' });
-  await migrateToLatest(database);
-  const db = database.db;
+  const config = loadConfig({ DATA_DIR: path.join(tmpdir(), 'clinic-api-screens'), API_KEY_PEPPER: PEPPER });
   const real = Date.now();
   const clock = { now: real };
-  const keys = new KeyService(db, { pepper: PEPPER, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, now: () => clock.now });
-  const usage = new UsageCounter(db);
+  // Webhook destinations as a clinic would have them: a public host name (resolved here to a
+  // documentation address, so nothing is looked up or contacted; the worker is not started).
+  const rt = await openRuntime(config, {
+    target: { kind: 'sqlite', file: ':memory:' },
+    now: () => clock.now,
+    logTo: false,
+    processMetrics: false,
+    resolveHost: async () => [{ address: '93.184.216.34', family: 4 }],
+  });
+  const { database, keys, usage, webhooks } = rt;
+  const db = database.db;
 
   const aurora = await createClinic(db, { name: 'Clínica Aurora', plan: 'premium', language: 'es' }, real - 400 * DAY);
   // Brisa had Pro Total when it made its key, then moved down to Pro: the key still works, but
@@ -89,28 +90,9 @@ async function seed() {
   record(smileKey.id, smile.id, smile.timezone, real - 26 * HOUR, 429, 'too_many_requests', 40);
   await usage.flush();
 
-  // Webhook destinations as a clinic would have them: a public host name (resolved here to a
-  // documentation address, so nothing is looked up or contacted; the worker is not started).
-  const webhooks = new WebhookService(database, {
-    pepper: PEPPER,
-    apiPlans: config.apiPlans,
-    allowPrivate: false,
-    timeoutMs: 10_000,
-    now: () => clock.now,
-    resolve: async () => [{ address: '93.184.216.34', family: 4 }],
-  });
-  const app = await buildApp({
-    config,
-    database,
-    keys,
-    usage,
-    webhooks,
-    logger: false,
-    limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
-    authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
-  });
+  const app = await buildApp(rt);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, database, address, aurora, webhooks };
+  return { app, rt, database, address, aurora, webhooks };
 }
 
 /** A week of deliveries to an endpoint, the last ones failing (what its page shows). */
@@ -166,7 +148,7 @@ async function main() {
     process.exit(2);
   }
   mkdirSync(OUT, { recursive: true });
-  const { app, database, address, aurora } = await seed();
+  const { app, rt, database, address, aurora } = await seed();
   const profile = mkdtempSync(path.join(tmpdir(), 'clinic-shots-'));
   let browser: Browser | null = null;
   try {
@@ -275,7 +257,7 @@ async function main() {
   } finally {
     await browser?.close();
     await app.close();
-    await database.close();
+    await rt.close();
     rmSync(profile, { recursive: true, force: true });
   }
 }

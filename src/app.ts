@@ -1,5 +1,6 @@
 // The app: one Fastify instance composed of small named plugins, for the server (server.ts, which
-// listens), the tests (app.inject) and the scripts. It never listens itself.
+// listens), the tests (app.inject) and the scripts. It never listens itself, and makes no
+// service: it wires those of its runtime (runtime.ts, the composition root) to the plugins.
 //
 //   (options)     server limits and timeouts (http/plugins/connections.ts), parser refusals in
 //                 the error shape (http/plugins/client-errors.ts)
@@ -20,15 +21,11 @@
 //   api           /api/v1: API-key auth, rate limits, strict validation, the three listings and /me
 //   admin         /dashboard: its own sessions, CSRF, HTML pages; never API keys
 //   root          / redirects to /dashboard
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { adminPlugin, type AdminTuning } from './admin/index.js';
 import { rootRedirect } from './admin/root.js';
 import type { Config } from './config.js';
-import type { Database } from './db/connect.js';
-import type { DestinationStream } from 'pino';
-import { databaseErrorKind, isDatabaseError } from './db/connect.js';
 import { frameworkErrors } from './http/error-handler.js';
-import { logSerializers } from './http/log.js';
 import { accessLog } from './http/plugins/access-log.js';
 import { apiErrors } from './http/plugins/api-errors.js';
 import { api } from './http/plugins/api.js';
@@ -46,46 +43,21 @@ import { pageCacheMetrics } from './http/plugins/page-cache-metrics.js';
 import { openapi } from './http/plugins/openapi.js';
 import { overload } from './http/plugins/overload.js';
 import { requestId, requestIdGenerator } from './http/plugins/request-id.js';
-import { Metrics } from './metrics.js';
 import { ping } from './repos/health.js';
-import type { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
-import { EventRetention } from './services/event-retention.js';
-import type { RateLimiter } from './services/rate-limit.js';
-import { PageCache } from './services/page-cache.js';
-import { resolvePepper } from './services/pepper.js';
-import { RateLimiters, type LimiterHealth } from './services/shared-rate-limit.js';
-import { UsageCounter } from './services/usage.js';
-import { WebhookService } from './services/webhooks/endpoints.js';
-import { DeliveryWorker } from './services/webhooks/worker.js';
+import type { EventRetention } from './services/event-retention.js';
+import type { LimiterHealth } from './services/shared-rate-limit.js';
+import type { UsageCounter } from './services/usage.js';
+import type { WebhookService } from './services/webhooks/endpoints.js';
+import type { DeliveryWorker } from './services/webhooks/worker.js';
+import type { Runtime } from './runtime.js';
 
-export interface AppDeps {
-  config: Config;
-  database: Database;
-  keys: KeyService;
-  limiter: RateLimiter;
-  authFailLimiter: RateLimiter;
-  /**
-   * Where the dashboard's sign-in limiters are made and the limiters' health is read (in memory
-   * when absent; the server passes the runtime's, shared on Redis with REDIS_URL).
-   */
-  limiters?: RateLimiters;
-  /** Wall clock in ms; tests pass a fixed one. */
-  now?: () => number;
-  /** Logger options; false silences (tests). */
-  logger?: FastifyServerOptions['logger'];
-  /** Where the log lines go (default stdout); tests read them. */
-  logStream?: DestinationStream;
-  /** Prometheus series; made here (without the process series) when absent. */
-  metrics?: Metrics;
+/** What may differ between apps on one runtime: tuning that tests shorten. */
+export interface AppOptions {
   /** How often the overload thresholds are sampled (default 1 s; tests shorten it). */
   overloadSampleIntervalMs?: number;
-  /** Per-key API usage counter; made here when absent. Flushed (and stopped) on app close. */
-  usage?: UsageCounter;
   /** Dashboard timeouts and sign-in throttles (tests shorten them). */
   admin?: AdminTuning;
-  /** Webhook endpoints (runtime.ts makes it with the pepper); made here when absent, with the same pepper. */
-  webhooks?: WebhookService;
 }
 
 declare module 'fastify' {
@@ -103,33 +75,33 @@ declare module 'fastify' {
   }
 }
 
-/** The pepper the runtime resolved: API_KEY_PEPPER, else the one in DATA_DIR (services/pepper.ts). */
-function requiredPepper(config: Config): string {
-  return config.apiKeyPepper ?? resolvePepper(config).pepper;
-}
-
 /** How long /readyz waits for the database before it counts as down. */
 const READINESS_CHECK_TIMEOUT_MS = 2_000;
 
-/** Trust the `hops` proxies nearest to us (Fastify's typings lack the numeric form). */
-function trustHops(hops: number) {
-  return (_address: string, hop: number) => hop < hops;
+/** TRUST_PROXY as Fastify takes it; a hop count as a function (Fastify's typings lack the numeric form). */
+function trustSetting(trust: Config['trustProxy']) {
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
 }
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const now = deps.now ?? Date.now;
-  const { config } = deps;
-  const metrics = deps.metrics ?? new Metrics({ processMetrics: false });
+/**
+ * The app on `rt`'s services: the runtime made each of them once; the app only wires them to its
+ * plugins. One app per runtime (its sign-in throttles are made on the runtime's limiter store,
+ * once); a second instance on the same database is a second runtime (composeRuntime). Its log is
+ * a child of the runtime's logger. Closing the app stops the background work
+ * of its runtime (the delivery worker, the retention job) and writes the pending usage counts;
+ * the runtime's close() then closes Redis and the database.
+ */
+export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const { config, now, metrics, usage } = rt;
+  const limiters = await rt.limiters();
   const app = Fastify({
-    logger: deps.logger ?? {
-      level: config.logLevel,
-      serializers: logSerializers(config.apiKeyPrefix),
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-    },
+    // Typed as Fastify's own logger interface, which pino's implements.
+    loggerInstance: rt.log as FastifyBaseLogger,
     genReqId: requestIdGenerator(config.apiKeyPrefix),
     requestIdHeader: false,
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    trustProxy: trustSetting(config.trustProxy),
     // While closing, requests in flight still get answers in the contract's shape (a closed
     // database is a 500 database_error with Retry-After), not Fastify's own 503 body.
     return503OnClosing: false,
@@ -140,57 +112,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...serverOptions(config.http),
   });
 
-  const reportBackground: BackgroundErrorHandler = (task, err) => {
-    metrics.backgroundFailures.inc({ task });
-    if (isDatabaseError(err)) metrics.databaseErrors.inc({ kind: databaseErrorKind(err), source: 'background' });
-    app.log.error({ err, task }, 'background task failed');
-  };
-  app.decorate('reportBackgroundError', reportBackground);
-
+  app.decorate('reportBackgroundError', rt.reportBackgroundError);
   // Counted by the API, read by the dashboard, written in batches; the rest is written on close.
-  const usage = deps.usage ?? new UsageCounter(deps.database.db, { onError: reportBackground });
   app.decorate('usage', usage);
-  const limiters = deps.limiters ?? new RateLimiters(null);
-  app.decorate('limiterHealth', () => limiters.health());
+  app.decorate('limiterHealth', () => limiters.factory.health());
   app.addHook('onClose', async () => {
-    await usage.close().catch((err: unknown) => reportBackgroundError(reportBackground, 'usage flush on close', err));
+    await usage.close().catch((err: unknown) => reportBackgroundError(rt.reportBackgroundError, 'usage flush on close', err));
   });
   // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
-  const retention = new EventRetention(deps.database, { days: config.eventRetentionDays, now, log: app.log });
-  app.decorate('retention', retention);
+  app.decorate('retention', rt.retention);
   app.addHook('onClose', async () => {
-    await retention.stop();
+    await rt.retention.stop();
   });
-
   // Webhooks: the endpoints' use-cases for the dashboard, and the delivery worker, started by the
   // server only (tests drive it themselves), stopped on close before the database closes.
-  const wh = config.webhooks;
-  const webhooks =
-    deps.webhooks ??
-    new WebhookService(deps.database, {
-      pepper: requiredPepper(config),
-      apiPlans: config.apiPlans,
-      allowPrivate: wh.allowPrivate,
-      timeoutMs: wh.timeoutMs,
-      now,
-    });
-  const webhookWorker = new DeliveryWorker(deps.database, webhooks, {
-    ...wh,
-    now,
-    log: app.log,
-    observer: {
-      attempt: (outcome, lagMs) => {
-        metrics.webhookDeliveries.inc({ outcome });
-        if (lagMs !== null) metrics.webhookLag.observe(Math.max(0, lagMs) / 1000);
-      },
-      disabled: () => metrics.webhookDisabled.inc(),
-      inFlight: (n) => metrics.webhookInFlight.set(n),
-    },
-  });
-  app.decorate('webhooks', webhooks);
-  app.decorate('webhookWorker', webhookWorker);
+  app.decorate('webhooks', rt.webhooks);
+  app.decorate('webhookWorker', rt.deliveryWorker);
   app.addHook('onClose', async () => {
-    await webhookWorker.stop();
+    await rt.deliveryWorker.stop();
   });
 
   await app.register(requestId);
@@ -201,46 +140,45 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(connectionLimits, { maxPerAddress: config.http.maxConnectionsPerAddress });
   await app.register(drain);
   await app.register(health, { checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS });
-  app.readiness.add({ name: 'database', critical: true, check: () => ping(deps.database.db) });
+  app.readiness.add({ name: 'database', critical: true, check: () => ping(rt.database.db) });
   // Redis (REDIS_URL): reported in /readyz, never failing it; its state and fallbacks in /metrics.
-  await app.register(limiterHealth, { health: () => limiters.health() });
-  await app.register(overload, { limits: config.overload, sampleIntervalMs: deps.overloadSampleIntervalMs });
+  await app.register(limiterHealth, { health: () => limiters.factory.health() });
+  await app.register(overload, { limits: config.overload, sampleIntervalMs: opts.overloadSampleIntervalMs });
   await app.register(methodGuard);
   await app.register(compression);
   await app.register(openapi);
   await app.register(docs);
   await app.register(llmsTxtRoute, {
     limits: {
-      rps: deps.limiter.rate,
-      burst: deps.limiter.burst,
-      authFailRps: deps.authFailLimiter.rate,
-      authFailBurst: deps.authFailLimiter.burst,
+      rps: limiters.api.rate,
+      burst: limiters.api.burst,
+      authFailRps: limiters.authFail.rate,
+      authFailBurst: limiters.authFail.burst,
     },
     keyPrefix: config.apiKeyPrefix,
   });
   // Built list pages kept by their ETag (PAGE_CACHE_MB); its counts in /metrics.
-  const pages = new PageCache(config.pageCacheBytes);
-  await app.register(pageCacheMetrics, { pages });
+  await app.register(pageCacheMetrics, { pages: rt.pages });
   await app.register(api, {
-    db: deps.database.db,
-    keys: deps.keys,
-    limiter: deps.limiter,
-    authFailLimiter: deps.authFailLimiter,
+    db: rt.database.db,
+    keys: rt.keys,
+    limiter: limiters.api,
+    authFailLimiter: limiters.authFail,
     usage,
     now,
-    pages,
+    pages: rt.pages,
   });
   await app.register(adminPlugin, {
     prefix: '/dashboard',
-    db: deps.database.db,
-    keys: deps.keys,
-    webhooks,
+    db: rt.database.db,
+    keys: rt.keys,
+    webhooks: rt.webhooks,
     usage,
     config,
     now,
     cookieSecure: config.cookieSecure,
-    limiters,
-    ...deps.admin,
+    limiters: limiters.factory,
+    ...opts.admin,
   });
   await app.register(rootRedirect);
   return app;

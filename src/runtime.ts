@@ -1,119 +1,298 @@
-// Composition shared by the server and the CLI: config -> database (migrated) -> services, and
-// with REDIS_URL the link to Redis (redis/link.ts), which connects only when first used: the
-// server starts it, the CLI only when it announces a revocation.
-// Migrations run under the database's start-up lock (db/connect.ts), so instances and commands
-// starting at once on one database apply each migration once.
+// The composition root: config -> database (migrated) -> every service, each made once, here
+// and nowhere else. The server (server.ts), the CLI (cli/io.ts), the tests (test/helpers/runtime.ts),
+// the bench and the scripts all build their services through it; buildApp (app.ts) takes a
+// runtime and only reads from it.
+//
+// What a command does not use, it does not pay for: every service past the database is made on
+// first use (a getter), and Redis (node-redis takes about 0.2 s to load) is loaded and connected
+// only when something asks for it: the server at start, the limiters, a key revocation to
+// announce. Migrations run under the database's start-up lock (db/connect.ts), so instances and
+// commands starting at once on one database apply each migration once.
+//
+// Lifecycle: close() stops what was started (the delivery worker, the retention job), writes
+// the pending usage counts, then closes Redis and the database (the one it opened).
 import type { Config } from './config.js';
-import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
+import { describeTarget, openDatabase, targetFromConfig, type Database, type DatabaseTarget } from './db/connect.js';
+import { databaseErrorKind, isDatabaseError } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import type { RedisLink, RedisState } from './redis/link.js';
+import { makeLogger, type LogDestination, type Logger } from './logger.js';
+import { Metrics } from './metrics.js';
+import type { RedisLink } from './redis/link.js';
+import { describeRedisUrl } from './redis/url.js';
 import { KeyService } from './services/api-keys.js';
-import type { BackgroundErrorHandler } from './services/background.js';
+import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
+import { EventRetention } from './services/event-retention.js';
+import { PageCache } from './services/page-cache.js';
 import { resolvePepper } from './services/pepper.js';
-import { WebhookService } from './services/webhooks/endpoints.js';
+import type { RateLimiter } from './services/rate-limit.js';
 import { revocationAnnouncer } from './services/revocations.js';
 import { RateLimiters } from './services/shared-rate-limit.js';
+import { UsageCounter } from './services/usage.js';
+import type { Resolver } from './services/webhooks/destination.js';
+import { WebhookService } from './services/webhooks/endpoints.js';
+import { DeliveryWorker } from './services/webhooks/worker.js';
 import { explainPepperError, explainRuntimeError } from './startup-errors.js';
 
+export interface RuntimeOptions {
+  /** The wall clock (ms) of every service. Default Date.now; tests pass one they move. */
+  now?: () => number;
+  /** Apply pending migrations when opening (default true). */
+  migrate?: boolean;
+  /** Where log lines go (default stdout); `false`: nowhere (the CLI, whose stdout is its result; most tests). */
+  logTo?: LogDestination | false;
+  /** prom-client's process series (CPU, memory, GC, event-loop delay). Default true; tests leave them off. */
+  processMetrics?: boolean;
+  /** Open this database instead of the configuration's (tests: SQLite in memory, a new PostgreSQL database). */
+  target?: DatabaseTarget;
+  /** How webhook destinations' host names are looked up (default DNS; the screenshots answer without the network). */
+  resolveHost?: Resolver;
+}
+
+/** The API's limiters and the factory they come from (in memory, or shared on Redis with REDIS_URL). */
+export interface Limiters {
+  /** Makes more limiters on the same store (the dashboard's sign-in throttles); reports their health. */
+  factory: RateLimiters;
+  /** per API key: RATE_LIMIT_RPS, RATE_LIMIT_BURST */
+  api: RateLimiter;
+  /** failed authentications per client address: AUTH_FAIL_RPS, AUTH_FAIL_BURST */
+  authFail: RateLimiter;
+}
+
 export interface Runtime {
-  config: Config;
-  database: Database;
-  keys: KeyService;
-  webhooks: WebhookService;
-  /** null without REDIS_URL */
-  redis: RedisLink | null;
-  /** the rate limiters: in memory, or shared on `redis` (failing open to memory) */
-  limiters: RateLimiters;
-  pepperGenerated: boolean;
-  describe: string;
+  readonly config: Config;
+  readonly database: Database;
+  /** Wall clock in ms, read by every service. */
+  readonly now: () => number;
+  /** The process's logger; the app's is a child of it. */
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  /** A background task failed: logged and counted, never thrown (services/background.ts). */
+  readonly reportBackgroundError: BackgroundErrorHandler;
+  readonly keys: KeyService;
+  readonly webhooks: WebhookService;
+  /** Per-key API usage, counted in memory, written every USAGE_FLUSH_INTERVAL_S once started. */
+  readonly usage: UsageCounter;
+  /** Built list pages kept by their ETag (PAGE_CACHE_MB). */
+  readonly pages: PageCache;
+  /** Removes events past EVENT_RETENTION_DAYS once started. */
+  readonly retention: EventRetention;
+  /** Delivers webhooks once started. */
+  readonly deliveryWorker: DeliveryWorker;
+  /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
+  redis(): Promise<RedisLink | null>;
+  /** The rate limiters, made on the first call: shared on Redis with REDIS_URL (failing open to memory). */
+  limiters(): Promise<Limiters>;
+  /** API_KEY_PEPPER was unset and a pepper was generated into DATA_DIR just now. */
+  readonly pepperGenerated: boolean;
+  /** The database, for the log: "SQLite data/clinic.db", "PostgreSQL db:5432/clinic". */
+  readonly describe: string;
   close(): Promise<void>;
 }
 
-/**
- * Opens the database and runs `first` on it (migrations); closes it again if that fails. An
- * unreachable database or an unwritable DATA_DIR comes out as an error naming the variable.
- */
-async function openAnd<T>(
-  config: Config,
-  first: (database: Database) => Promise<T>,
-  onConnectionError?: (err: Error) => void,
-): Promise<{ database: Database; value: T }> {
-  let database: Database | undefined;
+/** The pepper (API_KEY_PEPPER, else DATA_DIR/api-key-pepper, generated if need be), as an operator's error when DATA_DIR fails. */
+function pepperOf(config: Config): { pepper: string; generated: boolean } {
   try {
-    database = await openDatabase(targetFromConfig(config), { onConnectionError });
-    return { database, value: await first(database) };
+    return resolvePepper(config);
   } catch (err) {
-    await database?.close().catch(() => {});
-    throw explainRuntimeError(err, config);
+    throw explainPepperError(err, config);
   }
 }
 
 /** Applies the database's pending migrations (idempotent); the names of those applied now. */
 export async function migrateDatabase(config: Config): Promise<string[]> {
-  const { database, value } = await openAnd(config, (d) => d.exclusive(() => migrateToLatest(d)));
-  await database.close();
-  return value;
-}
-
-export interface RuntimeOptions {
-  migrate?: boolean;
-  onBackgroundError?: BackgroundErrorHandler;
-  /** A pooled PostgreSQL connection failed outside any query (the pool replaces it). */
-  onConnectionError?: (err: Error) => void;
-  /** Redis went down (with the reason) or answers again: for the server's log, once per change. */
-  onRedisState?: (state: RedisState, reason: string | null) => void;
-}
-
-export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const target = targetFromConfig(config);
-  let resolved: ReturnType<typeof resolvePepper>;
+  let database: Database | undefined;
   try {
-    resolved = resolvePepper(config);
+    database = await openDatabase(target);
+    return await database.exclusive(() => migrateToLatest(database!));
   } catch (err) {
-    throw explainPepperError(err, config);
+    throw explainRuntimeError(err, config);
+  } finally {
+    await database?.close().catch(() => {});
   }
-  const { pepper, generated } = resolved;
-  // node-redis takes about 0.2 s to load: only a process with REDIS_URL loads it (every CLI
-  // command opens a runtime).
-  const link = config.redisUrl === null ? null : await import('./redis/link.js');
-  const { database } = await openAnd(
-    config,
-    async (d) => {
-      if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
-    },
-    opts.onConnectionError,
-  );
-  const redis =
-    link === null || config.redisUrl === null
-      ? null
-      : new link.RedisLink({ url: config.redisUrl, timeoutMs: config.redisTimeoutMs, onStateChange: opts.onRedisState });
-  const keys = new KeyService(database.db, {
-    pepper,
-    prefix: config.apiKeyPrefix,
-    apiPlans: config.apiPlans,
-    onBackgroundError: opts.onBackgroundError,
-    announceRevocation: redis ? revocationAnnouncer(redis) : undefined,
-  });
-  const webhooks = new WebhookService(database, {
-    pepper,
-    apiPlans: config.apiPlans,
-    allowPrivate: config.webhooks.allowPrivate,
-    timeoutMs: config.webhooks.timeoutMs,
-  });
-  const limiters = new RateLimiters(redis);
-  return {
-    config,
-    database,
-    keys,
-    webhooks,
-    redis,
-    limiters,
-    pepperGenerated: generated,
-    describe: describeTarget(target),
-    close: async () => {
-      limiters.stop();
-      await redis?.close();
-      await database.close();
-    },
+}
+
+/**
+ * Opens the database (`opts.target`, else the configuration's) and migrates it, then composes
+ * the runtime on it; closing the runtime closes the database. An unreachable database or an
+ * unwritable DATA_DIR comes out as an error naming the variable.
+ */
+export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const target = opts.target ?? targetFromConfig(config);
+  const { pepper, generated } = pepperOf(config);
+  // The pool reports a connection lost outside any query to the runtime made just below.
+  const made: { rt?: Composed } = {};
+  let database: Database | undefined;
+  try {
+    database = await openDatabase(target, { onConnectionError: (err) => made.rt?.poolConnectionFailed(err) });
+    if (opts.migrate !== false) await database.exclusive(() => migrateToLatest(database!));
+  } catch (err) {
+    await database?.close().catch(() => {});
+    throw explainRuntimeError(err, config);
+  }
+  made.rt = new Composed(config, database, pepper, generated, describeTarget(target), true, opts);
+  return made.rt;
+}
+
+/**
+ * A runtime on a database the caller opened and keeps (closing the runtime leaves it open): a
+ * second instance on the same database in a test, a database wrapped to observe its queries.
+ */
+export function composeRuntime(config: Config, database: Database, opts: Omit<RuntimeOptions, 'target' | 'migrate'> = {}): Runtime {
+  const { pepper, generated } = pepperOf(config);
+  const describe = `${database.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (opened by the caller)`;
+  return new Composed(config, database, pepper, generated, describe, false, opts);
+}
+
+class Composed implements Runtime {
+  readonly now: () => number;
+  readonly reportBackgroundError: BackgroundErrorHandler = (task, err) => {
+    this.metrics.backgroundFailures.inc({ task });
+    if (isDatabaseError(err)) this.metrics.databaseErrors.inc({ kind: databaseErrorKind(err), source: 'background' });
+    this.log.error({ err, task }, 'background task failed');
   };
+  #log?: Logger;
+  #metrics?: Metrics;
+  #keys?: KeyService;
+  #webhooks?: WebhookService;
+  #usage?: UsageCounter;
+  #pages?: PageCache;
+  #retention?: EventRetention;
+  #worker?: DeliveryWorker;
+  #redis?: Promise<RedisLink | null>;
+  #limiters?: Promise<Limiters>;
+  #limiterFactory?: RateLimiters;
+  #closing?: Promise<void>;
+
+  constructor(
+    readonly config: Config,
+    readonly database: Database,
+    private readonly pepper: string,
+    readonly pepperGenerated: boolean,
+    readonly describe: string,
+    private readonly ownsDatabase: boolean,
+    private readonly opts: Omit<RuntimeOptions, 'target' | 'migrate'>,
+  ) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  get log(): Logger {
+    return (this.#log ??= makeLogger(this.config, this.opts.logTo));
+  }
+
+  get metrics(): Metrics {
+    return (this.#metrics ??= new Metrics({ processMetrics: this.opts.processMetrics ?? true }));
+  }
+
+  get keys(): KeyService {
+    return (this.#keys ??= new KeyService(this.database.db, {
+      pepper: this.pepper,
+      prefix: this.config.apiKeyPrefix,
+      apiPlans: this.config.apiPlans,
+      now: this.now,
+      onBackgroundError: this.reportBackgroundError,
+      // With REDIS_URL every running server evicts a revoked key at once (services/revocations.ts).
+      announceRevocation: this.config.redisUrl === null ? undefined : async (keyId) => revocationAnnouncer((await this.redis())!)(keyId),
+    }));
+  }
+
+  get webhooks(): WebhookService {
+    const wh = this.config.webhooks;
+    return (this.#webhooks ??= new WebhookService(this.database, {
+      pepper: this.pepper,
+      apiPlans: this.config.apiPlans,
+      allowPrivate: wh.allowPrivate,
+      timeoutMs: wh.timeoutMs,
+      now: this.now,
+      resolve: this.opts.resolveHost,
+    }));
+  }
+
+  get usage(): UsageCounter {
+    return (this.#usage ??= new UsageCounter(this.database.db, { onError: this.reportBackgroundError }));
+  }
+
+  get pages(): PageCache {
+    return (this.#pages ??= new PageCache(this.config.pageCacheBytes));
+  }
+
+  get retention(): EventRetention {
+    return (this.#retention ??= new EventRetention(this.database, { days: this.config.eventRetentionDays, now: this.now, log: this.log }));
+  }
+
+  get deliveryWorker(): DeliveryWorker {
+    const metrics = this.metrics;
+    return (this.#worker ??= new DeliveryWorker(this.database, this.webhooks, {
+      ...this.config.webhooks,
+      now: this.now,
+      log: this.log,
+      resolve: this.opts.resolveHost,
+      observer: {
+        attempt: (outcome, lagMs) => {
+          metrics.webhookDeliveries.inc({ outcome });
+          if (lagMs !== null) metrics.webhookLag.observe(Math.max(0, lagMs) / 1000);
+        },
+        disabled: () => metrics.webhookDisabled.inc(),
+        inFlight: (n) => metrics.webhookInFlight.set(n),
+      },
+    }));
+  }
+
+  redis(): Promise<RedisLink | null> {
+    return (this.#redis ??= this.makeRedis());
+  }
+
+  private async makeRedis(): Promise<RedisLink | null> {
+    const url = this.config.redisUrl;
+    if (url === null) return null;
+    const { RedisLink } = await import('./redis/link.js');
+    const name = describeRedisUrl(url);
+    return new RedisLink({
+      url,
+      timeoutMs: this.config.redisTimeoutMs,
+      // Logged once per change, never per request (redis/link.ts); `fallbacks` counts the limit
+      // decisions made in memory since the start.
+      onStateChange: (state, reason) => {
+        if (state === 'down')
+          this.log.warn(
+            { redis: name, reason },
+            "Redis does not answer: rate limits fall back to each instance's memory until it answers again (revocations reach other instances within 5 s)",
+          );
+        else
+          this.log.info(
+            { redis: name, fallbacks: this.#limiterFactory?.health().fallbacks ?? 0 },
+            'Redis answers: rate limits are shared by every instance',
+          );
+      },
+    });
+  }
+
+  limiters(): Promise<Limiters> {
+    return (this.#limiters ??= this.redis().then((link) => {
+      const factory = (this.#limiterFactory = new RateLimiters(link));
+      const c = this.config;
+      return {
+        factory,
+        api: factory.make('key', c.rateLimitRps, c.rateLimitBurst),
+        authFail: factory.make('auth-fail', c.authFailRps, c.authFailBurst),
+      };
+    }));
+  }
+
+  /** A pooled PostgreSQL connection failed outside any query (the pool replaces it). */
+  poolConnectionFailed(err: Error): void {
+    this.metrics.databaseErrors.inc({ kind: 'connection', source: 'pool' });
+    this.log.warn({ err }, 'a pooled database connection failed; the pool opens a new one when needed');
+  }
+
+  close(): Promise<void> {
+    return (this.#closing ??= (async () => {
+      await Promise.all([this.#worker?.stop(), this.#retention?.stop()]);
+      await this.#usage?.close().catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'usage flush on close', err));
+      this.#limiterFactory?.stop();
+      const redis = this.#redis ? await this.#redis.catch(() => null) : null;
+      await redis?.close();
+      if (this.ownsDatabase) await this.database.close();
+    })());
+  }
 }

@@ -1,14 +1,13 @@
-// The server: runtime (config -> database -> services) -> app (app.ts) -> listen -> first run ->
+// The server: runtime (runtime.ts: config -> database -> services) -> app (app.ts) -> listen -> first run ->
 // where to go, on stdout; a graceful shutdown on SIGTERM/SIGINT (close-with-grace): the drain
 // (http/plugins/drain.ts: /readyz 503, Connection: close, idle connections closed), the listener
 // closed, every request in flight answered, the usage counts written, the database closed, exit 0,
 // all within SHUTDOWN_TIMEOUT_S or exit 1. Only the CLI's `serve` command starts it (cli/server.ts).
 import closeWithGrace from 'close-with-grace';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 
 import { buildApp } from './app.js';
-import { Metrics } from './metrics.js';
 import { describeRedisUrl } from './redis/url.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
@@ -23,52 +22,17 @@ import { explainListenError } from './startup-errors.js';
 const REDIS_START_WAIT_MS = 1_000;
 
 export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
-  let log: FastifyBaseLogger | undefined;
   let app: FastifyInstance | undefined;
-  const metrics = new Metrics();
+  const rt = await openRuntime(config);
   const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
-  const rt = await openRuntime(config, {
-    // The key service is made before the app that logs for it: these reach the app once it exists.
-    onBackgroundError: (task, err) => app?.reportBackgroundError(task, err),
-    onConnectionError: (err) => {
-      metrics.databaseErrors.inc({ kind: 'connection', source: 'pool' });
-      log?.warn({ err }, 'a pooled database connection failed; the pool opens a new one when needed');
-    },
-    // Logged once per change, never per request (redis/link.ts); `fallbacks` counts the limit
-    // decisions made in memory since the start, as app.limiterHealth() does.
-    onRedisState: (state, reason) => {
-      if (state === 'down') {
-        log?.warn(
-          { redis: redisName, reason },
-          "Redis does not answer: rate limits fall back to each instance's memory until it answers again (revocations reach other instances within 5 s)",
-        );
-      } else
-        log?.info(
-          { redis: redisName, fallbacks: rt.limiters.health().fallbacks },
-          'Redis answers: rate limits are shared by every instance',
-        );
-    },
-  });
   let first: FirstRunResult | null;
   try {
-    app = await buildApp({
-      config,
-      database: rt.database,
-      keys: rt.keys,
-      webhooks: rt.webhooks,
-      // In memory, or with REDIS_URL one bucket per key (and per address) for the whole fleet.
-      limiter: rt.limiters.make('key', config.rateLimitRps, config.rateLimitBurst),
-      authFailLimiter: rt.limiters.make('auth-fail', config.authFailRps, config.authFailBurst),
-      limiters: rt.limiters,
-      metrics,
-    });
-    log = app.log;
-    if (rt.redis) {
-      const appLog = log;
-      listenForRevocations(rt.redis, rt.keys, (keyId) =>
-        appLog.info({ key: keyId }, 'API key revoked elsewhere: refused here from now on'),
-      );
-      await rt.redis.waitUp(REDIS_START_WAIT_MS);
+    app = await buildApp(rt);
+    const log = rt.log;
+    const redis = await rt.redis();
+    if (redis) {
+      listenForRevocations(redis, rt.keys, (keyId) => log.info({ key: keyId }, 'API key revoked elsewhere: refused here from now on'));
+      await redis.waitUp(REDIS_START_WAIT_MS);
     }
     if (rt.pepperGenerated)
       log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
@@ -111,7 +75,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
   // A promise nobody handled comes from work off the request's path (every background task
   // handles its own errors: services/background.ts); it is logged, and the process carries on.
   const onUnhandledRejection = (reason: unknown) => {
-    metrics.backgroundFailures.inc({ task: 'unhandled rejection' });
+    rt.metrics.backgroundFailures.inc({ task: 'unhandled rejection' });
     logger.error(
       { err: reason },
       'unhandled promise rejection (a bug: a background task without its own error handling); the process carries on',

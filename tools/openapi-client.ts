@@ -5,10 +5,7 @@
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
-import { KeyService } from '../src/services/api-keys.js';
-import { MemoryGcraLimiter } from '../src/services/rate-limit.js';
+import { openRuntime } from '../src/runtime.js';
 
 /** Where the generated `paths` and `components` types are committed. */
 export const CLIENT_TYPES_FILE = new URL('../test/client/api.d.ts', import.meta.url);
@@ -17,18 +14,9 @@ export const CLIENT_TYPES_FILE = new URL('../test/client/api.d.ts', import.meta.
 export async function liveOpenApiDocument(host = 'localhost'): Promise<Record<string, unknown>> {
   const pepper = 'openapi-document-pepper-0123456789abcdef';
   const config = loadConfig({ DATA_DIR: '/nonexistent-openapi-data-dir', API_KEY_PEPPER: pepper });
-  const database = await openDatabase({ kind: 'sqlite', file: ':memory:' });
+  const rt = await openRuntime(config, { target: { kind: 'sqlite', file: ':memory:' }, logTo: false, processMetrics: false });
   try {
-    await migrateToLatest(database);
-    const keys = new KeyService(database.db, { pepper, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans });
-    const app = await buildApp({
-      config,
-      database,
-      keys,
-      logger: false,
-      limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
-      authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
-    });
+    const app = await buildApp(rt);
     try {
       const res = await app.inject({ url: '/api/v1/openapi.json', headers: { host } });
       if (res.statusCode !== 200) throw new Error(`GET /api/v1/openapi.json answered ${res.statusCode}`);
@@ -37,7 +25,7 @@ export async function liveOpenApiDocument(host = 'localhost'): Promise<Record<st
       await app.close();
     }
   } finally {
-    await database.close();
+    await rt.close();
   }
 }
 

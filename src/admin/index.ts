@@ -13,7 +13,7 @@ import { DomainError } from '../errors.js';
 import { getClinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
 import type { WebhookService } from '../services/webhooks/endpoints.js';
-import { RateLimiters } from '../services/shared-rate-limit.js';
+import type { RateLimiters } from '../services/shared-rate-limit.js';
 import type { UsageCounter } from '../services/usage.js';
 import { ASSET_PREFIX, assets } from './assets.js';
 import type { AdminContext } from './context.js';
@@ -73,8 +73,8 @@ export interface AdminOptions extends AdminTuning {
   usage: UsageCounter;
   config: Config;
   now: () => number;
-  /** where the sign-in limiters are made: shared by the fleet on Redis with REDIS_URL */
-  limiters?: RateLimiters;
+  /** where the sign-in limiters are made (the runtime's): shared by the fleet on Redis with REDIS_URL */
+  limiters: RateLimiters;
 }
 
 // Everything the pages need comes from this origin; no inline script or style, no framing.
@@ -95,7 +95,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   const throttle = { ...DEFAULT_THROTTLE, ...opts.throttle };
   // One bucket per (e-mail, IP), e-mail and IP for the whole fleet: with per-instance buckets a
   // guesser would get one allowance per instance behind the load balancer.
-  const limiters = opts.limiters ?? new RateLimiters(null);
+  const limiters = opts.limiters;
   const ctx: AdminContext = {
     db: opts.db,
     keys: opts.keys,

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { createClinic, createUser, listClinicsWithKeys, listUsers, resetPassword, setClinicPlan } from '../services/accounts.js';
-import { isApiEligible, keyStatus } from '../services/api-keys.js';
-import { generatePassword } from '../services/passwords.js';
 import { DomainError } from '../errors.js';
 import { info, iso, plural, result, withRuntime, type CliContext } from './io.js';
+
+// Loaded when a command runs, never for --help (cli/main.ts).
+const accounts = () => import('../services/accounts.js');
+const apiKeys = () => import('../services/api-keys.js');
 
 async function readStdin(ctx: CliContext): Promise<string> {
   const chunks: Buffer[] = [];
@@ -14,7 +15,7 @@ async function readStdin(ctx: CliContext): Promise<string> {
 
 /** The password from stdin (--password-stdin), else a generated one that the command shows once. */
 async function passwordFor(ctx: CliContext, fromStdin: boolean | undefined): Promise<string> {
-  if (!fromStdin) return generatePassword();
+  if (!fromStdin) return (await import('../services/passwords.js')).generatePassword();
   const password = await readStdin(ctx);
   if (password === '') throw new DomainError('invalid_input', '--password-stdin: no password on stdin', { field: '--password-stdin' });
   return password;
@@ -31,6 +32,7 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .option('--plan <plan>', 'basic, pro, pro_total, enterprise or premium', 'pro_total')
     .option('--language <lang>', 'dashboard language: es or en', 'es')
     .action(async (o: { name: string; timezone: string; currency: string; plan: string; language: string }) => {
+      const { createClinic } = await accounts();
       const clinic = await withRuntime(ctx, (rt) =>
         createClinic(
           rt.database.db,
@@ -45,7 +47,8 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .command('list')
     .description('list clinics: id, plan, active API keys, time zone, name')
     .action(async () => {
-      const config = ctx.config();
+      const [{ listClinicsWithKeys }, { isApiEligible }] = await Promise.all([accounts(), apiKeys()]);
+      const config = await ctx.config();
       const rows = await withRuntime(ctx, (rt) => listClinicsWithKeys(rt.database.db, ctx.io.now()));
       const out = rows.map((c) => ({
         id: c.id,
@@ -75,7 +78,8 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .argument('<clinic-id>', 'the clinic id (from clinics list)')
     .argument('<plan>', 'basic, pro, pro_total, enterprise or premium')
     .action(async (clinicId: string, plan: string) => {
-      const config = ctx.config();
+      const [{ setClinicPlan }, { isApiEligible, keyStatus }] = await Promise.all([accounts(), apiKeys()]);
+      const config = await ctx.config();
       const { clinic, previous, activeKeys } = await withRuntime(ctx, async (rt) => {
         const changed = await setClinicPlan(rt.database.db, clinicId, plan);
         const nowS = Math.floor(ctx.io.now() / 1000);
@@ -107,6 +111,7 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .requiredOption('--role <role>', 'owner, staff or superadmin')
     .option('--password-stdin', 'read the password from the first line of stdin')
     .action(async (o: { clinic?: string; email: string; role: string; passwordStdin?: boolean }) => {
+      const { createUser } = await accounts();
       const password = await passwordFor(ctx, o.passwordStdin);
       const user = await withRuntime(ctx, (rt) =>
         createUser(rt.database.db, { clinicId: o.clinic ?? null, email: o.email, role: o.role, password }, ctx.io.now()),
@@ -126,6 +131,7 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .description("list a clinic's dashboard users: id, role, e-mail, created")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
+      const { listUsers } = await accounts();
       const rows = await withRuntime(ctx, (rt) => listUsers(rt.database.db, o.clinic));
       const out = rows.map((u) => ({ id: u.id, email: u.email, role: u.role, clinic_id: u.clinic_id, created_at: iso(u.created_at) }));
       result(ctx, out.map((u) => `${u.id}\t${u.role}\t${u.email}\tcreated ${u.created_at}`).join('\n'), out);
@@ -139,6 +145,7 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .option('--password-stdin', 'read the new password from the first line of stdin')
     .action(async (o: { email: string; passwordStdin?: boolean }) => {
       const password = await passwordFor(ctx, o.passwordStdin);
+      const { resetPassword } = await accounts();
       const { user, sessionsEnded } = await withRuntime(ctx, (rt) => resetPassword(rt.database.db, o.email, password));
       info(ctx, `new password set for ${user.role} ${user.email}; ended ${plural(sessionsEnded, 'dashboard session')}`);
       if (!o.passwordStdin) info(ctx, `generated password (shown once): ${password}`);

@@ -1,12 +1,8 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { demoCounts } from '../demo/generate.js';
 import { DomainError } from '../errors.js';
-import { createDemoWithAccess } from '../services/demo.js';
-import { importJsonLines } from '../services/import.js';
 import { info, positiveInt, result, withRuntime, type CliContext } from './io.js';
-import { startProgress } from './progress.js';
 
 /**
  * import and demo commit up to millions of rows in one transaction, whose COMMIT alone (deferred
@@ -14,7 +10,7 @@ import { startProgress } from './progress.js';
  * without the API's statement timeout.
  */
 function withoutStatementTimeout(ctx: CliContext): CliContext {
-  return { ...ctx, config: () => ({ ...ctx.config(), dbStatementTimeoutMs: 0 }) };
+  return { ...ctx, config: async () => ({ ...(await ctx.config()), dbStatementTimeoutMs: 0 }) };
 }
 
 export function registerDataCommands(program: Command, outer: CliContext): void {
@@ -37,6 +33,8 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
         }
         input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
       }
+      // Loaded only now (never for --help: cli/main.ts).
+      const [{ importJsonLines }, { startProgress }] = await Promise.all([import('../services/import.js'), import('./progress.js')]);
       const res = await withRuntime(ctx, async (rt) => {
         // Position in MB of input: the one measure known up front for a file.
         const progress = startProgress(ctx.io.stderr, {
@@ -95,6 +93,11 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
     .option('--scale <n>', 'data per clinic: 200 clientas, 1000 citas, 500 llamadas per unit', positiveInt('--scale', 1, 100_000), 1)
     .option('--seed <n>', 'random seed (same seed, same data)', positiveInt('--seed', 0, 2 ** 31), 1)
     .action(async (o: { clinics: number; scale: number; seed: number }) => {
+      const [{ demoCounts }, { createDemoWithAccess }, { startProgress }] = await Promise.all([
+        import('../demo/generate.js'),
+        import('../services/demo.js'),
+        import('./progress.js'),
+      ]);
       const created = await withRuntime(ctx, async (rt) => {
         const out = [];
         for (let i = 0; i < o.clinics; i++) {

@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
-import { openRuntime, type Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
 
 export interface Io {
   stdout: Writable & { isTTY?: boolean };
@@ -16,13 +16,18 @@ export interface Io {
 
 export interface CliContext {
   io: Io;
-  config: () => Config;
+  /** The configuration, read from io.env (and its schema loaded) when a command first asks. */
+  config: () => Promise<Config>;
   json: () => boolean;
 }
 
-/** Runs `fn` with an open runtime, closed afterwards whatever happens. */
+/**
+ * Runs `fn` with an open runtime, closed afterwards whatever happens. It logs nowhere: a
+ * command's stdout is its result, and what it has to say goes to stderr as text.
+ */
 export async function withRuntime<T>(ctx: CliContext, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(ctx.config());
+  const { openRuntime } = await import('../runtime.js');
+  const rt = await openRuntime(await ctx.config(), { logTo: false });
   try {
     return await fn(rt);
   } finally {

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
-import { requireClinic } from '../services/accounts.js';
-import { keyStatus, looksLikeApiKey } from '../services/api-keys.js';
 import { info, iso, result, withRuntime, type CliContext } from './io.js';
+
+// Loaded when a command runs, never for --help (cli/main.ts).
+const apiKeys = () => import('../services/api-keys.js');
 
 const EXPIRES_RE = /^(\d{1,4})d$/;
 
@@ -11,8 +12,8 @@ const EXPIRES_RE = /^(\d{1,4})d$/;
  * (it would land in the terminal's scrollback and logs once more): only its last four characters,
  * which `keys list` shows as the hint.
  */
-function keyIdArgument(value: string): string {
-  if (looksLikeApiKey(value)) {
+async function checkKeyId(value: string): Promise<string> {
+  if ((await apiKeys()).looksLikeApiKey(value)) {
     throw new DomainError(
       'invalid_input',
       `that is an API key, not a key id: revoke a key by its id, the first column of \`clinic-api keys list --clinic CLINIC_ID\` (this key is the one listed with hint …${value.trim().slice(-4)})`,
@@ -60,6 +61,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .description("list a clinic's keys: id, status, hint, name, last use (never the keys themselves)")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
+      const [{ requireClinic }, { keyStatus }] = await Promise.all([import('../services/accounts.js'), apiKeys()]);
       const rows = await withRuntime(ctx, async (rt) => {
         await requireClinic(rt.database.db, o.clinic);
         return rt.keys.list(o.clinic);
@@ -82,8 +84,9 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
   keys
     .command('revoke')
     .description('revoke a key by its id (from keys list)')
-    .argument('<key-id>', 'the key id (the first column of keys list), not the key', keyIdArgument)
-    .action(async (keyId: string) => {
+    .argument('<key-id>', 'the key id (the first column of keys list), not the key')
+    .action(async (given: string) => {
+      const keyId = await checkKeyId(given);
       const outcome = await withRuntime(ctx, async (rt) => {
         // The operator names a key, not a clinic: find its clinic first (operator-scoped), then
         // revoke it there, as every key query names its clinic.
@@ -96,7 +99,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         if (existing.revoked_at !== null) return 'already';
         // With REDIS_URL the revocation is announced to every running server (they evict it at once).
         const done = await rt.keys.revokeEverywhere(clinicId, keyId);
-        return done?.announced ? 'announced' : rt.redis ? 'not-announced' : 'revoked';
+        return done?.announced ? 'announced' : rt.config.redisUrl !== null ? 'not-announced' : 'revoked';
       });
       info(
         ctx,

@@ -3,7 +3,6 @@
 // DomainError to its exit codes.
 import fs from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { loadConfig } from '../config.js';
 import { DomainError, type DomainReason } from '../errors.js';
 import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
@@ -53,7 +52,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
 
-  const ctx = { io, config: () => loadConfig(io.env), json: () => Boolean(program.opts().json) };
+  // Every command module is cheap to load: each loads what it runs (services, the database, the
+  // server) only when it runs, so --help and --version load none of it.
+  const ctx = { io, config: async () => (await import('../config.js')).loadConfig(io.env), json: () => Boolean(program.opts().json) };
   registerServerCommands(program, ctx);
   registerAccountCommands(program, ctx);
   registerKeyCommands(program, ctx);

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { migrateDatabase } from '../runtime.js';
-import { serve } from '../server.js';
 import { info, result, type CliContext } from './io.js';
 
 export function registerServerCommands(program: Command, ctx: CliContext): void {
@@ -8,7 +6,9 @@ export function registerServerCommands(program: Command, ctx: CliContext): void 
     .command('serve')
     .description('run the API server (what npm start runs); on an empty database it creates a demo clinic first')
     .action(async () => {
-      await serve(ctx.config(), ctx.io.stdout);
+      // Loaded only now: the server (Fastify and every plugin) is most of what a start loads.
+      const { serve } = await import('../server.js');
+      await serve(await ctx.config(), ctx.io.stdout);
       // Keep running until a signal; serve() installs the handlers.
       await new Promise(() => {});
     });
@@ -17,7 +17,8 @@ export function registerServerCommands(program: Command, ctx: CliContext): void 
     .command('migrate')
     .description('apply database migrations (idempotent)')
     .action(async () => {
-      const applied = await migrateDatabase(ctx.config());
+      const { migrateDatabase } = await import('../runtime.js');
+      const applied = await migrateDatabase(await ctx.config());
       info(ctx, applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       result(ctx, applied.join('\n'), { applied });
     });

@@ -4,10 +4,11 @@
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
-import { requireClinic } from '../services/accounts.js';
-import { endpointStatus, eventTypesOf } from '../services/webhooks/endpoints.js';
 import type { Attempt } from '../services/webhooks/send.js';
 import { info, iso, result, withRuntime, type CliContext } from './io.js';
+
+// Loaded when a command runs, never for --help (cli/main.ts).
+const endpoints = () => import('../services/webhooks/endpoints.js');
 
 /** The clinic of endpoint `id`, or exit 2 naming it. */
 async function locate(rt: Runtime, id: string): Promise<string> {
@@ -43,7 +44,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         }),
       );
       const e = created.endpoint;
-      const types = eventTypesOf(e);
+      const types = (await endpoints()).eventTypesOf(e);
       info(
         ctx,
         `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now on. Store the secret now: it cannot be shown again.`,
@@ -55,6 +56,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .description("list a clinic's endpoints: id, status, URL, event types, last error")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
+      const [{ requireClinic }, { endpointStatus, eventTypesOf }] = await Promise.all([import('../services/accounts.js'), endpoints()]);
       const rows = await withRuntime(ctx, async (rt) => {
         await requireClinic(rt.database.db, o.clinic);
         return rt.webhooks.list(o.clinic);

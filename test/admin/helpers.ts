@@ -1,18 +1,15 @@
 // A real app (same factory as the server) on a fresh database, with the people and clinics the
 // dashboard tests need, and a tiny cookie-keeping client over app.inject().
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import type { AdminTuning } from '../../src/admin/index.js';
-import { buildApp } from '../../src/app.js';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic, createUser } from '../../src/services/accounts.js';
-import { KeyService } from '../../src/services/api-keys.js';
-import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
-import { TEST_ENV, TEST_PEPPER } from '../helpers/app.js';
-import { freshDatabase } from '../helpers/db.js';
-import { FIXTURE_NOW_MS } from '../helpers/fixtures.js';
+import type { KeyService } from '../../src/services/api-keys.js';
+import { appFor } from '../helpers/app.js';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -26,6 +23,7 @@ export const EMAILS = {
 
 export interface DashboardApp {
   app: FastifyInstance;
+  rt: TestRuntime;
   database: Database;
   keys: KeyService;
   config: Config;
@@ -43,11 +41,8 @@ export async function buildDashboardApp(
   dialect: Dialect,
   opts: { env?: Record<string, string>; admin?: AdminTuning; nowMs?: number } = {},
 ): Promise<DashboardApp> {
-  const config = loadConfig({ ...TEST_ENV, ...opts.env });
-  const database = await freshDatabase(dialect);
-  const clock = { now: opts.nowMs ?? FIXTURE_NOW_MS };
-  const now = () => clock.now;
-  const keys = new KeyService(database.db, { pepper: TEST_PEPPER, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, now });
+  const rt = await testRuntime(dialect, { env: opts.env, nowMs: opts.nowMs });
+  const { database, keys, config, clock } = rt;
   const db = database.db;
   const clinicA = await createClinic(db, { name: 'Clínica Uno', plan: 'premium', language: 'es' }, clock.now);
   const clinicB = await createClinic(
@@ -63,19 +58,10 @@ export async function buildDashboardApp(
     createUser(db, { clinicId: clinicLow.id, email: EMAILS.ownerLow, role: 'owner', password: PASSWORD }),
     createUser(db, { clinicId: null, email: EMAILS.superadmin, role: 'superadmin', password: PASSWORD }),
   ]);
-  const app = await buildApp({
-    config,
-    database,
-    keys,
-    now,
-    logger: false,
-    admin: opts.admin,
-    limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
-    authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
-  });
-  await app.ready();
+  const app = await appFor(rt, { admin: opts.admin });
   return {
     app,
+    rt,
     database,
     keys,
     config,
@@ -85,7 +71,7 @@ export async function buildDashboardApp(
     clinicLow,
     close: async () => {
       await app.close();
-      await database.close();
+      await rt.close();
     },
   };
 }

@@ -37,7 +37,7 @@ function cli(argv: string[], opts: Partial<RunOptions> = {}): Promise<Run> {
 
 /** A runtime on the same DATA_DIR, to look at what the commands did. */
 async function withRt<T>(fn: (rt: Runtime) => Promise<T>, dir = dataDir): Promise<T> {
-  const rt = await openRuntime(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }));
+  const rt = await openRuntime(loadConfig({ DATA_DIR: dir }), { logTo: false });
   try {
     return await fn(rt);
   } finally {
@@ -747,6 +747,41 @@ describe('the real binary: node bin/clinic-api.js', () => {
         );
       }
     }
+  });
+
+  /** The modules `node bin/clinic-api.js ...args` loaded through import (test/cli/record-loads.mjs), and how it ended. */
+  function loadsOf(args: string[]): { status: number | null; loaded: string[] } {
+    const file = path.join(binDir, `loads-${args.join('-')}.txt`);
+    fs.rmSync(file, { force: true });
+    const r = spawnSync(process.execPath, ['--import', path.join(ROOT, 'test', 'cli', 'record-loads.mjs'), BIN, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: binDir, RECORD_LOADS: file },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    return { status: r.status, loaded: fs.readFileSync(file, 'utf8').trim().split('\n') };
+  }
+
+  /** What only the server or the data commands need: none of it is for --version or --help. */
+  const HEAVY =
+    /\/node_modules\/(fastify|@fastify|kysely|better-sqlite3|pg|pino|prom-client|redis|@redis|@sinclair\/typebox|luxon)\/|\/dist\/(runtime|server|app|config)\.js$/;
+
+  it('--version and --help load the CLI alone: no server, database driver, logger or configuration schema', () => {
+    for (const args of [['--version'], ['--help'], ['keys', '--help'], ['help', 'import']]) {
+      const { status, loaded } = loadsOf(args);
+      expect({ args, status }).toEqual({ args, status: 0 });
+      // The recorder saw the loads (commander is what --help is made of)...
+      expect(loaded.some((url) => url.includes('/node_modules/commander/'))).toBe(true);
+      // ...and nothing heavy among them.
+      expect({ args, heavy: loaded.filter((url) => HEAVY.test(url)) }).toEqual({ args, heavy: [] });
+    }
+  });
+
+  it('a command loads what it runs: `clinics list` opens the database without the server or Redis', () => {
+    const { status, loaded } = loadsOf(['clinics', 'list']);
+    expect(status).toBe(0);
+    expect(loaded.some((url) => url.includes('/node_modules/better-sqlite3/'))).toBe(true);
+    expect(loaded.filter((url) => /\/node_modules\/(fastify|@fastify|redis|@redis)\/|\/dist\/(server|app)\.js$/.test(url))).toEqual([]);
   });
 
   it('pipes: the stdout of one command is the argument of the next', async () => {

@@ -113,7 +113,7 @@ describe('first run through serve()', () => {
     expect(fs.statSync(pepperFile).mode & 0o777).toBe(0o600);
     const pepper = fs.readFileSync(pepperFile, 'utf8').trim();
     expect(pepper.length).toBeGreaterThanOrEqual(32);
-    const rt = await openRuntime(loadConfig({ DATA_DIR: dataDir }));
+    const rt = await openRuntime(loadConfig({ DATA_DIR: dataDir }), { logTo: false });
     try {
       const rows = await rt.database.db.selectFrom('api_keys').selectAll().execute();
       expect(rows).toHaveLength(1);
@@ -229,6 +229,61 @@ describe('first run as a process (what `npm start` does)', () => {
   });
 });
 
+describe("the first start's log lines (LOG_FORMAT)", () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+
+  /** `clinic-api serve` on an empty DATA_DIR; its stdout once it has said it listens, and its exit code after SIGTERM. */
+  async function firstStart(env: Record<string, string>): Promise<{ stdout: string; code: number | null }> {
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDir(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(proc);
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    let stdout = '';
+    let stderr = '';
+    proc.stderr!.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    await new Promise<void>((resolve, reject) => {
+      proc.stdout!.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        if (stdout.includes('clinic-api listening')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`serve exited with ${code} before listening:\n${stdout}\n${stderr}`)));
+    });
+    proc.kill('SIGTERM');
+    return { stdout, code: await exited };
+  }
+
+  it('pretty (what a terminal gets): the generated-pepper warning reads like the banner around it, no JSON anywhere', async () => {
+    const { stdout, code } = await firstStart({ LOG_FORMAT: 'pretty' });
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);
+    const warning = lines.findIndex((l) => l.includes('API_KEY_PEPPER is not set'));
+    expect(lines[warning]).toMatch(
+      /^\d\d:\d\d:\d\d warn {2}API_KEY_PEPPER is not set: generated one into DATA_DIR\/api-key-pepper; back it up/,
+    );
+    // Before the banner, which follows unchanged.
+    expect(lines.findIndex((l) => l.startsWith('First run: created the demo clinic'))).toBeGreaterThan(warning);
+    expect(lines.find((l) => l.includes('clinic-api listening'))).toMatch(/^\d\d:\d\d:\d\d info {2}clinic-api listening {2}database=/);
+  });
+
+  it('auto without a terminal (a container, a pipe): every log line is one JSON object, as collectors read them', async () => {
+    const { stdout, code } = await firstStart({});
+    expect(code).toBe(0);
+    const logLines = stdout.split('\n').filter((l) => l.startsWith('{'));
+    const warning = logLines.map((l) => JSON.parse(l) as { level: number; msg: string }).find((o) => o.msg.includes('API_KEY_PEPPER'));
+    expect(warning).toMatchObject({ level: 40, msg: expect.stringMatching(/^API_KEY_PEPPER is not set/) });
+    expect(stdout).not.toMatch(/^\d\d:\d\d:\d\d warn/m);
+  });
+});
+
 describe.each(dialects())('several instances starting at once on one empty %s database', (dialect) => {
   const children: ChildProcess[] = [];
   afterEach(() => {
@@ -289,7 +344,7 @@ describe.each(dialects())('several instances starting at once on one empty %s da
     for (const i of all) i.proc.kill('SIGTERM');
     expect(await Promise.all(all.map((i) => i.exited))).toEqual([0, 0, 0]);
 
-    const rt = await openRuntime(loadConfig(env));
+    const rt = await openRuntime(loadConfig(env), { logTo: false });
     try {
       const count = async (table: 'clinics' | 'users' | 'api_keys') =>
         Number(

@@ -46,7 +46,7 @@ export async function runCli(argv: string[], opts: RunOptions): Promise<Run> {
 
 /** A runtime on the same DATA_DIR, to look at what the commands did. */
 export async function withRuntimeAt<T>(dataDir: string, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+  const rt = await openRuntime(loadConfig({ DATA_DIR: dataDir }), { logTo: false });
   try {
     return await fn(rt);
   } finally {

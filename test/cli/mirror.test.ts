@@ -19,7 +19,6 @@ import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { decodeCursor } from '../../src/services/feed.js';
 import { importJsonLines } from '../../src/services/import.js';
-import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -166,7 +165,7 @@ describe.each(dialects())('a mirror kept by the README program while imports run
     let rt: Runtime | null = null;
     let app: FastifyInstance | null = null;
     try {
-      rt = await openRuntime(config);
+      rt = await openRuntime(config, { logTo: false });
       const db = rt.database;
       const clinic = await createClinic(db.db, { name: 'Espejo', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' });
       const other = await createClinic(db.db, { name: 'Otra', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' });
@@ -174,14 +173,7 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       expect((await importJsonLines(db, clinic.id, Readable.from([jsonl(base())]))).ok).toBe(true);
       const baseHead = (await dataVersions(db.db, clinic.id)).eventsSeq;
 
-      app = await buildApp({
-        config,
-        database: db,
-        keys: rt.keys,
-        logger: false,
-        limiter: new MemoryGcraLimiter(config.rateLimitRps, config.rateLimitBurst),
-        authFailLimiter: new MemoryGcraLimiter(config.authFailRps, config.authFailBurst),
-      });
+      app = await buildApp(rt);
       const address = await app.listen({ port: 0, host: '127.0.0.1' });
 
       // The writers: real CLI processes, all at once (and one into the other clinic).

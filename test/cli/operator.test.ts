@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
 import { verifyPassword } from '../../src/services/passwords.js';
 import { Client } from '../admin/helpers.js';
 import { runCli, tempDirs, withRuntimeAt, type RunOptions } from './in-process.js';
@@ -200,14 +199,7 @@ describe('users reset-password', () => {
     const PAGE = '/dashboard/settings/api';
     // Signed in to the dashboard (the real app on this DATA_DIR), twice as the owner and once as staff.
     await withRuntimeAt(dataDir, async (rt) => {
-      const app = await buildApp({
-        config: rt.config,
-        database: rt.database,
-        keys: rt.keys,
-        logger: false,
-        limiter: new MemoryGcraLimiter(100, 100),
-        authFailLimiter: new MemoryGcraLimiter(100, 100),
-      });
+      const app = await buildApp(rt);
       try {
         const laptop = new Client(app, '203.0.113.1');
         const phone = new Client(app, '203.0.113.2');

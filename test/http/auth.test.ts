@@ -1,11 +1,9 @@
 // Authentication: Bearer only, one answer for every bad key, revocation and expiry
 // at once, auth before anything else, and a key reads its own clinic only.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { KeyService } from '../../src/services/api-keys.js';
-import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
-import { buildTestApp, TEST_PEPPER, type TestApp } from '../helpers/app.js';
+import { appFor, buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
+import { anotherInstance } from '../helpers/runtime.js';
 import { ALL_PATHS, call, expectError, ok, tick } from './helpers.js';
 
 const WWW_AUTHENTICATE = 'Bearer realm="api"';
@@ -137,17 +135,8 @@ describe.each(dialects())('authentication on %s', (dialect) => {
 
   it('a revocation reaches another instance on the same database within 5 seconds', async () => {
     // A second instance: its own key cache and limiters, the same database and clock.
-    const now = () => t.clock.now;
-    const keys2 = new KeyService(t.database.db, { pepper: TEST_PEPPER, prefix: t.config.apiKeyPrefix, apiPlans: t.config.apiPlans, now });
-    const app2 = await buildApp({
-      config: t.config,
-      database: t.database,
-      keys: keys2,
-      now,
-      logger: false,
-      limiter: new MemoryGcraLimiter(t.config.rateLimitRps, t.config.rateLimitBurst),
-      authFailLimiter: new MemoryGcraLimiter(t.config.authFailRps, t.config.authFailBurst),
-    });
+    const rt2 = anotherInstance(t.rt);
+    const app2 = await appFor(rt2);
     try {
       const k = await t.keys.create({ clinicId: t.clinicA.id, name: 'shared', expiresAt: null, createdBy: null });
       const viaApp2 = () => app2.inject({ url: '/api/v1/clientas?limit=1', headers: { authorization: `Bearer ${k.key}` } });
@@ -158,6 +147,7 @@ describe.each(dialects())('authentication on %s', (dialect) => {
       expectError(await viaApp2(), 401, 'invalid_api_key');
     } finally {
       await app2.close();
+      await rt2.close();
     }
   });
 });

@@ -2,6 +2,7 @@
 // Now is 2026-03-28T12:00Z (13:00 in Madrid).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appFor, bearer, buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
+import { anotherInstance } from '../helpers/runtime.js';
 import { dialects } from '../helpers/db.js';
 import { A, B, clientaRecord, uid } from '../helpers/fixtures.js';
 import { ids, ok, tick } from './helpers.js';
@@ -281,7 +282,8 @@ describe.each(dialects())('GET /api/v1/clientas, own data and clock, on %s', (di
   it('a search total is kept until the clinic imports clientas, then counted again (any instance, per clinic)', async () => {
     const t = await buildTestApp(dialect);
     // A second app on the same database: another instance of the service with its own cache.
-    const other = await appFor(t.config, t.database, t.keys, () => t.clock.now);
+    const otherRt = anotherInstance(t.rt);
+    const other = await appFor(otherRt);
     try {
       const total = async (url: string, key = t.keyA, app = t.app) => {
         const res = await app.inject({ method: 'GET', url, headers: bearer(key) });
@@ -310,6 +312,7 @@ describe.each(dialects())('GET /api/v1/clientas, own data and clock, on %s', (di
       expect(await total('/api/v1/clientas?q=mari')).toBe(4);
     } finally {
       await other.close();
+      await otherRt.close();
       await t.close();
     }
   });

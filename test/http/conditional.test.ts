@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { capturing } from '../../src/db/explain.js';
 import { importJsonLines } from '../../src/services/import.js';
 import { appFor, buildTestApp, type TestApp } from '../helpers/app.js';
+import { anotherInstance } from '../helpers/runtime.js';
 import { dialects } from '../helpers/db.js';
 import { A, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
 import { call, JSON_UTF8, PATHS } from './helpers.js';
@@ -138,7 +139,8 @@ describe.each(dialects())('conditional requests on %s', (dialect) => {
 
   it("a 304 builds no page: one read of the clinic's versions (and, for clientas, one seek for the next start)", async () => {
     const cap = capturing(t.database.db);
-    const app = await appFor(t.config, { ...t.database, db: cap.db }, t.keys, () => t.clock.now);
+    const rt = anotherInstance(t.rt, { ...t.database, db: cap.db });
+    const app = await appFor(rt);
     try {
       const expected: Record<string, RegExp[]> = {
         '/api/v1/citas?desde=2026-01-01&hasta=2026-12-31&limit=500': [/from "clinic_data_versions"/],
@@ -163,6 +165,7 @@ describe.each(dialects())('conditional requests on %s', (dialect) => {
       ).toBe(400);
     } finally {
       await app.close();
+      await rt.close();
     }
   });
 });

@@ -1,7 +1,6 @@
 // GET /livez, GET /readyz and GET /metrics (docs/operations.md, "Health" and "Metrics").
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tokenMatches } from '../../src/http/plugins/metrics.js';
-import { Metrics } from '../../src/metrics.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { call, expectError, JSON_UTF8, scrapeMetrics, tick } from './helpers.js';
@@ -17,7 +16,7 @@ function sample(text: string, series: string): number {
 describe.each(dialects())('health and metrics on %s', (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp(dialect, { env: { METRICS_TOKEN: TOKEN, RATE_LIMIT_RPS: '2', RATE_LIMIT_BURST: '3' }, metrics: new Metrics() });
+    t = await buildTestApp(dialect, { env: { METRICS_TOKEN: TOKEN, RATE_LIMIT_RPS: '2', RATE_LIMIT_BURST: '3' }, processMetrics: true });
   });
   afterAll(async () => {
     await t.close();

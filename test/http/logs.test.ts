@@ -29,7 +29,7 @@ describe('log lines never hold a key', () => {
   beforeAll(async () => {
     t = await buildTestApp('sqlite', {
       env: { API_KEY_PREFIX: 'clin', LOG_LEVEL: 'trace' },
-      logStream: {
+      logTo: {
         write: (line: string) => {
           lines.push(line);
         },

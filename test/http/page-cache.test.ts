@@ -6,7 +6,6 @@ import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importJsonLines } from '../../src/services/import.js';
-import { Metrics } from '../../src/metrics.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { A } from '../helpers/fixtures.js';
@@ -25,7 +24,7 @@ const URLS = [
 describe.each(dialects())('the page cache on %s', (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp(dialect, { env: { METRICS_TOKEN: TOKEN }, metrics: new Metrics() });
+    t = await buildTestApp(dialect, { env: { METRICS_TOKEN: TOKEN }, processMetrics: true });
   });
   afterAll(async () => {
     await t.close();
@@ -108,7 +107,7 @@ describe('PAGE_CACHE_MB=0', () => {
   let off: TestApp;
   let on: TestApp;
   beforeAll(async () => {
-    off = await buildTestApp('sqlite', { env: { PAGE_CACHE_MB: '0', METRICS_TOKEN: TOKEN }, metrics: new Metrics() });
+    off = await buildTestApp('sqlite', { env: { PAGE_CACHE_MB: '0', METRICS_TOKEN: TOKEN }, processMetrics: true });
     on = await buildTestApp('sqlite');
   });
   afterAll(async () => {

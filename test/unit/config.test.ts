@@ -32,6 +32,7 @@ describe('loadConfig defaults', () => {
       authFailBurst: 20,
       apiPlans: ['pro_total', 'enterprise', 'premium'],
       logLevel: 'info',
+      logFormat: 'auto',
       trustProxy: false,
       cookieSecure: 'auto',
       dbPoolMax: 10,

@@ -10,12 +10,12 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** Bottom first: a file may import its own layer and those below it. */
 const LAYERS: [number, RegExp][] = [
-  [0, /^(config|errors|time|metrics|startup-errors)\.ts$|^(domain|demo)\//],
+  [0, /^(config|errors|time|metrics|startup-errors)\.ts$|^(config|domain|demo)\//],
   [1, /^(db|redis)\//],
   [2, /^repos\//],
   [3, /^services\//],
   [4, /^(http|admin)\//],
-  [5, /^(app|runtime)\.ts$/],
+  [5, /^(app|runtime|logger)\.ts$/],
   [6, /^server\.ts$/],
   [7, /^cli\//],
 ];
@@ -33,12 +33,12 @@ function sources(dir = SRC): string[] {
   });
 }
 
-/** The src/ files `file` imports (type-only imports included: they are dependencies too). */
+/** The src/ files `file` imports (type-only and dynamic imports included: they are dependencies too). */
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(path.join(SRC, file), 'utf8');
   const out: string[] = [];
-  for (const m of text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'(\.[^']+)'/gms)) {
-    const target = path.normalize(path.join(path.dirname(file), m[1]!.replace(/\.js$/, '.ts')));
+  for (const m of text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)/gms)) {
+    const target = path.normalize(path.join(path.dirname(file), (m[1] ?? m[2])!.replace(/\.js$/, '.ts')));
     out.push(target);
   }
   return out;

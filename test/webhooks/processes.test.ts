@@ -44,7 +44,7 @@ async function setup(dialect: string) {
     WEBHOOK_RETRY_MAX_MS: '200',
   };
   if (dialect === 'postgres') env.DATABASE_URL = await newPgDatabaseUrl();
-  const rt = await openRuntime(loadConfig(env));
+  const rt = await openRuntime(loadConfig(env), { logTo: false });
   cleanups.push(() => rt.close());
   const clinic = await createClinic(rt.database.db, { name: 'Hooks', plan: 'premium', timezone: 'Europe/Madrid' }, Date.now());
   return { env, rt, clinic };

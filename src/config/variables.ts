@@ -1,0 +1,366 @@
+// Every environment variable, once: its name, kind, default, bounds and the line the docs show
+// (README's "Configuration" table and the tables in docs/ are written from this by
+// `npm run docs:config`; test/docs/config-docs.test.ts fails when they differ). Rules between
+// variables are in rules.ts. Adding a variable: one entry here (where its value belongs in
+// Config: its type follows), then `npm run docs:config`; test/unit/config.test.ts lists every
+// default and wants the new one too.
+//
+// The groups (http, overload, webhooks) are the objects the code takes whole, and the docs'
+// tables of one topic (docs/operations.md, docs/webhooks.md).
+//
+// Longer than 300 lines on purpose: one entry per variable, each with its line of docs, and one
+// list is the point (split by topic, a reader would look for a variable in several files).
+import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { PLANS } from '../domain/records.js';
+import { flag, int, literals, oneOf, optionalInt, optionalText, shaped, text } from './kinds.js';
+
+const MB = 1024 * 1024;
+
+const IPV4_CIDR = /^(\d{1,3}\.){3}\d{1,3}(\/\d{1,2})?$/;
+const IPV6_CIDR = /^[0-9a-f:]+(\/\d{1,3})?$/i;
+
+/** TRUST_PROXY's text: false, true, a hop count, or a list of addresses (checked by the schema). */
+function trustProxyValue(raw: string): unknown {
+  const v = raw.toLowerCase();
+  if (v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d{1,2}$/.test(v)) return Number(v);
+  return v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
+/**
+ * redis:// or rediss:// (TLS), with an optional user, password and database number, as
+ * node-redis reads it. Whether Redis answers is not checked here: an instance starts and serves
+ * without it (limits fail open), so a Redis outage never stops a restart. The URL is never
+ * repeated in the message (it may hold a password).
+ */
+function redisUrlProblem(raw: string): string | null {
+  const fix =
+    "e.g. redis://redis:6379 or rediss://user:password@redis.example:6380/0 (percent-encode special characters in the password); unset it to keep limits in each instance's memory";
+  if (!/^rediss?:\/\//i.test(raw)) return `must be a redis:// or rediss:// URL, ${fix}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `is not a valid URL, ${fix}`;
+  }
+  if (url.hostname === '') return `has no host, ${fix}`;
+  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) return `the path must be a database number such as /0, ${fix}`;
+  if (url.search !== '' || url.hash !== '') return `takes no query string or fragment, ${fix}`;
+  return null;
+}
+
+function databaseUrlProblem(raw: string): string | null {
+  if (!/^postgres(ql)?:\/\//i.test(raw))
+    return 'must be a postgres:// or postgresql:// URL; unset it to use the embedded SQLite database in DATA_DIR';
+  try {
+    new URL(raw);
+  } catch {
+    return 'is not a valid URL (percent-encode special characters in the password)';
+  }
+  return null;
+}
+
+function planList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
+const fromMebibytes = (mb: number) => mb * MB;
+const toMebibytes = (bytes: number) => bytes / MB;
+
+export const ConfigSchema = Type.Object({
+  port: int('PORT', { default: 3000, minimum: 0, maximum: 65535, description: 'HTTP port' }),
+  host: text('HOST', {
+    default: '127.0.0.1',
+    pattern: '^[A-Za-z0-9.:[\\]-]+$',
+    allowedDoc: 'a host name or IP address',
+    problem: (raw) => `is not a host name or IP address: "${raw}"`,
+    description: 'bind address (`0.0.0.0` in containers)',
+  }),
+  dataDir: Type.Transform(
+    text('DATA_DIR', {
+      default: './data',
+      pattern: '.',
+      allowedDoc: 'a directory',
+      problem: () => 'must name a directory',
+      description: 'where the embedded SQLite database (and a generated pepper) live',
+    }),
+  )
+    .Decode((dir) => path.resolve(dir))
+    .Encode((dir) => dir),
+  databaseUrl: optionalText('DATABASE_URL', {
+    problem: () => 'must be a postgres:// or postgresql:// URL',
+    refine: databaseUrlProblem,
+    defaultDoc: 'unset (SQLite in `DATA_DIR`)',
+    allowedDoc: '`postgres://` or `postgresql://` URL',
+    description: 'use this PostgreSQL database instead of the embedded SQLite',
+  }),
+  redisUrl: optionalText('REDIS_URL', {
+    problem: () => 'must be a redis:// or rediss:// URL',
+    refine: redisUrlProblem,
+    defaultDoc: "unset (limits in each instance's memory)",
+    allowedDoc: '`redis://host:6379` or `rediss://user:password@host:6380/0`',
+    description: 'several instances share the rate limits and revocations through this Redis (docs/deploy.md)',
+  }),
+  redisTimeoutMs: int('REDIS_TIMEOUT_MS', {
+    default: 10,
+    minimum: 1,
+    maximum: 1000,
+    description:
+      "how long a request waits for Redis before its limit is decided in the instance's memory instead (fails open; logged once, back on Redis by itself)",
+  }),
+  pageCacheBytes: Type.Transform(
+    int('PAGE_CACHE_MB', {
+      default: 32,
+      minimum: 0,
+      maximum: 4096,
+      description:
+        'memory (MiB) for the list pages the service built, kept by their `ETag` and sent again while nothing changed (least recently used out first); `0` builds every page',
+    }),
+  )
+    .Decode(fromMebibytes)
+    .Encode(toMebibytes),
+  apiKeyPrefix: text('API_KEY_PREFIX', {
+    default: 'svc',
+    pattern: '^[a-z][a-z0-9]{1,15}$',
+    allowedDoc: '2-16 lowercase letters or digits, starting with a letter',
+    problem: () => 'must be 2 to 16 lowercase letters or digits, starting with a letter (e.g. "svc")',
+    description: 'prefix of new keys',
+  }),
+  apiKeyPepper: optionalText('API_KEY_PEPPER', {
+    minLength: 32,
+    problem: () =>
+      'must be at least 32 characters of secret (e.g. `openssl rand -base64 48`); unset it to have one generated into DATA_DIR',
+    defaultDoc: 'generated into `DATA_DIR/api-key-pepper`',
+    allowedDoc: 'at least 32 characters',
+    description: "secret of the keys' keyed hash and of the webhook secrets' encryption: the same for every instance and the CLI",
+  }),
+  rateLimitRps: int('RATE_LIMIT_RPS', { default: 60, minimum: 1, maximum: 100_000, description: 'sustained requests per second per key' }),
+  rateLimitBurst: int('RATE_LIMIT_BURST', { default: 120, minimum: 1, maximum: 1_000_000, description: 'burst per key' }),
+  authFailRps: int('AUTH_FAIL_RPS', {
+    default: 10,
+    minimum: 1,
+    maximum: 100_000,
+    description: 'failed authentications per second per client IP',
+  }),
+  authFailBurst: int('AUTH_FAIL_BURST', {
+    default: 20,
+    minimum: 1,
+    maximum: 1_000_000,
+    description: 'burst of failed authentications per client IP',
+  }),
+  apiPlans: Type.Transform(
+    shaped('API_PLANS', Type.Array(Type.Union(literals(PLANS)), { minItems: 1 }), {
+      default: ['pro_total', 'enterprise', 'premium'],
+      parse: planList,
+      problem: (raw) => {
+        const unknown = planList(raw).filter((p) => !(PLANS as readonly string[]).includes(p));
+        return `must be a comma-separated list of ${PLANS.join(', ')}; unknown: ${unknown.join(', ') || '(empty)'}`;
+      },
+      allowedDoc: `a comma-separated list of ${PLANS.map((p) => `\`${p}\``).join(', ')}`,
+      description: 'plans whose clinics may create keys',
+    }),
+  )
+    .Decode((plans) => Object.freeze(plans))
+    .Encode((plans) => [...plans]),
+  logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    default: 'info',
+    description: 'the least severe log lines written',
+  }),
+  logFormat: oneOf('LOG_FORMAT', ['auto', 'json', 'pretty'], {
+    default: 'auto',
+    description:
+      'log lines as JSON objects, one per line (`json`, for log collectors) or as human lines (`pretty`); `auto`: human when stdout is a terminal, JSON otherwise',
+  }),
+  trustProxy: shaped(
+    'TRUST_PROXY',
+    Type.Union([
+      Type.Boolean(),
+      Type.Integer({ minimum: 0, maximum: 99 }),
+      Type.Array(Type.String({ pattern: `${IPV4_CIDR.source}|${IPV6_CIDR.source}` }), { minItems: 1 }),
+    ]),
+    {
+      default: false,
+      parse: trustProxyValue,
+      problem: () =>
+        'must be false, true, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8,127.0.0.1)',
+      allowedDoc: '`false`, `true`, a number of hops, or addresses/CIDRs',
+      description:
+        "behind a reverse proxy: the number of proxy hops (e.g. `1`) or the proxies' addresses/CIDRs, so the client IP and HTTPS come from `X-Forwarded-*`; `true` trusts every hop (any client could then spoof its address)",
+    },
+  ),
+  cookieSecure: oneOf('COOKIE_SECURE', ['auto', 'always', 'never'], {
+    default: 'auto',
+    problem: 'must be auto, always or never',
+    description:
+      'dashboard cookie `Secure` flag: `auto` (when the request is HTTPS), `always` (recommended in production behind TLS), `never`',
+  }),
+  dbPoolMax: int('DB_POOL_MAX', { default: 10, minimum: 1, maximum: 1000, description: 'PostgreSQL connections per instance' }),
+  dbStatementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS', {
+    default: 5000,
+    minimum: 100,
+    maximum: 600_000,
+    description: 'PostgreSQL statement timeout',
+  }),
+  dbConnectTimeoutMs: int('DB_CONNECT_TIMEOUT_MS', {
+    default: 2000,
+    minimum: 100,
+    maximum: 60_000,
+    description:
+      'longest wait for a PostgreSQL connection, new or from the pool: with the statement timeout, bounds a request while the database fails',
+  }),
+  usageFlushIntervalS: int('USAGE_FLUSH_INTERVAL_S', {
+    default: 30,
+    minimum: 1,
+    maximum: 3600,
+    description: "how often the dashboard's API usage counts are written",
+  }),
+  shutdownTimeoutS: int('SHUTDOWN_TIMEOUT_S', {
+    default: 10,
+    minimum: 1,
+    maximum: 600,
+    description: 'a graceful shutdown (SIGTERM/SIGINT) that takes longer exits with code 1',
+  }),
+  metricsToken: optionalText('METRICS_TOKEN', {
+    minLength: 32,
+    pattern: '^[\\x21-\\x7e]+$',
+    problem: () => 'must be at least 32 printable characters without spaces (e.g. `openssl rand -hex 32`); unset it to turn /metrics off',
+    defaultDoc: 'unset (`/metrics` does not exist)',
+    allowedDoc: 'at least 32 printable characters, no spaces',
+    description: 'bearer token of `GET /metrics`',
+  }),
+  // The contract promises integrators at least 30 days to come back to a cursor.
+  eventRetentionDays: int('EVENT_RETENTION_DAYS', {
+    default: 30,
+    minimum: 30,
+    maximum: 3650,
+    description:
+      'days the change feed keeps its events; older ones are removed in the background, and an older cursor is `410 cursor_expired`',
+  }),
+  /** Timeouts and caps against slow and greedy clients (docs/operations.md). */
+  http: Type.Object({
+    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', {
+      default: 10_000,
+      minimum: 100,
+      maximum: 600_000,
+      description:
+        'the request line and headers must arrive within this, else 408 `request_timeout` and the connection closed (a slowloris connection; checked every second)',
+    }),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', {
+      default: 30_000,
+      minimum: 100,
+      maximum: 3_600_000,
+      description:
+        'the whole request, body included, must arrive within this (a body sent a byte at a time), else 408 and the connection closed',
+    }),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', {
+      default: 10_000,
+      minimum: 100,
+      maximum: 3_600_000,
+      description:
+        "an idle keep-alive connection is closed after this; behind a proxy that pools connections, set it above the proxy's idle timeout",
+    }),
+    socketTimeoutMs: int('SOCKET_TIMEOUT_MS', {
+      default: 30_000,
+      minimum: 100,
+      maximum: 3_600_000,
+      description:
+        'a connection on which nothing moves either way for this long mid-request or mid-response (a client that stopped reading its answer) is destroyed',
+    }),
+    maxConnectionsPerAddress: int('MAX_CONNECTIONS_PER_ADDRESS', {
+      default: 100,
+      minimum: 0,
+      maximum: 1_000_000,
+      description:
+        "open connections per client address (the TCP peer: behind a proxy, the proxy's); one more is closed at once, before it is read; `0`: no cap",
+    }),
+    maxHeaderBytes: int('MAX_HEADER_BYTES', {
+      default: 16_384,
+      minimum: 1_024,
+      maximum: 1_048_576,
+      description: 'request line plus headers, else 431 `headers_too_large` and the connection closed',
+    }),
+  }),
+  /** Past any threshold, requests are refused with 503 service_unavailable (0: not checked). */
+  overload: Type.Object({
+    maxEventLoopDelayMs: int('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', {
+      default: 1_000,
+      minimum: 0,
+      maximum: 60_000,
+      description:
+        'past this mean event-loop delay over the last second (sustained slowness: one long stall among quick turns hardly moves the mean), 503 `service_unavailable`; `0`: not checked',
+    }),
+    maxHeapUsedBytes: Type.Transform(
+      optionalInt('OVERLOAD_MAX_HEAP_USED_MB', {
+        minimum: 0,
+        maximum: 1_048_576,
+        defaultDoc: "90% of V8's heap limit",
+        description:
+          'past this V8 heap use (MiB; near the limit V8 spends its time collecting, then the process dies), 503 `service_unavailable`; `0`: not checked',
+      }),
+    )
+      .Decode((mb) => (mb === null ? null : fromMebibytes(mb)))
+      .Encode((bytes) => (bytes === null ? null : toMebibytes(bytes))),
+    maxRssBytes: Type.Transform(
+      int('OVERLOAD_MAX_RSS_MB', {
+        default: 0,
+        minimum: 0,
+        maximum: 1_048_576,
+        defaultDoc: '`0` (not checked)',
+        description: "past this resident memory (MiB), 503 `service_unavailable`: set it below the container's memory limit",
+      }),
+    )
+      .Decode(fromMebibytes)
+      .Encode(toMebibytes),
+  }),
+  /** Webhook deliveries (docs/webhooks.md). */
+  webhooks: Type.Object({
+    allowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', {
+      default: false,
+      description: '`true`: webhooks may go to private/loopback addresses and plain `http://` (tests, internal receivers)',
+    }),
+    maxInFlight: int('WEBHOOK_MAX_IN_FLIGHT', {
+      default: 32,
+      minimum: 1,
+      maximum: 1_000,
+      description: 'webhook deliveries in flight per server process (always at most one per endpoint)',
+    }),
+    retryBaseMs: int('WEBHOOK_RETRY_BASE_MS', {
+      default: 5_000,
+      minimum: 10,
+      maximum: 600_000,
+      description: "the first retry's back-off ceiling, doubled per failure up to `WEBHOOK_RETRY_MAX_MS` (full jitter)",
+    }),
+    retryMaxMs: int('WEBHOOK_RETRY_MAX_MS', {
+      default: 3_600_000,
+      minimum: 10,
+      maximum: 86_400_000,
+      description: 'the largest back-off ceiling of failed deliveries',
+    }),
+    timeoutMs: int('WEBHOOK_TIMEOUT_MS', {
+      default: 10_000,
+      minimum: 100,
+      maximum: 10_000,
+      description: "a delivery attempt's time limit (lower it only in tests: the promise is 10 s)",
+    }),
+    leaseMs: int('WEBHOOK_LEASE_MS', {
+      default: 30_000,
+      minimum: 1_000,
+      maximum: 600_000,
+      description: 'how long an instance owns an endpoint it claimed (renewed at every attempt)',
+    }),
+    pollMs: int('WEBHOOK_POLL_MS', {
+      default: 250,
+      minimum: 10,
+      maximum: 60_000,
+      description: "how often each instance looks for due webhook endpoints (PostgreSQL also wakes it at each import's commit)",
+    }),
+  }),
+});
