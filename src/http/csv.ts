@@ -50,6 +50,33 @@ export function csvPagingHeaders(path: string, total: number, next: Record<strin
   return headers;
 }
 
+/**
+ * The query of a list's next page: the request's parameters (with the days the plan applied
+ * written in; null: none applied), then limit and the next offset.
+ */
+function nextQuery(applied: Record<string, unknown>, limit: number, offset: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(applied)) if (typeof value === 'string') out[name] = value;
+  out['limit'] = String(limit);
+  out['offset'] = String(offset);
+  return out;
+}
+
+/** A built list page (the JSON's object) as CSV with its paging headers. */
+export function csvListPage(
+  resource: ListResource,
+  page: Record<string, unknown>,
+  plan: { limit: number; offset: number },
+  applied: Record<string, unknown>,
+): { text: string; headers: Record<string, string> } {
+  const total = page['total'] as number;
+  const next = plan.offset + plan.limit < total ? nextQuery(applied, plan.limit, plan.offset + plan.limit) : null;
+  return {
+    text: csvText(CSV_COLUMNS[resource], page[resource] as object[]),
+    headers: csvPagingHeaders(`/api/v1/${resource}`, total, next),
+  };
+}
+
 // What a list answers for an Accept header: CSV when the client prefers text/csv to JSON (RFC
 // 9110 proactive negotiation, by `negotiator`: q-values, then the more specific type, then the
 // header's order), JSON in every other case: no Accept, */*, application/json, and also a type the

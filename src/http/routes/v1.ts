@@ -1,6 +1,7 @@
 // GET /api/v1/citas, /clientas, /llamadas, /eventos and /me, and one record of each list
-// (./records.ts). The tenant comes from the key (req.apiKey), never from the request. With the TypeBox type provider, each handler's `req.query`
-// is typed from its querystring schema and its return value checked against its 200 schema.
+// (./records.ts). The tenant comes from the key (req.apiKey), never from the request. With the
+// TypeBox type provider, each handler's `req.query` is typed from its querystring schema and its
+// return value checked against its 200 schema.
 //
 // The lists and the feed are conditional GETs: each handler plans its request first (validation,
 // defaults), then makes its ETag from the clinic's versions and answers 304 when the client has
@@ -44,9 +45,9 @@ import {
 import { whoAmI } from '../../services/me.js';
 import type { PageCache } from '../../services/page-cache.js';
 import { samplesMarkdown, type SampleRequest } from '../code-samples.js';
-import { JSON_UTF8, sendCsvPage, sendPage, type RenderedPage } from '../cached-page.js';
+import { JSON_UTF8, sendCsvPage, sendPage } from '../cached-page.js';
 import { answeredNotModified } from '../conditional.js';
-import { CSV_COLUMNS, csvPagingHeaders, csvText, listFormat } from '../csv.js';
+import { csvListPage, listFormat } from '../csv.js';
 import { apiResponses, COMMON_HEADERS, NOT_MODIFIED, RATE_LIMIT_HEADERS } from '../route-responses.js';
 import { addRecordRoute, RECORD_PATHS, RECORD_SAMPLES } from './records.js';
 
@@ -121,8 +122,8 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
 
   /**
    * A list's answer once planned: JSON or CSV by the Accept header, each with its own ETag (304
-   * from the tag alone), then the page from the cache or built. `next` is the query of the next
-   * page (the parameters applied; offset advanced), for the CSV's Link.
+   * from the tag alone), then the page from the cache or built. `applied` is the request's query
+   * with the days the plan applied, from which the CSV's Link names the next page.
    */
   async function answerList<P extends Record<string, unknown>>(
     req: FastifyRequest,
@@ -139,15 +140,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     reply.header('vary', 'Accept');
     if (answeredNotModified(req, reply, etag)) return reply;
     if (format === 'json') return sendPage(reply, pages, ctx.clinicId, etag, build);
-    return sendCsvPage(reply, pages, ctx.clinicId, etag, async (): Promise<RenderedPage> => {
-      const page = await build();
-      const total = page['total'] as number;
-      const next = plan.offset + plan.limit < total ? nextQuery(applied, plan.limit, plan.offset + plan.limit) : null;
-      return {
-        text: csvText(CSV_COLUMNS[resource], page[resource] as object[]),
-        headers: csvPagingHeaders(`/api/v1/${resource}`, total, next),
-      };
-    });
+    return sendCsvPage(reply, pages, ctx.clinicId, etag, async () => csvListPage(resource, await build(), plan, applied));
   }
 
   app.get(
@@ -285,16 +278,4 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     },
     async (req) => whoAmI(authenticated(req), opts.rateLimit),
   );
-}
-
-/**
- * The query of a list's next page: the request's parameters (with the days applied written in;
- * null: none applied), then limit and the next offset.
- */
-function nextQuery(applied: Record<string, unknown>, limit: number, offset: number): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(applied)) if (typeof value === 'string') out[name] = value;
-  out['limit'] = String(limit);
-  out['offset'] = String(offset);
-  return out;
 }
