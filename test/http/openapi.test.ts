@@ -253,7 +253,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
       // a record's examples first take an id from its list
       expect(op.description).toContain('```sh\nID=$(curl -s -H "Authorization: Bearer $CLINIC_API_KEY"');
       expect(op.description).toContain(`curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL${path.replace('{id}', '$ID')}"`);
-      expect(op.description).toContain('```js\nconst base = process.env.CLINIC_API_URL;');
+      expect(op.description).toContain('```js\nconst get = async (path) => {');
     } else {
       expect(op.description).toContain('```sh\ncurl -H "Authorization: Bearer $CLINIC_API_KEY"');
       expect(op.description).toContain(`"$CLINIC_API_URL${path}`);
