@@ -115,6 +115,9 @@ export const errors = {
   /** Fastify could not read the request (bad percent-encoding, an unreadable body...): `detail` says why. */
   unreadableRequest: (detail: string) => new ApiError('invalid_parameter', `The request could not be read: ${detail}`),
   notFound: (path: string) => new ApiError('not_found', `No such path: ${path}. The API lives under /api/v1/; its reference is at /docs`),
+  /** The same answer for an id no clinic has and for another clinic's: it tells nothing of other clinics. */
+  recordNotFound: (record: 'cita' | 'clienta' | 'llamada', id: string) =>
+    new ApiError('not_found', `No ${record} with id ${id} in this API key's clinic`),
   methodNotAllowed: (method: string, allow: string) =>
     new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}`, undefined, { allow }),
   cursorExpired: (detail: string) =>

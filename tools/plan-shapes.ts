@@ -1,4 +1,4 @@
-// The query shapes of the three endpoints whose plans must be served by indexes, shared by
+// The query shapes of the endpoints whose plans must be served by indexes, shared by
 // test/db/plans.test.ts (which asserts them) and scripts/explain.ts (which prints them).
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -8,10 +8,11 @@ import type { DB } from '../src/db/schema.js';
 import { SEARCH_TUNING, type SearchTuning } from '../src/services/clientas-search/plan.js';
 import { ClientasSearch } from '../src/services/clientas-search/search.js';
 import { dataVersions } from '../src/repos/clinics.js';
-import { listEtag } from '../src/services/conditional.js';
+import { listEtag, recordEtag } from '../src/services/conditional.js';
 import { feedPage, planFeed } from '../src/services/feed.js';
 import { importJsonLines } from '../src/services/import.js';
 import { citasPage, clientasPage, llamadasPage, type ClinicContext } from '../src/services/listings.js';
+import { citaById, clientaById, llamadaById } from '../src/services/records.js';
 
 export interface PlanShape {
   name: string;
@@ -47,6 +48,12 @@ export async function seedFeedEvents(database: Database, ctx: ClinicContext, now
   );
   const res = await importJsonLines(database, ctx.clinicId, Readable.from([lines.join('\n')]), { now: () => nowMs });
   if (!res.ok) throw new Error(`seedFeedEvents: ${JSON.stringify(res.errors.slice(0, 3))}`);
+}
+
+/** The id of one of the clinic's records of `table` (a primary-key prefix read), for the single-record shapes. */
+async function someId(db: Kysely<DB>, ctx: ClinicContext, table: 'citas' | 'clientas' | 'llamadas'): Promise<string> {
+  const row = await db.selectFrom(table).select('id').where('clinic_id', '=', ctx.clinicId).limit(1).executeTakeFirstOrThrow();
+  return row.id;
 }
 
 export const PLAN_SHAPES: PlanShape[] = [
@@ -115,4 +122,9 @@ export const PLAN_SHAPES: PlanShape[] = [
   },
   // What a conditional request reads: the clinic's versions, and for clientas the next cita start.
   { name: 'ETag of clientas', run: (db, ctx, now) => listEtag(db, ctx, 'clientas', '', now) },
+  // One record by its id (GET /api/v1/citas/{id} ...): primary-key reads; a clienta's tag seeks her next cita.
+  { name: 'cita by id', run: async (db, ctx) => citaById(db, ctx, await someId(db, ctx, 'citas')) },
+  { name: 'clienta by id', run: async (db, ctx, now) => clientaById(db, ctx, await someId(db, ctx, 'clientas'), now) },
+  { name: 'llamada by id', run: async (db, ctx) => llamadaById(db, ctx, await someId(db, ctx, 'llamadas')) },
+  { name: 'ETag of a clienta', run: async (db, ctx, now) => recordEtag(db, ctx, 'clientas', await someId(db, ctx, 'clientas'), now) },
 ];

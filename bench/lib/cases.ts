@@ -26,6 +26,8 @@ export interface Case {
   runLast?: boolean;
   /** null when the (decoded) body has the expected shape, else what is wrong. */
   check: (body: Json, res: Response, ds: Dataset) => string | null;
+  /** A case whose answer is not JSON (CSV): its text checked instead; `check` is then not called. */
+  checkText?: (text: string, res: Response) => string | null;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
@@ -163,6 +165,24 @@ export const CASES: Case[] = [
     check: listCheck('citas', 500, { timestamp: 'fecha_hora' }),
   },
   {
+    // The same page as CSV (Accept: text/csv), right after it: the verdict compares the two.
+    id: 'citas-500-csv',
+    label: 'citas, a page of 500 as CSV',
+    target: 'service',
+    path: '/api/v1/citas?limit=500',
+    headers: { accept: 'text/csv' },
+    check: () => 'not JSON',
+    checkText: (text, res) => {
+      if (res.headers.get('content-type') !== 'text/csv; charset=utf-8') return `content-type ${String(res.headers.get('content-type'))}`;
+      const lines = text.split('\r\n');
+      if (!lines[0]?.startsWith('id,fecha_hora,')) return `header row ${lines[0]?.slice(0, 40)}`;
+      // the header, 500 records (no line breaks in the data set's fields), and the empty tail after the last CRLF
+      if (lines.length !== 502) return `${lines.length - 2} records, expected 500`;
+      if (!res.headers.get('x-total-count') || !res.headers.get('link')) return 'no X-Total-Count or Link';
+      return null;
+    },
+  },
+  {
     // The oldest 500 events of the data set's changes (lib/dataset.ts imports them).
     id: 'eventos-500',
     label: 'eventos, a page of 500',
@@ -195,6 +215,12 @@ export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (li
     if (text !== '' || !res.headers.get('etag')) throw new Error(`case ${c.id}: a 304 with a body or without an ETag`);
     log(`  ok  ${c.id.padEnd(17)} 304, ETag ${res.headers.get('etag')}`);
     return {};
+  }
+  if (c.checkText) {
+    const problem = c.checkText(text, res);
+    if (problem) throw new Error(`case ${c.id}: GET ${c.path}: unexpected body: ${problem}`);
+    log(`  ok  ${c.id.padEnd(17)} 200, X-Total-Count ${String(res.headers.get('x-total-count'))}, ${res.headers.get('content-type')}`);
+    return { total: Number(res.headers.get('x-total-count')) };
   }
   let body: Json;
   try {

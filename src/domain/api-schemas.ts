@@ -57,13 +57,15 @@ const offsetParam = Type.Optional(
   Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Records to skip, for paging' }),
 );
 const dateParam = (description: string) => Type.Optional(Type.String({ format: 'date', description }));
+// No `examples` on a query parameter: the document carries it as the parameter's `example`, and
+// Swagger UI's "Try it out" fills the box with it, so the request /docs sends would use it
+// (updated_since turns a list into another mode). An example goes in the description instead.
 const updatedSinceParam = Type.Optional(
   Type.String({
     format: 'date-time',
     description:
-      'Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; ' +
+      'Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z; send + as %2B), ordered by updated_at then id; ' +
       'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed',
-    examples: ['2026-03-28T09:00:00Z'],
   }),
 );
 const enumParam = <T extends string>(values: readonly T[], description: string) =>
@@ -261,6 +263,22 @@ export const EventosList = named('EventosList', 'A page of the change feed', {
 /** GET /me takes no parameters: any is an unknown_parameter. */
 export const MeQuery = Type.Object({}, { additionalProperties: false });
 
+// One record: GET /api/v1/citas/{id}, /clientas/{id}, /llamadas/{id}.
+
+/** The path's id: a UUID (domain/records.ts, UUID_RE, as the import checks it); no example, which /docs would pre-fill. */
+export const RecordParams = Type.Object(
+  {
+    id: Type.String({
+      format: 'uuid',
+      description: "The record's id (a UUID, as in the id field of the lists and the change feed)",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** A single record takes no query parameters: any is an unknown_parameter. */
+export const RecordQuery = Type.Object({}, { additionalProperties: false });
+
 export const Clinica = named('Clinica', "The API key's clinic", {
   id: Uuid,
   nombre: Text(['Clínica Sol']),
@@ -318,6 +336,7 @@ export type ClientasResponse = Static<typeof ClientasList>;
 export type LlamadasResponse = Static<typeof LlamadasList>;
 export type MeResponse = Static<typeof Me>;
 export type EventosQuery = Static<typeof EventosQuery>;
+export type RecordParams = Static<typeof RecordParams>;
 export type Cita = Static<typeof Cita>;
 export type Clienta = Static<typeof Clienta>;
 export type Llamada = Static<typeof Llamada>;

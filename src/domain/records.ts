@@ -2,6 +2,12 @@
 // Import, the demo generator and the repositories all speak this shape, so there is one
 // definition of "a clienta" outside the HTTP schemas.
 
+/**
+ * What a record id is: a UUID, written in any case and stored in lower case. The import checks its
+ * lines' ids with it, and the API its path parameters (GET /api/v1/citas/{id} ...).
+ */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const ESTADOS = ['pendiente', 'confirmada', 'completada', 'cancelada', 'no_asistio'] as const;
 export type Estado = (typeof ESTADOS)[number];
 

@@ -9,13 +9,13 @@ export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[];
 
 /** When each error code is answered: for people reading the reference, not for matching. */
 export const ERROR_WHEN = {
-  invalid_parameter: 'a query parameter is malformed, out of range or repeated, or desde is after hasta',
+  invalid_parameter: "a query parameter (or a record's id in the path) is malformed, out of range or repeated, or desde is after hasta",
   unknown_parameter: 'a query parameter that the endpoint does not take',
   malformed_request:
     'the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed',
   missing_api_key: 'no Authorization header',
   invalid_api_key: 'the header is not `Bearer <key>`, or the key is unknown, revoked or expired',
-  not_found: 'no such path',
+  not_found: "no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike)",
   method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',
   request_timeout: "the request line and headers did not all arrive within the server's time; the connection is closed",
   cursor_expired:
@@ -39,7 +39,9 @@ export const ErrorDetail = Type.Object(
       description: 'For people: what was wrong and how to fix it; may change',
       examples: ['limit must be an integer from 1 to 500'],
     }),
-    param: Type.Optional(Type.String({ description: 'The query parameter at fault (parameter errors only)', examples: ['limit'] })),
+    param: Type.Optional(
+      Type.String({ description: 'The query parameter (or the path parameter, id) at fault (parameter errors only)', examples: ['limit'] }),
+    ),
     request_id: Type.String({
       description: 'Also in the X-Request-Id header; quote it to support',
       examples: ['4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90'],

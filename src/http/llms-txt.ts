@@ -63,7 +63,10 @@ function operationSection(path: string, method: string, op: Json, samples: LlmsT
     .split(`\n\n${EXAMPLES_HEADING}`)[0]!
     .trim();
   if (description) lines.push(description);
-  const params = (op['parameters'] as Json[] | undefined) ?? [];
+  const all = (op['parameters'] as Json[] | undefined) ?? [];
+  const inPath = all.filter((p) => p['in'] === 'path');
+  const params = all.filter((p) => p['in'] !== 'path');
+  if (inPath.length) lines.push('', 'Path parameters:', ...inPath.map(parameterLine));
   lines.push(
     '',
     params.length ? 'Query parameters (all optional unless marked):' : 'Query parameters: none (any parameter is a 400 unknown_parameter).',
@@ -72,12 +75,22 @@ function operationSection(path: string, method: string, op: Json, samples: LlmsT
   const ok = op['responses']?.['200'] as Json | undefined;
   const body = ok?.['content']?.['application/json']?.['schema'] as Json | undefined;
   if (body) lines.push('', `200: ${describeType(body)} (${ok!['description']}).`);
+  const csv = ok?.['content']?.['text/csv']?.['schema'] as Json | undefined;
+  if (csv) lines.push(`200 as text/csv: ${csv['description']}`);
   const statuses = Object.keys(op['responses'] ?? {});
   for (const s of statuses.filter((s) => s !== '200' && Number(s) < 400)) lines.push(`${s}: ${op['responses'][s]['description']}.`);
   const errors = statuses.filter((s) => Number(s) >= 400);
   if (errors.length) lines.push(`Errors: ${errors.join(', ')} (see Errors).`);
   const sample = samples[op['operationId'] as string];
-  if (sample) lines.push('', 'Example:', '', `    ${curlSample(sample)}`);
+  if (sample)
+    lines.push(
+      '',
+      'Example:',
+      '',
+      ...curlSample(sample)
+        .split('\n')
+        .map((l) => `    ${l}`),
+    );
   return lines;
 }
 

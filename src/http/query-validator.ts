@@ -1,6 +1,8 @@
-// A strict query-string validator compiled from the route's TypeBox schema. Ajv would coerce
-// ("1e2" -> 100, arrays -> first item) and strip unknown keys; the contract wants every
-// malformed, repeated or unknown parameter refused with a message naming it.
+// A strict validator of a route's query string (and of its path parameters: the same rules, one
+// place), compiled from the route's TypeBox schema. Ajv would coerce ("1e2" -> 100, arrays ->
+// first item) and strip unknown keys; the contract wants every malformed, repeated or unknown
+// parameter refused with a message naming it.
+import { UUID_RE } from '../domain/records.js';
 import { describeTextProblem, textProblem } from '../domain/text.js';
 import { ApiError, errors } from '../errors.js';
 import { isValidDate, parseTimestamp } from '../time.js';
@@ -47,6 +49,11 @@ function compileProp(name: string, s: PropSchema): Check {
       }
       return { value: raw };
     };
+  }
+  if (s.format === 'uuid') {
+    // The import's rule for ids (any case, stored in lower case), so every stored id is found.
+    const message = `${name} must be a UUID, e.g. 24858e88-d2f1-40a6-9fc9-91500bc9b3cd (the id field of a record)`;
+    return (raw) => (UUID_RE.test(raw) ? { value: raw.toLowerCase() } : { error: errors.invalidParameter(name, message) });
   }
   if (s.format === 'date-time') {
     return (raw) => {

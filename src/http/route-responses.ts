@@ -49,6 +49,19 @@ export const RESPONSE_HEADERS = {
       'Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body.',
     schema: { type: 'string', examples: ['"V2mC1sJ5f3y8L0o1Qk7eS0mB9xA"'] },
   },
+  Vary: {
+    description: 'Accept: a list answers JSON or CSV by the Accept header (and accept-encoding when the answer is compressed).',
+    schema: { type: 'string', examples: ['Accept'] },
+  },
+  'X-Total-Count': {
+    description: "CSV answers only: all records matching the filters, ignoring limit and offset (the JSON answer's total).",
+    schema: { type: 'integer', minimum: 0, examples: [78] },
+  },
+  Link: {
+    description:
+      'CSV answers only, while there is a next page: <URL>; rel="next" (RFC 8288), the URL relative to this server: the same parameters, the days applied written out, offset advanced by limit. Absent on the last page.',
+    schema: { type: 'string', examples: ['</api/v1/citas?desde=2026-11-21&hasta=2026-12-21&limit=100&offset=100>; rel="next"'] },
+  },
 } satisfies Record<string, HeaderDoc>;
 
 export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
@@ -114,6 +127,14 @@ export const NOT_MODIFIED: Record<number, StatusDoc> = {
   },
 };
 
+/** The 404 of a single record: an unknown id and another clinic's answer alike. */
+export const RECORD_NOT_FOUND: Record<number, StatusDoc> = {
+  404: {
+    description: "not_found: no record with this id in the API key's clinic (an id of another clinic is answered the same)",
+    headers: [...COMMON, ...RATE],
+  },
+};
+
 function headerSchemas(uses: HeaderUse[]) {
   const out: Record<string, Record<string, unknown>> = {};
   for (const use of uses) {
@@ -124,8 +145,10 @@ function headerSchemas(uses: HeaderUse[]) {
   return out;
 }
 
-function jsonResponse<T extends TSchema>(description: string, body: T, headers: HeaderUse[]) {
-  return { description, headers: headerSchemas(headers), content: { 'application/json': { schema: body } } };
+function jsonResponse<T extends TSchema>(description: string, body: T, headers: HeaderUse[], csv?: string) {
+  const content: Record<string, { schema: TSchema | { type: 'string'; description: string } }> = { 'application/json': { schema: body } };
+  if (csv !== undefined) content['text/csv'] = { schema: { type: 'string', description: csv } };
+  return { description, headers: headerSchemas(headers), content };
 }
 
 function statusResponse(doc: StatusDoc) {
@@ -141,6 +164,8 @@ export interface OkResponse<T extends TSchema> {
   description: string;
   /** Headers besides the common ones and the rate-limit fields. */
   headers?: HeaderUse[];
+  /** The same answer as CSV (Accept: text/csv), described: a list's. */
+  csv?: string;
 }
 
 /**
@@ -150,5 +175,5 @@ export interface OkResponse<T extends TSchema> {
 export function apiResponses<T extends TSchema>(ok: OkResponse<T>, extra: Record<number, StatusDoc> = {}) {
   const others: Record<number, ReturnType<typeof statusResponse>> = {};
   for (const [status, doc] of Object.entries({ ...ERROR_RESPONSES, ...extra })) others[Number(status)] = statusResponse(doc);
-  return { 200: jsonResponse(ok.description, ref(ok.body), [...COMMON, ...RATE, ...(ok.headers ?? [])]), ...others };
+  return { 200: jsonResponse(ok.description, ref(ok.body), [...COMMON, ...RATE, ...(ok.headers ?? [])], ok.csv), ...others };
 }

@@ -219,3 +219,22 @@ export async function nextCitaStart(db: Kysely<DB>, clinicId: string, afterSecon
   const [row] = await nextStartQuery(db, { clinicId, after: afterSeconds });
   return row === undefined ? null : Number(row.fecha_hora);
 }
+
+/** The first start of one clienta's citas after `afterSeconds`, or null: when her ultima_cita next moves. */
+const nextStartOfQuery = compiledOnce(
+  ['clinicId', 'clientaId', 'after'] as const,
+  (db, p: { clinicId: string; clientaId: string; after: number }) =>
+    db
+      .selectFrom('citas')
+      .select('fecha_hora')
+      .where('clinic_id', '=', p.clinicId)
+      .where('clienta_id', '=', p.clientaId)
+      .where('fecha_hora', '>', p.after)
+      .orderBy('fecha_hora')
+      .limit(1),
+);
+
+export async function nextCitaStartOf(db: Kysely<DB>, clinicId: string, clientaId: string, afterSeconds: number): Promise<number | null> {
+  const [row] = await nextStartOfQuery(db, { clinicId, clientaId, after: afterSeconds });
+  return row === undefined ? null : Number(row.fecha_hora);
+}

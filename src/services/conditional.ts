@@ -8,7 +8,7 @@ import { createHash, hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { API_COMPONENTS } from '../domain/api-schemas.js';
-import { nextCitaStart } from '../repos/citas.js';
+import { nextCitaStart, nextCitaStartOf } from '../repos/citas.js';
 import { dataVersions } from '../repos/clinics.js';
 import type { ClinicContext } from './shape.js';
 
@@ -26,16 +26,41 @@ export function strongEtag(parts: readonly (string | number | null)[]): string {
 
 export type ListResource = 'citas' | 'clientas' | 'llamadas';
 
+/** How a list page is written: the JSON of the schemas, or CSV (one tag per representation). */
+export type ListFormat = 'json' | 'csv';
+
 /**
  * The tag of a list page: the clinic (its zone and currency shape the page), its data version, the
- * planned parameters (`key`), and for clientas the next instant any of the clinic's citas starts
- * (ultima_cita of some client moves exactly then; one seek of citas_by_time).
+ * planned parameters (`key`), the representation, and for clientas the next instant any of the
+ * clinic's citas starts (ultima_cita of some client moves exactly then; one seek of citas_by_time).
  */
-export async function listEtag(db: Kysely<DB>, ctx: ClinicContext, resource: ListResource, key: string, nowMs: number): Promise<string> {
+export async function listEtag(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  resource: ListResource,
+  key: string,
+  nowMs: number,
+  format: ListFormat = 'json',
+): Promise<string> {
   const nowSeconds = Math.floor(nowMs / 1000);
   const [v, next] = await Promise.all([
     dataVersions(db, ctx.clinicId),
     resource === 'clientas' ? nextCitaStart(db, ctx.clinicId, nowSeconds) : Promise.resolve(null),
   ]);
-  return strongEtag([resource, ctx.clinicId, ctx.timezone, ctx.currency, v.data, key, next]);
+  return strongEtag([resource, ctx.clinicId, ctx.timezone, ctx.currency, v.data, key, format, next]);
+}
+
+/**
+ * The tag of one record (GET /api/v1/citas/{id} ...): as a list's, from the clinic's data version
+ * (every change of what the record shows, a cascade's included, bumps it) and the id; for a clienta
+ * also the next start of one of HER citas (her ultima_cita moves exactly then; one seek of
+ * citas_by_clienta). Made whether or not the record exists: a 404 carries no tag.
+ */
+export async function recordEtag(db: Kysely<DB>, ctx: ClinicContext, resource: ListResource, id: string, nowMs: number): Promise<string> {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const [v, next] = await Promise.all([
+    dataVersions(db, ctx.clinicId),
+    resource === 'clientas' ? nextCitaStartOf(db, ctx.clinicId, id, nowSeconds) : Promise.resolve(null),
+  ]);
+  return strongEtag([`${resource}/{id}`, ctx.clinicId, ctx.timezone, ctx.currency, v.data, id, next]);
 }

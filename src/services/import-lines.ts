@@ -1,12 +1,11 @@
 // Validation of one JSON Lines record of the import format (docs/import.md). Returns the
 // typed record, or every problem of the line (each field checked on its own, in the format's
 // order), phrased so an operator can fix the whole line in one round.
-import { ESTADOS, RESULTADOS, type DeletionRecord, type ImportRecord } from '../domain/records.js';
+import { ESTADOS, RESULTADOS, UUID_RE, type DeletionRecord, type ImportRecord } from '../domain/records.js';
 import { isValidDate, parseTimestamp } from '../time.js';
 
 type Obj = Record<string, unknown>;
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const E164_RE = /^\+[0-9]{8,15}$/;
 const LANG_RE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -14,7 +14,8 @@
 //
 // Bounded in bytes (PAGE_CACHE_MB; 0 turns it off), least recently used first out. Keyed by the
 // clinic and the tag, so an entry is only ever found by a request of its own clinic. Only the
-// uncompressed JSON is kept; compression (http/plugins/compression.ts) runs on it as on any page.
+// uncompressed page is kept (its JSON, or its CSV under the CSV's own tag, with the headers that
+// belong to it); compression (http/plugins/compression.ts) runs on it as on any page.
 import { LRUCache } from 'lru-cache';
 
 export interface PageCacheStats {
@@ -38,14 +39,29 @@ export const ENTRY_OVERHEAD_BYTES = 256;
  * slice holds its whole pool block for as long as it is kept: thousands of small pages would take
  * many times the bytes counted.
  */
-function ownBytes(json: string): Buffer {
-  const body = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
-  body.write(json);
+function ownBytes(text: string): Buffer {
+  const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  body.write(text);
   return body;
 }
 
+/** A kept page: its bytes, and the headers that belong to them (a CSV page's total and next link). */
+export interface KeptPage {
+  body: Buffer;
+  headers: Readonly<Record<string, string>>;
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** UTF-16 code units of the headers' names and values: two bytes each, like the key. */
+function headerChars(headers: Readonly<Record<string, string>>): number {
+  let n = 0;
+  for (const name in headers) n += name.length + headers[name]!.length;
+  return n;
+}
+
 export class PageCache {
-  private readonly lru: LRUCache<string, Buffer> | null;
+  private readonly lru: LRUCache<string, KeptPage> | null;
   private hits = 0;
   private misses = 0;
 
@@ -54,7 +70,10 @@ export class PageCache {
     // A page larger than the whole budget is not kept (lru-cache refuses it: maxEntrySize).
     this.lru =
       maxBytes > 0
-        ? new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (b, key) => b.length + 2 * key.length + ENTRY_OVERHEAD_BYTES })
+        ? new LRUCache<string, KeptPage>({
+            maxSize: maxBytes,
+            sizeCalculation: (p, key) => p.body.length + 2 * (key.length + headerChars(p.headers)) + ENTRY_OVERHEAD_BYTES,
+          })
         : null;
   }
 
@@ -66,23 +85,23 @@ export class PageCache {
     return `${clinicId} ${etag}`;
   }
 
-  /** The page's bytes sent earlier under this clinic's tag, or undefined (counted as a hit or a miss). */
-  get(clinicId: string, etag: string): Buffer | undefined {
+  /** The page sent earlier under this clinic's tag, or undefined (counted as a hit or a miss). */
+  get(clinicId: string, etag: string): KeptPage | undefined {
     if (this.lru === null) return undefined;
-    const body = this.lru.get(PageCache.key(clinicId, etag));
-    if (body === undefined) this.misses++;
+    const page = this.lru.get(PageCache.key(clinicId, etag));
+    if (page === undefined) this.misses++;
     else this.hits++;
-    return body;
+    return page;
   }
 
-  /** Keeps the page's JSON as UTF-8 bytes of their own, and returns them (to be sent). */
-  set(clinicId: string, etag: string, json: string): Buffer {
-    const body = ownBytes(json);
-    this.lru?.set(PageCache.key(clinicId, etag), body);
-    return body;
+  /** Keeps the page's text as UTF-8 bytes of their own, with its headers, and returns them (to be sent). */
+  set(clinicId: string, etag: string, text: string, headers: Readonly<Record<string, string>> = NO_HEADERS): KeptPage {
+    const page = { body: ownBytes(text), headers };
+    this.lru?.set(PageCache.key(clinicId, etag), page);
+    return page;
   }
 
-  /** bytes: what the bound counts (the pages, their keys, ENTRY_OVERHEAD_BYTES each). */
+  /** bytes: what the bound counts (the pages, their keys and headers, ENTRY_OVERHEAD_BYTES each). */
   stats(): PageCacheStats {
     return { hits: this.hits, misses: this.misses, bytes: this.lru?.calculatedSize ?? 0, entries: this.lru?.size ?? 0 };
   }

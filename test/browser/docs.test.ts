@@ -71,7 +71,16 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect(await page.title()).toBe('Clinic Integration API reference');
     await expect
       .poll(() => page.locator('.opblock-summary-path').allTextContents())
-      .toEqual(['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas', '/api/v1/eventos', '/api/v1/me']);
+      .toEqual([
+        '/api/v1/citas',
+        '/api/v1/citas/{id}',
+        '/api/v1/clientas',
+        '/api/v1/clientas/{id}',
+        '/api/v1/llamadas',
+        '/api/v1/llamadas/{id}',
+        '/api/v1/eventos',
+        '/api/v1/me',
+      ]);
     for (const tag of ['citas', 'clientas', 'llamadas', 'me']) expect(await page.locator(`#operations-tag-${tag}`).count(), tag).toBe(1);
     expect(await page.getByText('Proprietary: all rights reserved').count()).toBe(1);
 
@@ -125,6 +134,35 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect(violations).toEqual([]);
     // the key is not kept in the browser's storage
     expect(await page.evaluate<string>('JSON.stringify(localStorage)')).not.toContain(t.keyA);
+  });
+
+  // An example of a parameter is what Swagger UI fills its box with, and "Execute" sends it: an
+  // updated_since there turned the appointments list into its updated-since mode.
+  it('"Try it out" on the appointments list sends no parameter that was not typed: the default window, as documented', async () => {
+    const { page } = w;
+    const op = page.locator('#operations-citas-listCitas');
+    // opened by the first test (else open it here); ready to try (tryItOutEnabled)
+    await op.locator('.opblock-summary').waitFor();
+    if (!(await op.getByRole('button', { name: 'Execute' }).isVisible())) await op.locator('.opblock-summary').click();
+    await op.getByRole('button', { name: 'Execute' }).waitFor();
+    for (const name of ['desde', 'hasta', 'updated_since', 'limit', 'offset']) {
+      const box = op.locator(`tr[data-param-name="${name}"] input`);
+      const value = await box.inputValue();
+      // limit and offset may show their defaults: sent or not, they change nothing
+      if (name === 'limit') expect(['', '100'], name).toContain(value);
+      else if (name === 'offset') expect(['', '0'], name).toContain(value);
+      else expect(value, name).toBe('');
+    }
+    const answered = page.waitForResponse((r) => r.url().startsWith(`${base}/api/v1/citas`));
+    await op.getByRole('button', { name: 'Execute' }).click();
+    const res = await answered;
+    const sent = new URL(res.url()).searchParams;
+    expect(sent.has('updated_since')).toBe(false);
+    expect(res.status()).toBe(200);
+    // the answer is the default window's: today to today + 30 days
+    const body = (await res.json()) as { rango: { desde: string | null; hasta: string | null } };
+    expect(body.rango.desde).not.toBeNull();
+    expect(body.rango.hasta).not.toBeNull();
   });
 
   it("would see an outside request: the page's CSP blocks it, and the watch counts it", async () => {

@@ -52,6 +52,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/citas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One appointment, by its id
+         * @description The appointment with this id, exactly as GET /api/v1/citas shows it (every field, the same time zone and offsets). An id the API key's clinic does not have is a 404 not_found, also when another clinic has it. Send the ETag back as If-None-Match: 304 while nothing changed.
+         *
+         *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
+         *
+         *     curl:
+         *     ```sh
+         *     ID=$(curl -s -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/citas?limit=1" | grep -o '"id":"[^"]*"' | head -n 1 | cut -d '"' -f 4)
+         *     curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/citas/$ID"
+         *     ```
+         *
+         *     JavaScript (Node.js 22 or later, an ES module):
+         *     ```js
+         *     const get = async (path) => {
+         *       const res = await fetch(`${process.env.CLINIC_API_URL}${path}`, {
+         *         headers: { Authorization: `Bearer ${process.env.CLINIC_API_KEY}` },
+         *       });
+         *       const body = await res.json();
+         *       if (!res.ok) throw new Error(`${body.error.code}: ${body.error.message}`);
+         *       return body;
+         *     };
+         *     // the id of a record, from the list
+         *     const list = await get('/api/v1/citas?limit=1');
+         *     const body = await get(`/api/v1/citas/${list.citas[0].id}`);
+         *     console.log(body.fecha_hora);
+         *     ```
+         *
+         *     Python 3 (standard library only):
+         *     ```python
+         *     import json, os, urllib.request
+         *
+         *     def get(path):
+         *         req = urllib.request.Request(
+         *             os.environ["CLINIC_API_URL"] + path,
+         *             headers={"Authorization": "Bearer " + os.environ["CLINIC_API_KEY"]},
+         *         )
+         *         with urllib.request.urlopen(req) as res:  # raises HTTPError on 4xx/5xx
+         *             return json.load(res)
+         *
+         *     # the id of a record, from the list
+         *     record_id = get("/api/v1/citas?limit=1")["citas"][0]["id"]
+         *     body = get("/api/v1/citas/" + record_id)
+         *     print(body["fecha_hora"])
+         *     ```
+         */
+        get: operations["getCita"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clientas": {
         parameters: {
             query?: never;
@@ -102,6 +164,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clientas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One client, by her id
+         * @description The client with this id, exactly as GET /api/v1/clientas shows it (every field, the same time zone and offsets). Her derived fields (total_citas, ultima_cita ...) are as of now. An id the API key's clinic does not have is a 404 not_found, also when another clinic has it. Send the ETag back as If-None-Match: 304 while nothing changed.
+         *
+         *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
+         *
+         *     curl:
+         *     ```sh
+         *     ID=$(curl -s -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/clientas?limit=1" | grep -o '"id":"[^"]*"' | head -n 1 | cut -d '"' -f 4)
+         *     curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/clientas/$ID"
+         *     ```
+         *
+         *     JavaScript (Node.js 22 or later, an ES module):
+         *     ```js
+         *     const get = async (path) => {
+         *       const res = await fetch(`${process.env.CLINIC_API_URL}${path}`, {
+         *         headers: { Authorization: `Bearer ${process.env.CLINIC_API_KEY}` },
+         *       });
+         *       const body = await res.json();
+         *       if (!res.ok) throw new Error(`${body.error.code}: ${body.error.message}`);
+         *       return body;
+         *     };
+         *     // the id of a record, from the list
+         *     const list = await get('/api/v1/clientas?limit=1');
+         *     const body = await get(`/api/v1/clientas/${list.clientas[0].id}`);
+         *     console.log(body.nombre);
+         *     ```
+         *
+         *     Python 3 (standard library only):
+         *     ```python
+         *     import json, os, urllib.request
+         *
+         *     def get(path):
+         *         req = urllib.request.Request(
+         *             os.environ["CLINIC_API_URL"] + path,
+         *             headers={"Authorization": "Bearer " + os.environ["CLINIC_API_KEY"]},
+         *         )
+         *         with urllib.request.urlopen(req) as res:  # raises HTTPError on 4xx/5xx
+         *             return json.load(res)
+         *
+         *     # the id of a record, from the list
+         *     record_id = get("/api/v1/clientas?limit=1")["clientas"][0]["id"]
+         *     body = get("/api/v1/clientas/" + record_id)
+         *     print(body["nombre"])
+         *     ```
+         */
+        get: operations["getClienta"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/llamadas": {
         parameters: {
             query?: never;
@@ -144,6 +268,68 @@ export interface paths {
          *     ```
          */
         get: operations["listLlamadas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/llamadas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One call, by its id
+         * @description The call with this id, exactly as GET /api/v1/llamadas shows it (every field, the same time zone and offsets). An id the API key's clinic does not have is a 404 not_found, also when another clinic has it. Send the ETag back as If-None-Match: 304 while nothing changed.
+         *
+         *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
+         *
+         *     curl:
+         *     ```sh
+         *     ID=$(curl -s -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/llamadas?limit=1" | grep -o '"id":"[^"]*"' | head -n 1 | cut -d '"' -f 4)
+         *     curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/llamadas/$ID"
+         *     ```
+         *
+         *     JavaScript (Node.js 22 or later, an ES module):
+         *     ```js
+         *     const get = async (path) => {
+         *       const res = await fetch(`${process.env.CLINIC_API_URL}${path}`, {
+         *         headers: { Authorization: `Bearer ${process.env.CLINIC_API_KEY}` },
+         *       });
+         *       const body = await res.json();
+         *       if (!res.ok) throw new Error(`${body.error.code}: ${body.error.message}`);
+         *       return body;
+         *     };
+         *     // the id of a record, from the list
+         *     const list = await get('/api/v1/llamadas?limit=1');
+         *     const body = await get(`/api/v1/llamadas/${list.llamadas[0].id}`);
+         *     console.log(body.resultado);
+         *     ```
+         *
+         *     Python 3 (standard library only):
+         *     ```python
+         *     import json, os, urllib.request
+         *
+         *     def get(path):
+         *         req = urllib.request.Request(
+         *             os.environ["CLINIC_API_URL"] + path,
+         *             headers={"Authorization": "Bearer " + os.environ["CLINIC_API_KEY"]},
+         *         )
+         *         with urllib.request.urlopen(req) as res:  # raises HTTPError on 4xx/5xx
+         *             return json.load(res)
+         *
+         *     # the id of a record, from the list
+         *     record_id = get("/api/v1/llamadas?limit=1")["llamadas"][0]["id"]
+         *     body = get("/api/v1/llamadas/" + record_id)
+         *     print(body["resultado"])
+         *     ```
+         */
+        get: operations["getLlamada"];
         put?: never;
         post?: never;
         delete?: never;
@@ -615,7 +801,7 @@ export interface components {
         /** @description What went wrong */
         ErrorDetail: {
             /**
-             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 404 not_found: no such path. 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
+             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter (or a record's id in the path) is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 404 not_found: no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike). 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
              * @example invalid_parameter
              * @enum {string}
              */
@@ -626,7 +812,7 @@ export interface components {
              */
             message: string;
             /**
-             * @description The query parameter at fault (parameter errors only)
+             * @description The query parameter (or the path parameter, id) at fault (parameter errors only)
              * @example limit
              */
             param?: string;
@@ -658,10 +844,7 @@ export interface operations {
                 hasta?: string;
                 /** @description Only appointments in this status */
                 estado?: "pendiente" | "confirmada" | "completada" | "cancelada" | "no_asistio";
-                /**
-                 * @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed
-                 * @example 2026-03-28T09:00:00Z
-                 */
+                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
                 updated_since?: string;
                 /** @description Page size, 1 to 500 (default 100) */
                 limit?: number;
@@ -687,10 +870,17 @@ export interface operations {
                     RateLimit: string;
                     /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
                     ETag: string;
+                    /** @description Accept: a list answers JSON or CSV by the Accept header (and accept-encoding when the answer is compressed). */
+                    Vary: string;
+                    /** @description CSV answers only: all records matching the filters, ignoring limit and offset (the JSON answer's total). */
+                    "X-Total-Count"?: number;
+                    /** @description CSV answers only, while there is a next page: <URL>; rel="next" (RFC 8288), the URL relative to this server: the same parameters, the days applied written out, offset advanced by limit. Absent on the last page. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CitasList"];
+                    "text/csv": string;
                 };
             };
             /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
@@ -797,30 +987,19 @@ export interface operations {
             };
         };
     };
-    listClientas: {
+    getCita: {
         parameters: {
-            query?: {
-                /** @description Case- and accent-insensitive substring of the name, or digits of the phone ('600 12') */
-                q?: string;
-                /** @description true: VIP clients only; false: non-VIP only */
-                vip?: "true" | "false";
-                /**
-                 * @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed
-                 * @example 2026-03-28T09:00:00Z
-                 */
-                updated_since?: string;
-                /** @description Page size, 1 to 500 (default 200) */
-                limit?: number;
-                /** @description Records to skip, for paging */
-                offset?: number;
-            };
+            query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The record's id (a UUID, as in the id field of the lists and the change feed) */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of clients */
+            /** @description The appointment */
             200: {
                 headers: {
                     /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
@@ -836,7 +1015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClientasList"];
+                    "application/json": components["schemas"]["Cita"];
                 };
             };
             /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
@@ -882,6 +1061,325 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description How to authenticate: an API key as a bearer token. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no record with this id in the API key's clinic (an id of another clinic is answered the same) */
+            404: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too_many_requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description database_error (retry after the Retry-After seconds) or internal_error */
+            500: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After"?: number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listClientas: {
+        parameters: {
+            query?: {
+                /** @description Case- and accent-insensitive substring of the name, or digits of the phone ('600 12') */
+                q?: string;
+                /** @description true: VIP clients only; false: non-VIP only */
+                vip?: "true" | "false";
+                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
+                updated_since?: string;
+                /** @description Page size, 1 to 500 (default 200) */
+                limit?: number;
+                /** @description Records to skip, for paging */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of clients */
+            200: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    /** @description Accept: a list answers JSON or CSV by the Accept header (and accept-encoding when the answer is compressed). */
+                    Vary: string;
+                    /** @description CSV answers only: all records matching the filters, ignoring limit and offset (the JSON answer's total). */
+                    "X-Total-Count"?: number;
+                    /** @description CSV answers only, while there is a next page: <URL>; rel="next" (RFC 8288), the URL relative to this server: the same parameters, the days applied written out, offset advanced by limit. Absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientasList"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
+            304: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
+            400: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too_many_requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description database_error (retry after the Retry-After seconds) or internal_error */
+            500: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After"?: number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getClienta: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id (a UUID, as in the id field of the lists and the change feed) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client */
+            200: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Clienta"];
+                };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
+            304: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
+            400: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no record with this id in the API key's clinic (an id of another clinic is answered the same) */
+            404: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -952,10 +1450,7 @@ export interface operations {
                 hasta?: string;
                 /** @description Only calls with this outcome */
                 resultado?: "agendada" | "cancelada" | "info" | "transferida" | "sin_accion";
-                /**
-                 * @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed
-                 * @example 2026-03-28T09:00:00Z
-                 */
+                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
                 updated_since?: string;
                 /** @description Page size, 1 to 500 (default 100) */
                 limit?: number;
@@ -981,10 +1476,17 @@ export interface operations {
                     RateLimit: string;
                     /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
                     ETag: string;
+                    /** @description Accept: a list answers JSON or CSV by the Accept header (and accept-encoding when the answer is compressed). */
+                    Vary: string;
+                    /** @description CSV answers only: all records matching the filters, ignoring limit and offset (the JSON answer's total). */
+                    "X-Total-Count"?: number;
+                    /** @description CSV answers only, while there is a next page: <URL>; rel="next" (RFC 8288), the URL relative to this server: the same parameters, the days applied written out, offset advanced by limit. Absent on the last page. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LlamadasList"];
+                    "text/csv": string;
                 };
             };
             /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
@@ -1030,6 +1532,158 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description How to authenticate: an API key as a bearer token. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too_many_requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description database_error (retry after the Retry-After seconds) or internal_error */
+            500: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After"?: number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getLlamada: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record's id (a UUID, as in the id field of the lists and the change feed) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call */
+            200: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Llamada"];
+                };
+            };
+            /** @description Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit */
+            304: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    /** @description Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
+            400: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no record with this id in the API key's clinic (an id of another clinic is answered the same) */
+            404: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,5 +1,6 @@
 // A client generated from the OpenAPI document (openapi-typescript types in ./api.d.ts, calls by
-// openapi-fetch) against a real server on 127.0.0.1: the three lists and /me, their fields typed
+// openapi-fetch) against a real server on 127.0.0.1: the three lists (JSON and CSV), a single
+// record and /me, their fields typed
 // as the document says. `npm run typecheck` checks this file, so the type assertions below
 // (expectTypeOf, @ts-expect-error) fail the build when the document and the client disagree.
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,9 @@ describe('the generated client against a real server', () => {
     await t.close();
   });
 
-  const clientFor = (key: string) => createClient<paths>({ baseUrl: base, headers: { Authorization: `Bearer ${key}` } });
+  // The lists' 200 is JSON or CSV (by Accept): a client for JSON answers names the media type it reads.
+  const clientFor = (key: string) =>
+    createClient<paths, 'application/json'>({ baseUrl: base, headers: { Authorization: `Bearer ${key}` } });
 
   it('lists citas with typed parameters and typed records', async () => {
     const api = clientFor(t.keyA);
@@ -70,6 +73,33 @@ describe('the generated client against a real server', () => {
     expect([data!.desde, data!.hasta]).toEqual(['2026-03-01', '2026-03-31']);
     const times = data!.llamadas.map((l) => Date.parse(l.fecha_hora));
     expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it("reads one record by its id, typed as the list's record", async () => {
+    const api = clientFor(t.keyA);
+    const list = await api.GET('/api/v1/clientas', { params: { query: { limit: 1 } } });
+    const id = list.data!.clientas[0]!.id;
+    const { data, response } = await api.GET('/api/v1/clientas/{id}', { params: { path: { id } } });
+    expect(response.status).toBe(200);
+    expectTypeOf(data!).toEqualTypeOf<Schemas['Clienta']>();
+    expect(data).toEqual(list.data!.clientas[0]);
+    // the path parameter is required
+    // @ts-expect-error no id
+    void api.GET('/api/v1/clientas/{id}', { params: { path: {} } });
+    const missing = await api.GET('/api/v1/citas/{id}', { params: { path: { id: '0a000009-0000-4000-8000-000000000999' } } });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error!.error.code).toBe('not_found');
+  });
+
+  it('reads a list as CSV with a client for text/csv', async () => {
+    const csv = createClient<paths, 'text/csv'>({ baseUrl: base, headers: { Authorization: `Bearer ${t.keyA}`, Accept: 'text/csv' } });
+    const { data, response } = await csv.GET('/api/v1/llamadas', { params: { query: { desde: '2026-03-01', limit: 2 } }, parseAs: 'text' });
+    expectTypeOf(data!).toEqualTypeOf<string>();
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(data!.split('\r\n')[0]).toBe(
+      'id,fecha_hora,cliente_nombre,telefono_caller,duracion_segundos,resultado,idioma,created_at,updated_at',
+    );
+    expect(Number(response.headers.get('x-total-count'))).toBeGreaterThan(2);
   });
 
   it("answers /me with each key's own clinic", async () => {

@@ -87,6 +87,23 @@ const EXPECTED: Record<string, { sqlite: Expectation[]; postgres: Expectation[] 
     sqlite: ['sqlite_autoindex_clinic_data_versions_1 (clinic_id=?)', 'COVERING INDEX citas_by_time (clinic_id=? AND fecha_hora>?)'],
     postgres: ['clinic_data_versions_pkey', /Index Only Scan using citas_by_time/],
   },
+  // One record: by its primary key, its clienta's name by hers; a clienta's derived fields by seeks.
+  'cita by id': {
+    sqlite: ['sqlite_autoindex_citas_1 (clinic_id=? AND id=?)', 'sqlite_autoindex_clientas_1 (clinic_id=? AND id=?)'],
+    postgres: ['citas_pk', 'clientas_pk'],
+  },
+  'clienta by id': {
+    sqlite: ['sqlite_autoindex_clientas_1 (clinic_id=? AND id=?)', 'citas_by_clienta', 'llamadas_by_clienta'],
+    postgres: ['clientas_pk', 'citas_by_clienta', 'llamadas_by_clienta'],
+  },
+  'llamada by id': {
+    sqlite: ['sqlite_autoindex_llamadas_1 (clinic_id=? AND id=?)'],
+    postgres: ['llamadas_pk'],
+  },
+  'ETag of a clienta': {
+    sqlite: ['sqlite_autoindex_clinic_data_versions_1 (clinic_id=?)', 'citas_by_clienta (clinic_id=? AND clienta_id=? AND fecha_hora>?)'],
+    postgres: ['clinic_data_versions_pkey', /Index (Only )?Scan using citas_by_clienta/],
+  },
 };
 
 /** The search's candidate path sorts its matches by design (few of them: see clientas.ts). */

@@ -49,7 +49,16 @@ describe('/llms.txt', () => {
     const ops = Object.entries<Json>(doc['paths']).flatMap(([path, item]) =>
       Object.entries<Json>(item).map(([method, op]) => ({ path, method, op })),
     );
-    expect(ops.map((o) => o.op['operationId'])).toEqual(['listCitas', 'listClientas', 'listLlamadas', 'listEventos', 'getMe']);
+    expect(ops.map((o) => o.op['operationId'])).toEqual([
+      'listCitas',
+      'getCita',
+      'listClientas',
+      'getClienta',
+      'listLlamadas',
+      'getLlamada',
+      'listEventos',
+      'getMe',
+    ]);
     for (const { path, method, op } of ops) {
       const start = text.indexOf(`### ${method.toUpperCase()} ${path}\n`);
       expect(start, path).toBeGreaterThan(0);
@@ -63,7 +72,14 @@ describe('/llms.txt', () => {
       }
       const body = op['responses']['200']['content']['application/json']['schema']['$ref'].split('/').pop();
       expect(section).toContain(`200: ${body}`);
-      expect(section).toContain(`curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL${path}`);
+      // a record's example takes an id from its list first (two lines, each indented as code)
+      expect(section).toContain(`    curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL${path.replace('{id}', '$ID')}`);
+      if (path.endsWith('{id}')) {
+        expect(section).toContain('    ID=$(curl -s -H "Authorization: Bearer $CLINIC_API_KEY"');
+        expect(section).toContain('Path parameters:\n- id (string (uuid); required): ');
+      }
+      // a list's CSV
+      if (op['responses']['200']['content']['text/csv']) expect(section).toContain('200 as text/csv: ');
       // the examples are in the document for the page; the text keeps the description only
       expect(section).not.toContain('```');
     }
@@ -87,7 +103,16 @@ describe('/llms.txt', () => {
     expect(text).toContain('Per key: 7 requests per second sustained, bursts of up to 9.');
     expect(text).toContain('Failed authentications per client address: 3 per second, bursts of 4.');
     expect(text).toContain('Keys look like `acme_`');
-    for (const h of ['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'Retry-After', 'WWW-Authenticate', 'Cache-Control'])
+    for (const h of [
+      'X-Request-Id',
+      'RateLimit-Policy',
+      'RateLimit',
+      'Retry-After',
+      'WWW-Authenticate',
+      'Cache-Control',
+      'X-Total-Count',
+      'Link',
+    ])
       expect(text).toContain(`- ${h}: `);
   });
 

@@ -41,13 +41,19 @@ interface OpenApiDoc {
   security: Record<string, string[]>[];
 }
 
-const ALL_PATHS = [...PATHS, FEED_PATH, ME_PATH] as const;
+/** One record of each list, as the document writes its path. */
+const RECORD_PATHS = ['/api/v1/citas/{id}', '/api/v1/clientas/{id}', '/api/v1/llamadas/{id}'] as const;
+type RecordPath = (typeof RECORD_PATHS)[number];
+const ALL_PATHS = [...PATHS, ...RECORD_PATHS, FEED_PATH, ME_PATH] as const;
 /** The conditional GETs: an ETag on their 200, and a 304. */
-const CONDITIONAL: readonly string[] = [...PATHS, FEED_PATH];
+const CONDITIONAL: readonly string[] = [...PATHS, ...RECORD_PATHS, FEED_PATH];
 const OPERATION_IDS: Record<(typeof ALL_PATHS)[number], string> = {
   '/api/v1/citas': 'listCitas',
   '/api/v1/clientas': 'listClientas',
   '/api/v1/llamadas': 'listLlamadas',
+  '/api/v1/citas/{id}': 'getCita',
+  '/api/v1/clientas/{id}': 'getClienta',
+  '/api/v1/llamadas/{id}': 'getLlamada',
   '/api/v1/eventos': 'listEventos',
   '/api/v1/me': 'getMe',
 };
@@ -55,8 +61,17 @@ const BODY: Record<(typeof ALL_PATHS)[number], string> = {
   '/api/v1/citas': 'CitasList',
   '/api/v1/clientas': 'ClientasList',
   '/api/v1/llamadas': 'LlamadasList',
+  '/api/v1/citas/{id}': 'Cita',
+  '/api/v1/clientas/{id}': 'Clienta',
+  '/api/v1/llamadas/{id}': 'Llamada',
   '/api/v1/eventos': 'EventosList',
   '/api/v1/me': 'Me',
+};
+/** The list each record path belongs to. */
+const LIST_OF: Record<RecordPath, ApiPath> = {
+  '/api/v1/citas/{id}': '/api/v1/citas',
+  '/api/v1/clientas/{id}': '/api/v1/clientas',
+  '/api/v1/llamadas/{id}': '/api/v1/llamadas',
 };
 const COMPONENTS = [
   'Cita',
@@ -136,7 +151,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     return { valid, errors: ajv.errorsText(v.errors) };
   };
 
-  it('is served without a key as OpenAPI 3.1.0 with the five paths, GET only, and bearer auth', async () => {
+  it('is served without a key as OpenAPI 3.1.0 with the eight paths, GET only, and bearer auth', async () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBe('Clinic Integration API');
     expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
@@ -169,6 +184,9 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
         if (status === '304') continue; // no body
         const expected = status === '200' ? BODY[path] : 'ErrorResponse';
         expect(r.content!['application/json']!.schema, `${path} ${status}`).toEqual({ $ref: `#/components/schemas/${expected}` });
+        // a list's 200 also as CSV; nothing else
+        const csv = status === '200' && (PATHS as readonly string[]).includes(path);
+        expect(Object.keys(r.content!), `${path} ${status}`).toEqual(csv ? ['application/json', 'text/csv'] : ['application/json']);
       }
     }
     // records inside the lists are references too, so generated types are named
@@ -182,7 +200,16 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const responses = doc.paths[path]!.get!.responses;
     const headers = (status: string) => Object.fromEntries(Object.entries(responses[status]!.headers).map(([h, d]) => [h, d.required]));
     const etag = CONDITIONAL.includes(path) ? { ETag: true } : {};
-    expect(headers('200')).toEqual({ 'X-Request-Id': true, 'Cache-Control': true, 'RateLimit-Policy': true, RateLimit: true, ...etag });
+    // a list answers JSON or CSV (Vary), and the CSV's paging headers
+    const list = (PATHS as readonly string[]).includes(path) ? { Vary: true, 'X-Total-Count': false, Link: false } : {};
+    expect(headers('200')).toEqual({
+      'X-Request-Id': true,
+      'Cache-Control': true,
+      'RateLimit-Policy': true,
+      RateLimit: true,
+      ...etag,
+      ...list,
+    });
     if (CONDITIONAL.includes(path)) {
       expect(headers('304')).toEqual({
         'X-Request-Id': true,
@@ -222,9 +249,16 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
   it.each(ALL_PATHS)('%s has a description with examples in curl, JavaScript and Python', async (path) => {
     const op = doc.paths[path]!.get!;
     expect(op.summary.length).toBeGreaterThan(10);
-    expect(op.description).toContain('```sh\ncurl -H "Authorization: Bearer $CLINIC_API_KEY"');
-    expect(op.description).toContain(`"$CLINIC_API_URL${path}`);
-    expect(op.description).toContain('```js\nconst res = await fetch(');
+    if ((RECORD_PATHS as readonly string[]).includes(path)) {
+      // a record's examples first take an id from its list
+      expect(op.description).toContain('```sh\nID=$(curl -s -H "Authorization: Bearer $CLINIC_API_KEY"');
+      expect(op.description).toContain(`curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL${path.replace('{id}', '$ID')}"`);
+      expect(op.description).toContain('```js\nconst get = async (path) => {');
+    } else {
+      expect(op.description).toContain('```sh\ncurl -H "Authorization: Bearer $CLINIC_API_KEY"');
+      expect(op.description).toContain(`"$CLINIC_API_URL${path}`);
+      expect(op.description).toContain('```js\nconst res = await fetch(');
+    }
     expect(op.description).toContain('```python\nimport json, os, urllib.request');
   });
 
@@ -267,8 +301,9 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const responses = doc.paths[path]!.get!.responses;
     const conditional = CONDITIONAL.includes(path) ? ['304'] : [];
     const feed = path === FEED_PATH ? ['410'] : [];
-    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', ...feed, '429', '500', '503']);
-    for (const status of ['400', '401', ...feed, '429', '500', '503']) {
+    const record = (RECORD_PATHS as readonly string[]).includes(path) ? ['404'] : [];
+    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', ...record, ...feed, '429', '500', '503']);
+    for (const status of ['400', '401', ...record, ...feed, '429', '500', '503']) {
       const schema = named(responses[status]!.content!['application/json']!.schema);
       expect(schema.required).toEqual(['error']);
       const err = named(schema.properties.error);
@@ -283,6 +318,36 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     expect(responses['500']!.description).toContain('database_error');
     expect(responses['503']!.description).toContain('service_unavailable');
     if (feed.length) expect(responses['410']!.description).toContain('cursor_expired');
+    if (record.length) expect(responses['404']!.description).toContain('not_found');
+  });
+
+  it.each(RECORD_PATHS)('%s takes the id in the path (a UUID, required), and no query parameter', (path) => {
+    const params = doc.paths[path]!.get!.parameters!;
+    expect(params).toEqual([
+      { in: 'path', name: 'id', required: true, description: expect.stringContaining('UUID'), schema: { type: 'string', format: 'uuid' } },
+    ]);
+    // the same tag as its list
+    expect(doc.paths[path]!.get!.tags).toEqual(doc.paths[LIST_OF[path]]!.get!.tags);
+  });
+
+  it.each(PATHS)('%s documents its CSV: a text/csv 200, X-Total-Count and Link', (path) => {
+    const ok = doc.paths[path]!.get!.responses['200']!;
+    expect(ok.content!['text/csv']!.schema).toMatchObject({ type: 'string', description: expect.stringContaining('RFC 4180') });
+    expect(ok.headers['X-Total-Count']!.schema).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(ok.headers['Link']!.description).toContain('rel="next"');
+  });
+
+  // Swagger UI's "Try it out" fills each parameter's box with its example (or default), and /docs
+  // then sends it: an example of updated_since turned the list into its updated-since mode, one of
+  // a record's id asked for a record the clinic does not have. Only defaults may be pre-filled:
+  // sent or not, a default changes nothing.
+  it.each(ALL_PATHS)('%s: no parameter carries an example that "Try it out" would pre-fill', (path) => {
+    for (const p of doc.paths[path]!.get!.parameters ?? []) {
+      const fields = p as Schema;
+      for (const where of [fields, fields['schema'] as Schema])
+        for (const key of ['example', 'examples']) expect(where[key], `${path} ${p.name}.${key}`).toBeUndefined();
+      expect(fields['content'], `${path} ${p.name}`).toBeUndefined();
+    }
   });
 
   it(`${FEED_PATH} lists its query parameters`, () => {
@@ -320,6 +385,28 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
       }
     }
     expect(items).toBeGreaterThan(5);
+  });
+
+  it.each(RECORD_PATHS)('real 200 responses of %s validate against the published schema, which requires every field', async (path) => {
+    const list = LIST_OF[path];
+    const schema = responseSchema(path, '200');
+    const item = named(doc.components.schemas[BODY[path]]!);
+    for (const key of [t.keyA, t.keyB]) {
+      const first = (await call(t, `${list}?limit=1`, { key })).json()[COLLECTION[list]][0];
+      const res = await call(t, path.replace('{id}', first.id), { key });
+      expect(res.statusCode).toBe(200);
+      const { valid, errors } = validate(schema, res.json());
+      expect(valid, errors).toBe(true);
+      expect(Object.keys(res.json()).sort()).toEqual([...item.required].sort());
+    }
+    for (const [url, status] of [
+      [path.replace('{id}', 'not-a-uuid'), '400'],
+      [path.replace('{id}', '0a000009-0000-4000-8000-000000000999'), '404'],
+    ] as const) {
+      const res = await call(t, url);
+      expect(String(res.statusCode)).toBe(status);
+      expect(validate(responseSchema(path, status), res.json()).valid).toBe(true);
+    }
   });
 
   it('real /api/v1/me responses of both clinics validate against Me, which requires every field', async () => {

@@ -19,7 +19,7 @@ describe.each(dialects())('HTTP protocol on %s', (dialect) => {
   beforeEach(() => tick(t));
 
   // (`/` itself redirects to the dashboard: test/admin/root.test.ts.)
-  it.each(['/api/v1/nope', '/api/v2/citas', '/api', '/index.html', '/api/v1/citas/extra', '/api/v1/Citas'])(
+  it.each(['/api/v1/nope', '/api/v2/citas', '/api', '/index.html', '/api/v1/citas/extra/more', '/api/v1/me/extra', '/api/v1/Citas'])(
     '%s is 404 not_found in the error shape',
     async (path) => {
       for (const key of [t.keyA, null]) {

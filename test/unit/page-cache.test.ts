@@ -1,7 +1,7 @@
 // The page cache's own rules (services/page-cache.ts): found only under its clinic and tag, bounded
 // in bytes (each page's bytes, its key and a fixed overhead) with the least recently used page out
-// first, a page larger than the budget not kept, kept bytes that hold no shared memory, and nothing
-// kept at all with a budget of 0.
+// first, a page larger than the budget not kept, kept bytes that hold no shared memory, a page's
+// headers kept and counted with it, and nothing kept at all with a budget of 0.
 import { describe, expect, it } from 'vitest';
 import { ENTRY_OVERHEAD_BYTES, PageCache } from '../../src/services/page-cache.js';
 
@@ -13,7 +13,7 @@ describe('PageCache', () => {
   it('finds a page under its clinic and tag only, and counts hits and misses', () => {
     const c = new PageCache(10_000);
     c.set('clinic-a', '"t1"', page(10, 'a'));
-    expect(c.get('clinic-a', '"t1"')?.toString()).toBe('a'.repeat(10));
+    expect(c.get('clinic-a', '"t1"')?.body.toString()).toBe('a'.repeat(10));
     expect(c.get('clinic-b', '"t1"')).toBeUndefined();
     expect(c.get('clinic-a', '"t2"')).toBeUndefined();
     expect(c.stats()).toEqual({ hits: 1, misses: 2, bytes: cost('clinic-a', '"t1"', 10), entries: 1 });
@@ -24,10 +24,22 @@ describe('PageCache', () => {
     const json = '{"nombre":"Ángela Ibáñez"}';
     const sent = c.set('c', '"1"', json);
     const kept = c.get('c', '"1"')!;
-    expect(kept.toString('utf8')).toBe(json);
-    expect(kept.length).toBe(Buffer.byteLength(json));
-    expect(kept.buffer.byteLength).toBe(kept.length);
+    expect(kept.body.toString('utf8')).toBe(json);
+    expect(kept.body.length).toBe(Buffer.byteLength(json));
+    expect(kept.body.buffer.byteLength).toBe(kept.body.length);
     expect(sent).toBe(kept);
+  });
+
+  it("keeps a page's headers with it (a CSV page's total and next link), and counts them against the budget", () => {
+    const c = new PageCache(10_000);
+    const headers = { 'x-total-count': '78', link: '</api/v1/citas?limit=1&offset=1>; rel="next"' };
+    c.set('c', '"csv"', 'id\r\n', headers);
+    expect(c.get('c', '"csv"')).toEqual({ body: Buffer.from('id\r\n'), headers });
+    const headerBytes = 2 * Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
+    expect(c.stats().bytes).toBe(cost('c', '"csv"', 4) + headerBytes);
+    // a JSON page has none
+    c.set('c', '"json"', '{}');
+    expect(c.get('c', '"json"')!.headers).toEqual({});
   });
 
   it('holds at most its budget: the least recently used page goes first, keys and overhead counted', () => {
@@ -64,7 +76,7 @@ describe('PageCache', () => {
   it('with a budget of 0 keeps nothing and counts nothing, and still gives the bytes to send', () => {
     const c = new PageCache(0);
     expect(c.enabled).toBe(false);
-    expect(c.set('c', '"1"', page(10)).toString()).toBe(page(10));
+    expect(c.set('c', '"1"', page(10)).body.toString()).toBe(page(10));
     expect(c.get('c', '"1"')).toBeUndefined();
     expect(c.stats()).toEqual({ hits: 0, misses: 0, bytes: 0, entries: 0 });
   });

@@ -1,5 +1,6 @@
-// The API scope: /api/v1/citas, /clientas, /llamadas, /me behind API-key authentication and rate
-// limits (../auth.ts), with the strict query validator (../query-validator.ts) and per-key usage
+// The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me behind
+// API-key authentication and rate limits (../auth.ts), with the strict validator of query strings
+// and path parameters (../query-validator.ts) and per-key usage
 // counts. Its hooks and validator apply to its own routes only (an encapsulated child scope);
 // the request's `apiKey` field is declared app-wide, since the access log reads it.
 import type { Kysely } from 'kysely';
@@ -31,7 +32,8 @@ export const api = fp(
     app.decorateRequest('apiKey', null);
     await app.register(async (scope) => {
       scope.setValidatorCompiler(({ schema, httpPart }) => {
-        if (httpPart === 'querystring') return compileQueryValidator(schema as ObjectSchema);
+        // Path parameters (a record's id) are checked by the same rules as the query string.
+        if (httpPart === 'querystring' || httpPart === 'params') return compileQueryValidator(schema as ObjectSchema);
         throw new Error(`no validator for ${httpPart}`);
       });
       scope.addHook(

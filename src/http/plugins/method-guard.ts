@@ -1,19 +1,32 @@
 // The API's paths only exist for GET and HEAD: any other method is a 405 with Allow, decided by
 // the method alone, before the body is parsed and before authentication (POST with a malformed
-// body, PROPFIND, QUERY ...), so it reveals nothing about data.
+// body, PROPFIND, QUERY ...), so it reveals nothing about data. That holds for a record's path too
+// (/api/v1/citas/<anything>), whatever the id: a DELETE of a malformed id is a 405, not a 400.
 import fp from 'fastify-plugin';
 import { errors } from '../../errors.js';
-import { API_PATHS } from '../routes/v1.js';
+import { API_PATHS, RECORD_PATHS } from '../routes/v1.js';
 import { DOCS_PATH, LICENSE_PATH, LLMS_PATH, OPENAPI_PATH } from './openapi.js';
 
 const ALLOW = 'GET, HEAD';
 const READ_ONLY_PATHS = new Set<string>([...API_PATHS, OPENAPI_PATH, DOCS_PATH, LICENSE_PATH, LLMS_PATH]);
+/** The collections whose records have a path of their own: `/api/v1/citas/:id` -> `/api/v1/citas`. */
+const RECORD_PARENTS = new Set<string>(RECORD_PATHS.map((p) => p.slice(0, p.lastIndexOf('/'))));
+
+/**
+ * A path of the API's read-only routes: a fixed one, or one record's (one segment after its
+ * collection; an empty one too, which GET answers as a malformed id).
+ */
+export function isReadOnlyPath(path: string): boolean {
+  if (READ_ONLY_PATHS.has(path)) return true;
+  const slash = path.lastIndexOf('/');
+  return slash > 0 && RECORD_PARENTS.has(path.slice(0, slash));
+}
 
 export const methodGuard = fp(
   async (app) => {
     // Callback style: on every request's path, no promise to allocate.
     app.addHook('onRequest', (req, _reply, done) => {
-      const refused = req.method !== 'GET' && req.method !== 'HEAD' && READ_ONLY_PATHS.has(req.url.split('?')[0] ?? '');
+      const refused = req.method !== 'GET' && req.method !== 'HEAD' && isReadOnlyPath(req.url.split('?')[0] ?? '');
       done(refused ? errors.methodNotAllowed(req.method, ALLOW) : undefined);
     });
   },

@@ -1,10 +1,12 @@
-// GET /api/v1/citas, /clientas, /llamadas, /eventos and /me. The tenant comes from the key
-// (req.apiKey), never from the request. With the TypeBox type provider, each handler's `req.query`
-// is typed from its querystring schema and its return value checked against its 200 schema.
+// GET /api/v1/citas, /clientas, /llamadas, /eventos and /me, and one record of each list
+// (./records.ts). The tenant comes from the key (req.apiKey), never from the request. With the
+// TypeBox type provider, each handler's `req.query` is typed from its querystring schema and its
+// return value checked against its 200 schema.
 //
 // The lists and the feed are conditional GETs: each handler plans its request first (validation,
 // defaults), then makes its ETag from the clinic's versions and answers 304 when the client has
-// that page (../conditional.ts), else builds it.
+// that page (../conditional.ts), else builds it. The lists also answer CSV when the client asks
+// for text/csv (../csv.ts): the same page, its own tag, the total and the next page in headers.
 //
 // Each operation has an operationId (verb + resource: list<Plural> for a collection, get<Thing>
 // for one object), one tag (its resource, described in plugins/openapi.ts), a summary, a
@@ -12,7 +14,7 @@
 // apiResponses() (../route-responses.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import {
@@ -29,7 +31,7 @@ import {
 } from '../../domain/api-schemas.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
 import { ClientasSearch } from '../../services/clientas-search/search.js';
-import { listEtag } from '../../services/conditional.js';
+import { listEtag, type ListResource } from '../../services/conditional.js';
 import { feedBounds, feedEtag, feedPage, planFeed } from '../../services/feed.js';
 import {
   planCitas,
@@ -43,17 +45,22 @@ import {
 import { whoAmI } from '../../services/me.js';
 import type { PageCache } from '../../services/page-cache.js';
 import { samplesMarkdown, type SampleRequest } from '../code-samples.js';
-import { JSON_UTF8, sendPage } from '../cached-page.js';
+import { JSON_UTF8, sendCsvPage, sendPage } from '../cached-page.js';
 import { answeredNotModified } from '../conditional.js';
+import { csvListPage, listFormat } from '../csv.js';
 import { apiResponses, COMMON_HEADERS, NOT_MODIFIED, RATE_LIMIT_HEADERS } from '../route-responses.js';
+import { addRecordRoute, RECORD_PATHS, RECORD_SAMPLES } from './records.js';
 
 export const API_PATHS = ['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas', '/api/v1/eventos', '/api/v1/me'] as const;
+/** The paths with a path parameter, as routed (`/api/v1/citas/:id`). */
+export { RECORD_PATHS };
 
 /** The request each operation's examples make (they must return data on the demo clinic). */
 export const SAMPLES = {
   listCitas: { path: '/api/v1/citas', query: { estado: 'confirmada' }, print: ['total'] },
   listClientas: { path: '/api/v1/clientas', query: { q: 'maria' }, print: ['total'] },
   listLlamadas: { path: '/api/v1/llamadas', query: { resultado: 'agendada' }, print: ['total'] },
+  ...RECORD_SAMPLES,
   listEventos: { path: '/api/v1/eventos', query: { cursor: 'now' }, print: ['next_cursor'] },
   getMe: { path: '/api/v1/me', print: ['clinica', 'nombre'] },
 } as const satisfies Record<string, SampleRequest>;
@@ -74,6 +81,19 @@ function tenant(req: FastifyRequest): ClinicContext {
 
 /** The lists' and the feed's 200 carry an ETag, and a matching If-None-Match is a 304. */
 const CONDITIONAL = { headers: ['ETag' as const] };
+
+/** A list's 200: conditional, JSON or CSV by Accept (Vary), and the CSV's paging headers. */
+const LIST = {
+  headers: [
+    'ETag' as const,
+    'Vary' as const,
+    { name: 'X-Total-Count' as const, required: false as const },
+    { name: 'Link' as const, required: false as const },
+  ],
+};
+const csvDescription = (records: string) =>
+  `With Accept: text/csv: the same page as CSV (RFC 4180, UTF-8, CRLF line ends): a header row with the fields of ${records} in the JSON's order, ` +
+  'one row per record; null is an empty cell, true/false and numbers as in the JSON. The total is in X-Total-Count, the next page in Link (rel="next").';
 
 /** The feed's own status: a position the log no longer has. */
 const GONE = {
@@ -98,6 +118,30 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   const { db, now, pages } = opts;
   // One client search per app: it keeps the counts of searches (services/clientas-search/).
   const search = new ClientasSearch();
+  const records = { db, now, tenant };
+
+  /**
+   * A list's answer once planned: JSON or CSV by the Accept header, each with its own ETag (304
+   * from the tag alone), then the page from the cache or built. `applied` is the request's query
+   * with the days the plan applied, from which the CSV's Link names the next page.
+   */
+  async function answerList<P extends Record<string, unknown>>(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    ctx: ClinicContext,
+    resource: ListResource,
+    plan: { key: string; limit: number; offset: number },
+    nowMs: number,
+    build: () => Promise<P>,
+    applied: Record<string, unknown>,
+  ): Promise<FastifyReply> {
+    const format = listFormat(req.headers.accept);
+    const etag = await listEtag(db, ctx, resource, plan.key, nowMs, format);
+    reply.header('vary', 'Accept');
+    if (answeredNotModified(req, reply, etag)) return reply;
+    if (format === 'json') return sendPage(reply, pages, ctx.clinicId, etag, build);
+    return sendCsvPage(reply, pages, ctx.clinicId, etag, async () => csvListPage(resource, await build(), plan, applied));
+  }
 
   app.get(
     '/api/v1/citas',
@@ -114,7 +158,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
         ),
         querystring: CitasQuery,
         response: apiResponses(
-          { body: CitasList, description: 'A page of appointments, with the range applied', ...CONDITIONAL },
+          { body: CitasList, description: 'A page of appointments, with the range applied', ...LIST, csv: csvDescription('Cita') },
           NOT_MODIFIED,
         ),
       },
@@ -123,11 +167,12 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
       const ctx = tenant(req);
       const nowMs = now();
       const plan = planCitas(ctx, req.query, nowMs);
-      const etag = await listEtag(db, ctx, 'citas', plan.key, nowMs);
-      if (answeredNotModified(req, reply, etag)) return reply;
-      return sendPage(reply, pages, ctx.clinicId, etag, () => plannedCitasPage(db, ctx, plan));
+      // The next page keeps the days applied, also when they were the default window.
+      const applied = { ...req.query, desde: plan.desde, hasta: plan.hasta };
+      return answerList(req, reply, ctx, 'citas', plan, nowMs, () => plannedCitasPage(db, ctx, plan), applied);
     },
   );
+  addRecordRoute(app, records, 'citas');
 
   app.get(
     '/api/v1/clientas',
@@ -142,18 +187,20 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
           SAMPLES.listClientas,
         ),
         querystring: ClientasQuery,
-        response: apiResponses({ body: ClientasList, description: 'A page of clients', ...CONDITIONAL }, NOT_MODIFIED),
+        response: apiResponses(
+          { body: ClientasList, description: 'A page of clients', ...LIST, csv: csvDescription('Clienta') },
+          NOT_MODIFIED,
+        ),
       },
     },
     async (req, reply) => {
       const ctx = tenant(req);
       const nowMs = now();
       const plan = planClientas(req.query);
-      const etag = await listEtag(db, ctx, 'clientas', plan.key, nowMs);
-      if (answeredNotModified(req, reply, etag)) return reply;
-      return sendPage(reply, pages, ctx.clinicId, etag, () => plannedClientasPage(db, ctx, plan, nowMs, search));
+      return answerList(req, reply, ctx, 'clientas', plan, nowMs, () => plannedClientasPage(db, ctx, plan, nowMs, search), req.query);
     },
   );
+  addRecordRoute(app, records, 'clientas');
 
   app.get(
     '/api/v1/llamadas',
@@ -168,18 +215,21 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
           SAMPLES.listLlamadas,
         ),
         querystring: LlamadasQuery,
-        response: apiResponses({ body: LlamadasList, description: 'A page of calls, with the days applied', ...CONDITIONAL }, NOT_MODIFIED),
+        response: apiResponses(
+          { body: LlamadasList, description: 'A page of calls, with the days applied', ...LIST, csv: csvDescription('Llamada') },
+          NOT_MODIFIED,
+        ),
       },
     },
     async (req, reply) => {
       const ctx = tenant(req);
       const nowMs = now();
       const plan = planLlamadas(ctx, req.query, nowMs);
-      const etag = await listEtag(db, ctx, 'llamadas', plan.key, nowMs);
-      if (answeredNotModified(req, reply, etag)) return reply;
-      return sendPage(reply, pages, ctx.clinicId, etag, () => plannedLlamadasPage(db, ctx, plan));
+      const applied = { ...req.query, desde: plan.desde, hasta: plan.hasta };
+      return answerList(req, reply, ctx, 'llamadas', plan, nowMs, () => plannedLlamadasPage(db, ctx, plan), applied);
     },
   );
+  addRecordRoute(app, records, 'llamadas');
 
   app.get(
     '/api/v1/eventos',

@@ -1,0 +1,90 @@
+// The lists as CSV for spreadsheets (Accept: text/csv): RFC 4180, UTF-8 without a byte-order
+// mark, CRLF line ends, a header row whose columns are the JSON fields in the JSON order (the
+// record's schema), one row per record. A value is written as in the JSON: null is an empty
+// cell, true/false and numbers as JSON writes them, text as it is, quoted when it holds a comma,
+// a double quote or a line break (csv-stringify). The text is not altered for spreadsheet
+// programs (a phone's leading + stays, a note that starts with = is written as it is): the docs
+// tell how to import columns as text.
+//
+// Paging travels in headers, since a CSV has no room for it: X-Total-Count (the JSON's total)
+// and Link: <...>; rel="next" (RFC 8288) with the next page's path and query, absent on the
+// last page.
+import { stringify, type Options } from 'csv-stringify/sync';
+import Negotiator from 'negotiator';
+import { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import type { ListFormat, ListResource } from '../services/conditional.js';
+
+export const CSV_UTF8 = 'text/csv; charset=utf-8';
+
+/** The columns of each list's CSV: its record's fields in the order the JSON writes them. */
+export const CSV_COLUMNS: Readonly<Record<ListResource, readonly string[]>> = {
+  citas: Object.keys(Cita.properties),
+  clientas: Object.keys(Clienta.properties),
+  llamadas: Object.keys(Llamada.properties),
+};
+
+const OPTIONS: Options = {
+  record_delimiter: 'windows',
+  // csv-stringify writes booleans as 1 and an empty cell by default; the JSON's words instead.
+  cast: { boolean: (v) => (v ? 'true' : 'false') },
+};
+
+/** The CSV text of `records` under `columns` (a header row, then one row per record). */
+export function csvText(columns: readonly string[], records: readonly object[]): string {
+  const rows: unknown[][] = [columns as string[]];
+  for (const r of records) {
+    const record = r as Record<string, unknown>;
+    rows.push(columns.map((c) => record[c]));
+  }
+  return stringify(rows, OPTIONS);
+}
+
+/**
+ * The headers of a CSV page: the total, and the next page's link while there is one. `next` is
+ * the query of the next page (the parameters applied, offset advanced); the link is relative to
+ * the server (a path and its query), as a client resolves it against the URL it asked.
+ */
+export function csvPagingHeaders(path: string, total: number, next: Record<string, string> | null): Record<string, string> {
+  const headers: Record<string, string> = { 'x-total-count': String(total) };
+  if (next !== null) headers['link'] = `<${path}?${new URLSearchParams(next).toString()}>; rel="next"`;
+  return headers;
+}
+
+/**
+ * The query of a list's next page: the request's parameters (with the days the plan applied
+ * written in; null: none applied), then limit and the next offset.
+ */
+function nextQuery(applied: Record<string, unknown>, limit: number, offset: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(applied)) if (typeof value === 'string') out[name] = value;
+  out['limit'] = String(limit);
+  out['offset'] = String(offset);
+  return out;
+}
+
+/** A built list page (the JSON's object) as CSV with its paging headers. */
+export function csvListPage(
+  resource: ListResource,
+  page: Record<string, unknown>,
+  plan: { limit: number; offset: number },
+  applied: Record<string, unknown>,
+): { text: string; headers: Record<string, string> } {
+  const total = page['total'] as number;
+  const next = plan.offset + plan.limit < total ? nextQuery(applied, plan.limit, plan.offset + plan.limit) : null;
+  return {
+    text: csvText(CSV_COLUMNS[resource], page[resource] as object[]),
+    headers: csvPagingHeaders(`/api/v1/${resource}`, total, next),
+  };
+}
+
+// What a list answers for an Accept header: CSV when the client prefers text/csv to JSON (RFC
+// 9110 proactive negotiation, by `negotiator`: q-values, then the more specific type, then the
+// header's order), JSON in every other case: no Accept, */*, application/json, and also a type the
+// lists do not make (text/html) or an unreadable header, which get JSON as always rather than a
+// 406. text/csv may carry the parameters of what is sent (charset=utf-8, header=present).
+const OFFERED = ['application/json', 'text/csv;charset=utf-8;header=present'];
+
+export function listFormat(accept: string | undefined): ListFormat {
+  if (accept === undefined || accept === '*/*' || accept === 'application/json') return 'json';
+  return new Negotiator({ headers: { accept } }).mediaType(OFFERED) === OFFERED[1] ? 'csv' : 'json';
+}

@@ -1,0 +1,30 @@
+// One record of the key's clinic by its id (GET /api/v1/citas/{id}, /clientas/{id},
+// /llamadas/{id}): read by the queries the lists and the events use (citasByIds, clientasByIds,
+// llamadasByIds) and shaped by the same functions (shape.ts), so a record reads the same here, in
+// a list and in the feed. null when the clinic has no record with that id: another clinic's id is
+// not found either, since every query is of the clinic. Never imports Fastify.
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import type { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import { citasByIds } from '../repos/citas.js';
+import { clientasByIds } from '../repos/clientas.js';
+import { llamadasByIds } from '../repos/llamadas.js';
+import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
+
+export async function citaById(db: Kysely<DB>, ctx: ClinicContext, id: string): Promise<Cita | null> {
+  const [row] = await citasByIds(db, ctx.clinicId, [id]);
+  return row === undefined ? null : citaOut(row, ctx);
+}
+
+/** `nowMs`: ultima_cita is her latest cita that starts at or before now. */
+export async function clientaById(db: Kysely<DB>, ctx: ClinicContext, id: string, nowMs: number): Promise<Clienta | null> {
+  const [row] = await clientasByIds(db, ctx.clinicId, [id], Math.floor(nowMs / 1000));
+  return row === undefined ? null : clientaOut(row, ctx);
+}
+
+export async function llamadaById(db: Kysely<DB>, ctx: ClinicContext, id: string): Promise<Llamada | null> {
+  // (its awaitingClienta is for an import reading inside its own transaction: a committed call's
+  // linked clienta is always stored)
+  const [row] = await llamadasByIds(db, ctx.clinicId, [id]);
+  return row === undefined ? null : llamadaOut(row, ctx);
+}
