@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { capturing } from '../../src/db/explain.js';
 import { importJsonLines } from '../../src/services/import.js';
 import { appFor, buildTestApp, type TestApp } from '../helpers/app.js';
+import { anotherInstance } from '../helpers/runtime.js';
 import { dialects } from '../helpers/db.js';
 import { A, B, FIXTURE_NOW_MS, uid } from '../helpers/fixtures.js';
 import { call, citaA, expectError, JSON_UTF8, llamadaA, ok, tick } from './helpers.js';
@@ -205,7 +206,7 @@ describe.each(dialects())('single records on %s', (dialect) => {
 
   it("a 304 reads no record: one read of the clinic's versions (and, for a client, one seek for her next cita)", async () => {
     const cap = capturing(t.database.db);
-    const app = await appFor(t.config, { ...t.database, db: cap.db }, t.keys, () => t.clock.now);
+    const app = await appFor(anotherInstance(t.rt, { ...t.database, db: cap.db }));
     try {
       const expected: Record<string, RegExp[]> = {
         [`/api/v1/citas/${citaA(2)}`]: [/from "clinic_data_versions"/],
