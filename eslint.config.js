@@ -6,7 +6,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'test/client/api.d.ts', 'packages/*/dist/**', 'packages/*/node_modules/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'test/client/api.d.ts',
+      'packages/*/dist/**',
+      'packages/*/node_modules/**',
+      // Linted by n8n's own rules instead (`n8n-node lint`, part of its `npm test`).
+      'packages/n8n-nodes-clinic-api/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
