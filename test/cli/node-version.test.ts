@@ -1,7 +1,9 @@
 // Node 20 (and any version outside package.json's engines) is refused by `npm install` at once,
 // with a message naming the supported versions: engines plus engine-strict in .npmrc. Run with
-// the npm on PATH, in a copy of the project's package files, as each Node version (the running
-// Node, made to report that version); --dry-run and --offline, so nothing is fetched or written.
+// the npm on PATH, in a copy of the project's package files (each workspace's package.json
+// included: without them npm would leave the workspaces' dependencies out, and their engines
+// unchecked), as each Node version (the running Node, made to report that version); --dry-run
+// and --offline, so nothing is fetched or written.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +15,11 @@ import { NODE_VERSIONS, pretendNode } from './node-versions.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENGINES = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
 const dirs = tempDirs('clinic-engines-');
+/** packages/<name>/package.json of each workspace (package.json "workspaces": ["packages/*"]). */
+const WORKSPACE_MANIFESTS = fs
+  .readdirSync(path.join(ROOT, 'packages'))
+  .map((name) => path.join('packages', name, 'package.json'))
+  .filter((file) => fs.existsSync(path.join(ROOT, file)));
 afterAll(() => dirs.cleanup());
 
 /** npm's own script (npm-cli.js) behind the `npm` on PATH. */
@@ -33,8 +40,17 @@ describe('npm install on each Node version', () => {
   let npm: string;
   beforeAll(() => {
     project = dirs.make();
-    for (const file of ['package.json', 'package-lock.json', '.npmrc']) fs.copyFileSync(path.join(ROOT, file), path.join(project, file));
+    for (const file of ['package.json', 'package-lock.json', '.npmrc', ...WORKSPACE_MANIFESTS]) {
+      fs.mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+      fs.copyFileSync(path.join(ROOT, file), path.join(project, file));
+    }
     npm = npmCli();
+  });
+
+  it('installs every workspace: the dependencies of each package are in the tree whose engines are checked', () => {
+    expect(WORKSPACE_MANIFESTS).toContain(path.join('packages', 'n8n-nodes-clinic-api', 'package.json'));
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    for (const manifest of WORKSPACE_MANIFESTS) expect(lock.packages, manifest).toHaveProperty([path.dirname(manifest)]);
   });
 
   it('engines and engine-strict are what the table assumes', () => {
@@ -64,6 +80,6 @@ describe('npm install on each Node version', () => {
       expect(output).toContain(`Required: {"node":"${ENGINES}"}`);
       expect(output).toContain(`"node":"v${version}"`);
     }
-    expect(fs.readdirSync(project).sort()).toEqual(['.npmrc', 'package-lock.json', 'package.json']);
+    expect(fs.readdirSync(project).sort()).toEqual(['.npmrc', 'package-lock.json', 'package.json', 'packages']);
   });
 });
