@@ -4,6 +4,7 @@
 //   (options)     server limits and timeouts (http/plugins/connections.ts), parser refusals in
 //                 the error shape (http/plugins/client-errors.ts)
 //   request-id    X-Request-Id, Cache-Control: no-store, nosniff on every response
+//   host-header   400 malformed_request for an HTTP/1.1 request without Host (Node's check is off)
 //   access-log    one line per request, no secrets
 //   api-errors    the API's one error shape and its 404 (before any route: a route keeps the
 //                 error handler in force when it is added)
@@ -39,6 +40,7 @@ import { llmsTxtRoute } from './http/plugins/llms-txt.js';
 import { connectionLimits, serverOptions } from './http/plugins/connections.js';
 import { drain } from './http/plugins/drain.js';
 import { health } from './http/plugins/health.js';
+import { hostHeader } from './http/plugins/host-header.js';
 import { limiterHealth } from './http/plugins/limiter-health.js';
 import { methodGuard } from './http/plugins/method-guard.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
@@ -194,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(requestId);
+  await app.register(hostHeader);
   await app.register(accessLog);
   // Before every route: a route takes the error handler in force when it is added.
   await app.register(apiErrors);
