@@ -27,7 +27,7 @@ import { rootRedirect } from './admin/root.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import type { DestinationStream } from 'pino';
-import { databaseErrorKind, isDatabaseError } from './db/connect.js';
+import { databaseErrorKind, isDatabaseError, WriterBusy } from './db/connect.js';
 import { frameworkErrors } from './http/error-handler.js';
 import { logSerializers } from './http/log.js';
 import { accessLog } from './http/plugins/access-log.js';
@@ -143,6 +143,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const reportBackground: BackgroundErrorHandler = (task, err) => {
+    // Another process (an import) holds SQLite's write lock: the write is skipped or deferred
+    // by design (services/write-lock.ts), and would otherwise be logged every few seconds.
+    if (err instanceof WriterBusy) {
+      app.log.debug({ task }, 'background write deferred: another process holds the database write lock');
+      return;
+    }
     metrics.backgroundFailures.inc({ task });
     if (isDatabaseError(err)) metrics.databaseErrors.inc({ kind: databaseErrorKind(err), source: 'background' });
     app.log.error({ err, task }, 'background task failed');
@@ -155,7 +161,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiters = deps.limiters ?? new RateLimiters(null);
   app.decorate('limiterHealth', () => limiters.health());
   app.addHook('onClose', async () => {
-    await usage.close().catch((err: unknown) => reportBackgroundError(reportBackground, 'usage flush on close', err));
+    await usage.close().catch((err: unknown) => {
+      if (err instanceof WriterBusy)
+        app.log.warn({ pending: usage.pending }, 'usage counts not written on close: another process holds the database write lock');
+      else reportBackgroundError(reportBackground, 'usage flush on close', err);
+    });
   });
   // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
   const retention = new EventRetention(deps.database, { days: config.eventRetentionDays, now, log: app.log });

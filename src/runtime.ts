@@ -4,7 +4,7 @@
 // Migrations run under the database's start-up lock (db/connect.ts), so instances and commands
 // starting at once on one database apply each migration once.
 import type { Config } from './config.js';
-import { describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
+import { COMMAND_BUSY_TIMEOUT_MS, describeTarget, openDatabase, targetFromConfig, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { RedisLink, RedisState } from './redis/link.js';
 import { KeyService } from './services/api-keys.js';
@@ -37,10 +37,11 @@ async function openAnd<T>(
   config: Config,
   first: (database: Database) => Promise<T>,
   onConnectionError?: (err: Error) => void,
+  busyTimeoutMs = COMMAND_BUSY_TIMEOUT_MS,
 ): Promise<{ database: Database; value: T }> {
   let database: Database | undefined;
   try {
-    database = await openDatabase(targetFromConfig(config), { onConnectionError });
+    database = await openDatabase(targetFromConfig(config, busyTimeoutMs), { onConnectionError });
     return { database, value: await first(database) };
   } catch (err) {
     await database?.close().catch(() => {});
@@ -62,10 +63,17 @@ export interface RuntimeOptions {
   onConnectionError?: (err: Error) => void;
   /** Redis went down (with the reason) or answers again: for the server's log, once per change. */
   onRedisState?: (state: RedisState, reason: string | null) => void;
+  /**
+   * The server's runtime: SQLite never waits for its write lock inside a statement (that wait
+   * stops the event loop); each write waits asynchronously instead (services/write-lock.ts).
+   * Commands keep SQLite's own wait (COMMAND_BUSY_TIMEOUT_MS): nothing else runs in them.
+   */
+  server?: boolean;
 }
 
 export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
-  const target = targetFromConfig(config);
+  const busyTimeoutMs = opts.server ? 0 : COMMAND_BUSY_TIMEOUT_MS;
+  const target = targetFromConfig(config, busyTimeoutMs);
   let resolved: ReturnType<typeof resolvePepper>;
   try {
     resolved = resolvePepper(config);
@@ -76,12 +84,18 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   // node-redis takes about 0.2 s to load: only a process with REDIS_URL loads it (every CLI
   // command opens a runtime).
   const link = config.redisUrl === null ? null : await import('./redis/link.js');
+  // The server's SQLite connection never waits for the write lock inside a statement, and a
+  // migration refused midway would be left half applied: migrations run first, before the server
+  // listens, on a connection of their own that waits for the lock as commands do.
+  const migrateFirst = opts.migrate !== false && opts.server === true && target.kind === 'sqlite';
+  if (migrateFirst) await migrateDatabase(config);
   const { database } = await openAnd(
     config,
     async (d) => {
-      if (opts.migrate !== false) await d.exclusive(() => migrateToLatest(d));
+      if (opts.migrate !== false && !migrateFirst) await d.exclusive(() => migrateToLatest(d));
     },
     opts.onConnectionError,
+    busyTimeoutMs,
   );
   const redis =
     link === null || config.redisUrl === null

@@ -28,6 +28,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
   const metrics = new Metrics();
   const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
   const rt = await openRuntime(config, {
+    server: true,
     // The key service is made before the app that logs for it: these reach the app once it exists.
     onBackgroundError: (task, err) => app?.reportBackgroundError(task, err),
     onConnectionError: (err) => {

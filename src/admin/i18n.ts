@@ -160,6 +160,9 @@ const en = {
   unusableTextText: 'It holds invisible control characters (such as a NUL byte) or is far too long. Go back, retype it and try again.',
   overloadedTitle: 'The service is very busy',
   overloadedText: 'Nothing was changed. Wait a few seconds and try again.',
+  writeBusyTitle: 'The data is being updated',
+  writeBusyText:
+    'Another process (an import, most likely) is writing to the database, so nothing was changed. Try again in a moment: your change is not lost, just not made yet.',
   backToDashboard: 'Back to the dashboard',
   goToSignIn: 'Go to sign-in',
   timesIn: (tz: string) => `Times are shown in the clinic’s time zone, ${tz}.`,
@@ -315,6 +318,9 @@ const es: Messages = {
     'Contiene caracteres de control invisibles (como un byte NUL) o es demasiado largo. Vuelve atrás, escríbelo de nuevo y prueba otra vez.',
   overloadedTitle: 'El servicio está muy ocupado',
   overloadedText: 'No se ha cambiado nada. Espera unos segundos y prueba otra vez.',
+  writeBusyTitle: 'Se están actualizando los datos',
+  writeBusyText:
+    'Otro proceso (seguramente una importación) está escribiendo en la base de datos, así que no se ha cambiado nada. Prueba otra vez en un momento: tu cambio no se ha perdido, solo no se ha hecho todavía.',
   backToDashboard: 'Volver al panel',
   goToSignIn: 'Ir a iniciar sesión',
   timesIn: (tz: string) => `Las horas se muestran en la zona horaria de la clínica, ${tz}.`,

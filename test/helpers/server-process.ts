@@ -19,6 +19,8 @@ export interface ServerProcess {
   baseUrl: string;
   /** The demo clinic's key, from the first run's banner (or the one the test passed). */
   key: string;
+  /** Its DATA_DIR (the embedded database is clinic.db in it). */
+  dataDir: string;
   /** Everything the process wrote so far (stdout and stderr), as text. */
   output(): string;
   /** The JSON log lines written so far, parsed. */
@@ -86,6 +88,7 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
         port,
         baseUrl: `http://127.0.0.1:${port}`,
         key,
+        dataDir,
         output: () => text,
         logs: () => parseLogLines(text),
         exited,

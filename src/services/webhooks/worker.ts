@@ -12,7 +12,7 @@
 // holds its own endpoint's slot for at most the attempt's time limit, never another's, and never
 // a request of the API (deliveries run here, off the request path).
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/connect.js';
+import { whenWritable, WriterBusy, type Database } from '../../db/connect.js';
 import { dataVersions } from '../../repos/clinics.js';
 import { getClinic } from '../../repos/clinics.js';
 import { EVENTS_CHANNEL, eventsAfter } from '../../repos/events.js';
@@ -29,6 +29,7 @@ import { backoffDelay, parseRetryAfter, shouldDisable } from './backoff.js';
 import { eventTypesOf, recordAttempt, type WebhookService } from './endpoints.js';
 import type { Resolver } from './destination.js';
 import { sendWebhook, type Attempt } from './send.js';
+import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
 
 /** Events read per query; an endpoint's session delivers at most SESSION_MAX before giving its slot back. */
 const PAGE = 50;
@@ -153,7 +154,17 @@ export class DeliveryWorker {
     const free = this.opts.maxInFlight - this.sessions.size;
     if (this.stopped || free <= 0) return 0;
     const now = this.now();
-    const claimed = await claimDueEndpoints(this.database.db, this.owner, now, now + this.opts.leaseMs, free);
+    let claimed: EndpointRow[];
+    try {
+      claimed = await whenWritable(
+        () => claimDueEndpoints(this.database.db, this.owner, now, now + this.opts.leaseMs, free),
+        BACKGROUND_WRITE_WAIT_MS,
+      );
+    } catch (err) {
+      // Another process (an import) holds SQLite's write lock: nothing is claimed until it is free.
+      if (err instanceof WriterBusy) return 0;
+      throw err;
+    }
     for (const ep of claimed) {
       const run = this.session(ep)
         .catch(async (err: unknown) => {
@@ -230,7 +241,7 @@ export class DeliveryWorker {
         if (attempt.error === 'aborted') return;
         const at = this.now();
         try {
-          await recordAttempt(this.database, ep, ev, 'auto', ep.attempts + 1, at, attempt);
+          await recordAttempt(this.database, ep, ev, 'auto', ep.attempts + 1, at, attempt, INTERACTIVE_WRITE_WAIT_MS);
         } catch (err) {
           // Deleted while its request was out (its deliveries go with it): nothing left to do.
           if (!(await getWebhookEndpoint(db, ep.clinic_id, ep.id))) return;
