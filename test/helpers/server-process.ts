@@ -38,8 +38,9 @@ export interface StartServerOptions {
   env?: Record<string, string>;
   readyTimeoutMs?: number;
   /**
-   * A database the test prepared (DATA_DIR in `env`, or DATABASE_URL) and a key it made there:
-   * no first run, so no banner with a key. The DATA_DIR is the test's, and stays.
+   * A database the test prepared (DATA_DIR in `env`, or DATABASE_URL) and a key it made there
+   * (any string if it needs none): no first run, so no banner with a key. A DATA_DIR given in
+   * `env` is the test's, and stays.
    */
   key?: string;
 }
