@@ -6,11 +6,13 @@
 // - every response carries `Connection: close`, so each connection ends after the request it is
 //   serving, also one whose request began before the shutdown;
 // - the listener closes (new connections are refused) at the first turn of the event loop that
-//   accepted no connection and was short. Node accepts about one connection per turn, so when
+//   accepted no connection and was short. Node (libuv) accepts one connection per turn, so when
 //   the loop is busy (a queue of synchronous SQLite queries) connections the kernel accepted
 //   before the signal, with their requests already sent, wait in the listener's queue; closing
 //   the listener resets every one of them. A turn that accepted none found the queue empty, and
-//   a short one leaves only the last few milliseconds' arrivals to be reset, at once. At the
+//   a short one leaves only what arrived in its last milliseconds to be reset, at once. Every
+//   turn is watched until then (an idle loop turns in microseconds), so the listener closes
+//   about as soon as the signal is handled when the loop is not busy. At the
 //   latest it closes after `closeListenerWithinMs`, so that a client that keeps connecting
 //   cannot hold the shutdown;
 // - a connection is closed when it is idle: no request in flight and not one byte received
@@ -35,7 +37,7 @@ import fp from 'fastify-plugin';
 export const FRESH_GRACE_MS = 1_000;
 /** How often the connections are checked while draining. */
 const CHECK_EVERY_MS = 50;
-/** A turn of the event loop (its poll phase) that accepted no connection and took less than this closes the listener. */
+/** A turn of the event loop that accepted no connection and took less than this closes the listener. */
 const SHORT_TURN_MS = 5;
 /** The listener closes this long after the signal at the latest, unless beginDrain says otherwise. */
 const LISTENER_CLOSE_MAX_MS = 2_000;
@@ -105,17 +107,32 @@ export class Lifecycle {
     this.listenerCloseBy = this.drainStartedAt + (opts.closeListenerWithinMs ?? LISTENER_CLOSE_MAX_MS);
     this.server = server;
     if (!server.listening) this.listenerClosed = true;
-    // The first check right after this turn's poll phase (the signal is handled in it).
-    setImmediate(() => this.check(null));
-    // Timers run before the poll phase and immediates right after it: between the two, the
-    // turn's poll. The first such check in the next turn, then every CHECK_EVERY_MS.
-    const measured = () => {
-      const at = performance.now();
-      const accepted = this.accepted;
-      setImmediate(() => this.check(this.accepted === accepted ? performance.now() - at : null));
-    };
-    setTimeout(measured, 0);
-    this.checker = setInterval(measured, CHECK_EVERY_MS);
+    // Idleness: first right after this turn's poll phase (the signal is handled in it), then
+    // every CHECK_EVERY_MS, always in the check phase, right after a poll phase.
+    setImmediate(() => this.check());
+    this.checker = setInterval(() => setImmediate(() => this.check()), CHECK_EVERY_MS);
+    // The listener: every turn is watched until it closes (one immediate after the other, so the
+    // loop polls without waiting meanwhile). From one check phase to the next is one turn, its
+    // poll phase included; the first turn watched is the next one, whole.
+    if (!this.listenerClosed) setImmediate(() => this.watchListener(performance.now(), this.accepted));
+  }
+
+  /**
+   * Closes the listener after a turn that accepted no connection (so none was waiting when its
+   * poll began: Node takes one per turn) and was short (few can have arrived since), or at the
+   * deadline; else watches the next turn.
+   */
+  private watchListener(since: number, accepted: number): void {
+    setImmediate(() => {
+      if (this.listenerClosed) return;
+      const now = performance.now();
+      if ((this.accepted === accepted && now - since < SHORT_TURN_MS) || now >= this.listenerCloseBy) {
+        this.listenerClosed = true;
+        // net.Server's close, not http.Server's: see the top of this file.
+        net.Server.prototype.close.call(this.server!);
+        this.checkDrained();
+      } else this.watchListener(now, this.accepted);
+    });
   }
 
   /** Resolves once the listener is closed and every connection is closed (each request in flight answered). */
@@ -127,14 +144,9 @@ export class Lifecycle {
     return this.sockets.size;
   }
 
-  /** `quietTurnMs`: how long the poll phase before this check took, if it accepted no connection (else null). */
-  private check(quietTurnMs: number | null): void {
+  /** Closes the connections found idle by this check and the one before. */
+  private check(): void {
     const now = performance.now();
-    if (!this.listenerClosed && ((quietTurnMs !== null && quietTurnMs < SHORT_TURN_MS) || now >= this.listenerCloseBy)) {
-      this.listenerClosed = true;
-      // net.Server's close, not http.Server's: see the top of this file.
-      net.Server.prototype.close.call(this.server!);
-    }
     for (const [socket, t] of this.sockets) {
       const idle = t.active === 0 && socket.bytesRead === t.answeredBytes;
       if (!idle) {
