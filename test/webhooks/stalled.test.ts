@@ -23,10 +23,11 @@ import { sleep } from '../helpers/load.js';
 import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 
-const TIMEOUT_MS = 1_000;
-const LEASE_MS = 3_000;
+/** Long enough that the test's own steps while a request is held open (an import, a lock) fit in it on a loaded machine. */
+const TIMEOUT_MS = 3_000;
+const LEASE_MS = 8_000;
 /** A stall in the middle of an attempt that the lease covers: longer than the attempt's limit, shorter than LEASE_MS - TIMEOUT_MS. */
-const STALL_IN_ATTEMPT_MS = 1_500;
+const STALL_IN_ATTEMPT_MS = 4_000;
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -56,6 +57,9 @@ describe.runIf(dialects().includes('postgres'))('webhooks with an instance stall
       WEBHOOK_LEASE_MS: String(LEASE_MS),
       WEBHOOK_RETRY_BASE_MS: '50',
       WEBHOOK_RETRY_MAX_MS: '200',
+      // A statement of the stalled process outlives the stall: its answer is there when it resumes.
+      DB_STATEMENT_TIMEOUT_MS: '30000',
+      SOCKET_TIMEOUT_MS: '60000',
     };
     const rt: Runtime = await openRuntime(loadConfig(env));
     cleanups.push(() => rt.close());
@@ -103,25 +107,23 @@ describe.runIf(dialects().includes('postgres'))('webhooks with an instance stall
     // 1. A stalled between attempts, past its lease. A sends e1 (held open); e2 is written
     //    meanwhile, and a lock on the events keeps A, once e1 is answered and its cursor moved,
     //    just before reading e2: that is when it is stopped.
+    const locker = new pg.Client({ connectionString: env.DATABASE_URL });
+    await locker.connect();
+    cleanups.push(() => locker.end());
     const g1 = gate();
     holdNext = g1.opened;
     const e1 = await event();
     await until(() => times(e1) === 1, 'A sending e1');
     const e2 = await event();
-    const locker = new pg.Client({ connectionString: env.DATABASE_URL });
-    await locker.connect();
-    cleanups.push(() => locker.end());
     await locker.query('begin');
     await locker.query('lock table events in access exclusive mode');
     g1.open();
+    // A's read of the events waits for the lock (the only one that can: B is stopped).
     await until(
       async () =>
         Number(
-          (
-            await locker.query<{ n: string }>(
-              `select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%"events"%'`,
-            )
-          ).rows[0]!.n,
+          (await locker.query<{ n: string }>(`select count(*) as n from pg_locks where relation = 'events'::regclass and not granted`))
+            .rows[0]!.n,
         ) > 0,
       'A waiting to read e2',
     );
@@ -129,7 +131,7 @@ describe.runIf(dialects().includes('postgres'))('webhooks with an instance stall
     b.signal('SIGCONT');
     await locker.query('rollback');
     // B takes the endpoint over once A's lease has run out, and delivers e2.
-    await until(async () => times(e2) === 1 && (await cursor()) >= 2, 'B delivering e2', 20_000);
+    await until(async () => times(e2) === 1 && (await cursor()) >= 2, 'B delivering e2', 30_000);
     a.signal('SIGCONT');
     await until(
       () => a.logs().some((l) => String(l.msg).includes('another process took over an endpoint')) || times(e2) > 1,
