@@ -1,0 +1,17 @@
+// `node scripts/workspaces.mjs <script>`: `npm run <script>` in every workspace package that has
+// it (the root's "prepare" builds them, its "test" tests them), with CI=true as a CI system
+// would set it: tools with a terminal spinner (n8n's node CLI) then print plain progress lines,
+// not animation frames, into npm install's and npm test's output.
+import { spawnSync } from 'node:child_process';
+
+const script = process.argv[2];
+if (!script) {
+  process.stderr.write('usage: node scripts/workspaces.mjs <npm script>\n');
+  process.exit(2);
+}
+const result = spawnSync('npm', ['run', script, '--workspaces', '--if-present'], {
+  stdio: 'inherit',
+  env: { ...process.env, CI: 'true' },
+  shell: process.platform === 'win32',
+});
+process.exit(result.status ?? 1);
