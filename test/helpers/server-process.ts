@@ -1,6 +1,7 @@
 // `clinic-api serve` as a real process (from the sources, through test/cli/run-cli.ts), for the
 // tests that need what only a process has: signals, exit codes, sockets, its real log output.
-// It starts on an empty database, so the first run prints the demo key, which is read here.
+// It starts on an empty database, so the first run prints the demo key, which is read here; or,
+// restarted on the DATA_DIR of an earlier one (`dataDir`), without a key.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,13 +10,16 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY_RE = /Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})" "http:\/\/[^:]+:(\d+)\//;
+const LISTENING_RE = /"address":"http:\/\/[^"]+:(\d+)","[^\n]*"msg":"clinic-api listening"/;
 
 export interface ServerProcess {
   pid: number;
   port: number;
   baseUrl: string;
-  /** The demo clinic's key, from the first run's banner. */
+  /** The demo clinic's key, from the first run's banner ('' when restarted on an earlier `dataDir`). */
   key: string;
+  /** Its DATA_DIR. */
+  dataDir: string;
   /** Everything the process wrote so far (stdout and stderr), as text. */
   output(): string;
   /** The JSON log lines written so far, parsed. */
@@ -24,7 +28,7 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   alive(): boolean;
   signal(sig: NodeJS.Signals): void;
-  /** SIGKILL if still running, and removes its DATA_DIR. */
+  /** SIGKILL if still running, and removes its DATA_DIR (unless it was given as `dataDir`). */
   kill(): Promise<void>;
 }
 
@@ -32,10 +36,16 @@ export interface StartServerOptions {
   /** Variables beyond the defaults (a fresh DATA_DIR, PORT 0, 127.0.0.1, LOG_LEVEL info). */
   env?: Record<string, string>;
   readyTimeoutMs?: number;
+  /**
+   * The DATA_DIR of an earlier server to start on again (its database and pepper; no demo, so no
+   * key): the caller owns it, kill() leaves it. With `env.PORT` the earlier one's port, a restart.
+   */
+  dataDir?: string;
 }
 
 export async function startServerProcess(opts: StartServerOptions = {}): Promise<ServerProcess> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
+  const restart = opts.dataDir !== undefined;
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
   const env = { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...opts.env };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
     cwd: ROOT,
@@ -63,19 +73,21 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
       child.kill('SIGKILL');
       await exited;
     }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!restart) fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (;;) {
     const m = KEY_RE.exec(text);
-    if (m && text.includes('clinic-api listening')) {
-      const port = Number(m[2]);
+    const listening = LISTENING_RE.exec(text);
+    if ((m || restart) && listening) {
+      const port = Number(listening[1]);
       return {
         pid: child.pid!,
         port,
         baseUrl: `http://127.0.0.1:${port}`,
-        key: m[1]!,
+        key: m?.[1] ?? '',
+        dataDir,
         output: () => text,
         logs: () => parseLogLines(text),
         exited,
