@@ -54,7 +54,7 @@ describe.each(dialects())('the README mirror program across a restart of the ser
       expect((await importJsonLines(rt.database, clinic.id, Readable.from([jsonl(base())]))).ok).toBe(true);
       const head = async () => (await dataVersions(rt!.database.db, clinic.id)).eventsSeq;
 
-      const first = await startServerProcess({ dataDir: dir, env });
+      const first = await startServerProcess({ key, env: { ...env, DATA_DIR: dir } });
       servers.push(first);
       const mirrorFile = path.join(dir, 'mirror.json');
       const follower = startProcess([writeProgram(dir), mirrorFile], {
@@ -84,7 +84,7 @@ describe.each(dialects())('the README mirror program across a restart of the ser
       );
 
       // A new server process on the same data and port.
-      const second = await startServerProcess({ dataDir: dir, env: { ...env, PORT: String(first.port) } });
+      const second = await startServerProcess({ key, env: { ...env, DATA_DIR: dir, PORT: String(first.port) } });
       servers.push(second);
       const mirror = (await until(
         'the copy to catch up',

@@ -1,7 +1,7 @@
 // `clinic-api serve` as a real process (from the sources, through test/cli/run-cli.ts), for the
 // tests that need what only a process has: signals, exit codes, sockets, its real log output.
-// It starts on an empty database, so the first run prints the demo key, which is read here; or,
-// restarted on the DATA_DIR of an earlier one (`dataDir`), without a key.
+// It starts on an empty database, so the first run prints the demo key, which is read here; or on
+// a DATA_DIR (or DATABASE_URL) the test prepared, with the key the test made there.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,16 +9,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const KEY_RE = /Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})" "http:\/\/[^:]+:(\d+)\//;
-const LISTENING_RE = /"address":"http:\/\/[^"]+:(\d+)","[^\n]*"msg":"clinic-api listening"/;
+const KEY_RE = /Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})"/;
+/** Printed by every start, first or not. */
+const PORT_RE = /Dashboard \(Settings > API\): +http:\/\/[^:]+:(\d+)\//;
 
 export interface ServerProcess {
   pid: number;
   port: number;
   baseUrl: string;
-  /** The demo clinic's key, from the first run's banner ('' when restarted on an earlier `dataDir`). */
+  /** The demo clinic's key, from the first run's banner (or the one the test passed). */
   key: string;
-  /** Its DATA_DIR. */
+  /** Its DATA_DIR (the embedded database is clinic.db in it). */
   dataDir: string;
   /** Everything the process wrote so far (stdout and stderr), as text. */
   output(): string;
@@ -28,7 +29,7 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   alive(): boolean;
   signal(sig: NodeJS.Signals): void;
-  /** SIGKILL if still running, and removes its DATA_DIR (unless it was given as `dataDir`). */
+  /** SIGKILL if still running, and removes its DATA_DIR (unless the test passed its own). */
   kill(): Promise<void>;
 }
 
@@ -37,15 +38,16 @@ export interface StartServerOptions {
   env?: Record<string, string>;
   readyTimeoutMs?: number;
   /**
-   * The DATA_DIR of an earlier server to start on again (its database and pepper; no demo, so no
-   * key): the caller owns it, kill() leaves it. With `env.PORT` the earlier one's port, a restart.
+   * A database the test prepared (DATA_DIR in `env`, or DATABASE_URL) and a key it made there
+   * (any string if it needs none): no first run, so no banner with a key. A DATA_DIR given in
+   * `env` is the test's, and stays.
    */
-  dataDir?: string;
+  key?: string;
 }
 
 export async function startServerProcess(opts: StartServerOptions = {}): Promise<ServerProcess> {
-  const restart = opts.dataDir !== undefined;
-  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
+  const ownDataDir = opts.env?.DATA_DIR === undefined;
+  const dataDir = opts.env?.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
   const env = { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...opts.env };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
     cwd: ROOT,
@@ -73,20 +75,20 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
       child.kill('SIGKILL');
       await exited;
     }
-    if (!restart) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (;;) {
-    const m = KEY_RE.exec(text);
-    const listening = LISTENING_RE.exec(text);
-    if ((m || restart) && listening) {
-      const port = Number(listening[1]);
+    const key = opts.key ?? KEY_RE.exec(text)?.[1];
+    const portMatch = PORT_RE.exec(text);
+    if (key && portMatch && text.includes('clinic-api listening')) {
+      const port = Number(portMatch[1]);
       return {
         pid: child.pid!,
         port,
         baseUrl: `http://127.0.0.1:${port}`,
-        key: m?.[1] ?? '',
+        key,
         dataDir,
         output: () => text,
         logs: () => parseLogLines(text),

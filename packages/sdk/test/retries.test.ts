@@ -45,7 +45,7 @@ describe.each(dialects())('a server that restarts, on %s', (dialect) => {
     })();
     await until('refused connections while it is down', () => retries.length >= 4);
 
-    const second = await startServerProcess({ dataDir: first.dataDir, env: { ...env, PORT: String(first.port) } });
+    const second = await startServerProcess({ key: first.key, env: { ...env, DATA_DIR: first.dataDir, PORT: String(first.port) } });
     servers.push(second);
     expect(second.port).toBe(first.port);
     expect(await during).toEqual(before);
