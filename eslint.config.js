@@ -11,6 +11,8 @@ export default tseslint.config(
       'dist/**',
       'node_modules/**',
       'data/**',
+      'bench/.build/**',
+      '.bench-data/**',
       'test/client/api.d.ts',
       'packages/sdk/src/generated/**',
       'packages/*/dist/**',
