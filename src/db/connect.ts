@@ -27,9 +27,11 @@ export interface Database {
    * transaction that reads and then writes fails with SQLITE_BUSY_SNAPSHOT instead of waiting);
    * it is retried for up to `waitMs` (default 10 minutes; 0: one attempt that does not wait, and
    * WriterBusy if another writer holds the lock). PostgreSQL: an ordinary transaction (writers of
-   * a clinic serialise on its advisory lock, repos/writes.ts).
+   * a clinic serialise on its advisory lock, repos/writes.ts). It commits when `fn` returns, or
+   * rolls back and returns its result when `keep` says so (a refused import), and rolls back and
+   * rethrows when `fn` throws.
    */
-  writeTransaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: { waitMs?: number }): Promise<T>;
+  writeTransaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: WriteTransactionOptions<T>): Promise<T>;
   /**
    * PostgreSQL only: LISTEN on `channel` on a connection of its own (outside the pool), calling
    * `onNotify` with each payload; resolves to a function that stops listening. A lost connection
@@ -37,6 +39,13 @@ export interface Database {
    */
   listen?(channel: string, onNotify: (payload: string) => void, onError: (err: unknown) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+export interface WriteTransactionOptions<T> {
+  /** SQLite: how long to wait for the write lock (default 10 minutes; 0: one attempt, WriterBusy if taken) */
+  waitMs?: number;
+  /** whether to commit what `fn` returned (default: always); false rolls back */
+  keep?: (result: T) => boolean;
 }
 
 /** Another process holds SQLite's write lock and the caller asked not to wait (writeTransaction). */
@@ -148,12 +157,12 @@ function sqliteWriteTransaction(db: Kysely<DB>, raw: BetterSqlite3.Database) {
       }
     }
   };
-  return <T>(fn: (trx: Kysely<DB>) => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> =>
+  return <T>(fn: (trx: Kysely<DB>) => Promise<T>, opts: WriteTransactionOptions<T> = {}): Promise<T> =>
     db.connection().execute(async (conn) => {
       begin(opts.waitMs ?? WRITE_LOCK_WAIT_MS);
       try {
         const result = await fn(conn);
-        raw.exec('commit');
+        raw.exec(opts.keep === undefined || opts.keep(result) ? 'commit' : 'rollback');
         return result;
       } catch (err) {
         if (raw.inTransaction) raw.exec('rollback');
@@ -223,10 +232,33 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, eve
     db,
     dialect: 'postgres',
     exclusive: pgLock(target.url),
-    writeTransaction: (fn) => db.transaction().execute(fn),
+    writeTransaction: (fn, opts) => pgWriteTransaction(db, fn, opts),
     listen: pgListen(target.url),
     close: () => db.destroy(),
   };
+}
+
+async function pgWriteTransaction<T>(
+  db: Kysely<DB>,
+  fn: (trx: Kysely<DB>) => Promise<T>,
+  opts: WriteTransactionOptions<T> = {},
+): Promise<T> {
+  const trx = await db.startTransaction().execute();
+  let result: T;
+  try {
+    result = await fn(trx);
+    if (opts.keep === undefined || opts.keep(result)) await trx.commit().execute();
+    else await trx.rollback().execute();
+  } catch (err) {
+    // The connection is released even when the rollback fails (a lost connection): the cause is `err`.
+    if (!trx.isCommitted && !trx.isRolledBack)
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
+    throw err;
+  }
+  return result;
 }
 
 function pgListen(url: string) {

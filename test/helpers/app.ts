@@ -2,7 +2,6 @@
 // every endpoint test also exercises tenant isolation. Nothing is mocked: real database, real
 // key service, real limiters; only the clock is fixed.
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
@@ -12,7 +11,7 @@ import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { KeyService } from '../../src/services/api-keys.js';
 import { MemoryGcraLimiter } from '../../src/services/rate-limit.js';
-import { RecordWriter } from '../../src/services/record-writer.js';
+import { writeClinicData } from '../../src/services/write/session.js';
 import { freshDatabase } from './db.js';
 import { clinicARecords, clinicBRecords, FIXTURE_NOW_MS } from './fixtures.js';
 
@@ -51,16 +50,12 @@ export async function seedRecords(
   records: Iterable<ImportRecord>,
   nowMs = FIXTURE_NOW_MS,
 ): Promise<void> {
-  await database.writeTransaction(async (trx) => {
-    if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const writer = new RecordWriter(
-      trx,
-      { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
-      { now: () => nowMs },
-    );
-    for (const r of records) await writer.add(r);
-    await writer.finish();
+  const lines = [...records].map((record, i) => ({ line: i + 1, record }));
+  const out = await writeClinicData(database, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, lines, {
+    mode: 'upsert',
+    now: () => nowMs,
   });
+  if (!out.ok) throw new Error(`seedRecords: refused (${JSON.stringify({ dangling: out.dangling, missing: out.missing })})`);
 }
 
 /** What a test may add to the app: its real log output, its metrics, a faster overload sampler. */

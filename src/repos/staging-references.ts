@@ -1,0 +1,100 @@
+// References of staged citas and calls to their clientas (staging.ts), resolved in SQL once the
+// whole file is staged. A reference on line L exists at L when its clienta is stored and not
+// deleted by the file before L, or listed on a line before L after her last deletion. One that
+// does not is `later` (her line comes further down: the line's event waits for the end of the
+// import, when she is there) or dangling (no line of hers follows: a problem of line L).
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
+import type { DB } from '../db/schema.js';
+import { lastLines } from './staging.js';
+
+const ALIAS = 'r';
+
+/** Whether the clienta of `r` (line, clienta_id) exists at r.line. */
+function existsAtLine(clinicId: string, clientaDeletions: boolean): RawBuilder<unknown> {
+  const stored = sql`exists (select 1 from clientas s where s.clinic_id = ${clinicId} and s.id = ${sql.ref(`${ALIAS}.clienta_id`)})`;
+  if (!clientaDeletions) {
+    return sql`(exists (select 1 from import_clientas c where c.id = ${sql.ref(`${ALIAS}.clienta_id`)} and c.line < ${sql.ref(`${ALIAS}.line`)})
+      or ${stored})`;
+  }
+  const lastDeletion = sql`(select max(d.line) from import_deletions d
+    where d.type = 'clienta' and d.id = ${sql.ref(`${ALIAS}.clienta_id`)} and d.line < ${sql.ref(`${ALIAS}.line`)})`;
+  return sql`(exists (select 1 from import_clientas c where c.id = ${sql.ref(`${ALIAS}.clienta_id`)}
+      and c.line < ${sql.ref(`${ALIAS}.line`)} and c.line > coalesce(${lastDeletion}, 0))
+    or (${lastDeletion} is null and ${stored}))`;
+}
+
+/** No line of the clienta of `r` follows r.line. */
+const notListedAfter = sql`not exists (select 1 from import_clientas c where c.id = ${sql.ref(`${ALIAS}.clienta_id`)} and c.line > ${sql.ref(`${ALIAS}.line`)})`;
+
+/** Whether the file deletes any clienta (references must then be resolved in file order). */
+export async function deletesClientas(db: Kysely<DB>): Promise<boolean> {
+  const r = await sql<{ n: number | string }>`select count(*) as n from import_deletions where type = 'clienta'`.execute(db);
+  return Number(r.rows[0]?.n ?? 0) > 0;
+}
+
+/** Marks the staged citas and calls whose clienta does not exist at their line; returns how many. */
+export async function markLaterReferences(db: Kysely<DB>, clinicId: string, clientaDeletions: boolean): Promise<number> {
+  let n = 0;
+  for (const table of ['import_citas', 'import_llamadas']) {
+    const r = await sql`update ${sql.table(table)} as r set later = 1
+      where r.clienta_id is not null and not ${existsAtLine(clinicId, clientaDeletions)}`.execute(db);
+    n += Number(r.numAffectedRows ?? 0);
+  }
+  return n;
+}
+
+/**
+ * The references that resolve to no clienta (after markLaterReferences): one anti-join of the
+ * marked lines, and of the references of lines with other problems, against the staged
+ * clientas. How many, how many of them are on lines with no other problem, the first `max` by line.
+ */
+export async function danglingReferences(db: Kysely<DB>, clinicId: string, max: number, clientaDeletions: boolean) {
+  const refs = sql`with refs as (select line, clienta_id, 0 as bad from import_citas where later = 1
+    union all select line, clienta_id, 0 from import_llamadas where later = 1
+    union all select b.line, b.clienta_id, 1 from import_bad_refs b)`;
+  const dangling = sql`${notListedAfter} and (r.bad = 0 or not ${existsAtLine(clinicId, clientaDeletions)})`;
+  const count = await sql<{
+    n: number | string;
+    good: number | string | null;
+  }>`${refs} select count(*) as n, sum(1 - r.bad) as good from refs r where ${dangling}`.execute(db);
+  const n = Number(count.rows[0]?.n ?? 0);
+  if (n === 0) return { count: 0, onGoodLines: 0, first: [] };
+  const first = await sql<{
+    line: number | string;
+    clienta_id: string;
+  }>`${refs} select r.line, r.clienta_id from refs r where ${dangling} order by r.line limit ${max}`.execute(db);
+  return {
+    count: n,
+    onGoodLines: Number(count.rows[0]?.good ?? 0),
+    first: first.rows.map((r) => ({ line: Number(r.line), clientaId: r.clienta_id })),
+  };
+}
+
+type LaterTable = string;
+
+/** The lines (after, through] marked later that a chunk's write took its rows from (the last line of each id). */
+export async function laterLines(db: Kysely<DB>, table: LaterTable, after: number, through: number): Promise<Map<string, number>> {
+  const last = lastLines(dialectOf(db), table, `line > ${Number(after)} and line <= ${Number(through)}`);
+  const r = await sql<{
+    line: number | string;
+    id: string;
+  }>`select line, id from ${sql.table(table)} where later = 1 and line ${sql.raw(last)}`.execute(db);
+  return new Map(r.rows.map((x) => [x.id, Number(x.line)]));
+}
+
+/** Keeps on staged `lines` the event their write makes, for the end of the import. */
+export async function deferEvents(db: Kysely<DB>, table: LaterTable, tipo: string, lines: readonly number[]): Promise<void> {
+  for (let i = 0; i < lines.length; i += 5_000) {
+    const chunk = lines.slice(i, i + 5_000);
+    const where = dialectOf(db) === 'postgres' ? sql`line = any(${chunk}::int8[])` : sql`line in (${sql.join(chunk)})`;
+    await sql`update ${sql.table(table)} set tipo = ${tipo} where ${where}`.execute(db);
+  }
+}
+
+/** The deferred events after line `after`, in line order, at most `n`. */
+export async function deferredEvents(db: Kysely<DB>, table: LaterTable, after: number, n: number) {
+  const r = await sql<{ line: number | string; id: string; tipo: string }>`select line, id, tipo from ${sql.table(table)}
+    where tipo is not null and line > ${after} order by line limit ${n}`.execute(db);
+  return r.rows.map((x) => ({ ...x, line: Number(x.line) }));
+}
