@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { requireClinic } from '../services/accounts.js';
-import { endpointStatus, eventTypesOf } from '../services/webhooks/endpoints.js';
+import { endpointStatus } from '../services/webhooks/endpoints.js';
 import type { Attempt } from '../services/webhooks/send.js';
 import { info, iso, result, withRuntime, type CliContext } from './io.js';
 
@@ -43,7 +43,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         }),
       );
       const e = created.endpoint;
-      const types = eventTypesOf(e);
+      const types = e.event_types;
       info(
         ctx,
         `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now on. Store the secret now: it cannot be shown again.`,
@@ -63,7 +63,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         id: e.id,
         status: endpointStatus(e),
         url: e.url,
-        events: eventTypesOf(e),
+        events: e.event_types,
         created_at: iso(e.created_at),
         disabled_reason: e.disabled_reason,
         disabled_at: iso(e.disabled_at),
