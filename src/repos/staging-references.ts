@@ -10,18 +10,19 @@ import { lastLines } from './staging.js';
 
 const ALIAS = 'r';
 
-/** Whether the clienta of `r` (line, clienta_id) exists at r.line. */
-function existsAtLine(clinicId: string, clientaDeletions: boolean): RawBuilder<unknown> {
-  const stored = sql`exists (select 1 from clientas s where s.clinic_id = ${clinicId} and s.id = ${sql.ref(`${ALIAS}.clienta_id`)})`;
-  if (!clientaDeletions) {
-    return sql`(exists (select 1 from import_clientas c where c.id = ${sql.ref(`${ALIAS}.clienta_id`)} and c.line < ${sql.ref(`${ALIAS}.line`)})
-      or ${stored})`;
-  }
-  const lastDeletion = sql`(select max(d.line) from import_deletions d
-    where d.type = 'clienta' and d.id = ${sql.ref(`${ALIAS}.clienta_id`)} and d.line < ${sql.ref(`${ALIAS}.line`)})`;
-  return sql`(exists (select 1 from import_clientas c where c.id = ${sql.ref(`${ALIAS}.clienta_id`)}
-      and c.line < ${sql.ref(`${ALIAS}.line`)} and c.line > coalesce(${lastDeletion}, 0))
-    or (${lastDeletion} is null and ${stored}))`;
+/**
+ * The clienta of `r` (line, clienta_id) does not exist at r.line. Written as NOT EXISTS joined by
+ * AND, which PostgreSQL plans as anti-joins (an OR of EXISTS is a probe per row).
+ */
+function missingAtLine(clinicId: string, clientaDeletions: boolean): RawBuilder<unknown> {
+  const id = sql.ref(`${ALIAS}.clienta_id`);
+  const line = sql.ref(`${ALIAS}.line`);
+  const notStored = sql`not exists (select 1 from clientas s where s.clinic_id = ${clinicId} and s.id = ${id})`;
+  if (!clientaDeletions)
+    return sql`(not exists (select 1 from import_clientas c where c.id = ${id} and c.line < ${line}) and ${notStored})`;
+  const lastDeletion = sql`(select max(d.line) from import_deletions d where d.type = 'clienta' and d.id = ${id} and d.line < ${line})`;
+  return sql`(not exists (select 1 from import_clientas c where c.id = ${id} and c.line < ${line} and c.line > coalesce(${lastDeletion}, 0))
+    and (${lastDeletion} is not null or ${notStored}))`;
 }
 
 /** No line of the clienta of `r` follows r.line. */
@@ -38,7 +39,7 @@ export async function markLaterReferences(db: Kysely<DB>, clinicId: string, clie
   let n = 0;
   for (const table of ['import_citas', 'import_llamadas']) {
     const r = await sql`update ${sql.table(table)} as r set later = 1
-      where r.clienta_id is not null and not ${existsAtLine(clinicId, clientaDeletions)}`.execute(db);
+      where r.clienta_id is not null and ${missingAtLine(clinicId, clientaDeletions)}`.execute(db);
     n += Number(r.numAffectedRows ?? 0);
   }
   return n;
@@ -53,7 +54,7 @@ export async function danglingReferences(db: Kysely<DB>, clinicId: string, max: 
   const refs = sql`with refs as (select line, clienta_id, 0 as bad from import_citas where later = 1
     union all select line, clienta_id, 0 from import_llamadas where later = 1
     union all select b.line, b.clienta_id, 1 from import_bad_refs b)`;
-  const dangling = sql`${notListedAfter} and (r.bad = 0 or not ${existsAtLine(clinicId, clientaDeletions)})`;
+  const dangling = sql`${notListedAfter} and (r.bad = 0 or ${missingAtLine(clinicId, clientaDeletions)})`;
   const count = await sql<{
     n: number | string;
     good: number | string | null;

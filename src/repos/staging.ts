@@ -1,8 +1,9 @@
 // The staging tables of an import (services/write/): every valid line of the file is copied here
-// first, under its line number; then every reference is resolved in one query against them and
-// the stored clientas, and each record type is applied from them in SQL. Temporary tables of the
-// writing transaction: created inside it (a rollback takes them back on both databases),
-// dropped at COMMIT on PostgreSQL (`on commit drop`) and by dropStaging on SQLite.
+// first, under its line number; then references are resolved against them (staging-references.ts)
+// and each record type is applied from them in SQL. Temporary tables of the writing transaction:
+// created inside it (a rollback takes them back on both databases), dropped at COMMIT on
+// PostgreSQL (`on commit drop`) and by dropStaging on SQLite. They hold one import's lines of one
+// clinic, so the queries that read only them take no clinic id; those that touch stored rows do.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
@@ -66,24 +67,20 @@ export function stage(db: Kysely<DB>, table: StagedTable, rows: readonly Record<
   return insertRows(db, tableName(table), STAGED_COLUMNS[table], rows);
 }
 
-/** The next at most `size` staged lines of `table` after line `after`, through line `through`: the last, how many, how many ids. */
+/** The next at most `size` staged lines of `table` after line `after`, through line `through`: the last, and how many. */
 export async function nextChunk(
   db: Kysely<DB>,
   table: RecordTable,
   after: number,
   through: number,
   size: number,
-): Promise<{ last: number; lines: number; ids: number } | null> {
-  const r = await sql<{
-    last: number | string | null;
-    lines: number | string;
-    ids: number | string;
-  }>`select max(line) as last, count(*) as lines, count(distinct id) as ids
-    from (select line, id from ${sql.table(STAGED[table])} where line > ${after} and line <= ${through} order by line limit ${size}) t`.execute(
+): Promise<{ last: number; lines: number } | null> {
+  const r = await sql<{ last: number | string | null; lines: number | string }>`select max(line) as last, count(*) as lines
+    from (select line from ${sql.table(STAGED[table])} where line > ${after} and line <= ${through} order by line limit ${size}) t`.execute(
     db,
   );
   const row = r.rows[0];
-  return row?.last == null ? null : { last: Number(row.last), lines: Number(row.lines), ids: Number(row.ids) };
+  return row?.last == null ? null : { last: Number(row.last), lines: Number(row.lines) };
 }
 
 /** The next at most `size` deletion lines after line `after`, in line order. */

@@ -47,7 +47,7 @@ export async function applyRecords(ctx: ApplyContext, after: number, through: nu
     for (let from = after; ;) {
       const chunk = await nextChunk(ctx.db, table, from, through, CHUNK);
       if (chunk === null) break;
-      const written = await writeChunk(ctx, table, from, chunk.last, chunk.ids);
+      const written = await writeChunk(ctx, table, from, chunk.last);
       ctx.onLines?.(chunk.lines);
       if (table === 'clientas') {
         const events = written.map(({ row, existed }) => ({ id: row.id, tipo: tipo('clienta', existed) }));
@@ -105,8 +105,8 @@ export async function appendDeferred(ctx: ApplyContext): Promise<void> {
   }
 }
 
-/** Writes the staged lines (after, through] of `table` (`ids` distinct ids): the rows written, each with its stored keys before. */
-async function writeChunk(ctx: ApplyContext, table: RecordTable, after: number, through: number, ids: number): Promise<Written> {
+/** Writes the staged lines (after, through] of `table`: the rows written, each with its stored keys before. */
+async function writeChunk(ctx: ApplyContext, table: RecordTable, after: number, through: number): Promise<Written> {
   const { db, clinic, counts, deltas } = ctx;
   const before = new Map<string, Keys>();
   if (ctx.mode === 'upsert') for (const r of await storedKeys(db, table, clinic.clinicId, after, through)) before.set(r.id, r);
@@ -121,7 +121,9 @@ async function writeChunk(ctx: ApplyContext, table: RecordTable, after: number, 
     deltas.add(table, row, 1);
     return { row, existed };
   });
-  c.unchanged += ids - rows.length;
+  // Every record the chunk names was stored before (read above) or is new (and written): the
+  // stored ones not written are the unchanged.
+  c.unchanged += before.size - written.filter((w) => w.existed).length;
   return written;
 }
 
