@@ -6,7 +6,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
-import { lastLines } from './staging.js';
+import { lastLines, STAGED } from './staging.js';
 
 const ALIAS = 'r';
 
@@ -72,30 +72,9 @@ export async function danglingReferences(db: Kysely<DB>, clinicId: string, max: 
   };
 }
 
-type LaterTable = string;
-
-/** The lines (after, through] marked later that a chunk's write took its rows from (the last line of each id). */
-export async function laterLines(db: Kysely<DB>, table: LaterTable, after: number, through: number): Promise<Map<string, number>> {
-  const last = lastLines(dialectOf(db), table, `line > ${Number(after)} and line <= ${Number(through)}`);
-  const r = await sql<{
-    line: number | string;
-    id: string;
-  }>`select line, id from ${sql.table(table)} where later = 1 and line ${sql.raw(last)}`.execute(db);
-  return new Map(r.rows.map((x) => [x.id, Number(x.line)]));
-}
-
-/** Keeps on staged `lines` the event their write makes, for the end of the import. */
-export async function deferEvents(db: Kysely<DB>, table: LaterTable, tipo: string, lines: readonly number[]): Promise<void> {
-  for (let i = 0; i < lines.length; i += 5_000) {
-    const chunk = lines.slice(i, i + 5_000);
-    const where = dialectOf(db) === 'postgres' ? sql`line = any(${chunk}::int8[])` : sql`line in (${sql.join(chunk)})`;
-    await sql`update ${sql.table(table)} set tipo = ${tipo} where ${where}`.execute(db);
-  }
-}
-
-/** The deferred events after line `after`, in line order, at most `n`. */
-export async function deferredEvents(db: Kysely<DB>, table: LaterTable, after: number, n: number) {
-  const r = await sql<{ line: number | string; id: string; tipo: string }>`select line, id, tipo from ${sql.table(table)}
-    where tipo is not null and line > ${after} order by line limit ${n}`.execute(db);
-  return r.rows.map((x) => ({ ...x, line: Number(x.line) }));
+/** The ids of the staged lines (after, through] of `table` marked later, among those a chunk's write took its rows from. */
+export async function laterIds(db: Kysely<DB>, table: 'citas' | 'llamadas', after: number, through: number): Promise<Set<string>> {
+  const last = lastLines(dialectOf(db), STAGED[table], `line > ${Number(after)} and line <= ${Number(through)}`);
+  const r = await sql<{ id: string }>`select id from ${sql.table(STAGED[table])} where later = 1 and line ${sql.raw(last)}`.execute(db);
+  return new Set(r.rows.map((x) => x.id));
 }

@@ -46,8 +46,9 @@ export async function createStaging(db: Kysely<DB>): Promise<void> {
   const suffix = dialect === 'postgres' ? ' on commit drop' : '';
   for (const t of Object.keys(STAGED_COLUMNS) as StagedTable[]) {
     const cols = STAGED_COLUMNS[t].map((c) => columnDdl(dialect, c));
-    // A cita's or call's line whose clienta comes later in the file (staging-references.ts):
-    // `later` set when references are resolved, `tipo` the event its write deferred to the end.
+    // `tipo`: the event a line's write made, kept here until it can be stored (markEvents);
+    // `later`: a cita's or call's clienta comes later in the file (staging-references.ts).
+    if (t === 'clientas') cols.push('tipo text');
     if (t === 'citas' || t === 'llamadas') cols.push('later integer', 'tipo text');
     await sql.raw(`create temporary table ${tableName(t)} (${cols.join(', ')})${suffix}`).execute(db);
   }
@@ -170,4 +171,33 @@ export async function writeStaged(
     return `${q} returning id, ${KEY_COLUMNS[table].join(', ')}`;
   });
   return (await db.executeQuery<Keys>(CompiledQuery.raw(text, [clinicId, at, after, through]))).rows;
+}
+
+/**
+ * Keeps on the staged lines (after, through] that the write of records `ids` took, the event it
+ * made (`tipo`), until the event can be stored: a clienta's once her stretch's citas and calls are
+ * written, a cita's or call's whose clienta comes later at the end of the import.
+ */
+export async function markEvents(
+  db: Kysely<DB>,
+  table: RecordTable,
+  tipo: string,
+  after: number,
+  through: number,
+  ids: readonly string[],
+): Promise<void> {
+  const d = dialectOf(db);
+  const last = sql.raw(lastLines(d, STAGED[table], `line > ${Number(after)} and line <= ${Number(through)}`));
+  for (let i = 0; i < ids.length; i += 5_000) {
+    const chunk = ids.slice(i, i + 5_000);
+    const which = d === 'postgres' ? sql`id = any(${chunk}::text[])` : sql`id in (${sql.join(chunk)})`;
+    await sql`update ${sql.table(STAGED[table])} set tipo = ${tipo} where line ${last} and ${which}`.execute(db);
+  }
+}
+
+/** The events kept on staged lines (after, through] of `table`, in line order, at most `n`. */
+export async function markedEvents(db: Kysely<DB>, table: RecordTable, after: number, through: number, n: number) {
+  const r = await sql<{ line: number | string; id: string; tipo: string }>`select line, id, tipo from ${sql.table(STAGED[table])}
+    where tipo is not null and line > ${after} and line <= ${through} order by line limit ${n}`.execute(db);
+  return r.rows.map((x) => ({ ...x, line: Number(x.line) }));
 }

@@ -7,16 +7,18 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { EventType } from '../../domain/records.js';
 import { touchRecordsOf } from '../../repos/deletions.js';
-import { deferEvents, deferredEvents, laterLines } from '../../repos/staging-references.js';
-import { nextChunk, STAGED, storedKeys, writeStaged, type Keys } from '../../repos/staging.js';
+import { laterIds } from '../../repos/staging-references.js';
+import { markedEvents, markEvents, nextChunk, storedKeys, writeStaged, type Keys } from '../../repos/staging.js';
 import type { RecordTable } from '../../repos/writes.js';
 import type { ClinicContext } from '../shape.js';
 import type { CountChanges, WriteCounts } from './counts.js';
-import type { EventLog, PendingEvent } from './events.js';
+import type { EventLog } from './events.js';
 import type { RecordType } from './rows.js';
 
 /** Lines of one record type written per statement: big statements, bounded memory. */
 export const CHUNK = 5_000;
+/** Past the last line of any file. */
+export const LAST_LINE = Number.MAX_SAFE_INTEGER;
 
 /** What every step of phase three shares: the transaction, the clinic, the time, and what it adds up. */
 export interface ApplyContext {
@@ -40,9 +42,10 @@ const TYPE_OF = { clientas: 'clienta', citas: 'cita', llamadas: 'llamada' } as c
 
 /** Applies the staged records of lines (after, through]. */
 export async function applyRecords(ctx: ApplyContext, after: number, through: number): Promise<void> {
-  // A clienta's datos count the citas and calls written after her: her events are numbered now
-  // (before her citas' and calls') and stored once the stretch's citas and calls are written.
-  const clientaEvents: { first: number; events: PendingEvent[] }[] = [];
+  // A clienta's datos count the citas and calls written after her: her events are numbered when
+  // she is written (before her citas' and calls'), kept on her staged line, and stored once the
+  // stretch's citas and calls are written. Per chunk: its lines and its first seq.
+  const clientaChunks: { after: number; last: number; first: number }[] = [];
   for (const table of ['clientas', 'citas', 'llamadas'] as const) {
     for (let from = after; ;) {
       const chunk = await nextChunk(ctx.db, table, from, through, CHUNK);
@@ -50,8 +53,10 @@ export async function applyRecords(ctx: ApplyContext, after: number, through: nu
       const written = await writeChunk(ctx, table, from, chunk.last);
       ctx.onLines?.(chunk.lines);
       if (table === 'clientas') {
-        const events = written.map(({ row, existed }) => ({ id: row.id, tipo: tipo('clienta', existed) }));
-        if (ctx.events) clientaEvents.push({ first: await ctx.events.reserve(events.length), events });
+        if (ctx.events && written.length > 0) {
+          await keepEvents(ctx, table, written, from, chunk.last);
+          clientaChunks.push({ after: from, last: chunk.last, first: await ctx.events.reserve(written.length) });
+        }
         await cascade(ctx, written);
       } else if (ctx.events) {
         await appendEvents(ctx, table, written, from, chunk.last);
@@ -59,29 +64,49 @@ export async function applyRecords(ctx: ApplyContext, after: number, through: nu
       from = chunk.last;
     }
   }
-  for (const { first, events } of clientaEvents) await ctx.events?.append('clienta', events, first);
+  // In line order, as numbered: one event per written clienta, on the last line of her id in its chunk.
+  for (const c of clientaChunks) {
+    const events = await markedEvents(ctx.db, 'clientas', c.after, c.last, CHUNK);
+    await ctx.events!.append(
+      'clienta',
+      events.map((e) => ({ id: e.id, tipo: e.tipo as EventType })),
+      c.first,
+    );
+  }
 }
 
-const tipo = (type: RecordType, existed: Keys | undefined): EventType => (existed ? `${type}.actualizada` : `${type}.creada`);
+const tipo = (type: RecordType, existed: boolean): EventType => (existed ? `${type}.actualizada` : `${type}.creada`);
 
 type Written = { row: Keys; existed: Keys | undefined }[];
+
+/** Keeps the events of rows a chunk (after, through] wrote on their staged lines. */
+async function keepEvents(ctx: ApplyContext, table: RecordTable, written: Written, after: number, through: number): Promise<void> {
+  const type = TYPE_OF[table];
+  for (const existed of [false, true]) {
+    const ids = written.filter((w) => (w.existed !== undefined) === existed).map((w) => w.row.id);
+    if (ids.length > 0) await markEvents(ctx.db, table, tipo(type, existed), after, through, ids);
+  }
+}
 
 /**
  * The events of a chunk of citas or calls, now; those of lines whose clienta the file lists
  * further down (`later`) wait on their staged line for the end of the import (appendDeferred).
  */
 async function appendEvents(ctx: ApplyContext, table: 'citas' | 'llamadas', written: Written, after: number, through: number) {
-  const type = TYPE_OF[table];
-  const later = ctx.laterLines > 0 ? await laterLines(ctx.db, STAGED[table], after, through) : new Map<string, number>();
-  const now: PendingEvent[] = [];
-  const deferred = { creada: [] as number[], actualizada: [] as number[] };
-  for (const { row, existed } of written) {
-    const line = later.get(row.id);
-    if (line === undefined) now.push({ id: row.id, tipo: tipo(type, existed) });
-    else deferred[existed ? 'actualizada' : 'creada'].push(line);
-  }
-  await ctx.events!.append(type, now);
-  for (const what of ['creada', 'actualizada'] as const) await deferEvents(ctx.db, STAGED[table], `${type}.${what}`, deferred[what]);
+  const later = ctx.laterLines > 0 ? await laterIds(ctx.db, table, after, through) : new Set<string>();
+  const now = written.filter((w) => !later.has(w.row.id));
+  await ctx.events!.append(
+    TYPE_OF[table],
+    now.map(({ row, existed }) => ({ id: row.id, tipo: tipo(TYPE_OF[table], existed !== undefined) })),
+  );
+  if (now.length < written.length)
+    await keepEvents(
+      ctx,
+      table,
+      written.filter((w) => later.has(w.row.id)),
+      after,
+      through,
+    );
 }
 
 /**
@@ -92,7 +117,7 @@ export async function appendDeferred(ctx: ApplyContext): Promise<void> {
   if (ctx.laterLines === 0 || ctx.events === null) return;
   for (const table of ['citas', 'llamadas'] as const) {
     for (let after = 0; ;) {
-      const rows = await deferredEvents(ctx.db, STAGED[table], after, CHUNK);
+      const rows = await markedEvents(ctx.db, table, after, LAST_LINE, CHUNK);
       if (rows.length === 0) break;
       await ctx.events.append(
         TYPE_OF[table],

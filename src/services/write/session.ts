@@ -18,7 +18,7 @@ import { danglingReferences, deletesClientas, markLaterReferences } from '../../
 import { createStaging, dropStaging, nextDeletions } from '../../repos/staging.js';
 import { checkReferencesAt, lockClinicData, withBulkCache } from '../../repos/writes.js';
 import type { ClinicContext } from '../shape.js';
-import { appendDeferred, applyRecords, CHUNK, type ApplyContext } from './apply.js';
+import { appendDeferred, applyRecords, CHUNK, LAST_LINE, type ApplyContext } from './apply.js';
 import { anyChange, CountChanges, emptyCounts, type WriteCounts } from './counts.js';
 import { applyDeletions, MissingRecords, type MissingRecord } from './delete.js';
 import { EventLog } from './events.js';
@@ -28,7 +28,6 @@ export type { Line, MissingRecord, WriteCounts };
 
 /** Problems found after staging, at most this many listed (the import's report). */
 export const LISTED = 100;
-const LAST_LINE = Number.MAX_SAFE_INTEGER;
 
 export interface WriteOptions {
   /** 'insert': rows known to be new and in order (a fresh demo clinic), no events; 'upsert': import */
