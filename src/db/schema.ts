@@ -200,7 +200,7 @@ export interface WebhookEndpointsTable {
   id: string;
   clinic_id: string;
   url: string;
-  /** null: every type; else the list of types (migration 007: a JSON array; written as its JSON text) */
+  /** null: every type; else the list of types (migration 008: a JSON array; written as its JSON text) */
   event_types: ColumnType<string[] | null, string | null, string | null>;
   /** the signing secret, AES-256-GCM encrypted (services/webhooks/secret.ts) */
   secret_enc: string;

@@ -1,4 +1,4 @@
-// Migration 007: a webhook endpoint's event types become a JSON array (jsonb on PostgreSQL), and
+// Migration 008: a webhook endpoint's event types become a JSON array (jsonb on PostgreSQL), and
 // endpoints made before it keep their choice; the delivery worker and the feed match the list in SQL.
 import { Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { getWebhookEndpoint } from '../../src/repos/webhooks.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 
-describe.each(dialects())('migration 007 on %s', (dialect) => {
+describe.each(dialects())('migration 008 on %s', (dialect) => {
   let database: Database;
   afterEach(async () => {
     await database.close();
@@ -33,7 +33,7 @@ describe.each(dialects())('migration 007 on %s', (dialect) => {
     await endpoint('e-some', ',cita.creada,cita.eliminada,');
     await endpoint('e-all', null);
 
-    expect(await migrateToLatest(database)).toContain('007-webhook-event-types');
+    expect(await migrateToLatest(database)).toContain('008-webhook-event-types');
     expect((await getWebhookEndpoint(database.db, clinic.id, 'e-some'))!.event_types).toEqual(['cita.creada', 'cita.eliminada']);
     expect((await getWebhookEndpoint(database.db, clinic.id, 'e-all'))!.event_types).toBeNull();
   });
