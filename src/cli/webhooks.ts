@@ -44,7 +44,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         }),
       );
       const e = created.endpoint;
-      const types = (await endpoints()).eventTypesOf(e);
+      const types = e.event_types;
       info(
         ctx,
         `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now on. Store the secret now: it cannot be shown again.`,
@@ -56,7 +56,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .description("list a clinic's endpoints: id, status, URL, event types, last error")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
-      const [{ requireClinic }, { endpointStatus, eventTypesOf }] = await Promise.all([import('../services/accounts.js'), endpoints()]);
+      const [{ requireClinic }, { endpointStatus }] = await Promise.all([import('../services/accounts.js'), endpoints()]);
       const rows = await withRuntime(ctx, async (rt) => {
         await requireClinic(rt.database.db, o.clinic);
         return rt.webhooks.list(o.clinic);
@@ -65,7 +65,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         id: e.id,
         status: endpointStatus(e),
         url: e.url,
-        events: eventTypesOf(e),
+        events: e.event_types,
         created_at: iso(e.created_at),
         disabled_reason: e.disabled_reason,
         disabled_at: iso(e.disabled_at),

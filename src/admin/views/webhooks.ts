@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../../domain/records.js';
 import type { Clinic } from '../../services/accounts.js';
 import type { Flash } from '../../services/sessions.js';
 import type { DeliveryRow, EndpointRow } from '../../services/webhooks/endpoints.js';
-import { endpointStatus, eventTypesOf } from '../../services/webhooks/endpoints.js';
+import { endpointStatus } from '../../services/webhooks/endpoints.js';
 import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter } from '../format.js';
 import { labelOf, type Messages, type WebhookFormError } from '../locales/messages.js';
@@ -130,7 +130,7 @@ function statusBadge(t: Messages, e: EndpointRow): Html {
 }
 
 function typesText(t: Messages, e: EndpointRow): string {
-  return eventTypesOf(e)?.join(', ') ?? t.wh.allEvents;
+  return e.event_types?.join(', ') ?? t.wh.allEvents;
 }
 
 function stateLine(m: Common, e: EndpointRow): Renderable {
