@@ -28,7 +28,8 @@ const PARTS = {
   query: 'Query = Filters & [limit = Text.From(PageSize), offset = Text.From(offset)],',
   headers: 'Headers = [Authorization = "Bearer " & Key, Accept = "text/csv"],',
   manual: 'ManualStatusHandling = {400, 404, 500}',
-  message: 'Json.Document(Body)[error][message]',
+  problem: 'Problem = Json.Document(Body)[error],',
+  message: 'Problem[message] & " (reference " & Problem[request_id] & ")"',
   first: '() => [Offset = 0, Page = GetPage(0)],',
   last: 'if Table.RowCount([Page]) < PageSize then',
   next: '[Offset = [Offset] + PageSize, Page = GetPage([Offset] + PageSize)],',
@@ -106,14 +107,17 @@ describe.each(dialects())('the requests of the Excel query against a real server
     }
   });
 
-  it("turns the API's errors into its messages: 400 and 404 are JSON with error.message; 401 and 403 stay Excel's own prompt", async () => {
+  it("turns the API's errors into its messages: 400 and 404 are JSON with error.message and error.request_id; 401 and 403 stay Excel's own prompt", async () => {
     tick(t);
     const bad = await getPage('citas', { estado: 'bogus' }, PAGE_SIZE, 0);
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as Json)['error']['message']).toMatch(/estado/);
+    const badError = ((await bad.json()) as Json)['error'];
+    expect(badError['message']).toMatch(/estado/);
+    expect(badError['request_id']).toEqual(expect.any(String));
     const unknown = await getPage('cita', {}, PAGE_SIZE, 0);
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as Json)['error']['message']).toEqual(expect.any(String));
+    const unknownError = ((await unknown.json()) as Json)['error'];
+    expect([unknownError['message'], unknownError['request_id']]).toEqual([expect.any(String), expect.any(String)]);
     const refused = await getPage('citas', {}, PAGE_SIZE, 0, `svc_${'x'.repeat(43)}`);
     expect(refused.status).toBe(401);
     // Outside a custom connector Power Query cannot take 401 and 403 itself, and 429 must keep its automatic retry.
