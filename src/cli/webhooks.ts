@@ -32,7 +32,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
   wh.command('create')
     .description('create an endpoint; prints its id, then its signing secret (shown once)')
     .requiredOption('--clinic <id>', 'clinic id')
-    .requiredOption('--url <url>', 'where to POST events: an https:// URL')
+    .requiredOption('--url <url>', 'where to POST events: an https:// URL (http:// and private addresses with WEBHOOK_ALLOW_PRIVATE=true)')
     .option('--events <types>', 'comma-separated event types, e.g. cita.creada,cita.actualizada (default: all)')
     .action(async (o: { clinic: string; url: string; events?: string }) => {
       const created = await withRuntime(ctx, (rt) =>
@@ -130,10 +130,14 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .action(async (id: string) => {
       const a = await withRuntime(ctx, async (rt) => rt.webhooks.sendTest(await locate(rt, id), id));
       result(ctx, describeAttempt(a), { id, delivered: a.ok, status_code: a.statusCode, error: a.error, duration_ms: a.durationMs });
-      if (!a.ok)
+      if (!a.ok) {
+        // refused_address is this process's own refusal: it reads WEBHOOK_ALLOW_PRIVATE from its own environment, not the server's.
+        const { ALLOW_PRIVATE_HINT } = await import('../services/webhooks/destination.js');
+        const why = a.error === 'refused_address' ? `: this command refused the address; ${ALLOW_PRIVATE_HINT}` : '; see docs/webhooks.md';
         throw new DomainError(
           'rejected',
-          `the endpoint did not accept the test event (${a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error}); see docs/webhooks.md`,
+          `the endpoint did not accept the test event (${a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error})${why}`,
         );
+      }
     });
 }
