@@ -53,23 +53,8 @@ export function compiledOnce<P extends Record<string, unknown>, R>(
     const c = byDb.get(db) ?? compile(db);
     const params = c.params.map((p) => ('slot' in p ? values[p.slot] : p.constant));
     const sqlite = directOf(db);
-    if (sqlite !== undefined && sqlite.idle()) return sqlite.prepare(c.sql).all(params) as R[];
+    if (sqlite !== undefined && sqlite.idle()) return sqlite.read(c.sql, params) as R[];
     const result = await db.executeQuery<R>(CompiledQuery.raw(c.sql, params));
     return result.rows;
-  };
-}
-
-/**
- * For a query with optional parts: one value per shape (which parts are present, e.g. a
- * compiledOnce per combination of filters), made on first use and kept.
- */
-export function perShape<S extends Record<string, boolean>, T>(make: (s: S) => T): (s: S) => T {
-  const made = new Map<string, T>();
-  return (s) => {
-    let key = '';
-    for (const part in s) key += s[part] ? '1' : '0';
-    let v = made.get(key);
-    if (v === undefined) made.set(key, (v = make(s)));
-    return v;
   };
 }
