@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'test/client/api.d.ts', 'packages/*/dist/**', 'packages/*/node_modules/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/.build/**', 'data/**', 'test/client/api.d.ts', 'packages/*/dist/**', 'packages/*/node_modules/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
