@@ -11,10 +11,13 @@ export default tseslint.config(
       'dist/**',
       'node_modules/**',
       'data/**',
+      'bench/.build/**',
+      '.bench-data/**',
       'test/client/api.d.ts',
+      'packages/sdk/src/generated/**',
       'packages/*/dist/**',
       'packages/*/node_modules/**',
-      // Linted by n8n's own rules instead (`n8n-node lint`, part of its `npm test`).
+      // Linted by n8n's own rules instead (`n8n-node lint`, run by the root's `npm run lint`).
       'packages/n8n-nodes-clinic-api/**',
     ],
   },
@@ -25,6 +28,27 @@ export default tseslint.config(
     rules: {
       // `_name` marks a parameter or binding kept for its position or for documentation.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // The SDK's code runs in browsers and edge runtimes too: web platform globals only, and no
+    // Node built-in module (its tsconfig has no Node types either; packages/sdk/test/portable.test.ts
+    // checks the built files).
+    files: ['packages/sdk/src/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^node:|^(fs|path|os|http|https|net|tls|crypto|stream|buffer|url|util|events|child_process|zlib|dns)(/|$)',
+              message: 'the SDK runs outside Node too: use the web platform (fetch, URL, TextEncoder, AbortSignal)',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'setImmediate'],
     },
   },
   {

@@ -1,7 +1,7 @@
 // `node scripts/workspaces.mjs <script>`: `npm run <script>` in every workspace package that has
-// it (the root's "prepare" builds them, its "test" tests them), with CI=true as a CI system
-// would set it: tools with a terminal spinner (n8n's node CLI) then print plain progress lines,
-// not animation frames, into npm install's and npm test's output.
+// it, with CI=true as a CI system would set it: tools with a terminal spinner (n8n's node CLI)
+// then print plain progress lines, not animation frames. The root's `prepare` (so `npm install`),
+// `build` and `npm test` build the packages through it.
 import { spawnSync } from 'node:child_process';
 
 const script = process.argv[2];

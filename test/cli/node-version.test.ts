@@ -48,7 +48,7 @@ describe('npm install on each Node version', () => {
   });
 
   it('installs every workspace: the dependencies of each package are in the tree whose engines are checked', () => {
-    expect(WORKSPACE_MANIFESTS).toContain(path.join('packages', 'n8n-nodes-clinic-api', 'package.json'));
+    for (const name of ['sdk', 'n8n-nodes-clinic-api']) expect(WORKSPACE_MANIFESTS).toContain(path.join('packages', name, 'package.json'));
     const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
     for (const manifest of WORKSPACE_MANIFESTS) expect(lock.packages, manifest).toHaveProperty([path.dirname(manifest)]);
   });

@@ -4,6 +4,7 @@
 // n8n-workflow that n8n-core runs, and `npm pack` ships what n8n loads and nothing else.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { NodeApiError, Workflow } from 'n8n-workflow';
 
@@ -132,7 +133,10 @@ it('the nodes and the tests use the n8n-workflow n8n-core uses (one copy, as ins
 
 it('npm pack ships the built nodes, credential, icons and codex files, the README and the license, and nothing else', () => {
 	const [packed] = JSON.parse(
-		execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8' }),
+		execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+			cwd: fileURLToPath(new URL('..', import.meta.url)),
+			encoding: 'utf8',
+		}),
 	) as [{ name: string; files: { path: string }[] }];
 	const files = packed.files.map((f) => f.path).sort();
 	for (const entry of [...pkg.n8n.nodes, ...pkg.n8n.credentials])
