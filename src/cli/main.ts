@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DomainError, type DomainReason } from '../errors.js';
 import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
+import { registerBackupCommands } from './backup.js';
 import { registerDataCommands } from './data.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
@@ -60,6 +61,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerKeyCommands(program, ctx);
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
+  registerBackupCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
