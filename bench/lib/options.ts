@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine } from '../../tools/args.js';
+import { BACKUP_ID } from './backup.js';
 import { CASES } from './cases.js';
 
 /** The repository's root. */
@@ -30,6 +31,9 @@ const USAGE = `Usage: npm run bench -- [options]
                          machine to go quiet (default 60; 0: do not wait)
   --cases LIST           run only these cases (ids: CASE_IDS), and the rate-limit
                          comparison only if the list names \`limits\` (e.g. --cases limits)
+                         \`backup\` (SQLite; only when named): \`clinic-api backup\` of the data
+                         set while the service answers the citas page at 100 req/s, then a
+                         restore of it; e.g. --scale 600 --cases backup (1M records)
   --no-limits            skip the rate-limit comparison (in memory vs Redis, and two instances
                          sharing one limit), which otherwise runs after the fixed-rate cases and
                          needs redis-server (Debian: apt-get install redis-server)
@@ -49,7 +53,7 @@ const USAGE = `Usage: npm run bench -- [options]
 export function parseOptions(argv?: string[]) {
   const cli = commandLine({
     name: 'bench',
-    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), LIMITS_ID].join(', ')),
+    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), LIMITS_ID, BACKUP_ID].join(', ')),
     argv,
     options: {
       db: { type: 'string', default: 'sqlite' },
@@ -81,20 +85,24 @@ export function parseOptions(argv?: string[]) {
   const scales = cli.numbers('scale', values.scale, 0.01, 10_000);
   let cases = CASES;
   let limits = !values['no-limits'];
+  // It copies the whole data set (a gigabyte at 1M records): only when asked for.
+  let backup = false;
   if (values.cases) {
     const ids = values.cases.split(',').map((s) => s.trim());
-    const unknown = ids.filter((id) => id !== LIMITS_ID && !CASES.some((c) => c.id === id));
+    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== BACKUP_ID && !CASES.some((c) => c.id === id));
     if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
     cases = CASES.filter((c) => ids.includes(c.id));
     limits = ids.includes(LIMITS_ID) && limits;
+    backup = ids.includes(BACKUP_ID);
   }
+  if (backup && db === 'postgres') fail('the backup case is SQLite only: PostgreSQL is backed up with its own tools (pg_dump)');
   // The bare route is plain better-sqlite3 on the SQLite file: there is nothing to run it on.
   const skippedBare = db === 'postgres' && cases.some((c) => c.target === 'bare');
   if (skippedBare) {
     cases = cases.filter((c) => c.target !== 'bare');
     process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
   }
-  if (cases.length === 0 && !limits) fail('no cases left to run');
+  if (cases.length === 0 && !limits && !backup) fail('no cases left to run');
   return {
     db,
     scales,
@@ -109,6 +117,8 @@ export function parseOptions(argv?: string[]) {
     cases,
     /** the rate-limit comparison (lib/limits.ts) */
     limits,
+    /** the backup case (lib/backup.ts) */
+    backup,
     skippedBare,
     ref: values.ref ?? null,
     prebuilt: values.prebuilt !== undefined ? path.resolve(values.prebuilt) : values.dist ? ROOT : null,

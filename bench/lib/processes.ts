@@ -175,6 +175,11 @@ function processTicks(pid: number | 'self', children = false): number {
   }
 }
 
+/** CPU time (ms) of this process's children that have exited and been reaped, so far. */
+export function reapedChildrenCpuMs(): number {
+  return (processTicks('self', true) - processTicks('self')) * TICK_MS;
+}
+
 /**
  * CPU time of every process on the machine, including what reaped children used, so that a
  * short test run that starts and ends inside the window is still counted (in its parent).
