@@ -18,8 +18,9 @@ import { fsyncDirectory, fsyncFile, removeQuietly, sqliteSideFiles } from './bac
  * Pages per step of the online backup: 1,024 pages (4 MiB at SQLite's default page size). A step
  * runs synchronously in the backup's own process, never in the service's, so the step size does
  * not reach the API's latency (measured at 100 requests/s: docs/operations.md, "Backups and
- * restore"); it bounds how long the command takes to notice Ctrl-C (a few milliseconds), and
- * larger steps save nothing measurable.
+ * restore"); it bounds how long the command takes to notice Ctrl-C. Measured on the 774 MB
+ * database of 1M records: about 1.2-1.3 s of CPU for the whole copy at 1,024 or 8,192 pages a
+ * step (8,192 holds the command's event loop up to 300 ms a step), a little more at 100.
  */
 export const PAGES_PER_STEP = 1024;
 
