@@ -34,7 +34,7 @@ function refusePostgres(ctx: CliContext, command: string): void {
 async function interruptible<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ac = new AbortController();
   const onSignal = (sig: NodeJS.Signals) =>
-    ac.abort(new DomainError('rejected', `${what} interrupted by ${sig}: its partial files were removed, nothing was changed`));
+    ac.abort(new DomainError('rejected', `${what} was interrupted by ${sig}: its partial files were removed, nothing was changed`));
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
