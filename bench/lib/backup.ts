@@ -136,6 +136,9 @@ async function backupRound(a: {
   const done = await backup;
   const measured = meter.stop();
   agent.destroy();
+  // A service that died meanwhile would show only as requests without an answer: say why.
+  if (await Promise.race([service.exited.then(() => true), new Promise<false>((r) => setImmediate(() => r(false)))]))
+    throw new Error(`the service exited during the backup round; its last output:\n${service.output()}`);
   // The backup process is ours, not another program's load: its CPU time (counted in this
   // process once it has exited) comes off the other load.
   const cpuMs = reapedChildrenCpuMs() - children0;
