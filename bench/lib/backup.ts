@@ -12,7 +12,7 @@ import type { Dataset } from './dataset.js';
 import { fixedRate, measure } from './measure.js';
 import { openLoop, percentile, type OpenLoopResult } from './open-loop.js';
 import type { Options } from './options.js';
-import { cpuMeter, reapedChildrenCpuMs, waitForQuiet, type ChildServer } from './processes.js';
+import { cpuMeter, reapedChildrenMs, waitForQuiet, type ChildServer } from './processes.js';
 import { serviceEnv } from './servers.js';
 import type { ServiceBuild } from './service.js';
 
@@ -130,7 +130,7 @@ async function backupRound(a: {
   if (opts.warmup > 0) await openLoop(url, headers, BACKUP_RATE, opts.warmup, { agent, status: 200 });
   let running = true;
   const meter = cpuMeter(service.pid, [service.pid]);
-  const children0 = reapedChildrenCpuMs();
+  const children0 = reapedChildrenMs();
   const backup = runCli(a.build, ['backup', file, '--json', '--force'], serviceEnv(a.dataDir, 0, null), () => (running = false));
   const load = await openLoop(url, headers, BACKUP_RATE, 0, { agent, status: 200, until: () => !running });
   const done = await backup;
@@ -141,7 +141,7 @@ async function backupRound(a: {
     throw new Error(`the service exited during the backup round; its last output:\n${service.output()}`);
   // The backup process is ours, not another program's load: its CPU time (counted in this
   // process once it has exited) comes off the other load.
-  const cpuMs = reapedChildrenCpuMs() - children0;
+  const cpuMs = reapedChildrenMs() - children0;
   const cpu = { ...measured, otherCores: Math.max(0, measured.otherCores - cpuMs / measured.elapsedMs) };
   if (done.code !== 0) throw new Error(`clinic-api backup exited ${done.code}:\n${done.stderr.slice(-2000)}`);
   const out = JSON.parse(done.stdout) as { bytes: number; seconds: number; counts: Record<string, number> };

@@ -4,6 +4,7 @@ import os from 'node:os';
 import type { Dataset } from './dataset.js';
 import type { BackupReport } from './backup.js';
 import type { LimitsReport } from './limits.js';
+import type { SdkPagingReport } from './sdk-paging.js';
 
 export type Db = 'sqlite' | 'postgres';
 
@@ -95,6 +96,8 @@ export interface ScaleReport {
   verdicts: string[];
   /** the rate-limit comparison (lib/limits.ts), null when it did not run at this scale */
   limits: LimitsReport | null;
+  /** the SDK's auto-paging walk (lib/sdk-paging.ts), null when it did not run */
+  sdkPaging: SdkPagingReport | null;
   /** the backup case (lib/backup.ts), null when it did not run */
   backup: BackupReport | null;
 }
