@@ -1,3 +1,4 @@
+// The package's version, for --version (cli/main.ts) and what a backup records as its maker (cli/backup.ts).
 import fs from 'node:fs';
 
 /** The package's version, from package.json (two levels up from src/cli/ and from dist/cli/ alike). */
