@@ -10,6 +10,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrationsFor } from '../../src/db/migrations/index.js';
 import { steadyLoad } from '../helpers/load.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -141,15 +142,29 @@ describe('clinic-api backup while a server serves and an import runs (SQLite, re
     expect(backup.code, backup.stderr).toBe(0);
     expect(outcomes.length).toBeGreaterThan(0);
     expect(outcomes.filter((o) => o.status !== 200)).toEqual([]);
-    const made = JSON.parse(backup.stdout) as { file: string; bytes: number; counts: Record<string, number>; pepper: string };
-    expect(made).toMatchObject({ file, bytes: fs.statSync(file).size, pepper: 'included' });
+    const made = JSON.parse(backup.stdout) as {
+      file: string;
+      bytes: number;
+      schema: string;
+      counts: Record<string, number>;
+      pepper: string;
+    };
+    // The schema is this build's latest migration, whichever it is (read from the migration list).
+    const latest = Object.keys(migrationsFor('sqlite')).at(-1);
+    expect(made).toMatchObject({ file, bytes: fs.statSync(file).size, schema: latest, pepper: 'included' });
     expect(made.counts.clinics).toBe(2);
     expect(fs.statSync(file).mode & 0o077).toBe(0);
 
     const restoredDir = path.join(dirs.make(), 'restored');
     const restore = await cliProcess(['--json', 'restore', file], { ...env, DATA_DIR: restoredDir });
     expect(restore.code, restore.stderr).toBe(0);
-    expect(JSON.parse(restore.stdout)).toMatchObject({ data_dir: restoredDir, counts: made.counts, pepper: 'written' });
+    expect(JSON.parse(restore.stdout)).toMatchObject({
+      data_dir: restoredDir,
+      schema: latest,
+      pending_migrations: [],
+      counts: made.counts,
+      pepper: 'written',
+    });
     // The pepper goes back to its file, and nowhere else: never printed, not left in the database.
     const pepper = fs.readFileSync(path.join(dataDir, 'api-key-pepper'), 'utf8').trim();
     expect(fs.readFileSync(path.join(restoredDir, 'api-key-pepper'), 'utf8').trim()).toBe(pepper);
