@@ -1,6 +1,6 @@
 // The connection to Redis (node-redis) and whether it answers. Redis holds the shared rate-limit
-// buckets and carries revocations, and the service must never fail or stall because of it, so
-// every call here is bounded and never throws:
+// buckets and carries key changes (revocations, edits, rolls), and the service must never fail or
+// stall because of it, so every call here is bounded and never throws:
 //
 //   - a call is given up on when Redis has sent nothing for `timeoutMs` (REDIS_TIMEOUT_MS) while
 //     it waits, and resolves with no answer; the caller decides without Redis

@@ -13,7 +13,7 @@ import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.j
 const runs = redisAvailable('failing open under traffic (test/fleet/fail-open.test.ts)');
 
 const DOWN =
-  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (revocations reach other instances within 5 s)";
+  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach other instances within 5 s)";
 const UP = 'Redis answers: rate limits are shared by every instance';
 const METRICS_TOKEN = 'fail-open-metrics-token-0123456789abcdef';
 

@@ -302,18 +302,19 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const conditional = CONDITIONAL.includes(path) ? ['304'] : [];
     const feed = path === FEED_PATH ? ['410'] : [];
     const record = (RECORD_PATHS as readonly string[]).includes(path) ? ['404'] : [];
-    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', ...record, ...feed, '429', '500', '503']);
-    for (const status of ['400', '401', ...record, ...feed, '429', '500', '503']) {
+    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', '403', ...record, ...feed, '429', '500', '503']);
+    for (const status of ['400', '401', '403', ...record, ...feed, '429', '500', '503']) {
       const schema = named(responses[status]!.content!['application/json']!.schema);
       expect(schema.required).toEqual(['error']);
       const err = named(schema.properties.error);
-      expect(Object.keys(err.properties).sort()).toEqual(['code', 'message', 'param', 'request_id']);
+      expect(Object.keys(err.properties).sort()).toEqual(['code', 'message', 'param', 'request_id', 'scope']);
       expect(err.required).toEqual(['code', 'message', 'request_id']);
       expect(err.properties.code.enum).toEqual(Object.keys(ERROR_CODES));
       expect(responses[status]!.description).not.toBe('Default Response');
     }
     expect(responses['400']!.description).toContain('invalid_parameter');
     expect(responses['401']!.description).toContain('missing_api_key');
+    expect(responses['403']!.description).toContain('ip_not_allowed');
     expect(responses['429']!.description).toContain('too_many_requests');
     expect(responses['500']!.description).toContain('database_error');
     expect(responses['503']!.description).toContain('service_unavailable');

@@ -109,6 +109,8 @@ export const en = {
     malformed_request: 'a request was not valid HTTP (a malformed request line or header)',
     missing_api_key: 'a request came without the key in the Authorization header',
     invalid_api_key: 'a request used a key that is unknown, revoked or expired',
+    insufficient_scope: 'a request asked for data the key has no permission to read (edit its permissions if it needs them)',
+    ip_not_allowed: 'a request came from an address the key does not accept (is someone using it from elsewhere?)',
     not_found: 'a request asked for a path that does not exist',
     method_not_allowed: 'a request used a method other than GET',
     request_timeout: 'a request did not arrive in full in time',

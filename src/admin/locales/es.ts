@@ -112,6 +112,8 @@ export const es = {
     malformed_request: 'una petición no era HTTP válido (una línea de petición o una cabecera mal formada)',
     missing_api_key: 'una petición llegó sin la clave en la cabecera Authorization',
     invalid_api_key: 'una petición usó una clave desconocida, revocada o caducada',
+    insufficient_scope: 'una petición pidió datos que la clave no tiene permiso para leer (edita sus permisos si los necesita)',
+    ip_not_allowed: 'una petición llegó desde una dirección que la clave no admite (¿la usa alguien desde otro sitio?)',
     not_found: 'una petición pidió una ruta que no existe',
     method_not_allowed: 'una petición usó un método distinto de GET',
     request_timeout: 'una petición no llegó completa a tiempo',
