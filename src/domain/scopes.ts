@@ -11,43 +11,67 @@ import { EVENT_TYPES, type EventType } from './records.js';
 export const SCOPES = ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** A scope in one of the dashboard's languages: a short name, and what it lets a program read. */
+export interface ScopeWords {
+  label: string;
+  description: string;
+}
+
 export interface ScopeText {
   /** for the API's reference (OpenAPI security scheme, /llms.txt, the CLI's help) */
   reference: string;
-  /** for the dashboard, in each of its languages */
-  es: string;
-  en: string;
+  /** for the dashboard, in each of its languages (admin/locales use these) */
+  es: ScopeWords;
+  en: ScopeWords;
 }
 
 export const SCOPE_TEXTS: Readonly<Record<Scope, ScopeText>> = {
   'citas:read': {
     reference: 'GET /api/v1/citas and /api/v1/citas/{id}: appointments',
-    es: 'Citas: fecha y hora, servicio, precio, estado, profesional y sede, con el nombre de la clienta.',
-    en: 'Appointments: date and time, service, price, status, professional and location, with the client’s name.',
+    es: {
+      label: 'Citas',
+      description: 'Fecha y hora, servicio, precio, estado, profesional y sede de cada cita, con el nombre de la clienta.',
+    },
+    en: {
+      label: 'Appointments',
+      description: 'Date and time, service, price, status, professional and location of each appointment, with the client’s name.',
+    },
   },
   'clientas:read': {
     reference: 'GET /api/v1/clientas and /api/v1/clientas/{id}: clients',
-    es: 'Clientas: nombre, idioma, si es VIP, desde cuándo es clienta y cuántas citas y llamadas ha tenido.',
-    en: 'Clients: name, language, whether VIP, since when, and how many appointments and calls each has had.',
+    es: { label: 'Clientas', description: 'Nombre, idioma, si es VIP, desde cuándo es clienta y cuántas citas y llamadas ha tenido.' },
+    en: { label: 'Clients', description: 'Name, language, whether VIP, since when, and how many appointments and calls each has had.' },
   },
   'llamadas:read': {
     reference: 'GET /api/v1/llamadas and /api/v1/llamadas/{id}: calls answered by the voice assistant',
-    es: 'Llamadas que atendió el asistente de voz: cuándo, cuánto duraron, cómo acabaron y el nombre de quien llamó.',
-    en: 'Calls the voice assistant answered: when, how long, how they ended and the caller’s name.',
+    es: {
+      label: 'Llamadas',
+      description: 'Las llamadas que atendió el asistente de voz: cuándo, cuánto duraron, cómo acabaron y el nombre de quien llamó.',
+    },
+    en: { label: 'Calls', description: 'The calls the voice assistant answered: when, how long, how they ended and the caller’s name.' },
   },
   'eventos:read': {
     reference:
       'GET /api/v1/eventos: the change feed, with the event types of the resources the key may read only ' +
       '(cita.* with citas:read, clienta.* with clientas:read, llamada.* with llamadas:read)',
-    es: 'Los cambios: qué se creó, cambió o borró, solo de los datos que la clave puede leer (para mantener una copia al día).',
-    en: 'Changes: what was created, changed or deleted, only of the data the key may read (to keep a copy up to date).',
+    es: {
+      label: 'Cambios',
+      description: 'Qué se creó, cambió o borró, solo de los datos que la clave puede leer (para mantener una copia al día).',
+    },
+    en: {
+      label: 'Changes',
+      description: 'What was created, changed or deleted, only of the data the key may read (to keep a copy up to date).',
+    },
   },
   'contacto:read': {
     reference:
       'contact details in every record the key receives: telefono, email, telefono_caller and notas. Without it they are null, ' +
       'and q on /api/v1/clientas matches names only, never phone digits',
-    es: 'Datos de contacto: teléfonos, correos electrónicos y notas de las citas. Sin este permiso se envían vacíos.',
-    en: 'Contact details: phone numbers, e-mail addresses and appointment notes. Without it they are sent empty.',
+    es: {
+      label: 'Datos de contacto',
+      description: 'Teléfonos, correos electrónicos y notas de las citas. Sin este permiso se envían vacíos.',
+    },
+    en: { label: 'Contact details', description: 'Phone numbers, e-mail addresses and appointment notes. Without it they are sent empty.' },
   },
 };
 

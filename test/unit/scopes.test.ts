@@ -32,7 +32,8 @@ describe('scopes', () => {
     expect(SCOPES).toEqual(['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read']);
     for (const s of SCOPES) {
       expect(SCOPE_TEXTS[s].reference.length).toBeGreaterThan(20);
-      expect(SCOPE_TEXTS[s].es).not.toBe(SCOPE_TEXTS[s].en);
+      expect(SCOPE_TEXTS[s].es.label).not.toBe(SCOPE_TEXTS[s].en.label);
+      expect(SCOPE_TEXTS[s].es.description).not.toBe(SCOPE_TEXTS[s].en.description);
     }
   });
 

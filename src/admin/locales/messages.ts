@@ -5,7 +5,9 @@
 // without its label in every language does not compile. Texts with parameters are functions.
 // How to add a text: docs/dashboard.md, "Adding a text".
 import type { ErrorCode } from '../../errors.js';
+import type { AddressProblem } from '../../domain/allowed-ips.js';
 import type { Plan, Role } from '../../domain/records.js';
+import type { Scope, ScopeWords } from '../../domain/scopes.js';
 import type { KeyStatus } from '../../services/api-keys.js';
 import type { Refusal } from '../../services/webhooks/destination.js';
 import type { EndpointStatus } from '../../services/webhooks/endpoints.js';
@@ -20,9 +22,14 @@ export type Lang = (typeof LANGS)[number];
  */
 export type Plural = { readonly other: string } & { readonly [K in Intl.LDMLPluralRule]?: string };
 
-/** The choices of the "Expires" field of the create-key form (their values are the form's). */
-export const EXPIRY_CHOICES = ['never', '30', '90', '365'] as const;
+/** The choices of the "Expires" field of the create-key form (their values are the form's); `date`: the date field's. */
+export const EXPIRY_CHOICES = ['never', '30', '90', '365', 'date'] as const;
 export type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
+
+/** How long a rolled key keeps working, in seconds (the roll form's values); the default is 24 hours. */
+export const OVERLAP_CHOICES = ['0', '3600', '86400', '259200', '604800'] as const;
+export type OverlapChoice = (typeof OVERLAP_CHOICES)[number];
+export const DEFAULT_OVERLAP: OverlapChoice = '86400';
 
 /** Why an endpoint was not added: the destination's refusals, a bad event type, the endpoint limit. */
 export type WebhookFormError = Refusal | 'events' | 'limit';
@@ -180,6 +187,57 @@ export interface Messages {
 
   /** Settings > API > Webhooks */
   wh: WebhookMessages;
+
+  /** a key's permissions, addresses, expiry date, editing and rolling (locales/<lang>-keys.ts) */
+  keys: KeyMessages;
+}
+
+export interface KeyMessages {
+  scopesLabel: Text;
+  scopesHelp: Text;
+  /** every scope's short name and what it lets a program read (from domain/scopes.ts) */
+  scopes: Readonly<Record<Scope, ScopeWords>>;
+  scopesExamples: Text;
+  scopesInvalid: Text;
+  ipsLabel: Text;
+  ipsHelp: Text;
+  /** why an entry of the addresses cannot be used */
+  ipsProblem: { [K in AddressProblem['kind']]: (p: Extract<AddressProblem, { kind: K }>) => Text };
+  dateLabel: Text;
+  dateHelp: Text;
+  /** `value`: what was typed */
+  dateInvalid: (value: string) => Text;
+  datePast: (value: string) => Text;
+  /** the list's one chip for a key with every scope */
+  allScopes: Text;
+  colAccess: Text;
+  anyAddress: Text;
+  /** `list`: the entries, joined */
+  onlyFrom: (list: string) => Text;
+  expiresSoon: Plural;
+  expiresToday: Text;
+  /** on a rolled key: `when` its end, formatted */
+  replaced: (when: string) => Text;
+  edit: Text;
+  editKeyNamed: (name: string) => Text;
+  editTitle: (name: string) => Text;
+  editLead: Text;
+  saveButton: Text;
+  editHasErrors: Text;
+  updatedNotice: (name: string) => Text;
+  notActive: Text;
+  roll: Text;
+  rollKeyNamed: (name: string) => Text;
+  rollTitle: (name: string) => Text;
+  rollText: Text;
+  rollKeeps: Text;
+  overlapLabel: Text;
+  overlapOptions: Texts<OverlapChoice>;
+  overlapInvalid: Text;
+  rollConfirm: Text;
+  /** on the new key's panel after a roll: `when` the old key's end, formatted */
+  rolledOldUntil: (when: string) => Text;
+  rolledOldEnded: Text;
 }
 
 export interface WebhookMessages {
