@@ -143,7 +143,7 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('reject it now (announced through Redis)');
     await server.waitForLog(
-      (l) => l.msg === 'API key revoked elsewhere: refused here from now on' && l.key === created.id,
+      (l) => l.msg === 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again' && l.key === created.id,
       5_000,
       'the revocation',
     );
