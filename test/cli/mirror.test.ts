@@ -4,6 +4,10 @@
 // and follows the feed over HTTP. When the imports are done and the program has caught up, its
 // copy equals what the API answers, record for record, on both databases. No event may become
 // visible behind a cursor already passed; if one did, the copy would miss it.
+//
+// Keys with fewer scopes follow the feed at the same time (README, "Scopes"): each sees exactly
+// the events of the collections it may read, every one of them once and in order, and without
+// contacto:read their datos carry no contact details: the completeness rule holds per key.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { Scope } from '../../src/domain/scopes.js';
 import { dataVersions } from '../../src/repos/clinics.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { createClinic } from '../../src/services/accounts.js';
@@ -138,6 +143,38 @@ afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
+async function scopedKey(rt: Runtime, clinicId: string, scopes: Scope[]): Promise<string> {
+  return (await rt.keys.create({ clinicId, name: scopes.join(' '), expiresAt: null, createdBy: null, scopes })).key;
+}
+
+interface FeedEvent {
+  id: string;
+  tipo: string;
+  datos: Record<string, unknown>;
+}
+
+/**
+ * Follows the feed with `key` from its oldest event until `head()` is known and reached, as a
+ * follower polls (every 20 ms while there is nothing new); every event it was given, in order.
+ */
+async function followFeed(address: string, key: string, clinicId: string, head: () => number | null): Promise<FeedEvent[]> {
+  const seen: FeedEvent[] = [];
+  let cursor: string | null = null;
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline;) {
+    const res = await fetch(`${address}/api/v1/eventos?limit=300${cursor === null ? '' : `&cursor=${cursor}`}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    if (res.status !== 200) throw new Error(`the feed answered ${res.status}: ${await res.text()}`);
+    const page = (await res.json()) as { eventos: FeedEvent[]; next_cursor: string; has_more: boolean };
+    seen.push(...page.eventos);
+    cursor = page.next_cursor;
+    const end = head();
+    if (!page.has_more && end !== null && decodeCursor(cursor, clinicId) === end) return seen;
+    if (!page.has_more) await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the follower did not reach the head: ${seen.length} events seen`);
+}
+
 /** Reads `url` until `done` holds, every 25 ms, for at most `ms`. */
 async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -150,7 +187,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => bo
 }
 
 describe.each(dialects())('a mirror kept by the README program while imports run in parallel, on %s', (dialect) => {
-  it("ends equal to the clinic's data, every record, deletions included", async () => {
+  it("ends equal to the clinic's data, every record, deletions included; keys with fewer scopes get exactly their events", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-mirror-'));
     dirs.push(dir);
     const env: Record<string, string> = {
@@ -170,6 +207,12 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       const clinic = await createClinic(db.db, { name: 'Espejo', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' });
       const other = await createClinic(db.db, { name: 'Otra', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' });
       const key = (await rt.keys.create({ clinicId: clinic.id, name: 'mirror', expiresAt: null, createdBy: null })).key;
+      // Narrower keys, each following the feed in this process while the imports run.
+      const scoped = {
+        'cita.': await scopedKey(rt, clinic.id, ['eventos:read', 'citas:read']),
+        'clienta.': await scopedKey(rt, clinic.id, ['eventos:read', 'clientas:read', 'contacto:read']),
+        'llamada.': await scopedKey(rt, clinic.id, ['eventos:read', 'llamadas:read']),
+      };
       expect((await importJsonLines(db, clinic.id, Readable.from([jsonl(base())]))).ok).toBe(true);
       const baseHead = (await dataVersions(db.db, clinic.id)).eventsSeq;
 
@@ -203,8 +246,13 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       const follower = startProcess([program, mirrorFile], { PATH: process.env.PATH ?? '', API_URL: address, API_KEY: key, POLL_MS: '20' });
       children.push(follower.proc);
 
+      let head: number | null = null;
+      const followers = Object.entries(scoped).map(([prefix, k]) =>
+        followFeed(address, k, clinic.id, () => head).then((e) => [prefix, e] as const),
+      );
+
       for (const [i, w] of (await Promise.all(writers)).entries()) expect(w.code, `writer ${i}: ${w.stderr}`).toBe(0);
-      const head = (await dataVersions(db.db, clinic.id)).eventsSeq;
+      head = (await dataVersions(db.db, clinic.id)).eventsSeq;
       const readMirror = async () => {
         try {
           return JSON.parse(fs.readFileSync(mirrorFile, 'utf8')) as Record<
@@ -254,6 +302,22 @@ describe.each(dialects())('a mirror kept by the README program while imports run
         const actual = await readAll(name);
         expect(Object.keys(mirror[name]).length, name).toBe(Object.keys(actual).length);
         expect(name === 'clientas' ? own(mirror[name]) : mirror[name], name).toEqual(name === 'clientas' ? own(actual) : actual);
+      }
+      // Each narrower key saw exactly its collections' events, each once, in the log's order, and
+      // contact details only with contacto:read.
+      const log = await db.db.selectFrom('events').select(['id', 'tipo']).where('clinic_id', '=', clinic.id).orderBy('seq').execute();
+      for (const [prefix, seen] of await Promise.all(followers)) {
+        const expected = log.filter((e) => e.tipo.startsWith(prefix));
+        expect(expected.length, prefix).toBeGreaterThan(WRITERS * 50);
+        expect(
+          seen.map((e) => e.id),
+          prefix,
+        ).toEqual(expected.map((e) => e.id));
+        const contact = seen.flatMap((e) =>
+          ['telefono', 'email', 'telefono_caller', 'notas'].map((f) => e.datos[f]).filter((v) => v != null),
+        );
+        if (prefix === 'clienta.') expect(contact.length).toBeGreaterThan(0);
+        else expect(contact, prefix).toEqual([]);
       }
       // Every writer's deletions are gone from the copy; the other clinic's records never came.
       for (let k = 0; k < WRITERS; k++) expect(mirror.clientas[uuid(1, 0, 20 + 5 * k)], `writer ${k}'s deletion`).toBeUndefined();
