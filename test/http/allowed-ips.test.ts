@@ -4,6 +4,7 @@
 // (X-Forwarded-For is ignored by default). A refused address spends its own failed-authentication
 // budget, never the key's rate limit. Both databases, two clinics.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { todayIn } from '../../src/time.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { call, expectError, ME_PATH, tick } from './helpers.js';
@@ -92,6 +93,11 @@ describe.each(dialects())('address restrictions on %s', (dialect) => {
     const after = await call(direct, ME_PATH, { key, remoteAddress: '203.0.113.5' });
     expect(after.statusCode).toBe(200);
     expect(left(after)).toBe(before - 1);
+    // the clinic sees the refusals among the key's errors on the dashboard
+    const today = todayIn(direct.clinicA.timezone, direct.clock.now);
+    const usage = await direct.rt.usage.summary(direct.clinicA.id, [today]);
+    const id = (await direct.keys.list(direct.clinicA.id)).find((k) => k.name === 'office only')!.id;
+    expect(usage.get(id)!.lastErrors.map((e) => [e.status, e.code])).toContainEqual([403, 'ip_not_allowed']);
   });
 
   it("a key without restrictions is answered from any address; each clinic's key has its own rules", async () => {
