@@ -1,6 +1,7 @@
 // The dashboard's stylesheet, script and icon, served from memory under content-hashed names
 // (cached for a year, immutable). Kept in a TypeScript module so the build needs no copy step.
-// The script is needed only for the copy button: every page works without it.
+// The script is needed only for the copy button: every page works without it. Longer than most
+// files: the stylesheet is one text, read top to bottom, whose rules' order matters.
 import { createHash } from 'node:crypto';
 
 const steps = Array.from({ length: 21 }, (_, i) => i);

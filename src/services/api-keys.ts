@@ -5,12 +5,16 @@
 // and, with REDIS_URL, announces the change so that every instance evicts it at once too
 // (services/key-changes.ts); without Redis, or while it is down, other instances see it within
 // the cache TTL (<= 5 s).
-import { createHmac, hash as digest, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+//
+// Longer than most files here: the key cache and every change of a key (create, edit, roll,
+// revoke) are one class, because each change must evict the cache and fence look-ups in flight;
+// what needs no storage (format, hash, status, checks) is key-rules.ts.
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { AddressRules, readStoredAllowedIps, storedAllowedIps } from '../domain/allowed-ips.js';
+import { readStoredAllowedIps, storedAllowedIps } from '../domain/allowed-ips.js';
 import type { Plan } from '../domain/records.js';
-import { canonicalScopes, readStoredScopes, SCOPES, scopeBits, storedScopes, type Scope, type ScopeBits } from '../domain/scopes.js';
+import { readStoredScopes, storedScopes, type Scope } from '../domain/scopes.js';
 import { DomainError } from '../errors.js';
 import {
   findApiKeyByHash,
@@ -27,117 +31,46 @@ import {
 } from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
+import {
+  authenticatedKey,
+  cacheKey,
+  checkedName,
+  checkedScopes,
+  generateKey,
+  hashKey,
+  invalid,
+  isApiEligible,
+  keyHint,
+  ROLL_OVERLAP,
+  rollRefusal,
+  type AuthenticatedKey,
+  type IssuedKey,
+  type KeyChanges,
+  type NewKey,
+} from './key-rules.js';
 
 export type { ApiKeyListing };
+export {
+  generateKey,
+  hashKey,
+  isApiEligible,
+  keyHint,
+  keyStatus,
+  looksLikeApiKey,
+  ROLL_OVERLAP,
+  type AuthenticatedKey,
+  type IssuedKey,
+  type KeyChanges,
+  type KeyStatus,
+  type NewKey,
+} from './key-rules.js';
 
-/** 32 bytes = 256 bits from the CSPRNG, base64url: 43 URL-safe characters. */
-const SECRET_BYTES = 32;
 const TOKEN_RE = /^[A-Za-z0-9_-]{8,256}$/;
 const CACHE_TTL_MS = 4_000;
 const CACHE_MAX = 10_000;
 const LAST_USED_EVERY_S = 60;
 /** How long a change is remembered for look-ups that were in flight when it was made. */
 const CHANGES_KEPT_MS = 60_000;
-
-/** A roll's overlap: how long the old key keeps working (0 to 7 days; default 24 hours). */
-export const ROLL_OVERLAP = { defaultS: 86_400, maxS: 7 * 86_400 } as const;
-
-/**
- * What a request knows of its key: everything comes from the one cached look-up that
- * authenticated it (no database read of its own). The MCP server and OAuth tokens are meant to
- * produce the same shape, so the API's checks read nothing else.
- */
-export interface AuthenticatedKey {
-  keyId: string;
-  /** the key's name, created_at and the clinic's name: for GET /me, from the same cached look-up */
-  keyName: string;
-  createdAt: number;
-  clinicId: string;
-  clinicName: string;
-  timezone: string;
-  currency: string;
-  expiresAt: number | null;
-  revoked: boolean;
-  /** what the key may read, in SCOPES order (GET /me lists them) */
-  scopes: readonly Scope[];
-  /** the same as bits, for the checks on the request's path (hasScope: one AND) */
-  scopeBits: ScopeBits;
-  /** the addresses the key may be used from, parsed once; null: any address */
-  allowedIps: AddressRules | null;
-}
-
-export interface IssuedKey {
-  id: string;
-  key: string;
-  hint: string;
-  name: string;
-  clinicId: string;
-  expiresAt: number | null;
-  createdAt: number;
-  scopes: Scope[];
-  allowedIps: string[] | null;
-}
-
-export interface NewKey {
-  clinicId: string;
-  name: string;
-  expiresAt: number | null;
-  createdBy: string | null;
-  /** default: all of them */
-  scopes?: readonly Scope[];
-  /** canonical entries (domain/allowed-ips.ts, checkAllowedIps); null or left out: any address */
-  allowedIps?: readonly string[] | null;
-}
-
-/** An edit: only the fields given change. */
-export interface KeyChanges {
-  name?: string;
-  scopes?: readonly Scope[];
-  /** null: any address */
-  allowedIps?: readonly string[] | null;
-}
-
-export function generateKey(prefix: string): string {
-  return `${prefix}_${randomBytes(SECRET_BYTES).toString('base64url')}`;
-}
-
-export function hashKey(pepper: string, key: string): string {
-  return createHmac('sha256', pepper).update(key).digest('hex');
-}
-
-/**
- * The in-process cache's key for a presented token: a one-call SHA-256, several times cheaper than
- * the keyed HMAC (a new Hmac object per call), which only a cache miss needs for the database
- * look-up. A digest of a 256-bit random secret reveals nothing of it; the raw token is never kept.
- */
-function cacheKey(token: string): string {
-  return digest('sha256', token, 'base64url');
-}
-
-export function keyHint(key: string): string {
-  return key.slice(-4);
-}
-
-/**
- * Whether `value` has the shape of an API key (`<prefix>_<secret>`, any prefix), not of a key id:
- * an operator pasted the key itself where its id belongs (`keys revoke`).
- */
-export function looksLikeApiKey(value: string): boolean {
-  return /^[a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{20,}$/.test(value.trim());
-}
-
-export type KeyStatus = 'active' | 'revoked' | 'expired';
-
-/** A listed key's state at `nowS` (epoch seconds). */
-export function keyStatus(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): KeyStatus {
-  if (k.revoked_at !== null) return 'revoked';
-  if (k.expires_at !== null && k.expires_at <= nowS) return 'expired';
-  return 'active';
-}
-
-export function isApiEligible(plan: string, plans: readonly Plan[]): boolean {
-  return (plans as readonly string[]).includes(plan);
-}
 
 export interface KeyServiceOptions {
   pepper: string;
@@ -171,41 +104,6 @@ export interface RollOutcome {
   /** when the old key stops working */
   oldExpiresAt: number;
   announced: boolean;
-}
-
-const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
-
-function checkedName(raw: string): string {
-  const name = raw.trim();
-  if (name.length < 1 || name.length > 100) throw invalid('name', 'The key name must be 1 to 100 characters');
-  return name;
-}
-
-function checkedScopes(scopes: readonly Scope[] | undefined): Scope[] {
-  if (scopes === undefined) return [...SCOPES];
-  const known = canonicalScopes(scopes.filter((s) => (SCOPES as readonly string[]).includes(s)));
-  if (known.length !== scopes.length || known.length === 0) throw invalid('scopes', `scopes must be one or more of: ${SCOPES.join(', ')}`);
-  return known;
-}
-
-/** A key's state as the request's path needs it, from its row and its clinic's. */
-function authenticatedKey(row: ApiKeyRow, clinic: { name: string; timezone: string; currency: string }): AuthenticatedKey {
-  const scopes = readStoredScopes(row.scopes);
-  const ips = readStoredAllowedIps(row.allowed_ips);
-  return {
-    keyId: row.id,
-    keyName: row.name,
-    createdAt: row.created_at,
-    clinicId: row.clinic_id,
-    clinicName: clinic.name,
-    timezone: clinic.timezone,
-    currency: clinic.currency,
-    expiresAt: row.expires_at,
-    revoked: row.revoked_at !== null,
-    scopes,
-    scopeBits: scopeBits(scopes),
-    allowedIps: ips === null ? null : new AddressRules(ips),
-  };
 }
 
 export class KeyService {
@@ -465,12 +363,4 @@ export class KeyService {
     this.lastWritten.set(keyId, nowS);
     runInBackground('last_used_at', () => touchApiKeys(this.db, [keyId], nowS), this.opts.onBackgroundError);
   }
-}
-
-/** Why a key cannot be rolled at `nowS`, or null. */
-function rollRefusal(k: ApiKeyRow, nowS: number): string | null {
-  if (k.revoked_at !== null) return 'is revoked: create a new key instead';
-  if (k.replaced_by !== null) return `was rolled already: roll its replacement, key ${k.replaced_by}`;
-  if (k.expires_at !== null && k.expires_at <= nowS) return 'has expired: create a new key instead';
-  return null;
 }

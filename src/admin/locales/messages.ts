@@ -5,12 +5,13 @@
 // without its label in every language does not compile. Texts with parameters are functions.
 // How to add a text: docs/dashboard.md, "Adding a text".
 import type { ErrorCode } from '../../errors.js';
-import type { AddressProblem } from '../../domain/allowed-ips.js';
 import type { Plan, Role } from '../../domain/records.js';
-import type { Scope, ScopeWords } from '../../domain/scopes.js';
 import type { KeyStatus } from '../../services/api-keys.js';
 import type { Refusal } from '../../services/webhooks/destination.js';
 import type { EndpointStatus } from '../../services/webhooks/endpoints.js';
+import type { KeyMessages } from './key-messages.js';
+
+export type { KeyMessages };
 
 /** Every language the dashboard speaks, in the order the language switch lists them. */
 export const LANGS = ['es', 'en'] as const;
@@ -190,54 +191,6 @@ export interface Messages {
 
   /** a key's permissions, addresses, expiry date, editing and rolling (locales/<lang>-keys.ts) */
   keys: KeyMessages;
-}
-
-export interface KeyMessages {
-  scopesLabel: Text;
-  scopesHelp: Text;
-  /** every scope's short name and what it lets a program read (from domain/scopes.ts) */
-  scopes: Readonly<Record<Scope, ScopeWords>>;
-  scopesExamples: Text;
-  scopesInvalid: Text;
-  ipsLabel: Text;
-  ipsHelp: Text;
-  /** why an entry of the addresses cannot be used */
-  ipsProblem: { [K in AddressProblem['kind']]: (p: Extract<AddressProblem, { kind: K }>) => Text };
-  dateLabel: Text;
-  dateHelp: Text;
-  /** `value`: what was typed */
-  dateInvalid: (value: string) => Text;
-  datePast: (value: string) => Text;
-  /** the list's one chip for a key with every scope */
-  allScopes: Text;
-  colAccess: Text;
-  anyAddress: Text;
-  /** `list`: the entries, joined */
-  onlyFrom: (list: string) => Text;
-  expiresSoon: Plural;
-  expiresToday: Text;
-  /** on a rolled key: `when` its end, formatted */
-  replaced: (when: string) => Text;
-  edit: Text;
-  editKeyNamed: (name: string) => Text;
-  editTitle: (name: string) => Text;
-  editLead: Text;
-  saveButton: Text;
-  editHasErrors: Text;
-  updatedNotice: (name: string) => Text;
-  notActive: Text;
-  roll: Text;
-  rollKeyNamed: (name: string) => Text;
-  rollTitle: (name: string) => Text;
-  rollText: Text;
-  rollKeeps: Text;
-  overlapLabel: Text;
-  overlapOptions: Texts<OverlapChoice>;
-  overlapInvalid: Text;
-  rollConfirm: Text;
-  /** on the new key's panel after a roll: `when` the old key's end, formatted */
-  rolledOldUntil: (when: string) => Text;
-  rolledOldEnded: Text;
 }
 
 export interface WebhookMessages {
