@@ -1,6 +1,6 @@
 // API-key authentication, the key's address restriction and rate limiting, run first for every
 // API request (onRequest) so that a caller without a valid key learns nothing about parameters or
-// data; then each route's scope (requireScope, added to the route by plugins/api.ts). All of it
+// data; then each route's scope (requireScope, added to each route by scopes.ts). All of it
 // reads the cached key only: no database read of its own.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { SCOPE_BIT, type Scope } from '../domain/scopes.js';

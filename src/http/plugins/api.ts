@@ -1,8 +1,9 @@
 // The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me behind
 // API-key authentication, address restrictions and rate limits (../auth.ts), each route's scope
 // (declared in its config, ../scopes.ts), the strict validator of query strings and path
-// parameters (../query-validator.ts) and per-key usage counts. Its hooks and validator apply to its own routes only (an encapsulated child scope);
-// the request's `apiKey` field is declared app-wide, since the access log reads it.
+// parameters (../query-validator.ts) and per-key usage counts. Its hooks and validator apply to
+// its own routes only (an encapsulated child scope); the request's `apiKey` field is declared
+// app-wide, since the access log reads it.
 import type { Kysely } from 'kysely';
 import fp from 'fastify-plugin';
 import type { DB } from '../../db/schema.js';
