@@ -11,6 +11,8 @@ export const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** The id of the rate-limit comparison in --cases. */
 export const LIMITS_ID = 'limits';
+/** The id of the SDK's auto-paging walk (lib/sdk-paging.ts) in --cases. */
+export const SDK_PAGING_ID = 'sdk-paging';
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -28,8 +30,12 @@ const USAGE = `Usage: npm run bench -- [options]
   --repeat N             run each case N times and report the median run (default 1)
   --quiet-wait S         before each case, wait up to S seconds for other programs on the
                          machine to go quiet (default 60; 0: do not wait)
-  --cases LIST           run only these cases (ids: CASE_IDS), and the rate-limit
-                         comparison only if the list names \`limits\` (e.g. --cases limits)
+  --cases LIST           run only these cases (ids: CASE_IDS), the rate-limit
+                         comparison only if the list names \`limits\` (e.g. --cases limits),
+                         and the SDK's auto-paging only if it names \`sdk-paging\`
+  --no-sdk-paging        skip the SDK's auto-paging walk: every cita of the big clinic read with
+                         @clinic-api/sdk's for-await (packages/sdk/dist: npm install builds it),
+                         its requests counted and its heap sampled (runs after the cases)
   --no-limits            skip the rate-limit comparison (in memory vs Redis, and two instances
                          sharing one limit), which otherwise runs after the fixed-rate cases and
                          needs redis-server (Debian: apt-get install redis-server)
@@ -49,7 +55,7 @@ const USAGE = `Usage: npm run bench -- [options]
 export function parseOptions(argv?: string[]) {
   const cli = commandLine({
     name: 'bench',
-    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), LIMITS_ID].join(', ')),
+    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), LIMITS_ID, SDK_PAGING_ID].join(', ')),
     argv,
     options: {
       db: { type: 'string', default: 'sqlite' },
@@ -72,6 +78,7 @@ export function parseOptions(argv?: string[]) {
       doc: { type: 'string', default: 'docs/benchmarks.md' },
       'no-doc': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
+      'no-sdk-paging': { type: 'boolean', default: false },
     },
   });
   const { values, fail } = cli;
@@ -81,12 +88,14 @@ export function parseOptions(argv?: string[]) {
   const scales = cli.numbers('scale', values.scale, 0.01, 10_000);
   let cases = CASES;
   let limits = !values['no-limits'];
+  let sdkPaging = !values['no-sdk-paging'];
   if (values.cases) {
     const ids = values.cases.split(',').map((s) => s.trim());
-    const unknown = ids.filter((id) => id !== LIMITS_ID && !CASES.some((c) => c.id === id));
+    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== SDK_PAGING_ID && !CASES.some((c) => c.id === id));
     if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
     cases = CASES.filter((c) => ids.includes(c.id));
     limits = ids.includes(LIMITS_ID) && limits;
+    sdkPaging = ids.includes(SDK_PAGING_ID) && sdkPaging;
   }
   // The bare route is plain better-sqlite3 on the SQLite file: there is nothing to run it on.
   const skippedBare = db === 'postgres' && cases.some((c) => c.target === 'bare');
@@ -94,7 +103,7 @@ export function parseOptions(argv?: string[]) {
     cases = cases.filter((c) => c.target !== 'bare');
     process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
   }
-  if (cases.length === 0 && !limits) fail('no cases left to run');
+  if (cases.length === 0 && !limits && !sdkPaging) fail('no cases left to run');
   return {
     db,
     scales,
@@ -109,6 +118,8 @@ export function parseOptions(argv?: string[]) {
     cases,
     /** the rate-limit comparison (lib/limits.ts) */
     limits,
+    /** the SDK's auto-paging walk (lib/sdk-paging.ts) */
+    sdkPaging,
     skippedBare,
     ref: values.ref ?? null,
     prebuilt: values.prebuilt !== undefined ? path.resolve(values.prebuilt) : values.dist ? ROOT : null,

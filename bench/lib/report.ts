@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Dataset } from './dataset.js';
 import type { LimitsReport } from './limits.js';
+import type { SdkPagingReport } from './sdk-paging.js';
 
 export type Db = 'sqlite' | 'postgres';
 
@@ -94,6 +95,8 @@ export interface ScaleReport {
   verdicts: string[];
   /** the rate-limit comparison (lib/limits.ts), null when it did not run at this scale */
   limits: LimitsReport | null;
+  /** the SDK's auto-paging walk (lib/sdk-paging.ts), null when it did not run */
+  sdkPaging: SdkPagingReport | null;
 }
 
 const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');

@@ -8,6 +8,7 @@ import { createDatabase } from '../../tools/postgres-server.js';
 import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';
 import { runLimits } from './limits.js';
+import { runSdkPaging } from './sdk-paging.js';
 import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
 import { percentile } from './open-loop.js';
 import { log, ROOT, type Options } from './options.js';
@@ -100,6 +101,8 @@ export async function runScale(
     loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
 
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
+    // After the cases and their memory figures: a client of the service like any other.
+    const sdkPaging = opts.sdkPaging ? await runSdkPaging(service!, ds, log) : null;
     // After the cases and their memory figures: it starts processes of its own.
     const limits = withLimits
       ? await runLimits({
@@ -140,6 +143,7 @@ export async function runScale(
         bareSkipped: opts.db === 'postgres' && opts.skippedBare,
       }),
       limits,
+      sdkPaging,
     };
   } finally {
     // SIGTERM: the service closes cleanly (and writes its CPU profile when --cpu-prof is on).

@@ -324,7 +324,8 @@ export const ConfigSchema = Type.Object({
   webhooks: Type.Object({
     allowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', {
       default: false,
-      description: '`true`: webhooks may go to private/loopback addresses and plain `http://` (tests, internal receivers)',
+      description:
+        '`true`: webhooks may go to private/loopback addresses and plain `http://` (tests, trying webhooks locally, internal receivers); set it for the server and for the `clinic-api` command alike: each reads its own environment',
     }),
     maxInFlight: int('WEBHOOK_MAX_IN_FLIGHT', {
       default: 32,
@@ -354,7 +355,8 @@ export const ConfigSchema = Type.Object({
       default: 30_000,
       minimum: 1_000,
       maximum: 600_000,
-      description: 'how long an instance owns an endpoint it claimed (renewed at every attempt)',
+      description:
+        'how long an instance owns an endpoint, counted from each request it sends; `WEBHOOK_LEASE_MS` - `WEBHOOK_TIMEOUT_MS` is how long a stalled instance keeps an endpoint in the middle of an attempt',
     }),
     pollMs: int('WEBHOOK_POLL_MS', {
       default: 250,

@@ -11,6 +11,7 @@
 // what needs no storage (format, hash, status, checks) is key-rules.ts.
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { whenWritable } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
 import { readStoredAllowedIps, storedAllowedIps } from '../domain/allowed-ips.js';
 import type { Plan } from '../domain/records.js';
@@ -48,6 +49,7 @@ import {
   type KeyChanges,
   type NewKey,
 } from './key-rules.js';
+import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
 export type { ApiKeyListing };
 export {
@@ -147,10 +149,15 @@ export class KeyService {
     }
     const key = generateKey(this.opts.prefix);
     const id = randomUUID();
-    await insertApiKey(
-      this.db,
-      this.newRow(id, key, clinic.id, { name, scopes, allowedIps, expiresAt: input.expiresAt, createdBy: input.createdBy, createdAt }),
-    );
+    const row = this.newRow(id, key, clinic.id, {
+      name,
+      scopes,
+      allowedIps,
+      expiresAt: input.expiresAt,
+      createdBy: input.createdBy,
+      createdAt,
+    });
+    await whenWritable(() => insertApiKey(this.db, row), INTERACTIVE_WRITE_WAIT_MS);
     return { id, key, hint: keyHint(key), name, clinicId: clinic.id, expiresAt: input.expiresAt, createdAt, scopes, allowedIps };
   }
 
@@ -214,7 +221,8 @@ export class KeyService {
    * unknown or another clinic's.
    */
   async revokeEverywhere(clinicId: string, keyId: string): Promise<RevokeOutcome | undefined> {
-    const done = await revokeApiKey(this.db, clinicId, keyId, Math.floor(this.now() / 1000));
+    const at = Math.floor(this.now() / 1000);
+    const done = await whenWritable(() => revokeApiKey(this.db, clinicId, keyId, at), INTERACTIVE_WRITE_WAIT_MS);
     // Revoked already (e.g. through the CLI) is still evicted here; another clinic's key is left alone.
     if (!done && !(await getApiKey(this.db, clinicId, keyId))) return undefined;
     return { revoked: done, announced: await this.changedEverywhere(keyId) };
@@ -233,7 +241,7 @@ export class KeyService {
     if (changes.allowedIps !== undefined) set.allowed_ips = storedAllowedIps(changes.allowedIps);
     const existing = await getApiKey(this.db, clinicId, keyId);
     if (!existing) return undefined;
-    if (!(await updateApiKey(this.db, clinicId, keyId, set)))
+    if (!(await whenWritable(() => updateApiKey(this.db, clinicId, keyId, set), INTERACTIVE_WRITE_WAIT_MS)))
       throw new DomainError('conflict', `key ${keyId} is revoked: a revoked key cannot be changed`, { field: 'key-id' });
     const key = (await getApiKey(this.db, clinicId, keyId))!;
     return { key, announced: await this.changedEverywhere(keyId) };
@@ -268,11 +276,16 @@ export class KeyService {
     const expiresAt = old.expires_at === null ? null : nowS + Math.max(1, old.expires_at - old.created_at);
     const oldExpiresAt = old.expires_at === null ? nowS + overlapS : Math.min(old.expires_at, nowS + overlapS);
     const row = this.newRow(id, key, clinicId, { name: old.name, scopes, allowedIps, expiresAt, createdBy, createdAt: nowS });
-    const rolled = await this.db.transaction().execute(async (trx) => {
-      if (!(await markApiKeyReplaced(trx, clinicId, keyId, id, oldExpiresAt, nowS))) return false;
-      await insertApiKey(trx, row);
-      return true;
-    });
+    // Retried whole while SQLite's write lock is taken (the transaction rolls back each time).
+    const rolled = await whenWritable(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          if (!(await markApiKeyReplaced(trx, clinicId, keyId, id, oldExpiresAt, nowS))) return false;
+          await insertApiKey(trx, row);
+          return true;
+        }),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
     if (!rolled) {
       const now = await getApiKey(this.db, clinicId, keyId);
       throw new DomainError('conflict', `key ${keyId} ${(now && rollRefusal(now, nowS)) ?? 'changed meanwhile'}`, { field: 'key-id' });
@@ -361,6 +374,11 @@ export class KeyService {
     const last = this.lastWritten.get(keyId);
     if (last !== undefined && nowS - last < LAST_USED_EVERY_S) return;
     this.lastWritten.set(keyId, nowS);
-    runInBackground('last_used_at', () => touchApiKeys(this.db, [keyId], nowS), this.opts.onBackgroundError);
+    // Skipped while another process holds SQLite's write lock: the key's next use a minute later writes it.
+    runInBackground(
+      'last_used_at',
+      () => whenWritable(() => touchApiKeys(this.db, [keyId], nowS), BACKGROUND_WRITE_WAIT_MS),
+      this.opts.onBackgroundError,
+    );
   }
 }

@@ -22,7 +22,7 @@ describe.each(dialects())('migration 009-key-scopes on %s', (dialect) => {
 
   it('gives every existing key all five scopes, any address, no replacement', async () => {
     const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrationsFor(database.dialect) } });
-    const before = await migrator.migrateTo('007-session-language');
+    const before = await migrator.migrateTo('008-webhook-event-types');
     expect(before.error).toBeUndefined();
     // A clinic and a key as they were stored before the migration (no scopes column yet).
     const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;

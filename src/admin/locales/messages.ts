@@ -182,6 +182,8 @@ export interface Messages {
   unusableTextText: Text;
   overloadedTitle: Text;
   overloadedText: Text;
+  writeBusyTitle: Text;
+  writeBusyText: Text;
   backToDashboard: Text;
   goToSignIn: Text;
   timesIn: (tz: string) => Text;
@@ -201,6 +203,8 @@ export interface WebhookMessages {
   createTitle: Text;
   urlLabel: Text;
   urlHelp: Text;
+  /** urlHelp when the operator allows http:// and private addresses (WEBHOOK_ALLOW_PRIVATE=true) */
+  urlHelpPrivate: Text;
   eventsLabel: Text;
   eventsHelp: Text;
   createButton: Text;
