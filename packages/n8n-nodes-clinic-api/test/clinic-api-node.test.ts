@@ -250,6 +250,25 @@ describe.each(dialects())('Clinic API node on %s', (dialect) => {
 		expect(clinic.requests.length).toBe(from);
 	});
 
+	it("a key without the resource's scope fails the run naming the scope and who can add it", async () => {
+		const scoped = await clinic.t.keys.create({
+			clinicId: clinic.t.clinicA.id,
+			name: 'clients only',
+			expiresAt: null,
+			createdBy: null,
+			scopes: ['clientas:read'],
+		});
+		const out = await runWorkflow(harnessFor(clinic.baseUrl, scoped.key), [
+			clinicNode({ resource: 'citas', operation: 'getAll', returnAll: true }),
+		]);
+		expect(out.status).toBe('error');
+		const error = runError(out);
+		expect(error.message).toMatch(/needs the scope citas:read.*dashboard \(Settings > API\)/);
+		expect(error.description).toMatch(
+			/^HTTP 403, code insufficient_scope, scope citas:read, request_id \S+\.$/,
+		);
+	});
+
 	it('a wrong key fails the run with the way out', async () => {
 		const out = await runWorkflow(harnessFor(clinic.baseUrl, 'ck_wrong'), [
 			clinicNode({ resource: 'clientas', operation: 'getAll', returnAll: true }),

@@ -49,7 +49,8 @@ const HINTS: Record<string, string> = {
 
 /**
  * The error a node shows for an API error answer (`{"error": {"code", "message", "param",
- * "request_id"}}`): the API's message, then its status, code, parameter, request id and what to do.
+ * "scope", "request_id"}}`): the API's message, then its status, code, parameter or scope,
+ * request id and what to do.
  */
 export function apiErrorDetails(
 	statusCode: number,
@@ -63,6 +64,8 @@ export function apiErrorDetails(
 		typeof error.message === 'string' ? error.message : `The Clinic API answered ${statusCode}`;
 	const facts = [`HTTP ${statusCode}`, `code ${code}`];
 	if (typeof error.param === 'string') facts.push(`parameter ${error.param}`);
+	// insufficient_scope: the scope the key lacks (the API's message says who can add it).
+	if (typeof error.scope === 'string') facts.push(`scope ${error.scope}`);
 	if (typeof error.request_id === 'string') facts.push(`request_id ${error.request_id}`);
 	const hint = HINTS[code] ?? '';
 	return { message, description: `${facts.join(', ')}. ${hint}`.trim() };
