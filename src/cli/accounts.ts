@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
+import { registerClinicDelete } from './erasure.js';
 import { info, iso, plural, result, withRuntime, type CliContext } from './io.js';
 
 // Loaded when a command runs, never for --help (cli/main.ts).
@@ -23,6 +24,7 @@ async function passwordFor(ctx: CliContext, fromStdin: boolean | undefined): Pro
 
 export function registerAccountCommands(program: Command, ctx: CliContext): void {
   const clinics = program.command('clinics').description('manage clinics');
+  registerClinicDelete(clinics, ctx);
   clinics
     .command('create')
     .description('create a clinic; prints its id')

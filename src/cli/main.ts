@@ -7,6 +7,7 @@ import { DomainError, type DomainReason } from '../errors.js';
 import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerDataCommands } from './data.js';
+import { registerErasureCommands } from './erasure.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
 import { registerServerCommands } from './server.js';
@@ -60,6 +61,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerKeyCommands(program, ctx);
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
+  registerErasureCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -209,6 +209,19 @@ export class KeyService {
   }
 
   /**
+   * Keys deleted with their clinic (services/clinic-deletion.ts): evicted here and announced like
+   * revocations; whether every one was announced (false: no REDIS_URL, or Redis did not answer).
+   */
+  async forgetEverywhere(keyIds: readonly string[]): Promise<boolean> {
+    let announced = keyIds.length > 0 && this.opts.announceRevocation !== undefined;
+    for (const keyId of keyIds) {
+      this.evict(keyId);
+      if (this.opts.announceRevocation && !(await this.opts.announceRevocation(keyId))) announced = false;
+    }
+    return announced;
+  }
+
+  /**
    * Refuses `keyId` from now on in this instance: drops it from the cache, and keeps a lookup
    * already in flight from caching it as live again. For revocations made here and announced
    * by other instances or the CLI; revocation is final, so an unknown id costs nothing.

@@ -112,8 +112,9 @@ function startOf(plan: FeedPlan, b: DataVersions): number {
 
 /**
  * The page's tag: the clinic, the position, the page size and types, and the log's head and
- * retention mark. Events are never changed, only added at the head or removed at the tail, so
- * the same tag is the same page. Throws `expired` first, as the page would.
+ * retention mark, and the clinic's data version. Events are only added at the head or removed at
+ * the tail, except an erasure's rewrite of their datos, which bumps the data version: so the same
+ * tag is the same page. Throws `expired` first, as the page would.
  */
 export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): string {
   const after = startOf(plan, b);
@@ -126,6 +127,8 @@ export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): s
     plan.tipos?.join(',') ?? null,
     b.eventsSeq,
     b.eventsExpired,
+    // An erasure rewrites past events' datos (services/erasure.ts) and bumps this: a page sent before is not this page.
+    b.data,
   ]);
 }
 
