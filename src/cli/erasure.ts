@@ -15,7 +15,7 @@ export function registerErasureCommands(program: Command, outer: CliContext): vo
     .command('erase')
     .description("erase a client's personal data (GDPR art. 17): her records, and her data in past events, webhook deliveries and caches")
     .requiredOption('--clinic <id>', 'clinic id')
-    .argument('<clienta-id>', "the clienta's id (her \"id\" in the API)")
+    .argument('<clienta-id>', 'the clienta\'s id (her "id" in the API)')
     .action(async (clientaId: string, o: { clinic: string }) => {
       const { eraseClienta } = await import('../services/erasure.js');
       const r = await withRuntime(ctx, (rt) => eraseClienta(rt.database, o.clinic, clientaId, { now: ctx.io.now }));
@@ -67,6 +67,11 @@ export function registerClinicDelete(clinics: Command, ctx: CliContext): void {
           : 'running servers refuse its keys within 5 seconds, when their key cache (4 s) expires';
       info(ctx, `deleted clinic "${d.name}" (${clinicId}) with ${d.keys} API key(s); ${when}`);
       const rows = Object.entries(d.rows).filter(([, n]) => n > 0);
-      result(ctx, rows.map(([table, n]) => `${table}: ${n}`).join('\n'), { id: clinicId, name: d.name, announced: d.announced, rows: d.rows });
+      result(ctx, rows.map(([table, n]) => `${table}: ${n}`).join('\n'), {
+        id: clinicId,
+        name: d.name,
+        announced: d.announced,
+        rows: d.rows,
+      });
     });
 }

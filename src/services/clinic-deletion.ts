@@ -23,7 +23,10 @@ export interface ClinicDeletion {
 
 export async function deleteClinic(database: Database, keys: KeyService, clinicId: string, confirm: string): Promise<ClinicDeletion> {
   const clinic = await getClinic(database.db, clinicId);
-  if (!clinic) throw new DomainError('not_found', `no clinic with id ${clinicId} (clinic-api clinics list shows the ids); nothing was changed`, { field: 'clinic' });
+  if (!clinic)
+    throw new DomainError('not_found', `no clinic with id ${clinicId} (clinic-api clinics list shows the ids); nothing was changed`, {
+      field: 'clinic',
+    });
   if (confirm !== clinic.name)
     throw new DomainError(
       'invalid_input',

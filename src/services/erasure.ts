@@ -66,9 +66,17 @@ function phonesOf(current: string | undefined, datos: readonly string[]): string
 const phoneFragments = (phones: readonly string[]) =>
   phones.flatMap((p) => [`"telefono":${JSON.stringify(p)}`, `"telefono_caller":${JSON.stringify(p)}`]);
 
-export async function eraseClienta(database: Database, clinicId: string, clientaId: string, opts: ErasureOptions = {}): Promise<ErasureResult> {
+export async function eraseClienta(
+  database: Database,
+  clinicId: string,
+  clientaId: string,
+  opts: ErasureOptions = {},
+): Promise<ErasureResult> {
   const clinic = await getClinic(database.db, clinicId);
-  if (!clinic) throw new DomainError('not_found', `no clinic with id ${clinicId} (clinic-api clinics list shows the ids); nothing was changed`, { field: 'clinic' });
+  if (!clinic)
+    throw new DomainError('not_found', `no clinic with id ${clinicId} (clinic-api clinics list shows the ids); nothing was changed`, {
+      field: 'clinic',
+    });
   const db = database.db;
   if (!(await clientaIdentity(db, clinicId, clientaId)) && !(await hasClientaEvents(db, clinicId, clientaId)))
     throw new DomainError(

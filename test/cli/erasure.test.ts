@@ -65,7 +65,7 @@ async function everythingServed(server: ServerProcess, key: string): Promise<{ t
   };
   const texts: string[] = [];
   const status: Record<string, number> = {};
-  for (let cursor: string | null = null; ; ) {
+  for (let cursor: string | null = null; ;) {
     const page = await get(`/api/v1/eventos?limit=500${cursor ? `&cursor=${cursor}` : ''}`);
     expect(page.status).toBe(200);
     texts.push(page.text);
@@ -87,7 +87,9 @@ async function everythingServed(server: ServerProcess, key: string): Promise<{ t
       texts.push(r.text);
     }
   }
-  for (const p of ['clientas', 'citas', 'llamadas'].flatMap((t) => [1, 2, 3, 4].map((n) => `/api/v1/${t}/${id(t === 'clientas' ? 1 : t === 'citas' ? 2 : 3, n)}`))) {
+  for (const p of ['clientas', 'citas', 'llamadas'].flatMap((t) =>
+    [1, 2, 3, 4].map((n) => `/api/v1/${t}/${id(t === 'clientas' ? 1 : t === 'citas' ? 2 : 3, n)}`),
+  )) {
     const r = await get(p);
     status[p] = r.status;
     texts.push(r.text);
