@@ -24,7 +24,6 @@ async function passwordFor(ctx: CliContext, fromStdin: boolean | undefined): Pro
 
 export function registerAccountCommands(program: Command, ctx: CliContext): void {
   const clinics = program.command('clinics').description('manage clinics');
-  registerClinicDelete(clinics, ctx);
   clinics
     .command('create')
     .description('create a clinic; prints its id')
@@ -103,6 +102,8 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
         active_keys: activeKeys,
       });
     });
+
+  registerClinicDelete(clinics, ctx);
 
   const users = program.command('users').description('manage dashboard users');
   users

@@ -51,7 +51,9 @@ export function registerErasureCommands(program: Command, outer: CliContext): vo
 export function registerClinicDelete(clinics: Command, ctx: CliContext): void {
   clinics
     .command('delete')
-    .description('delete a clinic and every row of it (records, events, keys, users, webhooks, usage); its keys are refused at once')
+    .description(
+      'delete a clinic and every row of it (records, events, keys, users, webhooks, usage); its keys are refused everywhere within 5 s',
+    )
     .argument('<clinic-id>', 'the clinic id (from clinics list)')
     .requiredOption('--confirm <name>', "the clinic's name, exactly (as clinics list shows it)")
     .action(async (clinicId: string, o: { confirm: string }) => {
