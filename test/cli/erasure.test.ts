@@ -97,6 +97,38 @@ async function everythingServed(server: ServerProcess, key: string): Promise<{ t
   return { text: texts.join('\n'), status };
 }
 
+/** The dashboard's pages an owner of the clinic sees (API keys, webhooks, an endpoint's deliveries), signed in through the form. */
+async function dashboardPages(server: ServerProcess, email: string, password: string, endpointId: string): Promise<string> {
+  const cookies = new Map<string, string>();
+  const keep = (res: Response) => {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      cookies.set(pair!.slice(0, i), pair!.slice(i + 1));
+    }
+  };
+  const cookie = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const signIn = await fetch(`${server.baseUrl}/dashboard/sign-in`);
+  keep(signIn);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await signIn.text())![1]!;
+  const posted = await fetch(`${server.baseUrl}/dashboard/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie() },
+    body: new URLSearchParams({ _csrf: csrf, email, password }).toString(),
+  });
+  await posted.arrayBuffer();
+  expect(posted.status).toBe(303);
+  keep(posted);
+  const texts: string[] = [];
+  for (const p of ['/dashboard/settings/api', '/dashboard/settings/api/webhooks', `/dashboard/settings/api/webhooks/${endpointId}`]) {
+    const res = await fetch(`${server.baseUrl}${p}`, { redirect: 'manual', headers: { cookie: cookie() } });
+    expect(res.status, p).toBe(200);
+    texts.push(await res.text());
+  }
+  return texts.join('\n');
+}
+
 const found = (text: string) => NEEDLES.filter((n) => text.toLowerCase().includes(n.toLowerCase()));
 
 describe.each(dialects())('clientas erase (%s)', (dialect) => {
@@ -127,7 +159,12 @@ describe.each(dialects())('clientas erase (%s)', (dialect) => {
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     receiver = await startReceiver('/hook', (_r, n) => (n === 1 ? { status: 200, after: released } : { status: 200 }));
-    await ok(['webhooks', 'create', '--clinic', clinicA, '--url', receiver.url]);
+    const endpointId = (await ok(['webhooks', 'create', '--clinic', clinicA, '--url', receiver.url])).split('\n')[0]!;
+    const OWNER = { email: 'owner@alba.example', password: 'a-long-password-1234' };
+    await ok(
+      ['users', 'create', '--clinic', clinicA, '--email', OWNER.email, '--role', 'owner', '--password-stdin'],
+      `${OWNER.password}\n`,
+    );
 
     const file = path.join(dataDir, 'a.jsonl');
     fs.writeFileSync(
@@ -181,6 +218,8 @@ describe.each(dialects())('clientas erase (%s)', (dialect) => {
     await until(() => receiver!.answered.some((d) => d.id === lastId), 'every event delivered after the erasure');
 
     expect(found(head.text)).toEqual([]);
+    // The dashboard: keys, webhooks, the endpoint's recent deliveries.
+    expect(found(await dashboardPages(server, OWNER.email, OWNER.password, endpointId))).toEqual([]);
     expect(head.status[`/api/v1/clientas/${HER.id}`]).toBe(404);
     expect(head.status[`/api/v1/citas/${id(2, 1)}`]).toBe(404);
     expect(head.status[`/api/v1/llamadas/${id(3, 1)}`]).toBe(404);
