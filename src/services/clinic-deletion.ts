@@ -1,8 +1,8 @@
 // Deleting a clinic entirely: `clinic-api clinics delete ID --confirm NAME`. Every row of the
 // clinic in every table (repos/clinic-deletion.ts), in one transaction under the clinic's lock
 // (SQLite's write lock waited for asynchronously, like an import's). Then its keys are refused
-// everywhere: evicted from this process's key cache and announced on the revocation channel
-// (services/revocations.ts) to every instance with REDIS_URL; without Redis (or while it is down)
+// everywhere: evicted from this process's key cache and announced on the key-change channel
+// (services/key-changes.ts) to every instance with REDIS_URL; without Redis (or while it is down)
 // other processes stop accepting them when their key cache entry expires (4 s, api-keys.ts).
 import type { Database } from '../db/connect.js';
 import { clinicKeyIds, deleteClinicRows, type ClinicTable } from '../repos/clinic-deletion.js';

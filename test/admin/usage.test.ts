@@ -149,6 +149,7 @@ describe('UsageCounter', () => {
         expires_at: null,
         revoked_at: null,
         last_used_at: null,
+        scopes: 'citas:read',
       })
       .execute();
     const u = new UsageCounter(db);
@@ -195,6 +196,7 @@ describe('UsageCounter', () => {
         expires_at: null,
         revoked_at: null,
         last_used_at: null,
+        scopes: 'citas:read',
       })
       .execute();
     const u = new UsageCounter(db);

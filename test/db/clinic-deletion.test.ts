@@ -4,7 +4,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.js';
 import { deleteClinicRows } from '../../src/repos/clinic-deletion.js';
-import { insertApiKey } from '../../src/repos/api-keys.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { UsageCounter } from '../../src/services/usage.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
@@ -28,18 +27,24 @@ describe.each(dialects())('usage of a deleted clinic (%s)', (dialect) => {
     ] as const) {
       const clinic = await createClinic(db, { name, timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium', language: 'es' }, NOW);
       const keyId = `0a00000${n}-0000-4000-8000-000000000000`;
-      await insertApiKey(db, {
-        id: keyId,
-        clinic_id: clinic.id,
-        name: 'k',
-        key_hash: `hash${n}`,
-        hint: 'abcd',
-        created_by: null,
-        created_at: NOW / 1000,
-        expires_at: null,
-        revoked_at: null,
-        last_used_at: null,
-      });
+      await db
+        .insertInto('api_keys')
+        .values({
+          id: keyId,
+          clinic_id: clinic.id,
+          name: 'k',
+          key_hash: `hash${n}`,
+          hint: 'abcd',
+          created_by: null,
+          created_at: NOW / 1000,
+          expires_at: null,
+          revoked_at: null,
+          last_used_at: null,
+          scopes: 'citas:read',
+          allowed_ips: null,
+          replaced_by: null,
+        })
+        .execute();
       keys[name] = { clinicId: clinic.id, keyId };
     }
     const usage = new UsageCounter(db);
