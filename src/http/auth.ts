@@ -1,13 +1,22 @@
 // API-key authentication and rate limiting, run first for every API request (onRequest) so that
 // a caller without a valid key learns nothing about parameters or data.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../errors.js';
+import { errors, type ApiError } from '../errors.js';
 import type { AuthenticatedKey, KeyService } from '../services/api-keys.js';
 import { policyHeader, stateHeader, type RateLimiter } from '../services/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: AuthenticatedKey | null;
+    /**
+     * The key's 429, left here instead of thrown on a route that answers it itself
+     * (config.answersRateLimit: /mcp, as a tool result); null when the key is within its limit.
+     */
+    rateLimitRefusal: ApiError | null;
+  }
+  interface FastifyContextConfig {
+    /** The route answers the key's rate limit itself: the hook leaves the 429 in req.rateLimitRefusal. */
+    answersRateLimit?: boolean;
   }
 }
 
@@ -60,7 +69,9 @@ export function apiAuthHook(
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
     if (!d.allowed) {
       onLimited('key');
-      throw errors.tooManyRequests(d.retryAfterSeconds);
+      const refusal = errors.tooManyRequests(d.retryAfterSeconds);
+      if (req.routeOptions.config.answersRateLimit !== true) throw refusal;
+      req.rateLimitRefusal = refusal;
     }
   };
 }

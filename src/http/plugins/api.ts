@@ -1,16 +1,19 @@
-// The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me behind
-// API-key authentication and rate limits (../auth.ts), with the strict validator of query strings
-// and path parameters (../query-validator.ts) and per-key usage
-// counts. Its hooks and validator apply to its own routes only (an encapsulated child scope);
-// the request's `apiKey` field is declared app-wide, since the access log reads it.
+// The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me, and
+// the MCP server at /mcp (../mcp/plugin.ts), behind API-key authentication and rate limits
+// (../auth.ts), with the strict validator of query strings and path parameters
+// (../query-validator.ts) and per-key usage counts. Its hooks and validator apply to its own
+// routes only (an encapsulated child scope); the request's `apiKey` field is declared app-wide,
+// since the access log reads it.
 import type { Kysely } from 'kysely';
 import fp from 'fastify-plugin';
 import type { DB } from '../../db/schema.js';
 import type { KeyService } from '../../services/api-keys.js';
+import { ClientasSearch } from '../../services/clientas-search/search.js';
 import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
 import type { UsageCounter } from '../../services/usage.js';
 import { apiAuthHook } from '../auth.js';
+import { mcpRoutes } from '../mcp/plugin.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
 import { v1Routes } from '../routes/v1.js';
 
@@ -30,6 +33,12 @@ export interface ApiOptions {
 export const api = fp(
   async (app, opts: ApiOptions) => {
     app.decorateRequest('apiKey', null);
+    app.decorateRequest('rateLimitRefusal', null);
+    // What a response disclosed, for the request log (../disclosure.ts).
+    app.decorateRequest('disclosed', null);
+    // One client search for the REST list and the MCP tools: it keeps the counts of searches.
+    const search = new ClientasSearch();
+    const rateLimit = { rate: opts.limiter.rate, burst: opts.limiter.burst };
     await app.register(async (scope) => {
       scope.setValidatorCompiler(({ schema, httpPart }) => {
         // Path parameters (a record's id) are checked by the same rules as the query string.
@@ -55,12 +64,9 @@ export const api = fp(
           });
         done();
       });
-      await scope.register(v1Routes, {
-        db: opts.db,
-        now: opts.now,
-        rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst },
-        pages: opts.pages,
-      });
+      await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit, pages: opts.pages, search });
+      // Its own child: its body parsing and its 401 challenge are its own.
+      await scope.register(mcpRoutes, { db: opts.db, now: opts.now, rateLimit, search });
     });
   },
   { name: 'api' },

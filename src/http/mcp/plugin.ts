@@ -1,0 +1,105 @@
+// POST /mcp: the Model Context Protocol server, on the Streamable HTTP transport, stateless (no
+// session: each request stands alone). Registered inside the API scope (../plugins/api.ts), so
+// the API's own hooks run for it as for every REST route: the key's authentication, its rate
+// limit and RateLimit headers, the usage counts, the access log (and every hook added there
+// later: address restrictions, the request log). Only the transport is the SDK's: its web-standard
+// transport is given a Request and returns a Response, which goes out through Fastify's reply, so
+// the common headers, compression and the onResponse hooks apply to it like to any answer.
+//
+// What an MCP client sees before the protocol is reached, in the API's JSON error shape: 401
+// without a valid key (WWW-Authenticate: Bearer), 429 when its address failed authentication too
+// often, 405 for a method other than POST (../plugins/method-guard.ts), 400 for a body too large.
+// The key's own rate limit is answered inside the protocol when the request is tool calls (a
+// tool result saying when to retry, which an assistant can act on); any other request over the
+// limit (initialize, tools/list) is the API's 429. A body that is not JSON, or not JSON-RPC, is
+// the transport's own JSON-RPC error (400, -32700), as MCP clients expect.
+import fs from 'node:fs';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors.js';
+import { sendError, toApiError } from '../error-handler.js';
+import { requestOrigin } from '../plugins/openapi.js';
+import { MCP_PATH } from './paths.js';
+import { mcpServer, onlyToolCalls, visibleTools } from './server.js';
+import type { ToolCall, ToolEnv } from './tools.js';
+
+export { MCP_PATH };
+
+/** The package's version, for the server's identity in `initialize` (from package.json, as the CLI reads it). */
+const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * The challenge of a 401 on /mcp. Its one place: OAuth (when the service is an authorization
+ * server) adds `resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"` here.
+ */
+export function mcpChallenge(_req: FastifyRequest): string {
+  return 'Bearer realm="api"';
+}
+
+/** The request headers the transport reads (never Authorization: the key stays out of the SDK). */
+const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
+/** The transport wants an absolute URL; it only reports it to handlers, which do not read it. */
+const TRANSPORT_URL = `http://localhost${MCP_PATH}`;
+
+function webRequest(req: FastifyRequest, body: string | null): Request {
+  const headers = new Headers();
+  for (const name of FORWARDED) {
+    const v = req.headers[name];
+    if (typeof v === 'string') headers.set(name, v);
+  }
+  return new Request(TRANSPORT_URL, { method: 'POST', headers, body });
+}
+
+/** The body as JSON, or null when it is not JSON (the transport then answers its own parse error). */
+function parseBody(text: string): { value: unknown } | null {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}
+
+export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: () => number }) {
+  // The body as text, whatever its type: the transport checks the media type and the JSON-RPC
+  // itself (415, 400 -32700), where Fastify's parsers would answer in the API's shape.
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  scope.setErrorHandler((err: FastifyError, req, reply) => {
+    let e = toApiError(err, req);
+    if (e.statusCode === 401) e = new ApiError(e.code, e.message, e.param, { ...e.headers, 'www-authenticate': mcpChallenge(req) });
+    return sendError(e, req, reply);
+  });
+
+  scope.post(MCP_PATH, { config: { answersRateLimit: true }, schema: { hide: true } }, async (req: FastifyRequest, reply: FastifyReply) => {
+    const key = req.apiKey;
+    if (!key) throw new Error('/mcp reached without an authenticated key');
+    const text = typeof req.body === 'string' ? req.body : '';
+    const body = parseBody(text);
+    // Over the rate limit, only tool calls are answered (each with the refusal); anything else is the 429.
+    const limited = req.rateLimitRefusal;
+    if (limited && !(body && onlyToolCalls(body.value))) throw limited;
+
+    const call: ToolCall = {
+      req,
+      key,
+      ctx: { clinicId: key.clinicId, timezone: key.timezone, currency: key.currency },
+      clinicName: key.clinicName,
+      nowMs: env.now(),
+      origin: requestOrigin(req) ?? '',
+      visible: [],
+    };
+    call.visible = visibleTools(call);
+    const server = mcpServer(call, env, VERSION, limited);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      const res = await transport.handleRequest(webRequest(req, body ? null : text), body ? { parsedBody: body.value } : undefined);
+      reply.code(res.status);
+      res.headers.forEach((value, name) => void reply.header(name, value));
+      const out = await res.text();
+      return reply.send(out === '' ? undefined : out);
+    } finally {
+      await server.close();
+    }
+  });
+}
