@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Dataset } from './dataset.js';
 import type { LimitsReport } from './limits.js';
+import { MCP_MEMORY_CLIENTS, MCP_MEMORY_REQUESTS, mcpMemoryTable, type McpMemoryReport } from './mcp-memory.js';
 
 export type Db = 'sqlite' | 'postgres';
 
@@ -92,6 +93,8 @@ export interface ScaleReport {
   serviceIdleRssMiB: number;
   bareHwmMiB: number | null;
   verdicts: string[];
+  /** the MCP server's memory comparison (lib/mcp-memory.ts), null when it did not run */
+  mcpMemory: McpMemoryReport | null;
   /** the rate-limit comparison (lib/limits.ts), null when it did not run at this scale */
   limits: LimitsReport | null;
 }
@@ -227,6 +230,14 @@ export function scaleSection(r: ScaleReport): string {
         : '.') +
       (r.bareHwmMiB !== null ? ` Bare route process peak: ${f0(r.bareHwmMiB)} MiB.` : ''),
     '',
+    ...(r.mcpMemory
+      ? [
+          `MCP memory: ${MCP_MEMORY_REQUESTS.toLocaleString('en-US')} requests from ${MCP_MEMORY_CLIENTS} connections to a fresh service process per side and round, RSS read a second after the last answer:`,
+          '',
+          mcpMemoryTable(r.mcpMemory),
+          '',
+        ]
+      : []),
     ...r.verdicts.map((v) => `- ${v}`),
   ].join('\n');
 }

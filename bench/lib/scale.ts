@@ -8,6 +8,7 @@ import { createDatabase } from '../../tools/postgres-server.js';
 import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';
 import { runLimits } from './limits.js';
+import { runMcpMemory } from './mcp-memory.js';
 import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
 import { percentile } from './open-loop.js';
 import { log, ROOT, type Options } from './options.js';
@@ -100,6 +101,10 @@ export async function runScale(
     loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
 
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
+    // After the cases' memory figures: it starts processes of its own.
+    const mcpMemory = opts.mcpMemory
+      ? await runMcpMemory({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, pids: run.pids, dbPids: run.dbPids, log })
+      : null;
     // After the cases and their memory figures: it starts processes of its own.
     const limits = withLimits
       ? await runLimits({
@@ -138,7 +143,9 @@ export async function runScale(
         serviceHwmMiB: service ? serviceHwm : null,
         hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
         bareSkipped: opts.db === 'postgres' && opts.skippedBare,
+        mcpMemory,
       }),
+      mcpMemory,
       limits,
     };
   } finally {
@@ -201,13 +208,13 @@ async function loadCase(run: UnderLoad, c: Case, firstMs: number | undefined): P
   const m = await medianOf(
     opts.repeat,
     (x) => x.result.requests.average,
-    () => measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts)),
+    () => measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts, c.post)),
   );
   const r = m.result;
   const row: LoadRow = {
     id: c.id,
     label: c.label,
-    path: c.path + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
+    path: (c.shown ?? c.path) + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
     reqPerSec: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,

@@ -3,6 +3,9 @@
 // the time zone, the total, and how to get the next page. The structured result beside it is the
 // REST answer itself. Times are shown as the API writes them, in the clinic's offset, with the
 // weekday (computed from the date's own digits: no machine time zone is involved).
+//
+// On the path of every list call (a page of 500 is 500 lines): plain string concatenation, and
+// the weekday by arithmetic, which measured a third of the cost of the Date-based version.
 import type { Static } from '@sinclair/typebox';
 import type {
   Cita,
@@ -16,17 +19,28 @@ import type {
 } from '../../domain/api-schemas.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+/** Sakamoto's month offsets: the weekday of a Gregorian date by integer arithmetic. */
+const MONTH_OFFSET = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
 
-function weekday(date: string): string {
-  const [y, m, d] = date.split('-').map(Number);
-  return WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!;
+/** `d` digits of `s` from `at` as a number (the date's fields; the API wrote them, so they are digits). */
+function digits(s: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) v = v * 10 + s.charCodeAt(i) - 48;
+  return v;
+}
+
+/** The weekday of a `YYYY-MM-DD` (or of the date that starts an RFC 3339 timestamp). */
+export function weekday(date: string): string {
+  const m = digits(date, 5, 2);
+  const y = digits(date, 0, 4) - (m < 3 ? 1 : 0);
+  const d = digits(date, 8, 2);
+  return WEEKDAYS[(y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + MONTH_OFFSET[m - 1]! + d) % 7]!;
 }
 
 /** `2026-03-28T09:00:00+01:00` -> `Sat 2026-03-28 09:00 +01:00` (seconds only when not :00). */
 export function when(ts: string): string {
-  const date = ts.slice(0, 10);
-  const time = ts.slice(17, 19) === '00' ? ts.slice(11, 16) : ts.slice(11, 19);
-  return `${weekday(date)} ${date} ${time} ${ts.slice(19)}`;
+  const time = ts.charCodeAt(17) === 48 && ts.charCodeAt(18) === 48 ? ts.slice(11, 16) : ts.slice(11, 19);
+  return weekday(ts) + ' ' + ts.slice(0, 10) + ' ' + time + ' ' + ts.slice(19);
 }
 
 const day = (date: string) => `${weekday(date)} ${date}`;
@@ -50,25 +64,20 @@ export function pagingLine(tool: string, total: number, offset: number, returned
 }
 
 function citaLines(c: Cita, n: number): string {
-  const contact = [c.telefono === null ? null : `phone ${c.telefono}`, c.notas === null ? null : `notes: ${c.notas}`].filter(Boolean);
   return (
     `${n}. ${when(c.fecha_hora)} · ${c.cliente_nombre} · ${c.servicio}, ${c.duracion_min} min, ${money(c.precio, c.moneda)} · ${c.estado}\n` +
-    `   ${c.profesional_nombre}, ${c.sede_nombre}${contact.length ? ` · ${contact.join(' · ')}` : ''} · id ${c.id}`
+    `   ${c.profesional_nombre}, ${c.sede_nombre}${c.telefono === null ? '' : ` · phone ${c.telefono}`}${c.notas === null ? '' : ` · notes: ${c.notas}`} · id ${c.id}`
   );
 }
 
 function clientaLines(c: Clienta, n: number): string {
-  const contact = [
-    c.telefono === null ? null : `phone ${c.telefono}`,
-    c.email === null ? null : c.email,
-    c.idioma === null ? null : `language ${c.idioma}`,
-  ].filter(Boolean);
+  const contact =
+    (c.telefono === null ? '' : ` · phone ${c.telefono}`) +
+    (c.email === null ? '' : ` · ${c.email}`) +
+    (c.idioma === null ? '' : ` · language ${c.idioma}`);
   const citas = `${plural(c.total_citas, 'appointment', 'appointments')}${c.ultima_cita === null ? '' : `, last on ${day(c.ultima_cita)}`}`;
   const calls = `${plural(c.total_llamadas, 'call', 'calls')}${c.ultima_llamada === null ? '' : `, last ${when(c.ultima_llamada)}`}`;
-  return (
-    `${n}. ${c.nombre}${c.vip ? ' (VIP)' : ''}${contact.length ? ` · ${contact.join(' · ')}` : ''}\n` +
-    `   ${citas} · ${calls} · client since ${c.cliente_desde} · id ${c.id}`
-  );
+  return `${n}. ${c.nombre}${c.vip ? ' (VIP)' : ''}${contact}\n   ${citas} · ${calls} · client since ${c.cliente_desde} · id ${c.id}`;
 }
 
 function llamadaLines(l: Llamada, n: number): string {
@@ -77,8 +86,11 @@ function llamadaLines(l: Llamada, n: number): string {
   return `${n}. ${when(l.fecha_hora)} · ${caller}${from} · ${l.resultado} · ${duration(l.duracion_segundos)} · language ${l.idioma} · id ${l.id}`;
 }
 
-function numbered<T>(items: T[], offset: number, line: (item: T, n: number) => string): string[] {
-  return items.map((item, i) => line(item, offset + i + 1));
+/** One line (or two) per item, numbered from offset + 1, each after a line break. */
+function numbered<T>(items: T[], offset: number, line: (item: T, n: number) => string): string {
+  let out = '';
+  for (let i = 0; i < items.length; i++) out += '\n' + line(items[i]!, offset + i + 1);
+  return out;
 }
 
 function range(desde: string | null, hasta: string | null): string {
@@ -92,11 +104,12 @@ export function citasText(page: CitasResponse, tz: string, filters: { estado?: s
   const what = [filters.estado ? `status ${filters.estado}` : null, filters.updated_since ? `changed since ${filters.updated_since}` : null]
     .filter(Boolean)
     .join(', ');
-  return [
-    `${plural(page.total, 'appointment', 'appointments')} (citas) ${range(page.rango.desde, page.rango.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, oldest first.`,
-    ...numbered(page.citas, page.offset, citaLines),
-    pagingLine('list_citas', page.total, page.offset, page.citas.length),
-  ].join('\n');
+  return (
+    `${plural(page.total, 'appointment', 'appointments')} (citas) ${range(page.rango.desde, page.rango.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, oldest first.` +
+    numbered(page.citas, page.offset, citaLines) +
+    '\n' +
+    pagingLine('list_citas', page.total, page.offset, page.citas.length)
+  );
 }
 
 export function clientasText(page: ClientasResponse, filters: { q?: string; vip?: string; updated_since?: string }): string {
@@ -107,11 +120,12 @@ export function clientasText(page: ClientasResponse, filters: { q?: string; vip?
   ]
     .filter(Boolean)
     .join(', ');
-  return [
-    `${plural(page.total, 'client', 'clients')} (clientas)${what ? ` ${what}` : ''}, by name.`,
-    ...numbered(page.clientas, page.offset, clientaLines),
-    pagingLine('list_clientas', page.total, page.offset, page.clientas.length),
-  ].join('\n');
+  return (
+    `${plural(page.total, 'client', 'clients')} (clientas)${what ? ` ${what}` : ''}, by name.` +
+    numbered(page.clientas, page.offset, clientaLines) +
+    '\n' +
+    pagingLine('list_clientas', page.total, page.offset, page.clientas.length)
+  );
 }
 
 export function llamadasText(page: LlamadasResponse, tz: string, filters: { resultado?: string; updated_since?: string }): string {
@@ -121,11 +135,12 @@ export function llamadasText(page: LlamadasResponse, tz: string, filters: { resu
   ]
     .filter(Boolean)
     .join(', ');
-  return [
-    `${plural(page.total, 'call', 'calls')} (llamadas) answered by the voice assistant ${range(page.desde, page.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, newest first.`,
-    ...numbered(page.llamadas, page.offset, llamadaLines),
-    pagingLine('list_llamadas', page.total, page.offset, page.llamadas.length),
-  ].join('\n');
+  return (
+    `${plural(page.total, 'call', 'calls')} (llamadas) answered by the voice assistant ${range(page.desde, page.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, newest first.` +
+    numbered(page.llamadas, page.offset, llamadaLines) +
+    '\n' +
+    pagingLine('list_llamadas', page.total, page.offset, page.llamadas.length)
+  );
 }
 
 type Eventos = Static<typeof EventosList>;
