@@ -5,6 +5,7 @@
 //   (options)     server limits and timeouts (http/plugins/connections.ts), parser refusals in
 //                 the error shape (http/plugins/client-errors.ts)
 //   request-id    X-Request-Id, Cache-Control: no-store, nosniff on every response
+//   host-header   400 malformed_request for an HTTP/1.1 request without Host (Node's check is off)
 //   access-log    one line per request, no secrets
 //   api-errors    the API's one error shape and its 404 (before any route: a route keeps the
 //                 error handler in force when it is added)
@@ -25,6 +26,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { adminPlugin, type AdminTuning } from './admin/index.js';
 import { rootRedirect } from './admin/root.js';
 import type { Config } from './config.js';
+import { WriterBusy } from './db/connect.js';
 import { frameworkErrors } from './http/error-handler.js';
 import { accessLog } from './http/plugins/access-log.js';
 import { apiErrors } from './http/plugins/api-errors.js';
@@ -36,6 +38,7 @@ import { llmsTxtRoute } from './http/plugins/llms-txt.js';
 import { connectionLimits, serverOptions } from './http/plugins/connections.js';
 import { drain } from './http/plugins/drain.js';
 import { health } from './http/plugins/health.js';
+import { hostHeader } from './http/plugins/host-header.js';
 import { limiterHealth } from './http/plugins/limiter-health.js';
 import { methodGuard } from './http/plugins/method-guard.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
@@ -117,7 +120,11 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   app.decorate('usage', usage);
   app.decorate('limiterHealth', () => limiters.factory.health());
   app.addHook('onClose', async () => {
-    await usage.close().catch((err: unknown) => reportBackgroundError(rt.reportBackgroundError, 'usage flush on close', err));
+    await usage.close().catch((err: unknown) => {
+      if (err instanceof WriterBusy)
+        app.log.warn({ pending: usage.pending }, 'usage counts not written on close: another process holds the database write lock');
+      else reportBackgroundError(rt.reportBackgroundError, 'usage flush on close', err);
+    });
   });
   // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
   app.decorate('retention', rt.retention);
@@ -133,6 +140,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
 
   await app.register(requestId);
+  await app.register(hostHeader);
   await app.register(accessLog);
   // Before every route: a route takes the error handler in force when it is added.
   await app.register(apiErrors);

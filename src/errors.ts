@@ -35,6 +35,11 @@ export const DOMAIN_REASONS = [
    * be reached, the port is taken, DATA_DIR cannot be written; `field` names the variable to check
    */
   'environment',
+  /**
+   * another process holds the embedded database's write lock (an import, most likely) for longer
+   * than this write may wait: nothing was changed; try again in a moment
+   */
+  'busy',
 ] as const;
 
 export type DomainReason = (typeof DOMAIN_REASONS)[number];

@@ -12,8 +12,15 @@
 // Lifecycle: close() stops what was started (the delivery worker, the retention job), writes
 // the pending usage counts, then closes Redis and the database (the one it opened).
 import type { Config } from './config.js';
-import { describeTarget, openDatabase, targetFromConfig, type Database, type DatabaseTarget } from './db/connect.js';
-import { databaseErrorKind, isDatabaseError } from './db/connect.js';
+import {
+  COMMAND_BUSY_TIMEOUT_MS,
+  describeTarget,
+  openDatabase,
+  targetFromConfig,
+  type Database,
+  type DatabaseTarget,
+} from './db/connect.js';
+import { databaseErrorKind, isDatabaseError, WriterBusy } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { makeLogger, type LogDestination, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -46,6 +53,12 @@ export interface RuntimeOptions {
   target?: DatabaseTarget;
   /** How webhook destinations' host names are looked up (default DNS; the screenshots answer without the network). */
   resolveHost?: Resolver;
+  /**
+   * The server's runtime: SQLite never waits for its write lock inside a statement (that wait
+   * stops the event loop); each write waits asynchronously instead (services/write-lock.ts).
+   * Commands keep SQLite's own wait (COMMAND_BUSY_TIMEOUT_MS): nothing else runs in them.
+   */
+  server?: boolean;
 }
 
 /** The API's limiters and the factory they come from (in memory, or shared on Redis with REDIS_URL). */
@@ -118,14 +131,19 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
  * unwritable DATA_DIR comes out as an error naming the variable.
  */
 export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
-  const target = opts.target ?? targetFromConfig(config);
+  const target = opts.target ?? targetFromConfig(config, opts.server ? 0 : COMMAND_BUSY_TIMEOUT_MS);
   const { pepper, generated } = pepperOf(config);
+  // The server's SQLite connection never waits for the write lock inside a statement, and a
+  // migration refused midway would be left half applied: migrations run first, before the server
+  // listens, on a connection of their own that waits for the lock as commands do.
+  const migrateFirst = opts.migrate !== false && opts.server === true && target.kind === 'sqlite';
+  if (migrateFirst) await migrateDatabase(config);
   // The pool reports a connection lost outside any query to the runtime made just below.
   const made: { rt?: Composed } = {};
   let database: Database | undefined;
   try {
     database = await openDatabase(target, { onConnectionError: (err) => made.rt?.poolConnectionFailed(err) });
-    if (opts.migrate !== false) await database.exclusive(() => migrateToLatest(database!));
+    if (opts.migrate !== false && !migrateFirst) await database.exclusive(() => migrateToLatest(database!));
   } catch (err) {
     await database?.close().catch(() => {});
     throw explainRuntimeError(err, config);
@@ -147,6 +165,12 @@ export function composeRuntime(config: Config, database: Database, opts: Omit<Ru
 class Composed implements Runtime {
   readonly now: () => number;
   readonly reportBackgroundError: BackgroundErrorHandler = (task, err) => {
+    // Another process (an import) holds SQLite's write lock: the write is skipped or deferred
+    // by design (services/write-lock.ts), and would otherwise be logged every few seconds.
+    if (err instanceof WriterBusy) {
+      this.log.debug({ task }, 'background write deferred: another process holds the database write lock');
+      return;
+    }
     this.metrics.backgroundFailures.inc({ task });
     if (isDatabaseError(err)) this.metrics.databaseErrors.inc({ kind: databaseErrorKind(err), source: 'background' });
     this.log.error({ err, task }, 'background task failed');

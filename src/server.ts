@@ -1,8 +1,8 @@
 // The server: runtime (runtime.ts: config -> database -> services) -> app (app.ts) -> listen -> first run ->
 // where to go, on stdout; a graceful shutdown on SIGTERM/SIGINT (close-with-grace): the drain
-// (http/plugins/drain.ts: /readyz 503, Connection: close, idle connections closed), the listener
-// closed, every request in flight answered, the usage counts written, the database closed, exit 0,
-// all within SHUTDOWN_TIMEOUT_S or exit 1. Only the CLI's `serve` command starts it (cli/server.ts).
+// (http/plugins/drain.ts: /readyz 503, Connection: close, the listener closed, every request
+// already sent answered, idle connections closed), then the usage counts written and the
+// database closed, exit 0, all within SHUTDOWN_TIMEOUT_S or exit 1. Only the CLI's `serve` command starts it (cli/server.ts).
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
@@ -23,7 +23,8 @@ const REDIS_START_WAIT_MS = 1_000;
 
 export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
   let app: FastifyInstance | undefined;
-  const rt = await openRuntime(config);
+  // The server's SQLite connection never waits for the write lock inside a statement (services/write-lock.ts).
+  const rt = await openRuntime(config, { server: true });
   const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
   let first: FirstRunResult | null;
   try {
@@ -63,10 +64,17 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
   let closing: Promise<void> | null = null;
   const shutdown = () => {
     closing ??= (async () => {
-      running.lifecycle.beginDrain(running.server);
+      // Connections the kernel accepted before the signal may wait in the listener's queue (Node
+      // takes them one per turn of the event loop): the listener stays open until none is left,
+      // for at most half the shutdown's time, which leaves the other half to answer them.
+      running.lifecycle.beginDrain(running.server, { closeListenerWithinMs: (config.shutdownTimeoutS * 1000) / 2 });
       // The webhook worker stops claiming at once and gives its leases up while the requests
       // drain (the app's onClose waits for the same stop).
-      await Promise.all([running.webhookWorker.stop(), running.close()]);
+      const workerStopped = running.webhookWorker.stop();
+      // Every request already sent answered, every connection closed: only then the app (its
+      // onClose writes the usage counts) and the database, which the last response may need.
+      await running.lifecycle.drained();
+      await Promise.all([workerStopped, running.close()]);
       await rt.close();
     })();
     return closing;

@@ -10,6 +10,9 @@ import { messages } from './i18n.js';
 import type { Messages } from './locales/messages.js';
 import { messagePage } from './views/message.js';
 
+/** What a busy page's Retry-After says: an import's lock lasts longer, a server's writes far less. */
+const WRITE_BUSY_RETRY_AFTER_S = 5;
+
 interface ErrorPage {
   status: number;
   title: string;
@@ -34,6 +37,8 @@ function refusalPage(reason: DomainReason, t: Messages): ErrorPage | null {
     case 'conflict':
     case 'rejected':
       return { status: 400, title: t.badRequestTitle, text: t.badRequestText, tone: 'danger' };
+    case 'busy':
+      return { status: 503, title: t.writeBusyTitle, text: t.writeBusyText, tone: 'warning' };
     case 'invalid_config':
     case 'expired':
     case 'environment':
@@ -50,6 +55,8 @@ export function renderErrorPage(err: unknown, req: FastifyRequest, reply: Fastif
   if (err instanceof DomainError && err.reason === 'invalid_input' && err.message === UNUSABLE_TEXT) {
     page = { status: 400, title: t.unusableTextTitle, text: t.unusableTextText, tone: 'danger' };
   }
+  // Another process holds the database's write lock (db/connect.ts WriterBusy): nothing was written.
+  if (err instanceof DomainError && err.reason === 'busy') reply.header('retry-after', String(WRITE_BUSY_RETRY_AFTER_S));
   if (err instanceof ApiError && err.code === 'service_unavailable') {
     // Overload (http/plugins/overload.ts), refused before the page's own work.
     reply.headers(err.headers);

@@ -354,7 +354,8 @@ export const ConfigSchema = Type.Object({
       default: 30_000,
       minimum: 1_000,
       maximum: 600_000,
-      description: 'how long an instance owns an endpoint it claimed (renewed at every attempt)',
+      description:
+        'how long an instance owns an endpoint, counted from each request it sends; `WEBHOOK_LEASE_MS` - `WEBHOOK_TIMEOUT_MS` is how long a stalled instance keeps an endpoint in the middle of an attempt',
     }),
     pollMs: int('WEBHOOK_POLL_MS', {
       default: 250,

@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { DomainError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import type { DB } from './schema.js';
 import { guardedPool, isConnectionFault } from './pg-pool.js';
@@ -25,9 +26,10 @@ export interface Database {
    * Runs `fn` in a transaction that may write, on one connection. SQLite: BEGIN IMMEDIATE, so the
    * write lock is taken at the start and several processes on one file queue for it (a deferred
    * transaction that reads and then writes fails with SQLITE_BUSY_SNAPSHOT instead of waiting);
-   * it is retried for up to `waitMs` (default 10 minutes; 0: one attempt that does not wait, and
-   * WriterBusy if another writer holds the lock). PostgreSQL: an ordinary transaction (writers of
-   * a clinic serialise on its advisory lock, repos/writes.ts).
+   * while another process holds it, the attempt is repeated asynchronously (never blocking the
+   * event loop) for up to `waitMs` (default 10 minutes; 0: one attempt), then WriterBusy.
+   * PostgreSQL: an ordinary transaction (writers of a clinic serialise on its advisory lock,
+   * repos/writes.ts).
    */
   writeTransaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: { waitMs?: number }): Promise<T>;
   /**
@@ -39,17 +41,59 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Another process holds SQLite's write lock and the caller asked not to wait (writeTransaction). */
-export class WriterBusy extends Error {
-  constructor() {
-    super('another process is writing to the database');
+/**
+ * Another process held SQLite's write lock for longer than the write could wait: nothing was
+ * written. Reason `busy` on every surface (the dashboard's busy page, the CLI's exit code 1).
+ */
+export class WriterBusy extends DomainError {
+  constructor(waitedMs: number, options?: { cause?: unknown }) {
+    super(
+      'busy',
+      `another process is writing to the database (an import?) and held its write lock for ${waitedMs > 0 ? `over ${waitedMs} ms` : 'now'}; nothing was changed, try again in a moment`,
+    );
     this.name = 'WriterBusy';
+    if (options?.cause !== undefined) this.cause = options.cause;
   }
+}
+
+/** SQLite refused a write because another connection holds the write lock (SQLITE_BUSY and its extended codes). */
+export function isWriteLockBusy(err: unknown): boolean {
+  return err instanceof BetterSqlite3.SqliteError && err.code.startsWith('SQLITE_BUSY');
 }
 
 /** How long a writer waits for SQLite's write lock by default (an import of a million rows takes minutes). */
 const WRITE_LOCK_WAIT_MS = 600_000;
-const BUSY_TIMEOUT_MS = 5_000;
+/**
+ * SQLite's own wait for its write lock, inside the statement: it sleeps on the thread, so the
+ * event loop stands still meanwhile. The server sets 0 (openRuntime's `server`) and waits
+ * asynchronously instead (whenWritable, writeTransaction); commands keep this.
+ */
+export const COMMAND_BUSY_TIMEOUT_MS = 5_000;
+/** The first pause between two attempts at the write lock; each pause doubles, up to the last. */
+const LOCK_RETRY_FIRST_MS = 5;
+const LOCK_RETRY_MAX_MS = 100;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Runs `write` until SQLite's write lock does not refuse it, waiting asynchronously between
+ * attempts (the event loop goes on: other requests, /livez) for up to `waitMs` (0: one attempt),
+ * then throws WriterBusy. `write` must be all or nothing: one statement, or one transaction (a
+ * refused transaction is rolled back by Kysely). On PostgreSQL nothing is refused this way: it runs once.
+ */
+export async function whenWritable<T>(write: () => Promise<T>, waitMs: number): Promise<T> {
+  const deadline = performance.now() + waitMs;
+  for (let pause = LOCK_RETRY_FIRST_MS; ; pause = Math.min(pause * 2, LOCK_RETRY_MAX_MS)) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isWriteLockBusy(err)) throw err;
+      const left = deadline - performance.now();
+      if (left <= 0) throw new WriterBusy(waitMs, { cause: err });
+      await sleep(Math.min(pause, left));
+    }
+  }
+}
 
 /** Arbitrary constant naming the start-up lock (PostgreSQL advisory lock key). */
 const STARTUP_LOCK = 720_431_915;
@@ -58,7 +102,8 @@ const STARTUP_LOCK_WAIT_MS = 300_000;
 const SQLITE_LOCK_POLL_MS = 50;
 
 export type DatabaseTarget =
-  | { kind: 'sqlite'; file: string }
+  /** busyTimeoutMs: SQLite's own (blocking) wait for the write lock; default COMMAND_BUSY_TIMEOUT_MS, 0 in the server */
+  | { kind: 'sqlite'; file: string; busyTimeoutMs?: number }
   /**
    * statementTimeoutMs 0: no limit, for operator commands (import, demo) that run for minutes.
    * connectTimeoutMs: how long to wait for a connection, new or from the pool (default 5 s).
@@ -77,7 +122,8 @@ export interface DatabaseEvents {
  */
 export const READ_TIMEOUT_MARGIN_MS = 250;
 
-export function targetFromConfig(config: Config): DatabaseTarget {
+/** `busyTimeoutMs`: SQLite's own wait for its write lock (the server passes 0). */
+export function targetFromConfig(config: Config, busyTimeoutMs = COMMAND_BUSY_TIMEOUT_MS): DatabaseTarget {
   if (config.databaseUrl) {
     return {
       kind: 'postgres',
@@ -87,7 +133,7 @@ export function targetFromConfig(config: Config): DatabaseTarget {
       connectTimeoutMs: config.dbConnectTimeoutMs,
     };
   }
-  return { kind: 'sqlite', file: path.join(config.dataDir, 'clinic.db') };
+  return { kind: 'sqlite', file: path.join(config.dataDir, 'clinic.db'), busyTimeoutMs };
 }
 
 export function describeTarget(target: DatabaseTarget): string {
@@ -97,69 +143,69 @@ export function describeTarget(target: DatabaseTarget): string {
 }
 
 export async function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): Promise<Database> {
-  return target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target, events);
+  return target.kind === 'sqlite' ? openSqlite(target.file, target.busyTimeoutMs ?? COMMAND_BUSY_TIMEOUT_MS) : openPostgres(target, events);
 }
 
-function openSqlite(file: string): Database {
+function openSqlite(file: string, busyTimeoutMs: number): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const raw = new BetterSqlite3(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
-  raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
   raw.pragma('cache_size = -65536');
   const cached = statementCache(raw);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached as unknown as BetterSqlite3.Database }) });
   registerDirect(db, cached);
   // An in-memory database has this one connection: nothing else can reach it.
   const exclusive = file === ':memory:' ? <T>(fn: () => Promise<T>) => fn() : sqliteLock(`${file}.lock`);
-  return { db, dialect: 'sqlite', exclusive, writeTransaction: sqliteWriteTransaction(db, raw), close: () => db.destroy() };
+  return { db, dialect: 'sqlite', exclusive, writeTransaction: sqliteWriteTransaction(db, raw, busyTimeoutMs), close: () => db.destroy() };
 }
 
 /**
  * BEGIN IMMEDIATE on the connection Kysely holds for `fn` (db.connection() keeps its mutex for the
  * whole callback, so no other query of this process runs inside the transaction). Kysely's own
- * transaction() can only BEGIN (deferred), hence the raw statements on the driver's handle.
+ * transaction() can only BEGIN (deferred), hence the raw statements on the driver's handle. Each
+ * attempt at the lock is made with SQLite's busy wait off, and a refused one gives the connection
+ * back (the process's reads go on) and waits asynchronously before the next; WriterBusy past `waitMs`.
  */
-function sqliteWriteTransaction(db: Kysely<DB>, raw: BetterSqlite3.Database) {
-  const begin = (waitMs: number) => {
-    if (waitMs === 0) {
-      // One attempt: the connection's busy handler is off for it (synchronous, nothing interleaves).
-      raw.pragma('busy_timeout = 0');
-      try {
-        raw.exec('begin immediate');
-      } catch (err) {
-        if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new WriterBusy();
-        throw err;
-      } finally {
-        raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      }
-      return;
-    }
-    // Each attempt waits up to busy_timeout inside SQLite (blocking: writers are operator
-    // commands and the first run, never a request).
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      try {
-        raw.exec('begin immediate');
-        return;
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
-      }
+function sqliteWriteTransaction(db: Kysely<DB>, raw: BetterSqlite3.Database, busyTimeoutMs: number) {
+  /** One attempt at the write lock; false: another process holds it. */
+  const begin = (): boolean => {
+    if (busyTimeoutMs !== 0) raw.pragma('busy_timeout = 0');
+    try {
+      raw.exec('begin immediate');
+      return true;
+    } catch (err) {
+      if (isWriteLockBusy(err)) return false;
+      throw err;
+    } finally {
+      if (busyTimeoutMs !== 0) raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
     }
   };
-  return <T>(fn: (trx: Kysely<DB>) => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> =>
-    db.connection().execute(async (conn) => {
-      begin(opts.waitMs ?? WRITE_LOCK_WAIT_MS);
+  const attempt = <T>(fn: (trx: Kysely<DB>) => Promise<T>) =>
+    db.connection().execute(async (conn): Promise<{ value: T } | null> => {
+      if (!begin()) return null;
       try {
-        const result = await fn(conn);
+        const value = await fn(conn);
         raw.exec('commit');
-        return result;
+        return { value };
       } catch (err) {
         if (raw.inTransaction) raw.exec('rollback');
         throw err;
       }
     });
+  return async <T>(fn: (trx: Kysely<DB>) => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> => {
+    const waitMs = opts.waitMs ?? WRITE_LOCK_WAIT_MS;
+    const deadline = performance.now() + waitMs;
+    for (let pause = LOCK_RETRY_FIRST_MS; ; pause = Math.min(pause * 2, LOCK_RETRY_MAX_MS)) {
+      const done = await attempt(fn);
+      if (done) return done.value;
+      const left = deadline - performance.now();
+      if (left <= 0) throw new WriterBusy(waitMs);
+      await sleep(Math.min(pause, left));
+    }
+  };
 }
 
 /**

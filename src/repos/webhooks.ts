@@ -131,6 +131,20 @@ export async function claimDueEndpoints(
 }
 
 /**
+ * Extends `owner`'s lease of the endpoint to `untilMs`, right before an attempt; false when
+ * another process holds it now (this one was stalled past its lease, and must not send).
+ */
+export async function renewWebhookLease(db: Kysely<DB>, id: string, owner: string, untilMs: number): Promise<boolean> {
+  const res = await db
+    .updateTable('webhook_endpoints')
+    .set({ lease_until_ms: untilMs })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/**
  * The head event was delivered (or needs no delivery): the cursor moves to `cursor`, failures are
  * forgotten and the lease extended. False when `owner` no longer holds the lease (it must stop).
  */

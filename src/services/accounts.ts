@@ -2,6 +2,7 @@
 // (they reach data through services only). Used by the CLI, first run and the dashboard.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { whenWritable } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
 import { PLANS, ROLES, type Plan, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
@@ -18,6 +19,7 @@ import { deleteUserSessions } from '../repos/sessions.js';
 import { findUserByEmail, insertUser, listClinicOwnerEmails, listUsersOfClinic, updateUserPassword, type User } from '../repos/users.js';
 import { isValidTimeZone } from '../time.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
+import { INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
 const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
 
@@ -64,7 +66,7 @@ export async function createClinic(db: Kysely<DB>, input: NewClinic, nowMs = Dat
   const language = input.language ?? 'es';
   if (!(LANGUAGES as readonly string[]).includes(language)) throw invalid('language', `language must be one of ${LANGUAGES.join(', ')}`);
   const clinic: Clinic = { id: randomUUID(), name, timezone, currency, plan, language, created_at: Math.floor(nowMs / 1000) };
-  await insertClinic(db, clinic);
+  await whenWritable(() => insertClinic(db, clinic), INTERACTIVE_WRITE_WAIT_MS);
   return clinic;
 }
 
@@ -97,7 +99,7 @@ export async function createUser(db: Kysely<DB>, input: NewUser, nowMs = Date.no
     password_hash: await hashPassword(input.password),
     created_at: Math.floor(nowMs / 1000),
   };
-  await insertUser(db, user);
+  await whenWritable(() => insertUser(db, user), INTERACTIVE_WRITE_WAIT_MS);
   return user;
 }
 
@@ -109,7 +111,7 @@ export async function createUser(db: Kysely<DB>, input: NewUser, nowMs = Date.no
 export async function setClinicPlan(db: Kysely<DB>, clinicId: string, plan: string): Promise<{ clinic: Clinic; previous: Plan }> {
   const next = validPlan(plan);
   const before = await requireClinic(db, clinicId);
-  if (before.plan !== next) await updateClinicPlan(db, clinicId, next);
+  if (before.plan !== next) await whenWritable(() => updateClinicPlan(db, clinicId, next), INTERACTIVE_WRITE_WAIT_MS);
   return { clinic: { ...before, plan: next }, previous: before.plan as Plan };
 }
 
@@ -137,9 +139,13 @@ export async function resetPassword(db: Kysely<DB>, email: string, password: str
     });
   if (password.length < MIN_PASSWORD_LENGTH) throw invalid('password', `the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const hash = await hashPassword(password);
-  const sessionsEnded = await db.transaction().execute(async (trx) => {
-    await updateUserPassword(trx, user.id, hash);
-    return deleteUserSessions(trx, user.id);
-  });
+  const sessionsEnded = await whenWritable(
+    () =>
+      db.transaction().execute(async (trx) => {
+        await updateUserPassword(trx, user.id, hash);
+        return deleteUserSessions(trx, user.id);
+      }),
+    INTERACTIVE_WRITE_WAIT_MS,
+  );
   return { user: { ...user, password_hash: hash }, sessionsEnded };
 }

@@ -6,6 +6,7 @@
 // instances see it within the cache TTL (<= 5 s).
 import { createHmac, hash as digest, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { whenWritable } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
 import type { Plan } from '../domain/records.js';
 import { DomainError } from '../errors.js';
@@ -21,6 +22,7 @@ import {
 } from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
+import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
 export type { ApiKeyListing };
 
@@ -151,7 +153,7 @@ export class KeyService {
     const key = generateKey(this.opts.prefix);
     const createdAt = Math.floor(this.now() / 1000);
     const id = randomUUID();
-    await insertApiKey(this.db, {
+    const row = {
       id,
       clinic_id: clinic.id,
       name,
@@ -162,7 +164,8 @@ export class KeyService {
       expires_at: input.expiresAt,
       revoked_at: null,
       last_used_at: null,
-    });
+    };
+    await whenWritable(() => insertApiKey(this.db, row), INTERACTIVE_WRITE_WAIT_MS);
     return { id, key, hint: keyHint(key), name, clinicId: clinic.id, expiresAt: input.expiresAt, createdAt };
   }
 
@@ -196,7 +199,8 @@ export class KeyService {
    * unknown or another clinic's.
    */
   async revokeEverywhere(clinicId: string, keyId: string): Promise<RevokeOutcome | undefined> {
-    const done = await revokeApiKey(this.db, clinicId, keyId, Math.floor(this.now() / 1000));
+    const at = Math.floor(this.now() / 1000);
+    const done = await whenWritable(() => revokeApiKey(this.db, clinicId, keyId, at), INTERACTIVE_WRITE_WAIT_MS);
     // Revoked already (e.g. through the CLI) is still evicted here; another clinic's key is left alone.
     if (!done && !(await getApiKey(this.db, clinicId, keyId))) return undefined;
     this.evict(keyId);
@@ -281,6 +285,11 @@ export class KeyService {
     const last = this.lastWritten.get(keyId);
     if (last !== undefined && nowS - last < LAST_USED_EVERY_S) return;
     this.lastWritten.set(keyId, nowS);
-    runInBackground('last_used_at', () => touchApiKeys(this.db, [keyId], nowS), this.opts.onBackgroundError);
+    // Skipped while another process holds SQLite's write lock: the key's next use a minute later writes it.
+    runInBackground(
+      'last_used_at',
+      () => whenWritable(() => touchApiKeys(this.db, [keyId], nowS), BACKGROUND_WRITE_WAIT_MS),
+      this.opts.onBackgroundError,
+    );
   }
 }

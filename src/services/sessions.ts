@@ -2,9 +2,13 @@
 // SHA-256, so a copy of the table cannot be turned into working cookies. A session ends after
 // `idleSeconds` without a request or `absoluteSeconds` after sign-in, whichever comes first,
 // and at sign-out. last_seen_at is written at most once per `touchEverySeconds`, not per page.
+// Writes wait for SQLite's write lock asynchronously (services/write-lock.ts): signing in and out
+// and the one-time messages wait for it, last_seen_at and the removal of expired sessions are
+// skipped while it is taken (a page view never fails for them).
 // (The cookies themselves are the dashboard's: admin/session.ts.)
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { whenWritable, WriterBusy } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
 import {
   deleteExpiredSessions,
@@ -16,6 +20,16 @@ import {
   touchSession,
   type SessionWithUser,
 } from '../repos/sessions.js';
+import { BACKGROUND_WRITE_WAIT_MS, FOLLOW_UP_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
+
+/** Housekeeping a page can do without: skipped while another process holds SQLite's write lock. */
+async function unlessBusy(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await whenWritable(write, BACKGROUND_WRITE_WAIT_MS);
+  } catch (err) {
+    if (!(err instanceof WriterBusy)) throw err;
+  }
+}
 
 export interface SessionTuning {
   idleSeconds: number;
@@ -95,9 +109,9 @@ export class Sessions {
   async create(userId: string, lang: string | null = null): Promise<string> {
     const nowS = this.nowS();
     // Housekeeping at sign-in, which is rare, rather than on a timer.
-    await deleteExpiredSessions(this.db, nowS, this.tuning.idleSeconds);
+    await unlessBusy(() => deleteExpiredSessions(this.db, nowS, this.tuning.idleSeconds));
     const token = newToken();
-    await insertSession(this.db, {
+    const row = {
       id: sessionId(token),
       user_id: userId,
       created_at: nowS,
@@ -105,7 +119,8 @@ export class Sessions {
       expires_at: nowS + this.tuning.absoluteSeconds,
       flash: null,
       lang,
-    });
+    };
+    await whenWritable(() => insertSession(this.db, row), INTERACTIVE_WRITE_WAIT_MS);
     return token;
   }
 
@@ -116,22 +131,24 @@ export class Sessions {
     if (!row) return { status: 'none' };
     const nowS = this.nowS();
     if (row.expires_at <= nowS || row.last_seen_at + this.tuning.idleSeconds <= nowS) {
-      await deleteSession(this.db, id);
+      await unlessBusy(() => deleteSession(this.db, id));
       return { status: 'expired' };
     }
     if (nowS - row.last_seen_at >= this.tuning.touchEverySeconds) {
-      await touchSession(this.db, id, nowS);
+      await unlessBusy(() => touchSession(this.db, id, nowS));
       row.last_seen_at = nowS;
     }
     return { status: 'ok', session: row };
   }
 
   async destroy(token: string): Promise<void> {
-    await deleteSession(this.db, sessionId(token));
+    await whenWritable(() => deleteSession(this.db, sessionId(token)), INTERACTIVE_WRITE_WAIT_MS);
   }
 
+  /** Follows the action it reports (a key created...): waits longer for the lock than the action did. */
   async setFlash(token: string, flash: Flash): Promise<void> {
-    await setSessionFlash(this.db, sessionId(token), sealFlash(token, flash));
+    const sealed = sealFlash(token, flash);
+    await whenWritable(() => setSessionFlash(this.db, sessionId(token), sealed), FOLLOW_UP_WRITE_WAIT_MS);
   }
 
   /**
@@ -143,7 +160,8 @@ export class Sessions {
     if (!sealed) return null;
     const flash = openFlash(token, sealed);
     if (flash && flash.clinicId !== clinicId) return null;
-    if (!(await takeSessionFlash(this.db, sessionId(token), sealed))) return null;
+    // Busy: the page is not shown and the message stays for the next try.
+    if (!(await whenWritable(() => takeSessionFlash(this.db, sessionId(token), sealed), INTERACTIVE_WRITE_WAIT_MS))) return null;
     return flash;
   }
 }

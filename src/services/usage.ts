@@ -3,10 +3,12 @@
 // every few seconds (and on close). The dashboard reads the stored counts plus what is still
 // pending in memory, so it is current on the instance that served the requests.
 import type { Kysely } from 'kysely';
+import { whenWritable } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
 import { addKeyErrors, addUsage, recentKeyErrors, usageForDays, type KeyErrorRow, type UsageRow } from '../repos/usage.js';
 import { localDate } from '../time.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
+import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 30_000;
 /** Distinct error codes kept per key for the dashboard. */
@@ -83,25 +85,31 @@ export class UsageCounter {
 
   /**
    * Writes everything counted so far in one transaction. Flushes never overlap; if the write
-   * fails the counts are merged back and retried at the next flush, so nothing is lost.
+   * fails the counts are merged back and retried at the next flush, so nothing is lost. While
+   * another process holds SQLite's write lock, a flush waits for it at most `lockWaitMs`
+   * (asynchronously; by default not at all: the next flush comes soon) and fails with WriterBusy.
    */
-  flush(): Promise<void> {
-    const run = this.flushing.then(() => this.flushOnce());
+  flush(lockWaitMs = BACKGROUND_WRITE_WAIT_MS): Promise<void> {
+    const run = this.flushing.then(() => this.flushOnce(lockWaitMs));
     this.flushing = run.catch(() => {});
     return run;
   }
 
-  private async flushOnce(): Promise<void> {
+  private async flushOnce(lockWaitMs: number): Promise<void> {
     if (this.counts.size === 0 && this.errors.size === 0) return;
     const counts = this.counts;
     const errors = this.errors;
     this.counts = new Map();
     this.errors = new Map();
     try {
-      await this.db.transaction().execute(async (trx) => {
-        await addUsage(trx, [...counts.values()]);
-        await addKeyErrors(trx, [...errors.values()]);
-      });
+      await whenWritable(
+        () =>
+          this.db.transaction().execute(async (trx) => {
+            await addUsage(trx, [...counts.values()]);
+            await addKeyErrors(trx, [...errors.values()]);
+          }),
+        lockWaitMs,
+      );
     } catch (err) {
       this.mergeBack(counts, errors);
       throw err;
@@ -136,10 +144,10 @@ export class UsageCounter {
     this.timer = null;
   }
 
-  /** Stops the timer and writes what is pending (call before closing the database). */
+  /** Stops the timer and writes what is pending (call before closing the database): the last chance, so it waits a little for the lock. */
   async close(): Promise<void> {
     this.stop();
-    await this.flush();
+    await this.flush(INTERACTIVE_WRITE_WAIT_MS);
   }
 
   /**

@@ -11,7 +11,9 @@ export interface Received {
   tipo: string;
 }
 
-export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number; body?: string } | 'never';
+/** delayMs: answered that much later; after: answered once the promise settles. */
+export type Answer =
+  { status: number; headers?: Record<string, string>; delayMs?: number; after?: Promise<unknown>; body?: string } | 'never';
 
 export interface Receiver {
   url: string;
@@ -74,7 +76,8 @@ export async function startReceiver(path = '/hook', answer: Receiver['answer'] =
       });
       if (a === 'never') return;
       const send = () => res.writeHead(a.status, a.headers).end(a.body ?? '');
-      if (a.delayMs) setTimeout(send, a.delayMs);
+      if (a.after) void a.after.then(send, send);
+      else if (a.delayMs) setTimeout(send, a.delayMs);
       else send();
     });
   });

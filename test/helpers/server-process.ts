@@ -1,6 +1,7 @@
 // `clinic-api serve` as a real process (from the sources, through test/cli/run-cli.ts), for the
 // tests that need what only a process has: signals, exit codes, sockets, its real log output.
-// It starts on an empty database, so the first run prints the demo key, which is read here.
+// It starts on an empty database, so the first run prints the demo key, which is read here; or on
+// a DATA_DIR (or DATABASE_URL) the test prepared, with the key the test made there.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,14 +9,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const KEY_RE = /Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})" "http:\/\/[^:]+:(\d+)\//;
+const KEY_RE = /Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})"/;
+/** Printed by every start, first or not. */
+const PORT_RE = /Dashboard \(Settings > API\): +http:\/\/[^:]+:(\d+)\//;
 
 export interface ServerProcess {
   pid: number;
   port: number;
   baseUrl: string;
-  /** The demo clinic's key, from the first run's banner. */
+  /** The demo clinic's key, from the first run's banner (or the one the test passed). */
   key: string;
+  /** Its DATA_DIR (the embedded database is clinic.db in it). */
+  dataDir: string;
   /** Everything the process wrote so far (stdout and stderr), as text. */
   output(): string;
   /** The JSON log lines written so far, parsed. */
@@ -24,7 +29,7 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   alive(): boolean;
   signal(sig: NodeJS.Signals): void;
-  /** SIGKILL if still running, and removes its DATA_DIR. */
+  /** SIGKILL if still running, and removes its DATA_DIR (unless the test passed its own). */
   kill(): Promise<void>;
 }
 
@@ -32,10 +37,17 @@ export interface StartServerOptions {
   /** Variables beyond the defaults (a fresh DATA_DIR, PORT 0, 127.0.0.1, LOG_LEVEL info). */
   env?: Record<string, string>;
   readyTimeoutMs?: number;
+  /**
+   * A database the test prepared (DATA_DIR in `env`, or DATABASE_URL) and a key it made there
+   * (any string if it needs none): no first run, so no banner with a key. A DATA_DIR given in
+   * `env` is the test's, and stays.
+   */
+  key?: string;
 }
 
 export async function startServerProcess(opts: StartServerOptions = {}): Promise<ServerProcess> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
+  const ownDataDir = opts.env?.DATA_DIR === undefined;
+  const dataDir = opts.env?.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
   const env = { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...opts.env };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
     cwd: ROOT,
@@ -63,19 +75,21 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
       child.kill('SIGKILL');
       await exited;
     }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (;;) {
-    const m = KEY_RE.exec(text);
-    if (m && text.includes('clinic-api listening')) {
-      const port = Number(m[2]);
+    const key = opts.key ?? KEY_RE.exec(text)?.[1];
+    const portMatch = PORT_RE.exec(text);
+    if (key && portMatch && text.includes('clinic-api listening')) {
+      const port = Number(portMatch[1]);
       return {
         pid: child.pid!,
         port,
         baseUrl: `http://127.0.0.1:${port}`,
-        key: m[1]!,
+        key,
+        dataDir,
         output: () => text,
         logs: () => parseLogLines(text),
         exited,

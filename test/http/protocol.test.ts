@@ -4,6 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
+import { exchange, parseResponse, connect, within } from '../helpers/raw-http.js';
 import { ALL_PATHS, call, expectError, JSON_UTF8, tick, UUID_RE } from './helpers.js';
 
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'QUERY'] as const;
@@ -162,6 +163,49 @@ describe.each(dialects())('HTTP protocol on %s', (dialect) => {
     const generated = new Set<string>();
     for (let i = 0; i < 5; i++) generated.add(String((await call(t, '/api/v1/clientas?limit=1')).headers['x-request-id']));
     expect(generated.size).toBe(5);
+  });
+});
+
+// Node's own check answers a request without Host with a bare 400 and no body, before the app
+// sees it: what a real socket gets is what counts, so these go over one.
+describe.each(dialects())('HTTP/1.1 without a Host header, over a real socket, on %s', (dialect) => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await buildTestApp(dialect);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it.each([
+    ['GET /api/v1/citas HTTP/1.1', true],
+    ['GET /api/v1/citas HTTP/1.1', false],
+    ['POST /api/v1/citas HTTP/1.1', true],
+    ['GET /api/v1/nope HTTP/1.1', false],
+    ['GET /livez HTTP/1.1', false],
+  ])('%s (with a key: %s) is 400 malformed_request in the error shape, and the connection closes', async (line, withKey) => {
+    const key = withKey ? `Authorization: Bearer ${t.keyA}\r\n` : '';
+    const { response } = await exchange(port, `${line}\r\n${key}\r\n`);
+    expect(response, 'no HTTP response').not.toBeNull();
+    expect([response!.status, response!.headers['content-type'], response!.headers['connection']]).toEqual([400, JSON_UTF8, 'close']);
+    const body = JSON.parse(response!.body) as { error: { code: string; message: string; request_id: string } };
+    expect(body.error.code).toBe('malformed_request');
+    expect(body.error.message).toContain('Host');
+    expect(body.error.request_id).toMatch(UUID_RE);
+    expect(response!.headers['x-request-id']).toBe(body.error.request_id);
+    expect(response!.headers['cache-control']).toBe('no-store');
+  });
+
+  it('HTTP/1.0 needs no Host; HTTP/1.1 with one is served on the same kind of socket', async () => {
+    const old = await exchange(port, `GET /api/v1/citas HTTP/1.0\r\nAuthorization: Bearer ${t.keyA}\r\n\r\n`);
+    expect(old.response?.status).toBe(200);
+    const c = await connect(port);
+    await c.write(`GET /api/v1/citas HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.keyA}\r\nConnection: close\r\n\r\n`);
+    expect(await within(c.closed, 5_000)).toBe(true);
+    expect(parseResponse(c.received())?.status).toBe(200);
   });
 });
 

@@ -151,6 +151,9 @@ export const en = {
   unusableTextText: 'It holds invisible control characters (such as a NUL byte) or is far too long. Go back, retype it and try again.',
   overloadedTitle: 'The service is very busy',
   overloadedText: 'Nothing was changed. Wait a few seconds and try again.',
+  writeBusyTitle: 'The data is being updated',
+  writeBusyText:
+    'Another process (an import, most likely) is writing to the database, so nothing was changed. Try again in a moment: your change is not lost, just not made yet.',
   backToDashboard: 'Back to the dashboard',
   goToSignIn: 'Go to sign-in',
   timesIn: (tz) => `Times are shown in the clinic’s time zone, ${tz}.`,

@@ -158,6 +158,9 @@ export const es = {
     'Contiene caracteres de control invisibles (como un byte NUL) o es demasiado largo. Vuelve atrás, escríbelo de nuevo y prueba otra vez.',
   overloadedTitle: 'El servicio está muy ocupado',
   overloadedText: 'No se ha cambiado nada. Espera unos segundos y prueba otra vez.',
+  writeBusyTitle: 'Se están actualizando los datos',
+  writeBusyText:
+    'Otro proceso (seguramente una importación) está escribiendo en la base de datos, así que no se ha cambiado nada. Prueba otra vez en un momento: tu cambio no se ha perdido, solo no se ha hecho todavía.',
   backToDashboard: 'Volver al panel',
   goToSignIn: 'Ir a iniciar sesión',
   timesIn: (tz) => `Las horas se muestran en la zona horaria de la clínica, ${tz}.`,

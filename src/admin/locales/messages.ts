@@ -174,6 +174,8 @@ export interface Messages {
   unusableTextText: Text;
   overloadedTitle: Text;
   overloadedText: Text;
+  writeBusyTitle: Text;
+  writeBusyText: Text;
   backToDashboard: Text;
   goToSignIn: Text;
   timesIn: (tz: string) => Text;

@@ -6,7 +6,8 @@
 //   slowloris connection live up to 30 s past its limit); an idle keep-alive connection is closed
 //   after KEEP_ALIVE_TIMEOUT_MS; a connection on which nothing moves for SOCKET_TIMEOUT_MS (a
 //   client that stopped reading its response, or sending its request) is destroyed; the request
-//   line and headers may take MAX_HEADER_BYTES. Refusals are answered by client-errors.ts.
+//   line and headers may take MAX_HEADER_BYTES. Refusals are answered by client-errors.ts. Node's
+//   check that an HTTP/1.1 request has a Host header is off: host-header.ts makes it.
 // - connectionLimits: at most MAX_CONNECTIONS_PER_ADDRESS open connections per client address
 //   (the TCP peer: behind a proxy, the proxy's); one more is closed at once, before it is read.
 //   And at most MAX_PIPELINED_REQUESTS requests waiting on one connection: Node parses every
@@ -28,7 +29,13 @@ export function serverOptions(limits: HttpLimits): Pick<
   FastifyServerOptions,
   'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout'
 > & {
-  http: { headersTimeout: number; requestTimeout: number; maxHeaderSize: number; connectionsCheckingInterval: number };
+  http: {
+    headersTimeout: number;
+    requestTimeout: number;
+    maxHeaderSize: number;
+    connectionsCheckingInterval: number;
+    requireHostHeader: boolean;
+  };
 } {
   return {
     requestTimeout: limits.requestTimeoutMs,
@@ -39,6 +46,8 @@ export function serverOptions(limits: HttpLimits): Pick<
       requestTimeout: limits.requestTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
       connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, limits.headersTimeoutMs),
+      // Checked by host-header.ts instead, which answers in the API's error shape.
+      requireHostHeader: false,
     },
   };
 }

@@ -2,7 +2,7 @@
 // delete, recent deliveries, a test event (ping) and a resend. Shared by the dashboard and the
 // CLI; the delivery worker (worker.ts) does the rest.
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/connect.js';
+import { whenWritable, type Database } from '../../db/connect.js';
 import type { Plan } from '../../domain/records.js';
 import { EVENT_TYPES } from '../../domain/records.js';
 import { DomainError } from '../../errors.js';
@@ -30,6 +30,7 @@ import { formatTimestamp } from '../../time.js';
 import { checkUrl, vetHost, type Resolver } from './destination.js';
 import { generateWebhookSecret, openSecret, sealSecret } from './secret.js';
 import { sendWebhook, type Attempt } from './send.js';
+import { FOLLOW_UP_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 10;
 /** Attempts kept per endpoint for the dashboard and the CLI. */
@@ -120,40 +121,47 @@ export class WebhookService {
     const secret = generateWebhookSecret();
     const id = randomUUID();
     const nowMs = this.now();
-    const endpoint = await this.database.writeTransaction(async (trx) => {
-      // Under the clinic's writer lock: the count cannot be raced past 10, and the head read is
-      // the committed one, so the endpoint receives exactly the events committed after it.
-      await lockClinicData(trx, clinic.id);
-      if ((await countWebhookEndpoints(trx, clinic.id)) >= MAX_ENDPOINTS_PER_CLINIC) {
-        throw new DomainError(
-          'conflict',
-          `clinic ${clinic.id} already has ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints, the most allowed: delete one first`,
-          { field: 'url' },
-        );
-      }
-      const head = await trx.selectFrom('clinic_data_versions').select('events_seq').where('clinic_id', '=', clinic.id).executeTakeFirst();
-      const row: EndpointRow = {
-        id,
-        clinic_id: clinic.id,
-        url: url.href,
-        event_types: types === null ? null : `,${types.join(',')},`,
-        secret_enc: sealSecret(this.opts.pepper, id, secret),
-        enabled: 1,
-        disabled_reason: null,
-        disabled_at: null,
-        created_at: Math.floor(nowMs / 1000),
-        created_by: input.createdBy,
-        cursor: Number(head?.events_seq ?? 0),
-        attempts: 0,
-        next_attempt_ms: nowMs,
-        failing_since_ms: null,
-        last_error: null,
-        lease_owner: null,
-        lease_until_ms: 0,
-      };
-      await insertWebhookEndpoint(trx, row);
-      return row;
-    });
+    const endpoint = await this.database.writeTransaction(
+      async (trx) => {
+        // Under the clinic's writer lock: the count cannot be raced past 10, and the head read is
+        // the committed one, so the endpoint receives exactly the events committed after it.
+        await lockClinicData(trx, clinic.id);
+        if ((await countWebhookEndpoints(trx, clinic.id)) >= MAX_ENDPOINTS_PER_CLINIC) {
+          throw new DomainError(
+            'conflict',
+            `clinic ${clinic.id} already has ${MAX_ENDPOINTS_PER_CLINIC} webhook endpoints, the most allowed: delete one first`,
+            { field: 'url' },
+          );
+        }
+        const head = await trx
+          .selectFrom('clinic_data_versions')
+          .select('events_seq')
+          .where('clinic_id', '=', clinic.id)
+          .executeTakeFirst();
+        const row: EndpointRow = {
+          id,
+          clinic_id: clinic.id,
+          url: url.href,
+          event_types: types === null ? null : `,${types.join(',')},`,
+          secret_enc: sealSecret(this.opts.pepper, id, secret),
+          enabled: 1,
+          disabled_reason: null,
+          disabled_at: null,
+          created_at: Math.floor(nowMs / 1000),
+          created_by: input.createdBy,
+          cursor: Number(head?.events_seq ?? 0),
+          attempts: 0,
+          next_attempt_ms: nowMs,
+          failing_since_ms: null,
+          last_error: null,
+          lease_owner: null,
+          lease_until_ms: 0,
+        };
+        await insertWebhookEndpoint(trx, row);
+        return row;
+      },
+      { waitMs: INTERACTIVE_WRITE_WAIT_MS },
+    );
     return { endpoint, secret };
   }
 
@@ -171,12 +179,16 @@ export class WebhookService {
   }
 
   delete(clinicId: string, id: string): Promise<boolean> {
-    return this.database.writeTransaction((trx) => deleteWebhookEndpoint(trx, clinicId, id));
+    return this.database.writeTransaction((trx) => deleteWebhookEndpoint(trx, clinicId, id), { waitMs: INTERACTIVE_WRITE_WAIT_MS });
   }
 
   /** Enabling resumes from the endpoint's cursor: every event since it stopped is delivered (see docs/webhooks.md). */
   setEnabled(clinicId: string, id: string, enabled: boolean): Promise<boolean> {
-    return setWebhookEnabled(this.database.db, clinicId, id, enabled, enabled ? null : 'manual', this.now());
+    const at = this.now();
+    return whenWritable(
+      () => setWebhookEnabled(this.database.db, clinicId, id, enabled, enabled ? null : 'manual', at),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
   }
 
   deliveries(clinicId: string, endpointId: string, limit = 20): Promise<DeliveryRow[]> {
@@ -199,7 +211,8 @@ export class WebhookService {
       timeoutMs: this.opts.timeoutMs,
       resolve: this.opts.resolve,
     });
-    await recordAttempt(this.database, e, ev, kind, 1, this.now(), attempt);
+    // The request was sent: its record follows it (a follow-up write, which waits longer).
+    await recordAttempt(this.database, e, ev, kind, 1, this.now(), attempt, FOLLOW_UP_WRITE_WAIT_MS);
     return attempt;
   }
 
@@ -231,7 +244,10 @@ export class WebhookService {
   }
 }
 
-/** Records one attempt among the endpoint's deliveries (and prunes its oldest beyond DELIVERIES_KEPT now and then). */
+/**
+ * Records one attempt among the endpoint's deliveries (and prunes its oldest beyond
+ * DELIVERIES_KEPT now and then), waiting up to `lockWaitMs` for SQLite's write lock.
+ */
 export async function recordAttempt(
   database: Database,
   e: Pick<EndpointRow, 'id' | 'clinic_id'>,
@@ -240,8 +256,9 @@ export async function recordAttempt(
   attempt: number,
   atMs: number,
   a: Attempt,
+  lockWaitMs: number,
 ): Promise<void> {
-  await insertWebhookDelivery(database.db, {
+  const row = {
     id: randomUUID(),
     endpoint_id: e.id,
     clinic_id: e.clinic_id,
@@ -255,7 +272,8 @@ export async function recordAttempt(
     status_code: a.statusCode,
     error: a.error,
     duration_ms: a.durationMs,
-  });
+  };
+  await whenWritable(() => insertWebhookDelivery(database.db, row), lockWaitMs);
   // Pruning costs a read: one attempt in 20 pays it, so an endpoint keeps between 100 and ~120.
-  if (Math.random() < 0.05) await pruneWebhookDeliveries(database.db, e.id, DELIVERIES_KEPT);
+  if (Math.random() < 0.05) await whenWritable(() => pruneWebhookDeliveries(database.db, e.id, DELIVERIES_KEPT), lockWaitMs);
 }

@@ -17,12 +17,17 @@ export interface SendOptions {
   allowPrivate: boolean;
   timeoutMs: number;
   resolve?: Resolver;
+  /**
+   * Called once the destination is vetted, right before the request is written (the worker
+   * renews its lease there); false: nothing is sent, and the attempt is `not_sent`.
+   */
+  beforeSend?: () => Promise<boolean>;
 }
 
 export interface Attempt {
   ok: boolean;
   statusCode: number | null;
-  /** why it failed, as a short code: http_<status>, redirect, timeout, refused_address, dns, connection, tls */
+  /** why it failed, as a short code: http_<status>, redirect, timeout, refused_address, dns, connection, tls; not_sent (beforeSend said no), aborted */
   error: string | null;
   durationMs: number;
   /** Retry-After, as the receiver sent it (503 and 429 mostly) */
@@ -77,6 +82,7 @@ export async function sendWebhook(
     const kind = err instanceof DestinationRefused ? (err.refusal === 'unresolvable' ? 'dns' : 'refused_address') : 'connection';
     return done({ ok: false, statusCode: null, error: kind });
   }
+  if (opts.beforeSend && !(await opts.beforeSend().catch(() => false))) return done({ ok: false, statusCode: null, error: 'not_sent' });
   const headers = {
     // The receiver checks the timestamp against its own clock: always the real time of sending.
     ...signedHeaders(secret, id, body, Date.now()),
@@ -127,7 +133,10 @@ export async function sendWebhook(
         res.on('aborted', end);
       },
     );
-    const timer = setTimeout(() => finish(done({ ok: false, statusCode: null, error: 'timeout' })), opts.timeoutMs);
+    // The time limit is decided after the loop's next poll phase: when the process was stalled
+    // (a starved host) past the limit, the timer and an answer that arrived in time are both
+    // waiting when it resumes, and timers run first; the answer, read in that poll, wins.
+    const timer = setTimeout(() => setImmediate(() => finish(done({ ok: false, statusCode: null, error: 'timeout' }))), opts.timeoutMs);
     const onAbort = () => finish(done({ ok: false, statusCode: null, error: 'aborted' }));
     signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (err: NodeJS.ErrnoException) => finish(done({ ok: false, statusCode: null, error: errorCode(err) })));

@@ -5,14 +5,20 @@
 // Retry-After) until it is delivered or the endpoint is disabled; nothing behind it goes first.
 // The cursor moves only after a 2xx (at least once): a process killed mid-delivery leaves the
 // cursor where it was, its lease expires, and another process (or itself, restarted) sends that
-// event again.
+// event again. The lease is renewed right before each request is written, and checked there: a
+// process stalled past its lease (a starved host, a stopped process) finds the endpoint taken
+// and sends nothing; one stalled in the middle of an attempt keeps it for WEBHOOK_LEASE_MS -
+// WEBHOOK_TIMEOUT_MS more (docs/webhooks.md, "At least once": the window that remains).
+//
+// SQLite: every write waits for the write lock asynchronously (services/write-lock.ts); while an
+// import holds it nothing is claimed, and a cursor to move after a delivery is waited for.
 //
 // Backpressure: one request in flight per endpoint (its session is sequential) and at most
 // `maxInFlight` per process (endpoints are claimed only for free slots); a slow or dead receiver
 // holds its own endpoint's slot for at most the attempt's time limit, never another's, and never
 // a request of the API (deliveries run here, off the request path).
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/connect.js';
+import { isDatabaseError, whenWritable, WriterBusy, type Database } from '../../db/connect.js';
 import { dataVersions } from '../../repos/clinics.js';
 import { getClinic } from '../../repos/clinics.js';
 import { EVENTS_CHANNEL, eventsAfter } from '../../repos/events.js';
@@ -22,6 +28,7 @@ import {
   getWebhookEndpoint,
   recordWebhookFailure,
   releaseWebhookLeases,
+  renewWebhookLease,
   type EndpointRow,
 } from '../../repos/webhooks.js';
 import { eventJson } from '../feed.js';
@@ -29,6 +36,7 @@ import { backoffDelay, parseRetryAfter, shouldDisable } from './backoff.js';
 import { eventTypesOf, recordAttempt, type WebhookService } from './endpoints.js';
 import type { Resolver } from './destination.js';
 import { sendWebhook, type Attempt } from './send.js';
+import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
 
 /** Events read per query; an endpoint's session delivers at most SESSION_MAX before giving its slot back. */
 const PAGE = 50;
@@ -36,6 +44,11 @@ const SCAN = 2_000;
 const SESSION_MAX = 500;
 /** On shutdown, requests in flight get this long to finish before they are cut (their events are sent again later). */
 const STOP_GRACE_MS = 3_000;
+/** Pauses between attempts at moving the cursor after a delivery, while the database fails. */
+const PERSIST_RETRY_FIRST_MS = 100;
+const PERSIST_RETRY_MAX_MS = 2_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface WorkerLog {
   info(obj: object, msg: string): void;
@@ -153,12 +166,22 @@ export class DeliveryWorker {
     const free = this.opts.maxInFlight - this.sessions.size;
     if (this.stopped || free <= 0) return 0;
     const now = this.now();
-    const claimed = await claimDueEndpoints(this.database.db, this.owner, now, now + this.opts.leaseMs, free);
+    let claimed: EndpointRow[];
+    try {
+      claimed = await whenWritable(
+        () => claimDueEndpoints(this.database.db, this.owner, now, now + this.opts.leaseMs, free),
+        BACKGROUND_WRITE_WAIT_MS,
+      );
+    } catch (err) {
+      // Another process (an import) holds SQLite's write lock: nothing is claimed until it is free.
+      if (err instanceof WriterBusy) return 0;
+      throw err;
+    }
     for (const ep of claimed) {
       const run = this.session(ep)
         .catch(async (err: unknown) => {
           this.opts.log.error({ err, endpoint: ep.id, clinic: ep.clinic_id }, 'webhooks: delivery session failed; retried later');
-          await releaseWebhookLeases(this.database.db, this.owner, ep.id).catch(() => {});
+          await this.release(ep.id).catch(() => {});
         })
         .finally(() => {
           this.sessions.delete(ep.id);
@@ -192,7 +215,6 @@ export class DeliveryWorker {
     const types = eventTypesOf(ep);
     const secret = this.service.secretOf(ep);
     const zone = await this.zoneOf(ep.clinic_id);
-    const lease = () => this.now() + this.opts.leaseMs;
     let cursor = ep.cursor;
     let sent = 0;
     while (!this.stopped && sent < SESSION_MAX) {
@@ -205,16 +227,18 @@ export class DeliveryWorker {
           'webhooks: events removed by retention before delivery were skipped',
         );
         cursor = bounds.eventsExpired;
-        if (!(await advanceWebhookCursor(db, ep.id, this.owner, cursor, lease()))) return;
+        if (!(await this.advance(ep.id, cursor))) return;
       }
       if (cursor >= bounds.eventsSeq) break;
       const through = Math.min(bounds.eventsSeq, cursor + SCAN);
       const rows = await eventsAfter(db, ep.clinic_id, cursor, through, types, PAGE);
       for (const ev of rows) {
         if (this.stopped) break;
-        // The lease was set or extended just before (the claim, or the last cursor move) and
-        // outlives an attempt (WEBHOOK_LEASE_MS > WEBHOOK_TIMEOUT_MS): no other process can take
-        // the endpoint while this request is out.
+        // The lease is renewed right before the request is written (after the address is vetted):
+        // it then covers the whole attempt (at most WEBHOOK_TIMEOUT_MS) and a stall of up to
+        // WEBHOOK_LEASE_MS - WEBHOOK_TIMEOUT_MS after it, however long this process took to get
+        // here. If another process took the endpoint meanwhile (this one was stalled past its
+        // lease), nothing is sent: that process delivers from the stored cursor.
         const attempt = await sendWebhook(
           ep.url,
           secret,
@@ -224,36 +248,94 @@ export class DeliveryWorker {
             allowPrivate: this.opts.allowPrivate,
             timeoutMs: this.opts.timeoutMs,
             resolve: this.opts.resolve,
+            beforeSend: () => this.renew(ep.id),
           },
           this.abort.signal,
         );
-        if (attempt.error === 'aborted') return;
+        if (attempt.error === 'aborted' || attempt.error === 'not_sent') return;
         const at = this.now();
-        try {
-          await recordAttempt(this.database, ep, ev, 'auto', ep.attempts + 1, at, attempt);
-        } catch (err) {
-          // Deleted while its request was out (its deliveries go with it): nothing left to do.
-          if (!(await getWebhookEndpoint(db, ep.clinic_id, ep.id))) return;
-          throw err;
-        }
+        const attemptNo = ep.attempts + 1;
         if (!attempt.ok) {
+          await this.record(ep, ev, attemptNo, at, attempt);
           await this.failed(ep, attempt, at);
           return;
         }
+        // Delivered: the cursor first, since it is what keeps the event from being sent again;
+        // the attempt's record (the dashboard's recent deliveries) after it.
+        cursor = ev.seq;
+        if (!(await this.advance(ep.id, cursor))) return;
+        await this.record(ep, ev, attemptNo, at, attempt);
         this.opts.observer?.attempt('delivered', at - ev.ocurrido_at * 1000);
         sent++;
-        cursor = ev.seq;
         ep = { ...ep, attempts: 0, failing_since_ms: null };
-        if (!(await advanceWebhookCursor(db, ep.id, this.owner, cursor, lease()))) return;
       }
       if (this.stopped) break;
       // A short page ended the range: the rest of it holds no event of the endpoint's types.
       if (rows.length < PAGE && cursor < through) {
         cursor = through;
-        if (!(await advanceWebhookCursor(db, ep.id, this.owner, cursor, lease()))) return;
+        if (!(await this.advance(ep.id, cursor))) return;
       }
     }
-    await releaseWebhookLeases(db, this.owner, ep.id);
+    await this.release(ep.id);
+  }
+
+  /** beforeSend: extends this process's lease to a full WEBHOOK_LEASE_MS from now; false when it is lost. */
+  private async renew(endpointId: string): Promise<boolean> {
+    const held = await whenWritable(
+      () => renewWebhookLease(this.database.db, endpointId, this.owner, this.now() + this.opts.leaseMs),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
+    if (!held)
+      this.opts.log.warn(
+        { endpoint: endpointId },
+        'webhooks: another process took over an endpoint while this one was stalled past its lease; it sends nothing more there',
+      );
+    return held;
+  }
+
+  /**
+   * Moves the cursor (extending the lease); false when another process holds the endpoint now.
+   * A database that fails meanwhile (or SQLite's write lock, taken by an import) is waited for,
+   * up to a lease's length: giving up sends the event again later (at least once), and so would
+   * giving the endpoint up to another process.
+   */
+  private async advance(endpointId: string, cursor: number): Promise<boolean> {
+    const giveUpAt = performance.now() + this.opts.leaseMs;
+    for (let pause = PERSIST_RETRY_FIRST_MS; ; pause = Math.min(pause * 2, PERSIST_RETRY_MAX_MS)) {
+      try {
+        return await whenWritable(
+          () => advanceWebhookCursor(this.database.db, endpointId, this.owner, cursor, this.now() + this.opts.leaseMs),
+          Math.max(0, giveUpAt - performance.now()),
+        );
+      } catch (err) {
+        if (!(isDatabaseError(err) || err instanceof WriterBusy) || performance.now() + pause >= giveUpAt) throw err;
+        this.opts.log.warn({ err, endpoint: endpointId }, 'webhooks: moving the cursor failed; trying again');
+        await sleep(pause);
+      }
+    }
+  }
+
+  /** Records the attempt among the recent deliveries: the dashboard's history, never a reason to send an event again. */
+  private async record(ep: EndpointRow, ev: { id: string; tipo: string; seq: number }, attemptNo: number, at: number, a: Attempt) {
+    try {
+      await recordAttempt(this.database, ep, ev, 'auto', attemptNo, at, a, INTERACTIVE_WRITE_WAIT_MS);
+    } catch (err) {
+      // Deleted while its request was out (its deliveries went with it): nothing to say.
+      if (!(await getWebhookEndpoint(this.database.db, ep.clinic_id, ep.id).catch(() => ep))) return;
+      this.opts.log.warn(
+        { err, endpoint: ep.id, event: ev.id },
+        'webhooks: an attempt was made but could not be recorded among the recent deliveries',
+      );
+    }
+  }
+
+  /** Gives this process's lease of the endpoint up (the session ended); while SQLite's write lock is taken it simply runs out. */
+  private async release(endpointId: string): Promise<void> {
+    try {
+      await whenWritable(() => releaseWebhookLeases(this.database.db, this.owner, endpointId), BACKGROUND_WRITE_WAIT_MS);
+    } catch (err) {
+      if (!(err instanceof WriterBusy)) throw err;
+    }
   }
 
   private async failed(ep: EndpointRow, a: Attempt, at: number): Promise<void> {
@@ -267,14 +349,18 @@ export class DeliveryWorker {
       this.random(),
     );
     const lastError = a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? 'error');
-    await recordWebhookFailure(this.database.db, ep.id, this.owner, {
-      attempts,
-      nextAttemptMs: at + delay,
-      failingSinceMs: failingSince,
-      lastError,
-      disable,
-      nowMs: at,
-    });
+    await whenWritable(
+      () =>
+        recordWebhookFailure(this.database.db, ep.id, this.owner, {
+          attempts,
+          nextAttemptMs: at + delay,
+          failingSinceMs: failingSince,
+          lastError,
+          disable,
+          nowMs: at,
+        }),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
     this.opts.observer?.attempt('failed', null);
     if (disable) {
       this.opts.observer?.disabled();
@@ -314,8 +400,8 @@ export class DeliveryWorker {
     this.abort.abort();
     await all;
     if (this.started)
-      await releaseWebhookLeases(this.database.db, this.owner).catch((err: unknown) =>
-        this.opts.log.error({ err }, 'webhooks: releasing leases on shutdown failed'),
+      await whenWritable(() => releaseWebhookLeases(this.database.db, this.owner), INTERACTIVE_WRITE_WAIT_MS).catch((err: unknown) =>
+        this.opts.log.error({ err }, 'webhooks: releasing leases on shutdown failed (they run out by themselves)'),
       );
   }
 }
