@@ -11,8 +11,8 @@ export const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** The id of the rate-limit comparison in --cases. */
 export const LIMITS_ID = 'limits';
-/** The id of the MCP server's memory comparison in --cases (lib/mcp-memory.ts). */
-export const MCP_MEMORY_ID = 'mcp-memory';
+/** The id of the MCP server's comparison with REST in --cases (lib/mcp.ts). */
+export const MCP_ID = 'mcp';
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -32,9 +32,10 @@ const USAGE = `Usage: npm run bench -- [options]
                          machine to go quiet (default 60; 0: do not wait)
   --cases LIST           run only these cases (ids: CASE_IDS), and the rate-limit
                          comparison only if the list names \`limits\` (e.g. --cases limits)
-  --no-mcp-memory        skip the MCP server's memory comparison (1,000 requests from 50
-                         connections to /mcp and to REST, a fresh process per side and round),
-                         which otherwise runs after the cases; --cases mcp-memory runs it alone
+  --no-mcp               skip the MCP server's comparison with REST (alternating rounds of the
+                         same page as a tool call and as a GET; then 1,000 requests from 50
+                         connections to a fresh process per side and round, for memory), which
+                         otherwise runs after the cases; --cases mcp runs it alone
   --no-limits            skip the rate-limit comparison (in memory vs Redis, and two instances
                          sharing one limit), which otherwise runs after the fixed-rate cases and
                          needs redis-server (Debian: apt-get install redis-server)
@@ -54,7 +55,7 @@ const USAGE = `Usage: npm run bench -- [options]
 export function parseOptions(argv?: string[]) {
   const cli = commandLine({
     name: 'bench',
-    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), MCP_MEMORY_ID, LIMITS_ID].join(', ')),
+    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), MCP_ID, LIMITS_ID].join(', ')),
     argv,
     options: {
       db: { type: 'string', default: 'sqlite' },
@@ -77,7 +78,7 @@ export function parseOptions(argv?: string[]) {
       doc: { type: 'string', default: 'docs/benchmarks.md' },
       'no-doc': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
-      'no-mcp-memory': { type: 'boolean', default: false },
+      'no-mcp': { type: 'boolean', default: false },
     },
   });
   const { values, fail } = cli;
@@ -87,14 +88,14 @@ export function parseOptions(argv?: string[]) {
   const scales = cli.numbers('scale', values.scale, 0.01, 10_000);
   let cases = CASES;
   let limits = !values['no-limits'];
-  let mcpMemory = !values['no-mcp-memory'];
+  let mcp = !values['no-mcp'];
   if (values.cases) {
     const ids = values.cases.split(',').map((s) => s.trim());
-    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== MCP_MEMORY_ID && !CASES.some((c) => c.id === id));
+    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== MCP_ID && !CASES.some((c) => c.id === id));
     if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
     cases = CASES.filter((c) => ids.includes(c.id));
     limits = ids.includes(LIMITS_ID) && limits;
-    mcpMemory = ids.includes(MCP_MEMORY_ID) && mcpMemory;
+    mcp = ids.includes(MCP_ID) && mcp;
   }
   // The bare route is plain better-sqlite3 on the SQLite file: there is nothing to run it on.
   const skippedBare = db === 'postgres' && cases.some((c) => c.target === 'bare');
@@ -102,7 +103,7 @@ export function parseOptions(argv?: string[]) {
     cases = cases.filter((c) => c.target !== 'bare');
     process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
   }
-  if (cases.length === 0 && !limits && !mcpMemory) fail('no cases left to run');
+  if (cases.length === 0 && !limits && !mcp) fail('no cases left to run');
   return {
     db,
     scales,
@@ -117,8 +118,8 @@ export function parseOptions(argv?: string[]) {
     cases,
     /** the rate-limit comparison (lib/limits.ts) */
     limits,
-    /** the MCP server's memory comparison (lib/mcp-memory.ts) */
-    mcpMemory,
+    /** the MCP server's comparison with REST (lib/mcp.ts) */
+    mcp,
     skippedBare,
     ref: values.ref ?? null,
     prebuilt: values.prebuilt !== undefined ? path.resolve(values.prebuilt) : values.dist ? ROOT : null,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Dataset } from './dataset.js';
 import type { LimitsReport } from './limits.js';
-import { MCP_MEMORY_CLIENTS, MCP_MEMORY_REQUESTS, mcpMemoryTable, type McpMemoryReport } from './mcp-memory.js';
+import { MCP_MEMORY_CLIENTS, MCP_MEMORY_REQUESTS, mcpMemoryTable, mcpTimeTable, type McpReport } from './mcp.js';
 
 export type Db = 'sqlite' | 'postgres';
 
@@ -93,8 +93,8 @@ export interface ScaleReport {
   serviceIdleRssMiB: number;
   bareHwmMiB: number | null;
   verdicts: string[];
-  /** the MCP server's memory comparison (lib/mcp-memory.ts), null when it did not run */
-  mcpMemory: McpMemoryReport | null;
+  /** the MCP server's comparison with REST (lib/mcp.ts), null when it did not run */
+  mcp: McpReport | null;
   /** the rate-limit comparison (lib/limits.ts), null when it did not run at this scale */
   limits: LimitsReport | null;
 }
@@ -230,11 +230,15 @@ export function scaleSection(r: ScaleReport): string {
         : '.') +
       (r.bareHwmMiB !== null ? ` Bare route process peak: ${f0(r.bareHwmMiB)} MiB.` : ''),
     '',
-    ...(r.mcpMemory
+    ...(r.mcp
       ? [
+          `MCP vs REST, the same page (\`GET /api/v1/citas?limit=100\`, and the tool call list_citas {"limit":100} on \`/mcp\`), in alternating rounds on the service of the cases:`,
+          '',
+          mcpTimeTable(r.mcp),
+          '',
           `MCP memory: ${MCP_MEMORY_REQUESTS.toLocaleString('en-US')} requests from ${MCP_MEMORY_CLIENTS} connections to a fresh service process per side and round, RSS read a second after the last answer:`,
           '',
-          mcpMemoryTable(r.mcpMemory),
+          mcpMemoryTable(r.mcp.memory),
           '',
         ]
       : []),

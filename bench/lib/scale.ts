@@ -8,7 +8,7 @@ import { createDatabase } from '../../tools/postgres-server.js';
 import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';
 import { runLimits } from './limits.js';
-import { runMcpMemory } from './mcp-memory.js';
+import { runMcp } from './mcp.js';
 import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
 import { percentile } from './open-loop.js';
 import { log, ROOT, type Options } from './options.js';
@@ -101,9 +101,9 @@ export async function runScale(
     loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
 
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
-    // After the cases' memory figures: it starts processes of its own.
-    const mcpMemory = opts.mcpMemory
-      ? await runMcpMemory({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, pids: run.pids, dbPids: run.dbPids, log })
+    // After the cases' memory figures: its memory rounds start processes of their own.
+    const mcp = opts.mcp
+      ? await runMcp({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, pids: run.pids, dbPids: run.dbPids, log }, service!)
       : null;
     // After the cases and their memory figures: it starts processes of its own.
     const limits = withLimits
@@ -143,9 +143,9 @@ export async function runScale(
         serviceHwmMiB: service ? serviceHwm : null,
         hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
         bareSkipped: opts.db === 'postgres' && opts.skippedBare,
-        mcpMemory,
+        mcp,
       }),
-      mcpMemory,
+      mcp,
       limits,
     };
   } finally {

@@ -1,7 +1,7 @@
 // The figures of one scale against the targets (the service beats the bare route, p99 < 25 ms
 // at the offered rate, RSS < 200 MB, a CSV page within 1.3x of its JSON), and what makes them
 // unreliable (errors, a busy machine).
-import { mcpMemoryVerdict, type McpMemoryReport } from './mcp-memory.js';
+import { mcpVerdicts, type McpReport } from './mcp.js';
 import type { LoadRow, RateRow } from './report.js';
 
 const TARGET_P99_MS = 25;
@@ -12,8 +12,6 @@ const FEED_304_VS_BARE = 0.5;
 const FEED_PAGE_VS_CITAS = 1.5;
 /** A page of 500 citas as CSV against the same page as JSON. */
 const CSV_VS_JSON = 1.3;
-/** The citas page of 100 as an MCP tool call against the same REST request: its median time, and its CPU. */
-const MCP_VS_REST = 1.5;
 const TARGET_RSS_MIB = 200;
 /** A case during which other programs used this many cores is flagged in the report. */
 const NOISY_CORES = 0.2;
@@ -27,8 +25,8 @@ export interface VerdictInput {
   hwmBeforeCompressionMiB: number | null;
   /** PostgreSQL run: the bare route (SQLite only) was skipped */
   bareSkipped: boolean;
-  /** the MCP server's memory comparison, when it ran */
-  mcpMemory: McpMemoryReport | null;
+  /** the MCP server's comparison with REST, when it ran */
+  mcp: McpReport | null;
 }
 
 export function verdicts(v: VerdictInput): string[] {
@@ -78,19 +76,7 @@ export function verdicts(v: VerdictInput): string[] {
         `${mark(Math.max(ratio, cpuRatio) <= CSV_VS_JSON && csv500.bad === 0)} (target: within ${CSV_VS_JSON}×).`,
     );
   }
-  const mcpCitas = v.load.find((r) => r.id === 'mcp-citas');
-  if (citasRow && mcpCitas) {
-    // The median time (p50, closed loop: the same connections, so also the throughput's ratio)
-    // and the server's CPU per request, the steadier figure on a shared machine.
-    const ratio = mcpCitas.p50 / citasRow.p50;
-    const cpuRatio = mcpCitas.cpuMsPerReq / citasRow.cpuMsPerReq;
-    out.push(
-      `The citas page of 100 as an MCP tool call vs the same REST request: p50 ${mcpCitas.p50.toFixed(1)} vs ${citasRow.p50.toFixed(1)} ms (${ratio.toFixed(2)}×), ` +
-        `${mcpCitas.reqPerSec.toFixed(0)} vs ${citasRow.reqPerSec.toFixed(0)} req/s, server CPU ${mcpCitas.cpuMsPerReq.toFixed(2)} vs ${citasRow.cpuMsPerReq.toFixed(2)} ms/req (${cpuRatio.toFixed(2)}×): ` +
-        `${mark(Math.max(ratio, cpuRatio) <= MCP_VS_REST && mcpCitas.bad === 0)} (target: within ${MCP_VS_REST}× the median time).`,
-    );
-  }
-  if (v.mcpMemory) out.push(mcpMemoryVerdict(v.mcpMemory));
+  if (v.mcp) out.push(...mcpVerdicts(v.mcp));
   const rateCitas = v.rate.find((r) => r.id === 'citas');
   if (rateCitas)
     out.push(
