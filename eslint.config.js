@@ -6,7 +6,19 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'test/client/api.d.ts', 'packages/*/dist/**', 'packages/*/node_modules/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'bench/.build/**',
+      '.bench-data/**',
+      'test/client/api.d.ts',
+      'packages/sdk/src/generated/**',
+      'packages/*/dist/**',
+      'packages/*/node_modules/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -14,6 +26,27 @@ export default tseslint.config(
     rules: {
       // `_name` marks a parameter or binding kept for its position or for documentation.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // The SDK's code runs in browsers and edge runtimes too: web platform globals only, and no
+    // Node built-in module (its tsconfig has no Node types either; packages/sdk/test/portable.test.ts
+    // checks the built files).
+    files: ['packages/sdk/src/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^node:|^(fs|path|os|http|https|net|tls|crypto|stream|buffer|url|util|events|child_process|zlib|dns)(/|$)',
+              message: 'the SDK runs outside Node too: use the web platform (fetch, URL, TextEncoder, AbortSignal)',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'setImmediate'],
     },
   },
   {

@@ -2,7 +2,9 @@
 // records into an empty clinic (all created), then of the same N records each changed (all
 // updated: N events with this branch), timed as real CLI processes of each build, on a fresh
 // database per run; then the size of the event log those changes left (SQLite: dbstat,
-// PostgreSQL: pg_total_relation_size). Not part of `npm test`; see docs/benchmarks.md.
+// PostgreSQL: pg_total_relation_size). Besides wall clock, the CPU seconds of the import (the CLI
+// process, and on PostgreSQL the server's processes too): steadier than wall clock on a machine
+// that other programs share. Not part of `npm test`; see docs/benchmarks.md.
 //
 //   node --import tsx bench/import-changes.ts --ref main                   # this tree vs main, SQLite
 //   node --import tsx bench/import-changes.ts --ref main --db postgres --records 100000 --runs 3
@@ -16,6 +18,7 @@ import { generateDemo } from '../src/demo/generate.js';
 import { commandLine } from '../tools/args.js';
 import { createDatabase, startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
 import { log, ROOT } from './lib/options.js';
+import { postgresPids, processTreeMs, reapedChildrenMs } from './lib/processes.js';
 import { buildService, type ServiceBuild } from './lib/service.js';
 import { median, NOW_MS, toJsonLine } from './scale/common.js';
 
@@ -59,17 +62,26 @@ function writeFiles(dir: string): { base: string; changes: string; lines: number
   return { base: path.join(dir, 'base.jsonl'), changes: path.join(dir, 'changes.jsonl'), lines: base.length };
 }
 
-function run(build: ServiceBuild, args: string[], env: NodeJS.ProcessEnv): { stdout: string; seconds: number } {
+/** The PostgreSQL server's processes, whose CPU time counts as the import's (empty: SQLite). */
+let dbPids: number[] = [];
+
+function run(build: ServiceBuild, args: string[], env: NodeJS.ProcessEnv): { stdout: string; seconds: number; cpu: number } {
   const t0 = performance.now();
+  const cli0 = reapedChildrenMs();
+  const db0 = processTreeMs(dbPids);
   const r = spawnSync(process.execPath, [build.bin, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = (reapedChildrenMs() - cli0 + processTreeMs(dbPids) - db0) / 1000;
   if (r.status !== 0) throw new Error(`clinic-api ${args.join(' ')} (${build.describe}) exited ${r.status}: ${r.stderr.slice(-2000)}`);
-  return { stdout: r.stdout, seconds };
+  return { stdout: r.stdout, seconds, cpu };
 }
 
 interface Measured {
   created: number;
   changed: number;
+  /** CPU seconds of the same imports */
+  createdCpu: number;
+  changedCpu: number;
   events: number;
   eventBytes: number | null;
 }
@@ -86,10 +98,10 @@ async function once(
     if (pgServer) env.DATABASE_URL = await createDatabase(pgServer.url, `import_${tag}`);
     run(build, ['migrate'], env);
     const clinic = run(build, ['clinics', 'create', '--name', 'Bench', '--plan', 'premium'], env).stdout.trim();
-    const created = run(build, ['import', '--clinic', clinic, files.base], env).seconds;
-    const changed = run(build, ['import', '--clinic', clinic, files.changes], env).seconds;
+    const created = run(build, ['import', '--clinic', clinic, files.base], env);
+    const changed = run(build, ['import', '--clinic', clinic, files.changes], env);
     const size = await eventLog(env, clinic);
-    return { created, changed, ...size };
+    return { created: created.seconds, changed: changed.seconds, createdCpu: created.cpu, changedCpu: changed.cpu, ...size };
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
@@ -135,7 +147,10 @@ async function main() {
     const after = buildService(ROOT, { ref: null, prebuilt: null }, log);
     const files = writeFiles(dir);
     log(`${files.lines} records per import, ${runs} run(s) per build, ${db}`);
-    if (db === 'postgres') pgServer = await startEmbeddedPostgres();
+    if (db === 'postgres') {
+      pgServer = await startEmbeddedPostgres();
+      dbPids = postgresPids(Number(new URL(pgServer.url).port));
+    }
     const results = new Map<ServiceBuild, Measured[]>([
       [before, []],
       [after, []],
@@ -144,7 +159,8 @@ async function main() {
       for (const build of [before, after]) {
         const m = await once(build, files, pgServer, `${i}_${build === before ? 'b' : 'a'}`);
         log(
-          `${build === before ? 'before' : 'after '} run ${i + 1}: created ${m.created.toFixed(1)} s, changed ${m.changed.toFixed(1)} s, ${m.events} events`,
+          `${build === before ? 'before' : 'after '} run ${i + 1}: created ${m.created.toFixed(1)} s (${m.createdCpu.toFixed(1)} s CPU), ` +
+            `changed ${m.changed.toFixed(1)} s (${m.changedCpu.toFixed(1)} s CPU), ${m.events} events`,
         );
         results.get(build)!.push(m);
       }
@@ -156,6 +172,8 @@ async function main() {
         describe: build.describe,
         created: median(ms.map((m) => m.created)),
         changed: median(ms.map((m) => m.changed)),
+        createdCpu: median(ms.map((m) => m.createdCpu)),
+        changedCpu: median(ms.map((m) => m.changedCpu)),
         last: ms.at(-1)!,
       };
     };
@@ -164,10 +182,15 @@ async function main() {
     const out = [
       `| build | import of ${files.lines.toLocaleString('en-US')} new records | import of the same records, each changed | events |`,
       '|---|---:|---:|---:|',
-      `| ${b.label}: ${b.describe} | ${b.created.toFixed(1)} s | ${b.changed.toFixed(1)} s | ${b.last.events.toLocaleString('en-US')} |`,
-      `| ${a.label}: ${a.describe} | ${a.created.toFixed(1)} s | ${a.changed.toFixed(1)} s | ${a.last.events.toLocaleString('en-US')} |`,
+      ...[b, a].map(
+        (x) =>
+          `| ${x.label}: ${x.describe} | ${x.created.toFixed(1)} s (${x.createdCpu.toFixed(1)} s CPU) | ` +
+          `${x.changed.toFixed(1)} s (${x.changedCpu.toFixed(1)} s CPU) | ${x.last.events.toLocaleString('en-US')} |`,
+      ),
       '',
-      `Changed records: after / before = ${(a.changed / b.changed).toFixed(2)}× (target: at most 1.5×); new records: ${(a.created / b.created).toFixed(2)}×.`,
+      `Changed records: after / before = ${(a.changed / b.changed).toFixed(2)}× (target: at most 1.5×), CPU ${(a.changedCpu / b.changedCpu).toFixed(2)}×; ` +
+        `new records: ${(a.created / b.created).toFixed(2)}×, CPU ${(a.createdCpu / b.createdCpu).toFixed(2)}×.`,
+      `CPU: the import's process${db === 'postgres' ? ' and the PostgreSQL server' : ''}, median of the runs.`,
     ];
     if (a.last.eventBytes !== null && a.last.events > 0) {
       out.push(

@@ -21,6 +21,7 @@ import { log, parseOptions, ROOT } from './lib/options.js';
 import { installHooks } from './lib/processes.js';
 import { machine, resultsSection, scaleSection, writeResults, type ScaleReport } from './lib/report.js';
 import { runScale } from './lib/scale.js';
+import { sdkPagingEnd, sdkPagingSection, sdkPagingStart, sdkPagingTables, sdkPagingVerdicts } from './lib/sdk-paging.js';
 import { buildService, loadServiceModules } from './lib/service.js';
 
 async function main(): Promise<void> {
@@ -47,6 +48,12 @@ async function main(): Promise<void> {
       const report = await runScale(opts, scale, tmpRoot, build, mods, pg, opts.limits && scale === opts.scales[0]);
       reports.push(report);
       if (opts.cases.length) process.stdout.write(`\n${scaleSection(report)}\n\n`);
+      if (report.sdkPaging)
+        process.stdout.write(
+          `\n### The SDK's auto-paging (scale ${scale})\n\n${sdkPagingTables(report.sdkPaging)}\n\n${sdkPagingVerdicts(report.sdkPaging)
+            .map((v) => `- ${v}`)
+            .join('\n')}\n\n`,
+        );
       if (report.limits)
         process.stdout.write(
           `\n### Rate limits on Redis (scale ${scale})\n\n${limitsTables(report.limits)}\n\n${limitsVerdicts(report.limits)
@@ -66,6 +73,9 @@ async function main(): Promise<void> {
   if (opts.doc) {
     // Each part has its own section: `--cases limits` alone leaves the cases' figures alone.
     if (opts.cases.length) writeResults(opts.doc, opts.db, resultsSection(m, opts.db, reports));
+    const paging = reports.flatMap((r) => (r.sdkPaging ? [r.sdkPaging] : []));
+    if (paging.length)
+      writeResults(opts.doc, opts.db, sdkPagingSection(m, opts.db, paging), { start: sdkPagingStart(opts.db), end: sdkPagingEnd(opts.db) });
     const limits = reports.find((r) => r.limits)?.limits;
     if (limits)
       writeResults(opts.doc, opts.db, limitsSection(m, opts.db, limits), { start: limitsStart(opts.db), end: limitsEnd(opts.db) });

@@ -25,6 +25,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { makeLogger, type LogDestination, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import type { RedisLink } from './redis/link.js';
+import { quietOutages } from './redis/outages.js';
 import { describeRedisUrl } from './redis/url.js';
 import { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
@@ -274,9 +275,9 @@ class Composed implements Runtime {
     return new RedisLink({
       url,
       timeoutMs: this.config.redisTimeoutMs,
-      // Logged once per change, never per request (redis/link.ts); `fallbacks` counts the limit
-      // decisions made in memory since the start.
-      onStateChange: (state, reason) => {
+      // Logged once per change, never per request, and a flapping Redis only now and then
+      // (redis/outages.ts); `fallbacks` counts the limit decisions made in memory since the start.
+      onStateChange: quietOutages((state, reason) => {
         if (state === 'down')
           this.log.warn(
             { redis: name, reason },
@@ -287,7 +288,7 @@ class Composed implements Runtime {
             { redis: name, fallbacks: this.#limiterFactory?.health().fallbacks ?? 0 },
             'Redis answers: rate limits are shared by every instance',
           );
-      },
+      }),
     });
   }
 
@@ -297,7 +298,8 @@ class Composed implements Runtime {
       const c = this.config;
       return {
         factory,
-        api: factory.make('key', c.rateLimitRps, c.rateLimitBurst),
+        // On every API request's path: decided on the instance's view while far from the limit.
+        api: factory.make('key', c.rateLimitRps, c.rateLimitBurst, { localView: true }),
         authFail: factory.make('auth-fail', c.authFailRps, c.authFailBurst),
       };
     }));

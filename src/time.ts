@@ -7,6 +7,7 @@
 // 15-minute bucket around one (modern zone transitions fall on 15-minute UTC boundaries; a
 // bucket whose two ends disagree is never cached but computed exactly).
 import { DateTime, IANAZone } from 'luxon';
+import { memo } from './memo.js';
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
@@ -53,19 +54,16 @@ export function todayIn(zone: string, nowMs: number): string {
 
 /** Epoch seconds of the first instant of local day `date` in `zone` (DST-aware). */
 export function dayStart(date: string, zone: string): number {
-  // Memoised: every list request resolves two or three of these, and luxon takes ~150 us each.
-  const key = zone + '\u0000' + date;
-  const cached = dayStarts.get(key);
-  if (cached !== undefined) return cached;
+  return dayStarts(zone + '\u0000' + date);
+}
+// Memoised: every list request resolves two or three of these, and luxon takes ~150 us each.
+const dayStarts = memo(10_000, (key: string): number => {
+  const [zone, date] = key.split('\u0000') as [string, string];
   const dt = DateTime.fromISO(date, { zone });
   if (!dt.isValid) throw new RangeError(`invalid date or zone: ${date} ${zone}`);
   // startOf('day') handles zones whose midnight is skipped by a DST jump.
-  const start = Math.floor(dt.startOf('day').toMillis() / 1000);
-  if (dayStarts.size >= 10_000) dayStarts.clear();
-  dayStarts.set(key, start);
-  return start;
-}
-const dayStarts = new Map<string, number>();
+  return Math.floor(dt.startOf('day').toMillis() / 1000);
+});
 
 /**
  * The half-open instant range [start, end) covering whole local days `from`..`to` inclusive.
@@ -101,15 +99,23 @@ export function parseTimestamp(value: string): number | null {
   return local - offset * 60;
 }
 
-/** One zone's memo: 6-hour spans without a transition, and 15-minute buckets within the others. */
+/** One zone's memos: by 6-hour span (NaN: the span holds a transition), and by 15-minute bucket. */
 interface ZoneOffsets {
+  spans: (span: number) => number;
+  buckets: (bucket: number) => number;
   zone: IANAZone;
-  /** offset of a span that has one offset throughout; NaN: the span holds a transition */
-  spans: Map<number, number>;
-  buckets: Map<number, number>;
 }
 const SPAN_MS = 6 * 3_600_000;
-const offsetCache = new Map<string, ZoneOffsets>();
+// Per zone in use (a few hundred exist); each bounded: a long-running process touches at most a
+// few years of spans per zone.
+const zoneOffsets = memo(1_000, (name: string): ZoneOffsets => {
+  const zone = IANAZone.create(name);
+  return {
+    zone,
+    spans: memo(50_000, (span: number) => offsetThroughout(zone, span * SPAN_MS, SPAN_MS)),
+    buckets: memo(10_000, (bucket: number) => offsetThroughout(zone, bucket * BUCKET_MS, BUCKET_MS)),
+  };
+});
 
 /**
  * UTC offset of `zone` at `ms`, in minutes. Memoised per 6-hour span whose two ends agree (a
@@ -119,28 +125,11 @@ const offsetCache = new Map<string, ZoneOffsets>();
  * bucket whose ends disagree is computed exactly).
  */
 export function offsetMinutes(ms: number, zone: string): number {
-  let z = offsetCache.get(zone);
-  if (!z) {
-    z = { zone: IANAZone.create(zone), spans: new Map(), buckets: new Map() };
-    offsetCache.set(zone, z);
-  }
-  const span = Math.floor(ms / SPAN_MS);
-  let whole = z.spans.get(span);
-  if (whole === undefined) {
-    whole = offsetThroughout(z.zone, span * SPAN_MS, SPAN_MS);
-    // Bounded: a long-running process touches at most a few years of spans per zone.
-    if (z.spans.size > 50_000) z.spans.clear();
-    z.spans.set(span, whole);
-  }
+  const z = zoneOffsets(zone);
+  const whole = z.spans(Math.floor(ms / SPAN_MS));
   if (!Number.isNaN(whole)) return whole;
-  const bucket = Math.floor(ms / BUCKET_MS);
-  const cached = z.buckets.get(bucket);
-  if (cached !== undefined) return cached;
-  const steady = offsetThroughout(z.zone, bucket * BUCKET_MS, BUCKET_MS);
-  if (Number.isNaN(steady)) return z.zone.offset(ms);
-  if (z.buckets.size > 10_000) z.buckets.clear();
-  z.buckets.set(bucket, steady);
-  return steady;
+  const steady = z.buckets(Math.floor(ms / BUCKET_MS));
+  return Number.isNaN(steady) ? z.zone.offset(ms) : steady;
 }
 
 /** The zone's offset over [start, start + length) when its two ends agree, else NaN (a transition within). */
@@ -151,30 +140,14 @@ function offsetThroughout(zone: IANAZone, start: number, length: number): number
 
 const DAY_S = 86_400;
 const TWO = Array.from({ length: 60 }, (_, i) => (i < 10 ? '0' : '') + i);
-const dayStrings = new Map<number, string>();
-const offsetStrings = new Map<number, string>();
-
 /** `YYYY-MM-DD` of a UTC day number (days since 1970-01-01), memoised. */
-function dayString(day: number): string {
-  let s = dayStrings.get(day);
-  if (s === undefined) {
-    s = new Date(day * DAY_MS).toISOString().slice(0, 10);
-    if (dayStrings.size >= 100_000) dayStrings.clear();
-    dayStrings.set(day, s);
-  }
-  return s;
-}
+const dayString = memo(100_000, (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10));
 
 /** `+01:00` for 60, memoised (whole minutes only). */
-function offsetString(off: number): string {
-  let s = offsetStrings.get(off);
-  if (s === undefined) {
-    const abs = Math.abs(off);
-    s = `${off < 0 ? '-' : '+'}${TWO[Math.floor(abs / 60)] ?? Math.floor(abs / 60)}:${TWO[abs % 60]}`;
-    offsetStrings.set(off, s);
-  }
-  return s;
-}
+const offsetString = memo(1_000, (off: number): string => {
+  const abs = Math.abs(off);
+  return `${off < 0 ? '-' : '+'}${TWO[Math.floor(abs / 60)] ?? Math.floor(abs / 60)}:${TWO[abs % 60]}`;
+});
 
 /** RFC 3339 with the zone's offset at that instant and whole seconds: `2026-11-21T10:30:00+01:00`. */
 export function formatTimestamp(epochSeconds: number, zone: string): string {

@@ -65,6 +65,16 @@ export function findRedisServer(): string | null {
   return null;
 }
 
+/**
+ * The service's rate-limit script's calls in Redis' `INFO commandstats` text: every script call
+ * (EVALSHA, or EVAL after NOSCRIPT) but the fleet's heartbeats (src/redis/scripts.ts), which run
+ * one ZCARD each, and nothing else does (Redis counts the commands scripts run).
+ */
+export function gcraCalls(commandstats: string): number {
+  const calls = (re: RegExp) => [...commandstats.matchAll(re)].reduce((n, m) => n + Number(m[1]), 0);
+  return calls(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm) - calls(/^cmdstat_zcard:calls=(\d+)/gm);
+}
+
 // `exec 3<&0`: keep our pipe as fd 3; redis-server gets /dev/null and writes its log to stderr,
 // so stdout carries its pid alone. The background loop reads
 // the pipe until it closes (we exited, or stop() closed it), then thaws and kills the server.

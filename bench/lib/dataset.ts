@@ -1,4 +1,4 @@
-// The benchmark's data set, made with the service's own code (demo generator, RecordWriter,
+// The benchmark's data set, made with the service's own code (demo generator, its two-phase write,
 // KeyService) so it is stored exactly as an import would store it: one big clinic and small
 // clinics beside it, plus one API key for the big clinic.
 import fs from 'node:fs';

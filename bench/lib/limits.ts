@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'redis';
-import { startRedisServer, type RedisServer } from '../../tools/redis-server.js';
+import { gcraCalls, startRedisServer, type RedisServer } from '../../tools/redis-server.js';
 import { median } from '../scale/common.js';
 import { fixedRate, measure, type Measured } from './measure.js';
 import { openLoop, percentile, type OpenLoopResult } from './open-loop.js';
@@ -196,8 +196,7 @@ async function scriptCalls(redis: RedisServer): Promise<number> {
   const raw = createClient({ url: redis.url });
   await raw.connect();
   try {
-    const stats = await raw.info('commandstats');
-    return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    return gcraCalls(await raw.info('commandstats'));
   } finally {
     raw.destroy();
   }

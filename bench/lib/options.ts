@@ -13,6 +13,8 @@ export const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 export const LIMITS_ID = 'limits';
 /** The id of the MCP server's comparison with REST in --cases (lib/mcp.ts). */
 export const MCP_ID = 'mcp';
+/** The id of the SDK's auto-paging walk (lib/sdk-paging.ts) in --cases. */
+export const SDK_PAGING_ID = 'sdk-paging';
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -30,12 +32,17 @@ const USAGE = `Usage: npm run bench -- [options]
   --repeat N             run each case N times and report the median run (default 1)
   --quiet-wait S         before each case, wait up to S seconds for other programs on the
                          machine to go quiet (default 60; 0: do not wait)
-  --cases LIST           run only these cases (ids: CASE_IDS), and the rate-limit
-                         comparison only if the list names \`limits\` (e.g. --cases limits)
+  --cases LIST           run only these cases (ids: CASE_IDS), the rate-limit
+                         comparison only if the list names \`limits\` (e.g. --cases limits),
+                         the MCP comparison only if it names \`mcp\`, and the SDK's
+                         auto-paging only if it names \`sdk-paging\`
   --no-mcp               skip the MCP server's comparison with REST (alternating rounds of the
                          same page as a tool call and as a GET; then 1,000 requests from 50
                          connections to a fresh process per side and round, for memory), which
                          otherwise runs after the cases; --cases mcp runs it alone
+  --no-sdk-paging        skip the SDK's auto-paging walk: every cita of the big clinic read with
+                         @clinic-api/sdk's for-await (packages/sdk/dist: npm install builds it),
+                         its requests counted and its heap sampled (runs after the cases)
   --no-limits            skip the rate-limit comparison (in memory vs Redis, and two instances
                          sharing one limit), which otherwise runs after the fixed-rate cases and
                          needs redis-server (Debian: apt-get install redis-server)
@@ -55,7 +62,7 @@ const USAGE = `Usage: npm run bench -- [options]
 export function parseOptions(argv?: string[]) {
   const cli = commandLine({
     name: 'bench',
-    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), MCP_ID, LIMITS_ID].join(', ')),
+    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), MCP_ID, LIMITS_ID, SDK_PAGING_ID].join(', ')),
     argv,
     options: {
       db: { type: 'string', default: 'sqlite' },
@@ -79,6 +86,7 @@ export function parseOptions(argv?: string[]) {
       'no-doc': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
       'no-mcp': { type: 'boolean', default: false },
+      'no-sdk-paging': { type: 'boolean', default: false },
     },
   });
   const { values, fail } = cli;
@@ -89,13 +97,15 @@ export function parseOptions(argv?: string[]) {
   let cases = CASES;
   let limits = !values['no-limits'];
   let mcp = !values['no-mcp'];
+  let sdkPaging = !values['no-sdk-paging'];
   if (values.cases) {
     const ids = values.cases.split(',').map((s) => s.trim());
-    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== MCP_ID && !CASES.some((c) => c.id === id));
+    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== MCP_ID && id !== SDK_PAGING_ID && !CASES.some((c) => c.id === id));
     if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
     cases = CASES.filter((c) => ids.includes(c.id));
     limits = ids.includes(LIMITS_ID) && limits;
     mcp = ids.includes(MCP_ID) && mcp;
+    sdkPaging = ids.includes(SDK_PAGING_ID) && sdkPaging;
   }
   // The bare route is plain better-sqlite3 on the SQLite file: there is nothing to run it on.
   const skippedBare = db === 'postgres' && cases.some((c) => c.target === 'bare');
@@ -103,7 +113,7 @@ export function parseOptions(argv?: string[]) {
     cases = cases.filter((c) => c.target !== 'bare');
     process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
   }
-  if (cases.length === 0 && !limits && !mcp) fail('no cases left to run');
+  if (cases.length === 0 && !limits && !mcp && !sdkPaging) fail('no cases left to run');
   return {
     db,
     scales,
@@ -120,6 +130,8 @@ export function parseOptions(argv?: string[]) {
     limits,
     /** the MCP server's comparison with REST (lib/mcp.ts) */
     mcp,
+    /** the SDK's auto-paging walk (lib/sdk-paging.ts) */
+    sdkPaging,
     skippedBare,
     ref: values.ref ?? null,
     prebuilt: values.prebuilt !== undefined ? path.resolve(values.prebuilt) : values.dist ? ROOT : null,

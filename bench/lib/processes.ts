@@ -175,6 +175,21 @@ function processTicks(pid: number | 'self', children = false): number {
   }
 }
 
+/** CPU time (ms) of the processes this one has waited for: a command run with spawnSync, once it ended (Linux; NaN elsewhere). */
+export function reapedChildrenMs(): number {
+  return (processTicks('self', true) - processTicks('self')) * TICK_MS;
+}
+
+/** CPU time (ms) of `pids`, the first with its reaped children (a PostgreSQL postmaster: its ended backends). */
+export function processTreeMs(pids: readonly number[]): number {
+  return (
+    pids.reduce((sum, pid, i) => {
+      const t = processTicks(pid, i === 0);
+      return sum + (Number.isFinite(t) ? t : 0);
+    }, 0) * TICK_MS
+  );
+}
+
 /**
  * CPU time of every process on the machine, including what reaped children used, so that a
  * short test run that starts and ends inside the window is still counted (in its parent).

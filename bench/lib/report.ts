@@ -4,6 +4,7 @@ import os from 'node:os';
 import type { Dataset } from './dataset.js';
 import type { LimitsReport } from './limits.js';
 import { MCP_MEMORY_CLIENTS, MCP_MEMORY_REQUESTS, mcpMemoryTable, mcpTimeTable, type McpReport } from './mcp.js';
+import type { SdkPagingReport } from './sdk-paging.js';
 
 export type Db = 'sqlite' | 'postgres';
 
@@ -97,6 +98,8 @@ export interface ScaleReport {
   mcp: McpReport | null;
   /** the rate-limit comparison (lib/limits.ts), null when it did not run at this scale */
   limits: LimitsReport | null;
+  /** the SDK's auto-paging walk (lib/sdk-paging.ts), null when it did not run */
+  sdkPaging: SdkPagingReport | null;
 }
 
 const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');

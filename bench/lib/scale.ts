@@ -9,6 +9,7 @@ import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';
 import { runLimits } from './limits.js';
 import { runMcp } from './mcp.js';
+import { runSdkPaging } from './sdk-paging.js';
 import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
 import { percentile } from './open-loop.js';
 import { log, ROOT, type Options } from './options.js';
@@ -105,6 +106,8 @@ export async function runScale(
     const mcp = opts.mcp
       ? await runMcp({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, pids: run.pids, dbPids: run.dbPids, log }, service!)
       : null;
+    // After the cases and their memory figures: a client of the service like any other.
+    const sdkPaging = opts.sdkPaging ? await runSdkPaging(service!, ds, log) : null;
     // After the cases and their memory figures: it starts processes of its own.
     const limits = withLimits
       ? await runLimits({
@@ -147,6 +150,7 @@ export async function runScale(
       }),
       mcp,
       limits,
+      sdkPaging,
     };
   } finally {
     // SIGTERM: the service closes cleanly (and writes its CPU profile when --cpu-prof is on).

@@ -86,9 +86,9 @@ export async function startServers(
       servers.all.push(servers.bare);
       log(`bare route listening on ${servers.bare.baseUrl} (pid ${servers.bare.pid})`);
     }
-    // The rate-limit comparison measures the service as well (its in-memory figures), and the
-    // MCP comparison's time rounds run on it.
-    if (opts.cases.some((c) => c.target === 'service') || opts.limits || opts.mcp) {
+    // The rate-limit comparison measures the service as well (its in-memory figures), the MCP
+    // comparison's time rounds run on it, and the SDK walks it.
+    if (opts.cases.some((c) => c.target === 'service') || opts.limits || opts.mcp || opts.sdkPaging) {
       const port = await freePort();
       const prof = opts.cpuProf
         ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`, `--cpu-prof-name=service-${opts.db}-scale-${scale}-${Date.now()}.cpuprofile`]

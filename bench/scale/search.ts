@@ -8,7 +8,7 @@ import { createClinic } from '../../src/services/accounts.js';
 import { ClientasSearch } from '../../src/services/clientas-search/search.js';
 import { clientasPage } from '../../src/services/listings.js';
 import { looksLikePhone, normalizeName, phoneDigits } from '../../src/services/normalize.js';
-import { RecordWriter } from '../../src/services/record-writer.js';
+import { writeClinicData } from '../../src/services/write/session.js';
 import { commandLine } from '../../tools/args.js';
 import { median, NOW_MS, pgAdmin, scratchDatabase } from './common.js';
 
@@ -30,26 +30,22 @@ async function measure(dialect: Dialect, size: number, pgUrl: string | null) {
   const { database, where } = await scratchDatabase(dialect, pgUrl, `s${size}`);
   const clinic = await createClinic(database.db, { name: 'Grande', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' }, NOW_MS);
   const t0 = Date.now();
-  await database.db.transaction().execute(async (trx) => {
-    if (dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const w = new RecordWriter(
-      trx,
-      { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
-      { mode: 'insert', now: () => NOW_MS },
-    );
+  const clientas = function* () {
     let n = 0;
-    for (const r of generateDemo({
+    for (const record of generateDemo({
       seed: 1,
       scale: size / 200,
       today: '2026-03-28',
       timeZone: clinic.timezone,
       nowSeconds: NOW_MS / 1000,
     })) {
-      if (r.type !== 'clienta' || n === size) break;
-      await w.add(r);
-      n++;
+      if (record.type !== 'clienta' || n === size) break;
+      yield { line: ++n, record };
     }
-    await w.finish();
+  };
+  await writeClinicData(database, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, clientas(), {
+    mode: 'insert',
+    now: () => NOW_MS,
   });
   if (dialect === 'postgres') await sql`vacuum analyze clientas`.execute(database.db);
   const loadS = (Date.now() - t0) / 1000;

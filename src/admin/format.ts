@@ -2,20 +2,17 @@
 // (NumberFormat), dates and times in the clinic's time zone (DateTimeFormat), "5 minutes ago"
 // (RelativeTimeFormat) and "a, b or c" (ListFormat). Nothing here reads the machine's time zone:
 // every date is formatted in a zone given by the caller, or in UTC for a calendar day.
+import { memo } from '../memo.js';
 import type { Messages, Plural } from './locales/messages.js';
 
 // One PluralRules and one NumberFormat per locale: building them costs more than using them.
-const pluralRules = new Map<string, Intl.PluralRules>();
-const numberFormats = new Map<string, Intl.NumberFormat>();
+const pluralRules = memo(16, (locale: string) => new Intl.PluralRules(locale));
+const numberFormat = memo(16, (locale: string) => new Intl.NumberFormat(locale));
 
 /** `forms` for the count `n` in `locale`: the plural category of n, with n formatted for the locale. */
 export function countIn(locale: string, forms: Plural, n: number): string {
-  let rules = pluralRules.get(locale);
-  if (!rules) pluralRules.set(locale, (rules = new Intl.PluralRules(locale)));
-  let number = numberFormats.get(locale);
-  if (!number) numberFormats.set(locale, (number = new Intl.NumberFormat(locale)));
-  const form = forms[rules.select(n)] ?? forms.other;
-  return form.replaceAll('{n}', number.format(n));
+  const form = forms[pluralRules(locale).select(n)] ?? forms.other;
+  return form.replaceAll('{n}', numberFormat(locale).format(n));
 }
 
 /** `forms` for the count `n` in the language of `t`. */

@@ -58,6 +58,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
       webhooksPage({
         ...c,
         eligible: isApiEligible(clinic.plan, ctx.config.apiPlans),
+        allowPrivate: ctx.webhooks.allowPrivate,
         eligiblePlans: [...ctx.config.apiPlans],
         endpoints: await ctx.webhooks.list(clinic.id),
         flash,

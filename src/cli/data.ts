@@ -36,18 +36,30 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
       // Loaded only now (never for --help: cli/main.ts).
       const [{ importJsonLines }, { startProgress }] = await Promise.all([import('../services/import.js'), import('./progress.js')]);
       const res = await withRuntime(ctx, async (rt) => {
-        // Position in MB of input: the one measure known up front for a file.
-        const progress = startProgress(ctx.io.stderr, {
-          label: 'import',
+        // Reading: position in MB of input, the one measure known up front for a file. Writing:
+        // lines applied of those read, known once the reading is done.
+        let progress = startProgress(ctx.io.stderr, {
+          label: 'import: reading',
           total: size === null ? null : size / 1e6,
           unit: 'MB',
           now: ctx.io.now,
         });
+        let writing = false;
         try {
           return await importJsonLines(rt.database, o.clinic, input, {
             now: ctx.io.now,
-            onProgress: ({ lines, bytes, badLines }) =>
-              progress.update(bytes / 1e6, `${lines.toLocaleString('en-US')} lines${badLines ? `, ${badLines} bad` : ''}`),
+            onProgress: (p) => {
+              if (p.phase === 'reading') {
+                progress.update(p.bytes / 1e6, `${p.lines.toLocaleString('en-US')} lines${p.badLines ? `, ${p.badLines} bad` : ''}`);
+                return;
+              }
+              if (!writing) {
+                writing = true;
+                progress.stop();
+                progress = startProgress(ctx.io.stderr, { label: 'import: writing', total: p.total, unit: 'lines', now: ctx.io.now });
+              }
+              progress.update(p.done);
+            },
           });
         } finally {
           progress.stop();

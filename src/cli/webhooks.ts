@@ -32,7 +32,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
   wh.command('create')
     .description('create an endpoint; prints its id, then its signing secret (shown once)')
     .requiredOption('--clinic <id>', 'clinic id')
-    .requiredOption('--url <url>', 'where to POST events: an https:// URL')
+    .requiredOption('--url <url>', 'where to POST events: an https:// URL (http:// and private addresses with WEBHOOK_ALLOW_PRIVATE=true)')
     .option('--events <types>', 'comma-separated event types, e.g. cita.creada,cita.actualizada (default: all)')
     .action(async (o: { clinic: string; url: string; events?: string }) => {
       const created = await withRuntime(ctx, (rt) =>
@@ -44,7 +44,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         }),
       );
       const e = created.endpoint;
-      const types = (await endpoints()).eventTypesOf(e);
+      const types = e.event_types;
       info(
         ctx,
         `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now on. Store the secret now: it cannot be shown again.`,
@@ -56,7 +56,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .description("list a clinic's endpoints: id, status, URL, event types, last error")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
-      const [{ requireClinic }, { endpointStatus, eventTypesOf }] = await Promise.all([import('../services/accounts.js'), endpoints()]);
+      const [{ requireClinic }, { endpointStatus }] = await Promise.all([import('../services/accounts.js'), endpoints()]);
       const rows = await withRuntime(ctx, async (rt) => {
         await requireClinic(rt.database.db, o.clinic);
         return rt.webhooks.list(o.clinic);
@@ -65,7 +65,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         id: e.id,
         status: endpointStatus(e),
         url: e.url,
-        events: eventTypesOf(e),
+        events: e.event_types,
         created_at: iso(e.created_at),
         disabled_reason: e.disabled_reason,
         disabled_at: iso(e.disabled_at),
@@ -130,10 +130,14 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .action(async (id: string) => {
       const a = await withRuntime(ctx, async (rt) => rt.webhooks.sendTest(await locate(rt, id), id));
       result(ctx, describeAttempt(a), { id, delivered: a.ok, status_code: a.statusCode, error: a.error, duration_ms: a.durationMs });
-      if (!a.ok)
+      if (!a.ok) {
+        // refused_address is this process's own refusal: it reads WEBHOOK_ALLOW_PRIVATE from its own environment, not the server's.
+        const { ALLOW_PRIVATE_HINT } = await import('../services/webhooks/destination.js');
+        const why = a.error === 'refused_address' ? `: this command refused the address; ${ALLOW_PRIVATE_HINT}` : '; see docs/webhooks.md';
         throw new DomainError(
           'rejected',
-          `the endpoint did not accept the test event (${a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error}); see docs/webhooks.md`,
+          `the endpoint did not accept the test event (${a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error})${why}`,
         );
+      }
     });
 }

@@ -324,7 +324,8 @@ export const ConfigSchema = Type.Object({
   webhooks: Type.Object({
     allowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', {
       default: false,
-      description: '`true`: webhooks may go to private/loopback addresses and plain `http://` (tests, internal receivers)',
+      description:
+        '`true`: webhooks may go to private/loopback addresses and plain `http://` (tests, trying webhooks locally, internal receivers); set it for the server and for the `clinic-api` command alike: each reads its own environment',
     }),
     maxInFlight: int('WEBHOOK_MAX_IN_FLIGHT', {
       default: 32,

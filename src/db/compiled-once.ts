@@ -1,17 +1,20 @@
-// Hot-path queries built with Kysely once per database, then re-run with new values.
+// The few hottest queries, built with Kysely once per database, then re-run with new values: the
+// citas page and its count (the cold page), and the two reads of every list's ETag (the clinic's
+// versions, the next cita start: all a 304 or a kept page costs). Every other query is a plain
+// Kysely query. Which ones, and the bench figures of why: docs/architecture.md, "Precompiled
+// statements".
 //
 // Building a Kysely query (an immutable operation-node tree) and compiling it to SQL costs more
-// per request than running the prepared statement for a small page does (the builder showed as
-// ~6-11% of the service's CPU on GET /citas). A query whose shape never changes is therefore
-// built once with placeholder values ("slots"), compiled, and kept: each request only swaps
-// its values into the parameter list.
-//
-// The builder gets slots, not values: it must only place them in the query (where, limit, ...),
-// never branch on them. A query with optional parts gets one compiled-once builder per shape.
+// per request than running the prepared statement for a small page does. A query whose shape
+// never changes is built once with placeholder values ("slots"), compiled, and kept: each request
+// only swaps its values into the parameter list. The builder gets slots, not values: it must only
+// place them in the query (where, limit, ...), never branch on them; a query with optional parts
+// gets one compiledOnce per shape.
 //
 // On SQLite the statement then runs directly on the driver when the connection is idle (no
-// transaction open on it): Kysely's executor, with its connection lock and promise hops, cost
-// more than a primary-key read (about 20 µs against 2: the ETag's version read of a 304).
+// transaction open on it), its rows read as arrays (sqlite-statements.ts): Kysely's executor,
+// with its connection lock and promise hops, cost more than a primary-key read (about 20 µs
+// against 2: the ETag's version read of a 304).
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import { directOf } from './sqlite-statements.js';
@@ -53,23 +56,8 @@ export function compiledOnce<P extends Record<string, unknown>, R>(
     const c = byDb.get(db) ?? compile(db);
     const params = c.params.map((p) => ('slot' in p ? values[p.slot] : p.constant));
     const sqlite = directOf(db);
-    if (sqlite !== undefined && sqlite.idle()) return sqlite.prepare(c.sql).all(params) as R[];
+    if (sqlite !== undefined && sqlite.idle()) return sqlite.read(c.sql, params) as R[];
     const result = await db.executeQuery<R>(CompiledQuery.raw(c.sql, params));
     return result.rows;
-  };
-}
-
-/**
- * For a query with optional parts: one value per shape (which parts are present, e.g. a
- * compiledOnce per combination of filters), made on first use and kept.
- */
-export function perShape<S extends Record<string, boolean>, T>(make: (s: S) => T): (s: S) => T {
-  const made = new Map<string, T>();
-  return (s) => {
-    let key = '';
-    for (const part in s) key += s[part] ? '1' : '0';
-    let v = made.get(key);
-    if (v === undefined) made.set(key, (v = make(s)));
-    return v;
   };
 }

@@ -29,9 +29,10 @@ export interface Database {
    * while another process holds it, the attempt is repeated asynchronously (never blocking the
    * event loop) for up to `waitMs` (default 10 minutes; 0: one attempt), then WriterBusy.
    * PostgreSQL: an ordinary transaction (writers of a clinic serialise on its advisory lock,
-   * repos/writes.ts).
+   * repos/writes.ts). It commits when `fn` returns, or rolls back and returns its result when
+   * `keep` says so (a refused import), and rolls back and rethrows when `fn` throws.
    */
-  writeTransaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: { waitMs?: number }): Promise<T>;
+  writeTransaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: WriteTransactionOptions<T>): Promise<T>;
   /**
    * PostgreSQL only: LISTEN on `channel` on a connection of its own (outside the pool), calling
    * `onNotify` with each payload; resolves to a function that stops listening. A lost connection
@@ -39,6 +40,13 @@ export interface Database {
    */
   listen?(channel: string, onNotify: (payload: string) => void, onError: (err: unknown) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+export interface WriteTransactionOptions<T> {
+  /** SQLite: how long to wait for the write lock (default 10 minutes; 0: one attempt, WriterBusy if taken) */
+  waitMs?: number;
+  /** whether to commit what `fn` returned (default: always); false rolls back */
+  keep?: (result: T) => boolean;
 }
 
 /**
@@ -183,23 +191,23 @@ function sqliteWriteTransaction(db: Kysely<DB>, raw: BetterSqlite3.Database, bus
       if (busyTimeoutMs !== 0) raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
     }
   };
-  const attempt = <T>(fn: (trx: Kysely<DB>) => Promise<T>) =>
+  const attempt = <T>(fn: (trx: Kysely<DB>) => Promise<T>, keep: ((result: T) => boolean) | undefined) =>
     db.connection().execute(async (conn): Promise<{ value: T } | null> => {
       if (!begin()) return null;
       try {
         const value = await fn(conn);
-        raw.exec('commit');
+        raw.exec(keep === undefined || keep(value) ? 'commit' : 'rollback');
         return { value };
       } catch (err) {
         if (raw.inTransaction) raw.exec('rollback');
         throw err;
       }
     });
-  return async <T>(fn: (trx: Kysely<DB>) => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> => {
+  return async <T>(fn: (trx: Kysely<DB>) => Promise<T>, opts: WriteTransactionOptions<T> = {}): Promise<T> => {
     const waitMs = opts.waitMs ?? WRITE_LOCK_WAIT_MS;
     const deadline = performance.now() + waitMs;
     for (let pause = LOCK_RETRY_FIRST_MS; ; pause = Math.min(pause * 2, LOCK_RETRY_MAX_MS)) {
-      const done = await attempt(fn);
+      const done = await attempt(fn, opts.keep);
       if (done) return done.value;
       const left = deadline - performance.now();
       if (left <= 0) throw new WriterBusy(waitMs);
@@ -269,10 +277,33 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, eve
     db,
     dialect: 'postgres',
     exclusive: pgLock(target.url),
-    writeTransaction: (fn) => db.transaction().execute(fn),
+    writeTransaction: (fn, opts) => pgWriteTransaction(db, fn, opts),
     listen: pgListen(target.url),
     close: () => db.destroy(),
   };
+}
+
+async function pgWriteTransaction<T>(
+  db: Kysely<DB>,
+  fn: (trx: Kysely<DB>) => Promise<T>,
+  opts: WriteTransactionOptions<T> = {},
+): Promise<T> {
+  const trx = await db.startTransaction().execute();
+  let result: T;
+  try {
+    result = await fn(trx);
+    if (opts.keep === undefined || opts.keep(result)) await trx.commit().execute();
+    else await trx.rollback().execute();
+  } catch (err) {
+    // The connection is released even when the rollback fails (a lost connection): the cause is `err`.
+    if (!trx.isCommitted && !trx.isRolledBack)
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
+    throw err;
+  }
+  return result;
 }
 
 function pgListen(url: string) {

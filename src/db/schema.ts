@@ -1,6 +1,8 @@
 // Table types for Kysely. Timestamps are epoch seconds (bigint), dates are 'YYYY-MM-DD' text,
 // booleans are 0/1 integers: the same representation on SQLite and PostgreSQL, so every query
 // and every comparison behaves identically on both.
+import type { ColumnType } from 'kysely';
+
 export interface ClinicsTable {
   id: string;
   name: string;
@@ -200,8 +202,8 @@ export interface WebhookEndpointsTable {
   id: string;
   clinic_id: string;
   url: string;
-  /** null: every type; else ",a,b," */
-  event_types: string | null;
+  /** null: every type; else the list of types (migration 008: a JSON array; written as its JSON text) */
+  event_types: ColumnType<string[] | null, string | null, string | null>;
   /** the signing secret, AES-256-GCM encrypted (services/webhooks/secret.ts) */
   secret_enc: string;
   enabled: number;

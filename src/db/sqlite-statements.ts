@@ -1,25 +1,18 @@
-// The statements Kysely's SQLite driver runs, compiled once and re-used, with rows built in JS.
+// The statements of the SQLite connection, prepared once. Kysely's SqliteDialect prepares every
+// query it runs and better-sqlite3 caches nothing, so the database object Kysely is given
+// prepares through a memo keyed by the SQL text (the service's queries have a handful of shapes).
 //
-// Kysely calls `prepare(sql)` for every query and better-sqlite3 does not cache, so statements
-// are kept here, keyed by their SQL text (the hot path's queries have a handful of shapes).
-//
-// Rows: better-sqlite3 builds each result row as an object natively, key by key, which costs
-// more than the query itself on a 100-row page (measured on the citas page: 0.53 ms with
-// objects, 0.33 ms as arrays). So readers run in raw mode (arrays) and each statement gets a
-// small function, generated once from its column names, that builds the row as an object
-// literal; V8 gives those one shape, and the page costs 0.35 ms.
+// The hottest reads (db/compiled-once.ts, run on the driver directly while the connection is in
+// no transaction) also read their rows as arrays, each made into an object by a small function
+// generated once from the statement's column names: better-sqlite3 builds each row's object
+// natively, key by key, which cost more than the query itself on the 100-row citas page (0.53 ms
+// with its objects, 0.33 ms as arrays, 0.35 ms with the generated function; V8 gives those
+// objects one shape). Every other query's rows are better-sqlite3's own objects.
 import type BetterSqlite3 from 'better-sqlite3';
+import { memo } from '../memo.js';
 
 type Row = Record<string, unknown>;
 type RowBuilder = (values: unknown[]) => Row;
-
-/** The part of a better-sqlite3 Statement that Kysely's SqliteConnection uses. */
-export interface DriverStatement {
-  readonly reader: boolean;
-  all(parameters: readonly unknown[]): Row[];
-  run(parameters: readonly unknown[]): BetterSqlite3.RunResult;
-  iterate(parameters: readonly unknown[]): IterableIterator<Row>;
-}
 
 function rowBuilder(columns: string[]): RowBuilder {
   // Duplicate names keep the last value, as better-sqlite3's own objects do. An object literal
@@ -38,37 +31,25 @@ function rowBuilder(columns: string[]): RowBuilder {
   return new Function('v', body) as RowBuilder;
 }
 
-function wrap(stmt: BetterSqlite3.Statement): DriverStatement {
-  if (!stmt.reader) {
-    return {
-      reader: false,
-      all: () => [],
-      run: (p) => stmt.run(...p),
-      iterate: () => [][Symbol.iterator](),
-    };
-  }
+/** All the rows of a read, as arrays made into objects by its generated builder. */
+function arrayReader(stmt: BetterSqlite3.Statement): (params: readonly unknown[]) => Row[] {
   const build = rowBuilder(stmt.columns().map((c) => c.name));
   stmt.raw(true);
-  return {
-    reader: true,
-    all: (p) => {
-      const rows = stmt.all(...p) as unknown[][];
-      const out = new Array<Row>(rows.length);
-      for (let i = 0; i < rows.length; i++) out[i] = build(rows[i]!);
-      return out;
-    },
-    run: (p) => stmt.run(...p),
-    *iterate(p) {
-      for (const values of stmt.iterate(...p) as IterableIterator<unknown[]>) yield build(values);
-    },
+  return (params) => {
+    const rows = stmt.all(...params) as unknown[][];
+    const out = new Array<Row>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = build(rows[i]!);
+    return out;
   };
 }
 
 export type StatementCache = ReturnType<typeof statementCache>;
 
 /** A stand-in for the better-sqlite3 Database that Kysely's SqliteDialect is given. */
-export function statementCache(raw: BetterSqlite3.Database, max = 500) {
-  const statements = new Map<string, DriverStatement>();
+export function statementCache(raw: BetterSqlite3.Database) {
+  const statements = memo(500, (sqlText: string) => raw.prepare(sqlText));
+  // Statements of their own: a statement in raw mode would give Kysely arrays.
+  const readers = memo(100, (sqlText: string) => arrayReader(raw.prepare(sqlText)));
   return {
     /**
      * True when the connection is in no transaction: a statement run now, directly,
@@ -78,15 +59,12 @@ export function statementCache(raw: BetterSqlite3.Database, max = 500) {
     idle(): boolean {
       return !raw.inTransaction;
     },
-    prepare(sqlText: string): DriverStatement {
-      let stmt = statements.get(sqlText);
-      if (!stmt) {
-        stmt = wrap(raw.prepare(sqlText));
-        // Shapes are few; a flood of distinct SQL (e.g. ad-hoc scripts) must not grow without end.
-        if (statements.size >= max) statements.clear();
-        statements.set(sqlText, stmt);
-      }
-      return stmt;
+    prepare(sqlText: string): BetterSqlite3.Statement {
+      return statements(sqlText);
+    },
+    /** The rows of a hot read run directly (compiled-once.ts), built as described at the top. */
+    read(sqlText: string, params: readonly unknown[]): Row[] {
+      return readers(sqlText)(params);
     },
     close() {
       raw.close();

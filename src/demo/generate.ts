@@ -5,6 +5,7 @@
 // passed in, never read from the machine. It has to stay fast at scale 1000 (1.7 M records), so
 // the inner loops do no luxon work: local wall-clock times go through WallClock's cache.
 import type { Estado, ImportRecord, Resultado } from '../domain/records.js';
+import { memo } from '../memo.js';
 import { addDays, isValidDate, isValidTimeZone, localToEpoch } from '../time.js';
 import {
   APELLIDOS,
@@ -191,20 +192,14 @@ class WallClock {
 // ---------------------------------------------------------------------------------------------
 // Vocabulary helpers
 
-const asciiCache = new Map<string, string>();
 /** "María José" -> "mariajose", "de la Fuente" -> "delafuente": the local part of an email. */
-function ascii(name: string): string {
-  let out = asciiCache.get(name);
-  if (out === undefined) {
-    out = name
-      .normalize('NFD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase()
-      .replace(/[^a-z]/g, '');
-    asciiCache.set(name, out);
-  }
-  return out;
-}
+const ascii = memo(10_000, (name: string): string =>
+  name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z]/g, ''),
+);
 
 const DOMAINS = new Weighted(DOMINIOS_EMAIL);
 const IDIOMA_CLIENTA = new Weighted<string | null>(IDIOMAS_CLIENTA);

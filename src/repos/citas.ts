@@ -2,7 +2,7 @@
 // every index used here: (clinic_id, fecha_hora, id), (clinic_id, estado, fecha_hora, id) and,
 // for updated_since, (clinic_id, updated_at, id).
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { compiledOnce, perShape } from '../db/compiled-once.js';
+import { compiledOnce } from '../db/compiled-once.js';
 import { dialectOf } from '../db/dialect.js';
 import type { CitasTable, DB } from '../db/schema.js';
 import { inIds } from '../db/in-ids.js';
@@ -122,40 +122,12 @@ export async function countCitas(db: Kysely<DB>, clinicId: string, f: CitasFilte
 
 // updated_since: the (clinic_id, updated_at, id) index in order, the other filters applied to its
 // rows. SQLite names the index: its planner would otherwise take a fecha_hora or estado index and sort.
-
-type ChangedValues = { clinicId: string; since: number; start: number; end: number; estado: string; limit: number; offset: number };
-const CHANGED_VALUES = ['clinicId', 'since', 'start', 'end', 'estado', 'limit', 'offset'] as const;
-type ChangedShape = { start: boolean; end: boolean; estado: boolean };
-
-function changedBase(db: Kysely<DB>, p: ChangedValues, s: ChangedShape): From {
-  let q = citasFrom(db, 'citas_by_updated').where('c.clinic_id', '=', p.clinicId).where('c.updated_at', '>=', p.since);
-  if (s.start) q = q.where('c.fecha_hora', '>=', p.start);
-  if (s.end) q = q.where('c.fecha_hora', '<', p.end);
-  if (s.estado) q = q.where('c.estado', '=', p.estado);
+function changed(db: Kysely<DB>, clinicId: string, f: CitasChangedFilter): From {
+  let q = citasFrom(db, 'citas_by_updated').where('c.clinic_id', '=', clinicId).where('c.updated_at', '>=', f.since);
+  if (f.start !== null) q = q.where('c.fecha_hora', '>=', f.start);
+  if (f.end !== null) q = q.where('c.fecha_hora', '<', f.end);
+  if (f.estado !== null) q = q.where('c.estado', '=', f.estado);
   return q;
-}
-
-// One compiled-once query per shape (8), built on first use.
-const changedPage = perShape((s: ChangedShape) =>
-  compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
-    withClienta(changedBase(db, p, s))
-      .orderBy('c.updated_at')
-      .orderBy('c.id')
-      .limit(p.limit)
-      .offset(p.offset),
-  ),
-);
-const changedCount = perShape((s: ChangedShape) =>
-  compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
-    changedBase(db, p, s).select((eb) => eb.fn.countAll<number | string>().as('total')),
-  ),
-);
-
-function changedValues(clinicId: string, f: CitasChangedFilter, limit: number, offset: number): [ChangedShape, ChangedValues] {
-  return [
-    { start: f.start !== null, end: f.end !== null, estado: f.estado !== null },
-    { clinicId, since: f.since, start: f.start ?? 0, end: f.end ?? 0, estado: f.estado ?? '', limit, offset },
-  ];
 }
 
 /** A page of citas changed at or after `since`, ordered by (updated_at, id). */
@@ -166,14 +138,19 @@ export async function listChangedCitas(
   limit: number,
   offset: number,
 ): Promise<CitaRow[]> {
-  const [shape, values] = changedValues(clinicId, f, limit, offset);
-  return changedPage(shape)(db, values);
+  return withClienta(changed(db, clinicId, f))
+    .orderBy('c.updated_at')
+    .orderBy('c.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 /** How many citas changed at or after `since` match (counted on the updated_at index range). */
 export async function countChangedCitas(db: Kysely<DB>, clinicId: string, f: CitasChangedFilter): Promise<number> {
-  const [shape, values] = changedValues(clinicId, f, 0, 0);
-  const [row] = await changedCount(shape)(db, values);
+  const row = await changed(db, clinicId, f)
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
 
@@ -221,20 +198,15 @@ export async function nextCitaStart(db: Kysely<DB>, clinicId: string, afterSecon
 }
 
 /** The first start of one clienta's citas after `afterSeconds`, or null: when her ultima_cita next moves. */
-const nextStartOfQuery = compiledOnce(
-  ['clinicId', 'clientaId', 'after'] as const,
-  (db, p: { clinicId: string; clientaId: string; after: number }) =>
-    db
-      .selectFrom('citas')
-      .select('fecha_hora')
-      .where('clinic_id', '=', p.clinicId)
-      .where('clienta_id', '=', p.clientaId)
-      .where('fecha_hora', '>', p.after)
-      .orderBy('fecha_hora')
-      .limit(1),
-);
-
 export async function nextCitaStartOf(db: Kysely<DB>, clinicId: string, clientaId: string, afterSeconds: number): Promise<number | null> {
-  const [row] = await nextStartOfQuery(db, { clinicId, clientaId, after: afterSeconds });
+  const row = await db
+    .selectFrom('citas')
+    .select('fecha_hora')
+    .where('clinic_id', '=', clinicId)
+    .where('clienta_id', '=', clientaId)
+    .where('fecha_hora', '>', afterSeconds)
+    .orderBy('fecha_hora')
+    .limit(1)
+    .executeTakeFirst();
   return row === undefined ? null : Number(row.fecha_hora);
 }

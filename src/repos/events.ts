@@ -78,6 +78,7 @@ export async function notifyEvents(db: Kysely<DB>, clinicId: string): Promise<vo
 
 export type FeedRow = Pick<EventRow, 'seq' | 'id' | 'tipo' | 'ocurrido_at' | 'datos'>;
 
+/** `tipos`: the types asked for, as a JSON array (one parameter however many, so the statement has one shape) */
 type AfterValues = { clinicId: string; after: number; through: number; tipos: string; limit: number };
 const AFTER_VALUES = ['clinicId', 'after', 'through', 'tipos', 'limit'] as const;
 
@@ -88,12 +89,12 @@ function afterQuery(db: Kysely<DB>, p: AfterValues, byTipo: boolean) {
     .where('clinic_id', '=', p.clinicId)
     .where('seq', '>', p.after)
     .where('seq', '<=', p.through);
-  // One parameter whatever the number of types, so the statement has one shape: ",a,b," holds ",tipo,".
+  // The list's elements, as rows: the same JSON array on both databases.
   if (byTipo) {
     q = q.where(
       dialectOf(db) === 'postgres'
-        ? sql<boolean>`strpos(${p.tipos}, ',' || tipo || ',') > 0`
-        : sql<boolean>`instr(${p.tipos}, ',' || tipo || ',') > 0`,
+        ? sql<boolean>`tipo in (select jsonb_array_elements_text(${p.tipos}::jsonb))`
+        : sql<boolean>`tipo in (select value from json_each(${p.tipos}))`,
     );
   }
   return q.orderBy('seq').limit(p.limit);
@@ -117,7 +118,7 @@ export async function eventsAfter(
   limit: number,
 ): Promise<FeedRow[]> {
   if (through <= after) return [];
-  const values = { clinicId, after, through, tipos: tipos === null ? '' : `,${tipos.join(',')},`, limit };
+  const values = { clinicId, after, through, tipos: tipos === null ? '[]' : JSON.stringify(tipos), limit };
   const rows = await (tipos === null ? afterAny(db, values) : afterByTipo(db, values));
   return rows.map((r) => ({ ...r, seq: Number(r.seq), ocurrido_at: Number(r.ocurrido_at) }));
 }

@@ -1,7 +1,6 @@
 // Call queries, newest first. Indexes: (clinic_id, fecha_hora, id), (clinic_id, resultado,
 // fecha_hora, id) and, for updated_since, (clinic_id, updated_at, id).
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { compiledOnce, perShape } from '../db/compiled-once.js';
 import { dialectOf } from '../db/dialect.js';
 import type { DB, LlamadasTable } from '../db/schema.js';
 import { inIds } from '../db/in-ids.js';
@@ -58,23 +57,6 @@ function withCaller(from: From) {
     ]);
 }
 
-type PageValues = { clinicId: string; start: number; end: number; resultado: string; limit: number; offset: number };
-const PAGE_VALUES = ['clinicId', 'start', 'end', 'resultado', 'limit', 'offset'] as const;
-
-function pageQuery(db: Kysely<DB>, p: PageValues, bounded: boolean, byResultado: boolean) {
-  let q = llamadasFrom(db, byResultado ? 'llamadas_by_resultado_time' : null)
-    .where('l.clinic_id', '=', p.clinicId)
-    .where('l.fecha_hora', '>=', p.start);
-  if (bounded) q = q.where('l.fecha_hora', '<', p.end);
-  if (byResultado) q = q.where('l.resultado', '=', p.resultado);
-  return withCaller(q).orderBy('l.fecha_hora', 'desc').orderBy('l.id', 'desc').limit(p.limit).offset(p.offset);
-}
-
-/** One compiled-once query per shape: [bounded][byResultado]. */
-const pages = [false, true].map((bounded) =>
-  [false, true].map((byResultado) => compiledOnce(PAGE_VALUES, (db, p: PageValues) => pageQuery(db, p, bounded, byResultado))),
-);
-
 export async function listLlamadas(
   db: Kysely<DB>,
   clinicId: string,
@@ -82,69 +64,33 @@ export async function listLlamadas(
   limit: number,
   offset: number,
 ): Promise<LlamadaRow[]> {
-  const page = pages[f.end === null ? 0 : 1]![f.resultado === null ? 0 : 1]!;
-  return page(db, { clinicId, start: f.start, end: f.end ?? 0, resultado: f.resultado ?? '', limit, offset });
+  let q = llamadasFrom(db, f.resultado !== null ? 'llamadas_by_resultado_time' : null)
+    .where('l.clinic_id', '=', clinicId)
+    .where('l.fecha_hora', '>=', f.start);
+  if (f.end !== null) q = q.where('l.fecha_hora', '<', f.end);
+  if (f.resultado !== null) q = q.where('l.resultado', '=', f.resultado);
+  return withCaller(q).orderBy('l.fecha_hora', 'desc').orderBy('l.id', 'desc').limit(limit).offset(offset).execute();
 }
 
-type CountValues = { clinicId: string; desde: string; hasta: string; resultado: string };
-const COUNT_VALUES = ['clinicId', 'desde', 'hasta', 'resultado'] as const;
-
-function countQuery(db: Kysely<DB>, p: CountValues, bounded: boolean, byResultado: boolean) {
+export async function countLlamadas(db: Kysely<DB>, clinicId: string, f: LlamadasFilter): Promise<number> {
   let q = db
     .selectFrom('llamadas_por_dia')
     .select((eb) => eb.fn.sum<number | string | null>('n').as('total'))
-    .where('clinic_id', '=', p.clinicId)
-    .where('dia', '>=', p.desde);
-  if (bounded) q = q.where('dia', '<=', p.hasta);
-  if (byResultado) q = q.where('resultado', '=', p.resultado);
-  return q;
-}
-
-const counts = [false, true].map((bounded) =>
-  [false, true].map((byResultado) => compiledOnce(COUNT_VALUES, (db, p: CountValues) => countQuery(db, p, bounded, byResultado))),
-);
-
-export async function countLlamadas(db: Kysely<DB>, clinicId: string, f: LlamadasFilter): Promise<number> {
-  const count = counts[f.hasta === null ? 0 : 1]![f.resultado === null ? 0 : 1]!;
-  const [row] = await count(db, { clinicId, desde: f.desde, hasta: f.hasta ?? '', resultado: f.resultado ?? '' });
+    .where('clinic_id', '=', clinicId)
+    .where('dia', '>=', f.desde);
+  if (f.hasta !== null) q = q.where('dia', '<=', f.hasta);
+  if (f.resultado !== null) q = q.where('resultado', '=', f.resultado);
+  const row = await q.executeTakeFirst();
   return Number(row?.total ?? 0);
 }
 
 // updated_since: the (clinic_id, updated_at, id) index in order (named on SQLite, as for citas).
-
-type ChangedValues = { clinicId: string; since: number; start: number; end: number; resultado: string; limit: number; offset: number };
-const CHANGED_VALUES = ['clinicId', 'since', 'start', 'end', 'resultado', 'limit', 'offset'] as const;
-type ChangedShape = { start: boolean; end: boolean; resultado: boolean };
-
-function changedBase(db: Kysely<DB>, p: ChangedValues, s: ChangedShape): From {
-  let q = llamadasFrom(db, 'llamadas_by_updated').where('l.clinic_id', '=', p.clinicId).where('l.updated_at', '>=', p.since);
-  if (s.start) q = q.where('l.fecha_hora', '>=', p.start);
-  if (s.end) q = q.where('l.fecha_hora', '<', p.end);
-  if (s.resultado) q = q.where('l.resultado', '=', p.resultado);
+function changed(db: Kysely<DB>, clinicId: string, f: LlamadasChangedFilter): From {
+  let q = llamadasFrom(db, 'llamadas_by_updated').where('l.clinic_id', '=', clinicId).where('l.updated_at', '>=', f.since);
+  if (f.start !== null) q = q.where('l.fecha_hora', '>=', f.start);
+  if (f.end !== null) q = q.where('l.fecha_hora', '<', f.end);
+  if (f.resultado !== null) q = q.where('l.resultado', '=', f.resultado);
   return q;
-}
-
-// One compiled-once query per shape (8), built on first use.
-const changedPage = perShape((s: ChangedShape) =>
-  compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
-    withCaller(changedBase(db, p, s))
-      .orderBy('l.updated_at')
-      .orderBy('l.id')
-      .limit(p.limit)
-      .offset(p.offset),
-  ),
-);
-const changedCount = perShape((s: ChangedShape) =>
-  compiledOnce(CHANGED_VALUES, (db, p: ChangedValues) =>
-    changedBase(db, p, s).select((eb) => eb.fn.countAll<number | string>().as('total')),
-  ),
-);
-
-function changedValues(clinicId: string, f: LlamadasChangedFilter, limit: number, offset: number): [ChangedShape, ChangedValues] {
-  return [
-    { start: f.start !== null, end: f.end !== null, resultado: f.resultado !== null },
-    { clinicId, since: f.since, start: f.start ?? 0, end: f.end ?? 0, resultado: f.resultado ?? '', limit, offset },
-  ];
 }
 
 /** A page of calls changed at or after `since`, ordered by (updated_at, id). */
@@ -155,13 +101,18 @@ export async function listChangedLlamadas(
   limit: number,
   offset: number,
 ): Promise<LlamadaRow[]> {
-  const [shape, values] = changedValues(clinicId, f, limit, offset);
-  return changedPage(shape)(db, values);
+  return withCaller(changed(db, clinicId, f))
+    .orderBy('l.updated_at')
+    .orderBy('l.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 export async function countChangedLlamadas(db: Kysely<DB>, clinicId: string, f: LlamadasChangedFilter): Promise<number> {
-  const [shape, values] = changedValues(clinicId, f, 0, 0);
-  const [row] = await changedCount(shape)(db, values);
+  const row = await changed(db, clinicId, f)
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
 

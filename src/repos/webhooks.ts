@@ -2,11 +2,13 @@
 // clinic's user names the clinic; the two operator-scoped look-ups (locateWebhookEndpoint, for
 // the CLI that names an endpoint and no clinic) and the delivery worker's (which works for every
 // clinic, each endpoint under its lease) say so.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { DB, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/schema.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
+/** An endpoint's row as it is written: its event types as JSON text. */
+type EndpointInsert = Insertable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -14,6 +16,8 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 function endpointRow(r: Record<string, unknown>): EndpointRow {
   return {
     ...(r as unknown as EndpointRow),
+    // jsonb on PostgreSQL arrives parsed; SQLite's JSON text does not.
+    event_types: typeof r.event_types === 'string' ? (JSON.parse(r.event_types) as string[]) : (r.event_types as string[] | null),
     enabled: Number(r.enabled),
     disabled_at: num(r.disabled_at),
     created_at: Number(r.created_at),
@@ -46,7 +50,8 @@ export async function countWebhookEndpoints(db: Kysely<DB>, clinicId: string): P
 }
 
 export async function insertWebhookEndpoint(db: Kysely<DB>, row: EndpointRow): Promise<void> {
-  await db.insertInto('webhook_endpoints').values(row).execute();
+  const values: EndpointInsert = { ...row, event_types: row.event_types === null ? null : JSON.stringify(row.event_types) };
+  await db.insertInto('webhook_endpoints').values(values).execute();
 }
 
 export async function listWebhookEndpoints(db: Kysely<DB>, clinicId: string): Promise<EndpointRow[]> {

@@ -1,17 +1,16 @@
-// Demo clinics: a clinic plus generated data, written through the same RecordWriter as import,
-// in one transaction per clinic; and, for the first run and `clinic-api demo`, the clinic with a
+// Demo clinics: a clinic plus generated data, written through the same two-phase write as an
+// import (services/write/session.ts), in one transaction per clinic; and, for the first run and `clinic-api demo`, the clinic with a
 // way in (an owner with a generated password and an API key).
-import { sql } from 'kysely';
 import type { Database } from '../db/connect.js';
-import { demoCounts, generateDemo } from '../demo/generate.js';
+import { generateDemo } from '../demo/generate.js';
 import type { Plan } from '../domain/records.js';
 import type { Clinic } from '../repos/clinics.js';
 import { todayIn } from '../time.js';
 import { createClinic, createUser, findUserByEmail, listClinics } from './accounts.js';
 import type { KeyService } from './api-keys.js';
 import { generatePassword } from './passwords.js';
-import { lockClinicData, withBulkCache } from '../repos/writes.js';
-import { RecordWriter } from './record-writer.js';
+import { recordTotals } from './write/counts.js';
+import { writeClinicData } from './write/session.js';
 
 const DEMO_NAMES = [
   'Clínica Demo Aurora',
@@ -28,11 +27,9 @@ export interface DemoClinicOptions {
   name?: string;
   timezone?: string;
   plan?: string;
-  /** Called every PROGRESS_EVERY records and at the end, with the records written so far and in all. */
+  /** Called as records are written, with the records written so far and in all. */
   onProgress?: (written: number, total: number) => void;
 }
-
-const PROGRESS_EVERY = 50_000;
 
 export function demoClinicName(index: number): string {
   const base = DEMO_NAMES[index % DEMO_NAMES.length] ?? 'Clínica Demo';
@@ -63,7 +60,7 @@ export function demoPlan(apiPlans: readonly Plan[]): Plan {
 
 export interface DemoWithAccess {
   clinic: Clinic;
-  counts: ReturnType<RecordWriter['totals']>;
+  counts: ReturnType<typeof recordTotals>;
   ownerEmail: string;
   ownerPassword: string;
   keyId: string;
@@ -109,7 +106,6 @@ export async function createDemoWithAccess(database: Database, keys: KeyService,
     seed: opts.seed,
     scale: opts.scale,
     nowMs: opts.nowMs,
-    fresh: true,
     onProgress: opts.onProgress,
   });
   const issued = await keys.create({ clinicId: clinic.id, name: 'Demo key', expiresAt: null, createdBy: owner.id });
@@ -117,51 +113,29 @@ export async function createDemoWithAccess(database: Database, keys: KeyService,
 }
 
 /**
- * Writes a demo data set into `clinic` in one transaction. `fresh`: the clinic has no data yet,
- * so rows are plain INSERTs with no look-up of stored rows (the fast path for large scales), and
- * no events: a fresh clinic's data is a starting state that a follower reads from the lists, not
- * a change (its updated_at is set and its data version bumped all the same). Otherwise the
- * records are upserted like an import's, with events.
+ * Writes a demo data set into `clinic`, which has no data yet, in one transaction: rows are plain
+ * INSERTs (no look-up of stored rows: the fast path for large scales), and no events: a fresh
+ * clinic's data is a starting state that a follower reads from the lists, not a change (its
+ * updated_at is set and its data version bumped all the same).
  */
-export async function seedDemoData(
-  database: Database,
-  clinic: Clinic,
-  opts: DemoClinicOptions & { fresh?: boolean },
-): Promise<ReturnType<RecordWriter['totals']>> {
-  const c = demoCounts(opts.scale);
-  const total = c.clientas + c.citas + c.llamadas;
-  return database.writeTransaction((trx) =>
-    withBulkCache(trx, async () => {
-      if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-      // The generator writes every clienta before the rows that refer to it, so PostgreSQL can check
-      // references per statement instead of a million at COMMIT, which would outlast the statement
-      // timeout of a runtime opened for the API (e.g. a benchmark's data set).
-      else await sql`set constraints all immediate`.execute(trx);
-      await lockClinicData(trx, clinic.id);
-      const writer = new RecordWriter(
-        trx,
-        { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
-        {
-          mode: opts.fresh ? 'insert' : 'upsert',
-          now: () => opts.nowMs,
-        },
-      );
-      let n = 0;
-      for (const rec of generateDemo({
-        seed: opts.seed,
-        scale: opts.scale,
-        timeZone: clinic.timezone,
-        today: todayIn(clinic.timezone, opts.nowMs),
-        nowSeconds: Math.floor(opts.nowMs / 1000),
-      })) {
-        await writer.add(rec);
-        if (++n % PROGRESS_EVERY === 0) opts.onProgress?.(n, total);
-      }
-      await writer.finish();
-      if (n % PROGRESS_EVERY !== 0) opts.onProgress?.(n, total);
-      return writer.totals();
-    }),
-  );
+async function seedDemoData(database: Database, clinic: Clinic, opts: DemoClinicOptions): Promise<ReturnType<typeof recordTotals>> {
+  const records = generateDemo({
+    seed: opts.seed,
+    scale: opts.scale,
+    timeZone: clinic.timezone,
+    today: todayIn(clinic.timezone, opts.nowMs),
+    nowSeconds: Math.floor(opts.nowMs / 1000),
+  });
+  const lines = (function* () {
+    let line = 0;
+    for (const record of records) yield { line: ++line, record };
+  })();
+  const out = await writeClinicData(database, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, lines, {
+    mode: 'insert',
+    now: () => opts.nowMs,
+    onApply: opts.onProgress,
+  });
+  return recordTotals(out.counts);
 }
 
 export async function createDemoClinic(database: Database, index: number, opts: DemoClinicOptions) {
@@ -175,6 +149,6 @@ export async function createDemoClinic(database: Database, index: number, opts: 
     },
     opts.nowMs,
   );
-  const counts = await seedDemoData(database, clinic, { ...opts, fresh: true });
+  const counts = await seedDemoData(database, clinic, opts);
   return { clinic, counts };
 }

@@ -13,6 +13,7 @@ import { EVENT_TYPES } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import { dataVersions, type DataVersions } from '../repos/clinics.js';
 import { eventsAfter, type FeedRow } from '../repos/events.js';
+import { memo } from '../memo.js';
 import { formatTimestamp } from '../time.js';
 import { strongEtag } from './conditional.js';
 import type { ClinicContext } from './shape.js';
@@ -24,41 +25,27 @@ const CURSOR_VERSION = 'v1';
 const CURSOR_RE = /^[A-Za-z0-9_-]{8,60}$/;
 const CURSOR_TEXT = /^v1\.(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]{8})$/;
 
-const clinicTags = new Map<string, string>();
-
 /** 8 characters that tell one clinic's cursors from another's (not a secret: the key decides the clinic). */
-function clinicTag(clinicId: string): string {
-  let tag = clinicTags.get(clinicId);
-  if (tag === undefined) {
-    tag = createHash('sha256').update(clinicId).digest('base64url').slice(0, 8);
-    if (clinicTags.size >= 100_000) clinicTags.clear();
-    clinicTags.set(clinicId, tag);
-  }
-  return tag;
-}
+const clinicTag = memo(100_000, (clinicId: string): string => createHash('sha256').update(clinicId).digest('base64url').slice(0, 8));
 
 /** The opaque cursor of position `seq` in a clinic's log: a version, the seq and the clinic's tag, base64url. */
 export function encodeCursor(seq: number, clinicId: string): string {
   return Buffer.from(`${CURSOR_VERSION}.${seq}.${clinicTag(clinicId)}`).toString('base64url');
 }
 
-/** Cursors decoded lately: a follower asks for the same one again and again while nothing happens. */
-const decoded = new Map<string, number | 'other' | null>();
-
 /**
  * The position of a cursor: null when it is not one of ours (the round trip must give it back
  * exactly), 'other' when it is another clinic's.
  */
 export function decodeCursor(cursor: string, clinicId: string): number | 'other' | null {
-  const key = `${clinicId} ${cursor}`;
-  let position = decoded.get(key);
-  if (position === undefined) {
-    position = decode(cursor, clinicId);
-    if (decoded.size >= 10_000) decoded.clear();
-    decoded.set(key, position);
-  }
-  return position;
+  return decoded(`${clinicId}\u0000${cursor}`);
 }
+
+/** Cursors decoded lately: a follower asks for the same one again and again while nothing happens. */
+const decoded = memo(10_000, (key: string): number | 'other' | null => {
+  const at = key.indexOf('\u0000'); // clinic ids hold none
+  return decode(key.slice(at + 1), key.slice(0, at));
+});
 
 function decode(cursor: string, clinicId: string): number | 'other' | null {
   if (!CURSOR_RE.test(cursor)) return null;

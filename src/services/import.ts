@@ -1,39 +1,22 @@
-// clinic-api import: a JSON Lines stream applied in one transaction. Lines are validated and
-// written in batches as they stream; if any line is bad the transaction is rolled back and every
-// problem of every bad line is reported (the first MAX_REPORTED in full, then a count).
-//
-// Memory stays bounded however long the file: rows and references are buffered a batch at a
-// time, and references are checked against the database (where the file's earlier clientas
-// already are) instead of an in-memory set of every id. A reference not resolved yet (its clienta
-// may come later in the file) is parked with its line number in a temporary table and checked
-// again at the end, so every dangling reference is still reported by line.
+// clinic-api import: a JSON Lines stream applied in one transaction (services/write/session.ts:
+// every line staged, every reference resolved, then applied). If any line is bad nothing is
+// applied and every problem of every bad line is reported (the first MAX_REPORTED in full, then
+// a count). Memory stays bounded however long the file: lines are staged a batch at a time, and
+// only the first MAX_REPORTED problems are kept.
 //
 // Deletion lines ({"type": ..., "id": ..., "deleted": true}) apply in file order with the records
 // around them; deleting what does not exist is an error of that line. Every change is an event of
-// the clinic's log, written in this same transaction (record-writer.ts).
+// the clinic's log, written in this same transaction.
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { Kysely } from 'kysely';
 import type { Database } from '../db/connect.js';
-import type { DB } from '../db/schema.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../repos/clinics.js';
-import {
-  dropParkedRefs,
-  existingClientaIds,
-  lockClinicData,
-  parkedMissing,
-  parkRefs,
-  prepareImportSession,
-  withBulkCache,
-} from '../repos/writes.js';
 import { parseImportLine, REFERENCE_ORDER, type FieldProblem } from './import-lines.js';
-import { emptyCounts, RecordWriter, type MissingRecord, type WriteCounts } from './record-writer.js';
+import { LISTED, writeClinicData, type Line, type MissingRecord, type WriteCounts } from './write/session.js';
 
-export const MAX_REPORTED = 100;
-/** References checked against the database at a time. */
-const REF_BATCH = 5_000;
-/** onProgress is called every this many lines, and once at the end. */
+export const MAX_REPORTED = LISTED;
+/** onProgress is called every this many lines read, and once at the end of the reading. */
 export const PROGRESS_LINES = 10_000;
 
 /**
@@ -62,17 +45,14 @@ export interface ImportResult {
   badLines: number;
 }
 
-/** A problem with its place in the line, for merging the references found missing at the end. */
+/** A problem with its place in the line, for merging the problems found after reading. */
 type Placed = LineProblem & { order: number };
 
 const byPlace = (a: Placed, b: Placed) => a.line - b.line || a.order - b.order;
 
-export interface ImportProgress {
-  lines: number;
-  /** bytes of input read so far (UTF-8, line ends included) */
-  bytes: number;
-  badLines: number;
-}
+/** Reading the file (bytes of it), then writing what it holds (lines of it). */
+export type ImportProgress =
+  { phase: 'reading'; lines: number; bytes: number; badLines: number } | { phase: 'writing'; done: number; total: number };
 
 export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
@@ -86,44 +66,35 @@ const missingReason = (m: MissingRecord) =>
     ? `${m.type} ${m.id} was already deleted earlier in the file`
     : `${m.type} ${m.id} does not exist in this clinic, so it cannot be deleted`;
 
-type Ref = { line: number; id: string; badLine: boolean };
+/** The problems found while reading: the first MAX_REPORTED kept, all counted. */
+class Report {
+  listed: Placed[] = [];
+  count = 0;
 
-/** The references of a stretch of lines, resolved against the database in one query. */
-class RefChecker {
-  private refs: Ref[] = [];
-  parked = 0;
-
-  constructor(
-    private readonly db: Kysely<DB>,
-    private readonly clinicId: string,
-    private readonly writer: RecordWriter,
-  ) {}
-
-  async add(line: number, id: string, badLine: boolean): Promise<void> {
-    this.refs.push({ line, id, badLine });
-    if (this.refs.length >= REF_BATCH) await this.check();
+  add(line: number, problems: readonly FieldProblem[]): void {
+    this.count += problems.length;
+    for (const p of problems) if (this.listed.length < MAX_REPORTED) this.listed.push({ line, ...p });
   }
+}
 
-  async check(): Promise<void> {
-    if (this.refs.length === 0) return;
-    // The clientas read so far must be in the database before they can be looked up there
-    // (and deletions applied); citas and calls may still be on their way.
-    await this.writer.storeClientas();
-    let found: Set<string>;
-    try {
-      found = await existingClientaIds(this.db, this.clinicId, [...new Set(this.refs.map((r) => r.id))]);
-    } catch (err) {
-      // A batch in flight that failed (and aborted the transaction) is the cause to report.
-      await this.writer.flush();
-      throw err;
-    }
-    const unresolved = this.refs.filter((r) => !found.has(r.id));
-    this.refs = [];
-    if (unresolved.length > 0) {
-      await parkRefs(this.db, unresolved);
-      this.parked += unresolved.length;
-    }
+/** The lines of `input`, parsed: problems go to `report`, progress to `onProgress`. */
+async function* parsedLines(input: Readable, report: Report, read: { lines: number }, opts: ImportOptions): AsyncGenerator<Line> {
+  let bytes = 0;
+  let badLines = 0;
+  for await (const raw of readline.createInterface({ input, crlfDelay: Infinity })) {
+    const line = ++read.lines;
+    bytes += Buffer.byteLength(raw) + 1;
+    if (line % PROGRESS_LINES === 0) opts.onProgress?.({ phase: 'reading', lines: line, bytes, badLines });
+    const parsed = parseImportLine(raw);
+    if (parsed === null) continue;
+    if ('problems' in parsed) {
+      badLines++;
+      report.add(line, parsed.problems);
+      // Its clienta_id is still resolved: one that matches no clienta is one more problem of the line.
+      yield { line, bad: { clientaId: parsed.clientaId } };
+    } else yield 'deletion' in parsed ? { line, deletion: parsed.deletion } : { line, record: parsed.record };
   }
+  opts.onProgress?.({ phase: 'reading', lines: read.lines, bytes, badLines });
 }
 
 export async function importJsonLines(
@@ -135,111 +106,31 @@ export async function importJsonLines(
   const clinic = await getClinic(database.db, clinicId);
   if (!clinic) throw new DomainError('not_found', `No clinic with id ${clinicId}`, { field: 'clinic' });
 
-  let errors: Placed[] = [];
-  let errorCount = 0;
-  let badLines = 0;
-  const report = (line: number, problems: FieldProblem[]) => {
-    badLines++;
-    errorCount += problems.length;
-    for (const p of problems) {
-      if (errors.length >= MAX_REPORTED) break;
-      errors.push({ line, field: p.field, reason: p.reason, order: p.order });
-    }
-  };
+  const report = new Report();
+  const read = { lines: 0 };
+  const out = await writeClinicData(
+    database,
+    { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
+    parsedLines(input, report, read, opts),
+    { mode: 'upsert', now: opts.now, onApply: (done, total) => opts.onProgress?.({ phase: 'writing', done, total }) },
+  );
 
-  let lines = 0;
-  let bytes = 0;
-  let counts = emptyCounts();
-  let changed = false;
-  const Rollback = Symbol('rollback');
-
-  try {
-    // BEGIN IMMEDIATE on SQLite: importers in other processes wait for this one, not fail.
-    await database.writeTransaction((trx) =>
-      withBulkCache(trx, async () => {
-        await prepareImportSession(trx);
-        // The clinic's writer lock, then everything else: the events' seqs are taken under it.
-        await lockClinicData(trx, clinic.id);
-        const writer = new RecordWriter(
-          trx,
-          { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
-          {
-            now: opts.now,
-            onMissing: (m) => {
-              report(m.line, [{ field: 'id', reason: missingReason(m), order: 1 }]);
-              writer.discardEvents = true;
-            },
-          },
-        );
-        const refs = new RefChecker(trx, clinic.id, writer);
-        let deletingClientas = false;
-
-        const rl = readline.createInterface({ input, crlfDelay: Infinity });
-        for await (const raw of rl) {
-          lines++;
-          bytes += Buffer.byteLength(raw) + 1;
-          if (lines % PROGRESS_LINES === 0) opts.onProgress?.({ lines, bytes, badLines });
-          const parsed = parseImportLine(raw);
-          if (parsed === null) continue;
-          if ('deletion' in parsed) {
-            const { type, id } = parsed.deletion;
-            // References made before a clienta goes are checked while she is still there.
-            if (type === 'clienta' && !deletingClientas) await refs.check();
-            deletingClientas = type === 'clienta';
-            await writer.delete(type, id, lines);
-            continue;
-          }
-          deletingClientas = false;
-          // The deletions before this line are applied (and their problems reported) first: problems stay in line order.
-          await writer.endDeletions();
-          if ('problems' in parsed) {
-            report(lines, parsed.problems);
-            if (parsed.clientaId !== null) await refs.add(lines, parsed.clientaId, true);
-            // Nothing will be kept: the rest is still written (later lines resolve against it), without events.
-            writer.discardEvents = true;
-            continue;
-          }
-          const rec = parsed.record;
-          if (rec.type !== 'clienta' && rec.clienta_id !== null) await refs.add(lines, rec.clienta_id, false);
-          await writer.add(rec);
-          if (errorCount > 0) writer.discardEvents = true;
-        }
-        opts.onProgress?.({ lines, bytes, badLines });
-        await refs.check();
-        await writer.flush();
-
-        if (refs.parked > 0) {
-          const missing = await parkedMissing(trx, clinic.id, MAX_REPORTED);
-          // Dangling references are known only now but may come before problems already listed,
-          // even on the same line (clienta_id is the second field): the list stays the first
-          // MAX_REPORTED problems by line and field order.
-          errorCount += missing.count;
-          badLines += missing.onGoodLines;
-          const dangling = missing.first.map((m): Placed => ({
-            line: m.line,
-            field: 'clienta_id',
-            reason: danglingReason(m.clienta_id),
-            order: REFERENCE_ORDER,
-          }));
-          errors = [...errors, ...dangling].sort(byPlace).slice(0, MAX_REPORTED);
-        }
-        if (errorCount > 0) throw Rollback;
-        await writer.finish();
-        await dropParkedRefs(trx);
-        counts = writer.counts;
-        changed = writer.changed;
-      }),
-    );
-  } catch (err) {
-    if (err !== Rollback) throw err;
-  }
+  // Dangling references and deletions of nothing are known only after reading, but may come
+  // before problems already listed, even on the same line (clienta_id is the second field): the
+  // list stays the first MAX_REPORTED problems by line and field order.
+  const found: Placed[] = [
+    ...out.dangling.first.map((m) => ({ line: m.line, field: 'clienta_id', reason: danglingReason(m.clientaId), order: REFERENCE_ORDER })),
+    ...out.missing.first.map((m) => ({ line: m.line, field: 'id', reason: missingReason(m), order: 1 })),
+  ];
+  const errors = [...report.listed, ...found].sort(byPlace).slice(0, MAX_REPORTED);
   return {
-    ok: errorCount === 0,
-    lines,
-    counts,
-    changed,
+    ok: out.ok,
+    lines: read.lines,
+    counts: out.counts,
+    changed: out.changed,
     errors: errors.map(({ line, field, reason }) => ({ line, field, reason })),
-    errorCount,
-    badLines,
+    errorCount: report.count + out.dangling.count + out.missing.count,
+    // A missing clienta on a line with no other problem makes it a bad line; a deletion of nothing too.
+    badLines: out.badLines + out.dangling.onGoodLines + out.missing.count,
   };
 }

@@ -78,11 +78,14 @@ export class MemoryGcraLimiter implements RateLimiter {
 
   /**
    * Makes `key`'s bucket the one Redis holds: its TAT `leadTicks` ahead of `nowMs` (the shared
-   * limiter's view of a fleet's bucket, services/shared-rate-limit.ts). A lead of 0 or less is a
+   * limiter's twin of a fleet's bucket, services/shared-rate-limit.ts). A lead of 0 or less is a
    * full bucket.
    */
   adopt(key: string, nowMs: number, leadTicks: number): void {
-    if (leadTicks > 0) this.tats.set(key, (nowMs * this.rate) / 1000 + leadTicks);
+    const now = (nowMs * this.rate) / 1000;
+    // Swept here too: a twin that only adopts (Redis decides) would otherwise keep every key.
+    this.sweep(nowMs, now);
+    if (leadTicks > 0) this.tats.set(key, now + leadTicks);
     else this.tats.delete(key);
   }
 

@@ -51,12 +51,19 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
     const sessions = await t.database.db.selectFrom('dashboard_sessions').select('flash').execute();
     const endpoints = await t.database.db.selectFrom('webhook_endpoints').selectAll().execute();
     expect(JSON.stringify([sessions, endpoints])).not.toContain(secret!.slice(6));
-    expect((await t.app.webhooks.get(t.clinicA.id, id))!.event_types).toBe(',cita.creada,cita.eliminada,');
+    expect((await t.app.webhooks.get(t.clinicA.id, id))!.event_types).toEqual(['cita.creada', 'cita.eliminada']);
+  });
+
+  it('the help says what the operator allows: https://, http:// and private addresses (WEBHOOK_ALLOW_PRIVATE is on)', async () => {
+    const page = await owner.get(WH);
+    expect(page.body).toContain('https://, o http:// y direcciones de una red privada, que este servicio permite');
+    expect(page.body).not.toContain('Debe empezar por https://.');
   });
 
   it('refuses a bad URL or type in the form, saying why, and keeps what was typed', async () => {
     for (const [url, text] of [
-      ['ftp://example.com/x', 'debe empezar por https://'],
+      // WEBHOOK_ALLOW_PRIVATE is on here: http:// is fine, other schemes are not
+      ['ftp://example.com/x', 'La dirección debe empezar por https:// o http://.'],
       ['https://u:p@example.com/x', 'no debe contener un usuario'],
       ['nope', 'Escribe una dirección completa'],
     ] as const) {
@@ -153,5 +160,32 @@ describe.each(dialects())('dashboard webhooks on %s', (dialect) => {
     expect(page.body).toContain('Los webhooks vienen con la API');
     expect(page.body).not.toContain('name="url"');
     expect((await low.post(WH, { _csrf: csrfOf(page.body), url: r.url })).statusCode).toBe(403);
+  });
+});
+
+describe('dashboard webhooks without WEBHOOK_ALLOW_PRIVATE (the default)', () => {
+  let t: DashboardApp;
+  let owner: Client;
+  beforeAll(async () => {
+    t = await buildDashboardApp('sqlite');
+    owner = new Client(t.app);
+    await owner.signIn(EMAILS.ownerA);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('the help says https:// only; http:// and a loopback address are refused naming the way out', async () => {
+    const page = await owner.get(WH);
+    expect(page.body).toContain('Debe empezar por https://.');
+    expect(page.body).not.toContain('red privada, que este servicio permite');
+    const http = await owner.submit(WH, WH, { url: 'http://127.0.0.1:8080/hooks' });
+    expect(http.statusCode).toBe(400);
+    expect(http.body).toContain('debe empezar por https:// para que los datos viajen cifrados');
+    expect(http.body).toContain('necesita que el operador de este servicio lo permita con WEBHOOK_ALLOW_PRIVATE');
+    const loop = await owner.submit(WH, WH, { url: 'https://127.0.0.1:8443/hooks' });
+    expect(loop.statusCode).toBe(400);
+    expect(loop.body).toContain('salvo que el operador de este servicio lo permita con WEBHOOK_ALLOW_PRIVATE');
+    expect(await t.app.webhooks.list(t.clinicA.id)).toEqual([]);
   });
 });

@@ -34,6 +34,10 @@ describe('npm install on each Node version', () => {
   beforeAll(() => {
     project = dirs.make();
     for (const file of ['package.json', 'package-lock.json', '.npmrc']) fs.copyFileSync(path.join(ROOT, file), path.join(project, file));
+    for (const pkg of fs.readdirSync(path.join(ROOT, 'packages'))) {
+      fs.mkdirSync(path.join(project, 'packages', pkg), { recursive: true });
+      fs.copyFileSync(path.join(ROOT, 'packages', pkg, 'package.json'), path.join(project, 'packages', pkg, 'package.json'));
+    }
     npm = npmCli();
   });
 
@@ -64,6 +68,6 @@ describe('npm install on each Node version', () => {
       expect(output).toContain(`Required: {"node":"${ENGINES}"}`);
       expect(output).toContain(`"node":"v${version}"`);
     }
-    expect(fs.readdirSync(project).sort()).toEqual(['.npmrc', 'package-lock.json', 'package.json']);
+    expect(fs.readdirSync(project).sort()).toEqual(['.npmrc', 'package-lock.json', 'package.json', 'packages']);
   });
 });

@@ -2,7 +2,8 @@
 // first start. Once for real (`clinic-api serve` on an empty DATA_DIR, the lines run by /bin/sh
 // with the machine's `date` and curl, only KEY and the port filled in), and once for each day of
 // a week at various hours (the demo in-process at that instant, the shell's dates computed as
-// `date` would print them there), because the demo's data moves with today. Also: the README
+// `date` would print them there), because the demo's data moves with today. The examples start
+// from a BASE variable, never a hard-coded address. Also: the README
 // says which Node to install, and nothing in it or docs/ points outside the repository.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,7 +18,8 @@ import { testRuntime } from '../helpers/runtime.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const README_BASE = 'http://127.0.0.1:3000';
+/** The examples' own variable for the service's address (README "Try it" sets it first). */
+const BASE_VAR = '$BASE';
 const LIST_FIELD: Record<string, string> = { citas: 'citas', clientas: 'clientas', llamadas: 'llamadas' };
 
 /** The ```sh block of the "Try it" section. */
@@ -30,12 +32,12 @@ function tryItBlock(): string[] {
 
 const lines = tryItBlock();
 const curls = lines.filter((l) => l.startsWith('curl '));
-/** The shell lines that set the date variables (KEY is filled in by the test). */
-const assignments = lines.filter((l) => !l.startsWith('curl ') && !l.startsWith('KEY='));
+/** The shell lines that set the date variables (BASE and KEY are filled in by the test). */
+const assignments = lines.filter((l) => !l.startsWith('curl ') && !l.startsWith('KEY=') && !l.startsWith('BASE='));
 
 /** The quoted URL of a curl line. */
 function urlOf(line: string): string {
-  const m = /"(http:\/\/[^"]+)"/.exec(line);
+  const m = /"(\$BASE\/[^"]+)"/.exec(line);
   if (!m) throw new Error(`no quoted URL in: ${line}`);
   return m[1]!;
 }
@@ -73,8 +75,12 @@ function expectData(url: string, status: number, body: string): void {
 }
 
 describe('README "Try it"', () => {
-  it('has the examples this test expects: curl lines on each resource, dates relative to today', () => {
+  it('has the examples this test expects: curl lines on each resource, from $BASE, dates relative to today', () => {
     expect(curls.length).toBeGreaterThanOrEqual(6);
+    expect(lines[0]).toMatch(/^BASE=http:\/\/127\.0\.0\.1:3000 +# /);
+    for (const c of curls) expect(urlOf(c), c).toMatch(/^\$BASE\/api\/v1\//);
+    // nowhere in the README an address with a path written out: every example starts from $BASE
+    expect(README).not.toMatch(/https?:\/\/(127\.0\.0\.1|localhost):\d+\//);
     for (const resource of ['citas', 'clientas', 'llamadas', 'openapi.json']) expect(curls.some((c) => urlOf(c).includes(`/api/v1/${resource}`)), resource).toBe(true);
     expect(curls.filter((c) => /\$[A-Z_]/.test(urlOf(c))).length).toBeGreaterThanOrEqual(2);
     // No fixed calendar date anywhere in the lines that are run.
@@ -109,8 +115,8 @@ describe('README "Try it", run by the shell against a fresh `clinic-api serve`',
     const [, key, base] = m;
 
     for (const line of curls) {
-      // As written, but for the port; KEY as the reader would have set it.
-      const script = [...assignments, line.replaceAll(README_BASE, base!)].join('\n');
+      // As written, but for the address; KEY as the reader would have set it.
+      const script = [`BASE=${base!}`, ...assignments, line].join('\n');
       const r = spawnSync('/bin/sh', ['-c', script], { env: { PATH: process.env.PATH ?? '', KEY: key! }, encoding: 'utf8', timeout: 30_000 });
       expect(r.status, `${line}\n${r.stderr}`).toBe(0);
       expectData(line, 200, r.stdout);
@@ -138,8 +144,8 @@ describe('README "Try it" on the demo made at other instants (in-process)', () =
         // `date +%F` on a machine in the clinic's zone.
         const today = todayIn('Europe/Madrid', nowMs);
         for (const line of curls) {
-          const url = urlOf(line).replace(/\$([A-Z_0-9]+)/g, (_m, name: string) => addDays(today, offsets.get(name)!));
-          const res = await app.inject({ method: 'GET', url: url.slice(README_BASE.length), headers: line.includes('$KEY') ? { authorization: `Bearer ${demo.key}` } : {} });
+          const url = urlOf(line).slice(BASE_VAR.length).replace(/\$([A-Z_0-9]+)/g, (_m, name: string) => addDays(today, offsets.get(name)!));
+          const res = await app.inject({ method: 'GET', url, headers: line.includes('$KEY') ? { authorization: `Bearer ${demo.key}` } : {} });
           expectData(url, res.statusCode, res.body);
         }
       } finally {

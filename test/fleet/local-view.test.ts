@@ -1,16 +1,18 @@
 // The shared limiter's local view (src/services/shared-rate-limit.ts), on a real redis-server:
 // far from its limit a key is decided on the instance's view and Redis is told afterwards, in one
-// call per key per FLUSH_MS, or at once for a busy key (at half the instance's share); near its limit every decision is Redis' own; every request is
+// call per key per FLUSH_MS; near its limit every decision is Redis' own; every request is
 // charged to the shared bucket; small buckets always ask Redis; and what the instances let through
-// on views, untold, stays within a tenth of the burst however many they are (each learns from
+// on views, uncounted, stays within a tenth of the burst however many they are (each learns from
 // Redis how many are alive). Each link stands for an instance. Rates are one request per 1000 s,
 // so nothing refills while a test runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { RedisLink } from '../../src/redis/link.js';
 import type { RateLimiter } from '../../src/services/rate-limit.js';
-import { FLUSH_MS, LOCAL_MIN_BURST, RateLimiters } from '../../src/services/shared-rate-limit.js';
+import { LOCAL_MIN_BURST } from '../../src/services/local-view.js';
+import { RateLimiters } from '../../src/services/shared-rate-limit.js';
 import { until } from '../helpers/receiver.js';
+import { gcraCalls } from '../../tools/redis-server.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
 
 const runs = redisAvailable("the shared limiter's local view (test/fleet/local-view.test.ts)");
@@ -33,13 +35,16 @@ describe.skipIf(!runs)("the shared limiter's local view of a bucket", () => {
     await redis?.close();
   });
 
-  /** An "instance": its own link and limiters (`flushMs`: how often its timer tells Redis). */
-  async function instance(flushMs?: number): Promise<RateLimiters> {
+  /** An "instance": its own link and limiters. */
+  async function instance(): Promise<RateLimiters> {
     const link = new RedisLink({ url: redis.url, timeoutMs: 5_000 });
     links.push(link);
     expect(await link.waitUp(10_000)).toBe(true);
-    return new RateLimiters(link, 'redis', flushMs);
+    return new RateLimiters(link);
   }
+
+  /** The API key's kind of limiter: with a local view. */
+  const VIEW = { localView: true };
 
   /** The requests a key's shared bucket holds, by its TAT's lead (at SLOW nothing refills). */
   async function counted(name: string): Promise<number> {
@@ -54,11 +59,8 @@ describe.skipIf(!runs)("the shared limiter's local view of a bucket", () => {
 
   /** The GCRA script's calls so far, from Redis' own statistics. */
   async function scriptCalls(): Promise<number> {
-    const stats = await raw.info('commandstats');
-    return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    return gcraCalls(await raw.info('commandstats'));
   }
-
-  const flushed = () => new Promise((r) => setTimeout(r, FLUSH_MS * 3));
 
   /** `n` requests one after the other (each awaited, as requests arriving one at a time). */
   async function oneByOne(l: RateLimiter, n: number, key = 'k'): Promise<boolean[]> {
@@ -70,51 +72,28 @@ describe.skipIf(!runs)("the shared limiter's local view of a bucket", () => {
   it('far from the limit, requests are decided on the view and told to Redis afterwards, all of them', async () => {
     const fleet = await instance();
     const name = `view${++made}`;
-    const l = fleet.make(name, SLOW, 1_000);
+    const l = fleet.make(name, SLOW, 1_000, VIEW);
     const before = await scriptCalls();
     const ds = [];
     for (let i = 0; i < 40; i++) ds.push(await l.consume('k'));
     expect(ds.every((d) => d.allowed)).toBe(true);
     // What the view says is the bucket's: one fewer each time.
     expect(ds.map((d) => d.remaining)).toEqual(Array.from({ length: 40 }, (_, i) => 999 - i));
-    await flushed();
+    await until(async () => (await counted(name)) === 40, 'Redis to count the 40 requests', 5_000);
     const calls = (await scriptCalls()) - before;
     // A tenth of the burst (100) per flush: the first request asks, the next 39 go on the view,
     // and their flush is one call. Without the view, 40 calls.
     expect(calls).toBeLessThanOrEqual(4);
     // Every request is in the shared bucket: another instance sees 40 taken.
-    const other = (await instance()).make(name, SLOW, 1_000);
+    const other = (await instance()).make(name, SLOW, 1_000, VIEW);
     expect((await other.peek('k')).remaining).toBe(960);
     expect(fleet.health()).toEqual({ redis: 'up', fallbacks: 0 });
-  });
-
-  it("a busy key is told at half the instance's share, without waiting for the timer", async () => {
-    // A timer of a minute: whatever Redis counts within the test was told early.
-    const fleet = await instance(60_000);
-    const name = `busy${++made}`;
-    const l = fleet.make(name, SLOW, 1_000);
-    const half = Math.ceil((await shareOf(fleet)) / 2);
-    expect((await l.consume('k')).allowed).toBe(true); // asks Redis: the view starts
-    expect((await oneByOne(l, half - 1)).every(Boolean)).toBe(true);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(await counted(name)).toBe(1); // under half the share: left for the timer
-    // The request that reaches half the share, decided on the view: answered before any I/O
-    // (a decision asked of Redis could not be), so what Redis counts next was told early.
-    let local = false;
-    const last = l.consume('k').then((d) => {
-      local = true;
-      return d;
-    });
-    for (let i = 0; i < 10; i++) await Promise.resolve();
-    expect(local).toBe(true);
-    expect((await last).allowed).toBe(true);
-    await until(async () => (await counted(name)) === 1 + half, `Redis to count the ${half} requests let through on the view`, 5_000);
   });
 
   it('what a view lets through at once stays within the share, also when requests come faster than Redis answers', async () => {
     const fleet = await instance();
     const name = `rush${++made}`;
-    const l = fleet.make(name, SLOW, 1_000);
+    const l = fleet.make(name, SLOW, 1_000, VIEW);
     expect((await l.consume('k')).allowed).toBe(true);
     const share = await shareOf(fleet);
     // 300 requests in one go: those decided on the view are answered before any I/O, the others
@@ -135,8 +114,8 @@ describe.skipIf(!runs)("the shared limiter's local view of a bucket", () => {
 
   it("near the limit every decision is Redis': exactly the burst passes, across two instances", async () => {
     const name = `near${++made}`;
-    const a = (await instance()).make(name, SLOW, 100);
-    const b = (await instance()).make(name, SLOW, 100);
+    const a = (await instance()).make(name, SLOW, 100, VIEW);
+    const b = (await instance()).make(name, SLOW, 100, VIEW);
     const results: boolean[] = [];
     for (let i = 0; i < 150; i++) results.push(...(await oneByOne(i % 2 === 0 ? a : b, 1)));
     const allowed = results.filter(Boolean).length;
@@ -147,15 +126,14 @@ describe.skipIf(!runs)("the shared limiter's local view of a bucket", () => {
     // Once empty, both refuse, and Redis holds every request let through.
     expect((await a.consume('k')).allowed).toBe(false);
     expect((await b.consume('k')).allowed).toBe(false);
-    await flushed();
-    // The TAT leads now by the requests charged (in ticks, one per request), at SLOW: none refilled.
-    expect(await counted(name)).toBe(allowed);
+    // The TAT leads by the requests charged (in ticks, one per request), at SLOW: none refilled.
+    await until(async () => (await counted(name)) === allowed, `Redis to count the ${allowed} requests let through`, 5_000);
   });
 
   it("views made stale by other instances let through at most a tenth of the burst beyond it, whatever the fleet's size", async () => {
     const name = `stale${++made}`;
     const fleets = [await instance(), await instance(), await instance()];
-    const [a, b, c] = fleets.map((f) => f.make(name, SLOW, 100)) as [RateLimiter, RateLimiter, RateLimiter];
+    const [a, b, c] = fleets.map((f) => f.make(name, SLOW, 100, VIEW)) as [RateLimiter, RateLimiter, RateLimiter];
     await until(() => fleets.every((f) => f.fleetSize() >= 3), 'every instance to learn that three are alive', 5_000);
     // Each instance gets its view of the fresh bucket: one request each, decided by Redis.
     let allowed = 0;
@@ -173,7 +151,7 @@ describe.skipIf(!runs)("the shared limiter's local view of a bucket", () => {
 
   it('one instance alone: the burst passes to the request, then a refusal with Retry-After from Redis', async () => {
     const name = `alone${++made}`;
-    const l = (await instance()).make(name, SLOW, 100);
+    const l = (await instance()).make(name, SLOW, 100, VIEW);
     const results = await oneByOne(l, 100);
     expect(results.every(Boolean)).toBe(true);
     const refused = await l.consume('k');
@@ -182,10 +160,9 @@ describe.skipIf(!runs)("the shared limiter's local view of a bucket", () => {
   });
 
   it(`small buckets (burst under ${LOCAL_MIN_BURST}: the sign-in throttles) always ask Redis`, async () => {
-    const l = (await instance()).make(`small${++made}`, SLOW, LOCAL_MIN_BURST - 1);
+    const l = (await instance()).make(`small${++made}`, SLOW, LOCAL_MIN_BURST - 1, VIEW);
     const before = await scriptCalls();
     await oneByOne(l, 10);
-    await flushed();
     expect((await scriptCalls()) - before).toBe(10);
   });
 });

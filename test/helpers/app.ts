@@ -3,7 +3,6 @@
 // exercises tenant isolation. Nothing is mocked: real database, real key service, real limiters;
 // only the clock is the test's.
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/connect.js';
@@ -12,7 +11,7 @@ import type { ImportRecord } from '../../src/domain/records.js';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic } from '../../src/services/accounts.js';
 import type { KeyService } from '../../src/services/api-keys.js';
-import { RecordWriter } from '../../src/services/record-writer.js';
+import { writeClinicData } from '../../src/services/write/session.js';
 import { clinicARecords, clinicBRecords, FIXTURE_NOW_MS } from './fixtures.js';
 import { testRuntime, type TestRuntime, type TestRuntimeOptions } from './runtime.js';
 
@@ -41,16 +40,12 @@ export async function seedRecords(
   records: Iterable<ImportRecord>,
   nowMs = FIXTURE_NOW_MS,
 ): Promise<void> {
-  await database.writeTransaction(async (trx) => {
-    if (database.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const writer = new RecordWriter(
-      trx,
-      { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
-      { now: () => nowMs },
-    );
-    for (const r of records) await writer.add(r);
-    await writer.finish();
+  const lines = [...records].map((record, i) => ({ line: i + 1, record }));
+  const out = await writeClinicData(database, { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency }, lines, {
+    mode: 'upsert',
+    now: () => nowMs,
   });
+  if (!out.ok) throw new Error(`seedRecords: refused (${JSON.stringify({ dangling: out.dangling, missing: out.missing })})`);
 }
 
 /** The real app on `rt`, ready for inject; closed with the runtime by `close()`. */

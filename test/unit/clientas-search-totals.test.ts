@@ -2,7 +2,7 @@
 // are per clinic and filter, and the least recently used go first when the cache is full.
 import { describe, expect, it } from 'vitest';
 import type { SearchCounts } from '../../src/services/clientas-search/plan.js';
-import { SearchTotals, type SearchKey } from '../../src/services/clientas-search/totals.js';
+import { SEARCH_TOTALS_MAX_ENTRIES, SearchTotals, type SearchKey } from '../../src/services/clientas-search/totals.js';
 
 const counts = (total: number): SearchCounts => ({ total, before: null, prefix: null, scope: 1000 });
 const key = (over: Partial<SearchKey> = {}): SearchKey => ({ clinicId: 'c1', nameLike: 'mar', digitsLike: null, vip: null, ...over });
@@ -39,15 +39,16 @@ describe('SearchTotals', () => {
     expect(t.get(key({ nameLike: '600' }), 1)).toBeUndefined();
   });
 
-  it('evicts the least recently used entry when full', () => {
-    const t = new SearchTotals(2);
-    t.set(key({ nameLike: 'a' }), 1, counts(1));
-    t.set(key({ nameLike: 'b' }), 1, counts(2));
-    expect(t.get(key({ nameLike: 'a' }), 1)?.total).toBe(1); // a is now the most recent
-    t.set(key({ nameLike: 'c' }), 1, counts(3));
-    expect(t.size).toBe(2);
-    expect(t.get(key({ nameLike: 'b' }), 1)).toBeUndefined();
-    expect(t.get(key({ nameLike: 'a' }), 1)?.total).toBe(1);
-    expect(t.get(key({ nameLike: 'c' }), 1)?.total).toBe(3);
+  it(`keeps ${SEARCH_TOTALS_MAX_ENTRIES} searches at most, the least recently used going first`, () => {
+    const t = new SearchTotals();
+    t.set(key({ nameLike: 'first' }), 1, counts(1));
+    t.set(key({ nameLike: 'second' }), 1, counts(2));
+    for (let i = 0; i < SEARCH_TOTALS_MAX_ENTRIES - 2; i++) t.set(key({ nameLike: `n${i}` }), 1, counts(i));
+    expect(t.get(key({ nameLike: 'first' }), 1)?.total).toBe(1); // now the most recent
+    t.set(key({ nameLike: 'one more' }), 1, counts(3));
+    expect(t.size).toBe(SEARCH_TOTALS_MAX_ENTRIES);
+    expect(t.get(key({ nameLike: 'second' }), 1)).toBeUndefined();
+    expect(t.get(key({ nameLike: 'first' }), 1)?.total).toBe(1);
+    expect(t.get(key({ nameLike: 'one more' }), 1)?.total).toBe(3);
   });
 });

@@ -1,7 +1,7 @@
 // GCRA arithmetic (60 requests per second sustained, bursts of 120), with explicit
-// clocks, run against both limiters: the in-memory one (MemoryGcraLimiter) and the shared one on
-// a real redis-server (the Lua script of src/redis/gcra-script.ts, given the same clock instead
-// of Redis' own): one table, the same decisions to the last field. Every scenario runs at a small
+// clocks, run against both implementations: the in-memory limiter (MemoryGcraLimiter) and the
+// shared limiter's Lua script on a real redis-server (src/redis/scripts.ts, GCRA, given the same
+// clock instead of Redis' own): one table, the same decisions to the last field. Every scenario runs at a small
 // clock (0) and at real epoch-millisecond clocks, because floating-point rounding depends on the
 // clock's magnitude and production uses Date.now().
 //
@@ -16,9 +16,11 @@
 //    is refused when n/60 - (n-1)/61 > 2, i.e. n > 7260: the 7261st request, 119.0 s in. After
 //    that exactly 60 of every 61 pass.
 //  - 60/s after a full burst: TAT stays exactly 2 s ahead; every request passes, none to spare.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, defineScript, type CommandParser } from 'redis';
 import { RedisLink } from '../../src/redis/link.js';
-import { MemoryGcraLimiter, policyHeader, stateHeader, type RateDecision, type RateLimiter } from '../../src/services/rate-limit.js';
+import { GCRA, type GcraReply } from '../../src/redis/scripts.js';
+import { MemoryGcraLimiter, policyHeader, stateHeader, type RateDecision } from '../../src/services/rate-limit.js';
 import { RateLimiters } from '../../src/services/shared-rate-limit.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -39,10 +41,30 @@ function memory(rate: number, burst: number): Limiter {
   };
 }
 
-/** The shared limiter: one fresh set of buckets per limiter made (a name of its own). */
-function shared(limiters: RateLimiters, name: string, rate: number, burst: number): Limiter {
-  const l: RateLimiter = limiters.make(name, rate, burst);
-  const one = (key: string, at: number, take: boolean) => (take ? l.consume(key, at) : l.peek(key, at));
+/**
+ * The service's GCRA script, the same source, given the table's clock (its ARGV[5], which the
+ * service never sends) instead of Redis' TIME; rate and burst as the service's limiter sends them.
+ */
+const GCRA_AT = defineScript({
+  SCRIPT: GCRA.SCRIPT,
+  NUMBER_OF_KEYS: 1,
+  parseCommand(parser: CommandParser, key: string, rate: number, burst: number, take: boolean, nowMs: number) {
+    parser.pushKey(key);
+    parser.push(String(rate), String(burst), take ? '1' : '0', '0', String(nowMs));
+  },
+  transformReply: (reply: unknown) => reply as GcraReply,
+});
+
+function connectRaw(url: string) {
+  return createClient({ url, scripts: { gcraAt: GCRA_AT } });
+}
+
+/** The script on Redis: one fresh set of buckets per limiter made (a name of its own). */
+function shared(client: ReturnType<typeof connectRaw>, name: string, rate: number, burst: number): Limiter {
+  const one = async (key: string, at: number, take: boolean): Promise<RateDecision> => {
+    const r = (await client.gcraAt(`${name}:${key}`, rate, burst, take, at)) as GcraReply;
+    return { allowed: r[0] === 1, limit: burst, remaining: r[1], resetSeconds: r[2], retryAfterSeconds: r[3] };
+  };
   return {
     decide: one,
     // Issued in order on one connection: Redis runs them in that order.
@@ -69,20 +91,22 @@ function burst(l: Limiter, key: string, at: number, count: number): Promise<Rate
 
 const withRedis = redisAvailable('the GCRA table on Redis (test/unit/rate-limit.test.ts)');
 let redis: RedisServer | null = null;
+let raw: ReturnType<typeof connectRaw> | null = null;
 let link: RedisLink | null = null;
-let limiters: RateLimiters | null = null;
 let made = 0;
 
 beforeAll(async () => {
   if (!withRedis) return;
   redis = await startRedis();
-  // A generous timeout: thousands of pipelined calls wait for each other. No call may fall back
-  // to memory (checked after each test), or the table would not be testing Redis at all.
+  raw = connectRaw(redis.url);
+  await raw.connect();
+  // For the limiters on Redis' clock (below). A generous timeout: no call may fall back to
+  // memory, or those tests would not be testing Redis at all.
   link = new RedisLink({ url: redis.url, timeoutMs: 5_000 });
   expect(await link.waitUp(5_000)).toBe(true);
-  limiters = new RateLimiters(link, 'caller');
 });
 afterAll(async () => {
+  raw?.destroy();
   await link?.close();
   await redis?.close();
 });
@@ -90,25 +114,16 @@ afterAll(async () => {
 const SUBJECTS: [string, (rate: number, burst: number) => Limiter][] = [
   ['memory', memory],
   ...(withRedis
-    ? [
-        ['redis', (rate: number, b: number) => shared(limiters!, `t${++made}`, rate, b)] as [
-          string,
-          (rate: number, burst: number) => Limiter,
-        ],
-      ]
+    ? [['redis', (rate: number, b: number) => shared(raw!, `t${++made}`, rate, b)] as [string, (rate: number, burst: number) => Limiter]]
     : []),
 ];
 
-// The shared limiter runs the table at the hardest clock only (epoch magnitude, not a whole
+// The script runs the table at the hardest clock only (epoch magnitude, not a whole
 // second): its long streams cost a round trip per request, and its arithmetic is the same Lua
 // doubles at every clock.
 const RUNS = SUBJECTS.flatMap(([name, make]) => (name === 'memory' ? BASES : BASES.slice(-1)).map((t0) => [name, t0, make] as const));
 
-describe.each(RUNS)('GCRA 60/s, burst 120, %s limiter, clock at %d ms', (name, t0, make) => {
-  afterEach(() => {
-    if (name === 'redis') expect(limiters!.health()).toEqual({ redis: 'up', fallbacks: 0 });
-  });
-
+describe.each(RUNS)('GCRA 60/s, burst 120, %s limiter, clock at %d ms', (_name, t0, make) => {
   it('a burst of 120 at one instant passes; the 121st is refused with Retry-After 1 s', async () => {
     const l = make(60, 120);
     const ds = await burst(l, 'k', t0, 120);
@@ -257,7 +272,7 @@ describe.each(RUNS)('GCRA 60/s, burst 120, %s limiter, clock at %d ms', (name, t
 
 describe.skipIf(!withRedis)("the shared limiter on Redis' clock", () => {
   it("ignores the instances' clocks: one bucket whatever time each caller believes it is", async () => {
-    const clocked = new RateLimiters(link!, 'redis');
+    const clocked = new RateLimiters(link!);
     // One request per 1000 s, bursts of 5: nothing refills while the test runs.
     const l = clocked.make('skewed', 0.001, 5);
     const skewed = [0, Date.UTC(2001, 0, 1), Date.now(), Date.now() + 3_600_000, 9e12];
@@ -271,10 +286,9 @@ describe.skipIf(!withRedis)("the shared limiter on Redis' clock", () => {
   });
 
   it('one key per bucket, expiring when the bucket is full again', async () => {
-    const clocked = new RateLimiters(link!, 'redis');
+    const clocked = new RateLimiters(link!);
     const l = clocked.make('expiry', 0.001, 5);
     await l.consume('client-1');
-    const { createClient } = await import('redis');
     const raw = createClient({ url: redis!.url });
     await raw.connect();
     try {

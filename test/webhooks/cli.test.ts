@@ -96,10 +96,20 @@ describe('clinic-api webhooks', () => {
     expect([noClinic.code, noClinic.stderr]).toEqual([2, expect.stringContaining(`no clinic with id ${UNKNOWN}`)]);
     const badType = await cli(['webhooks', 'create', '--clinic', clinic, '--url', receiver.url, '--events', 'cita.creada,cita.borrada']);
     expect([badType.code, badType.stderr]).toEqual([2, expect.stringContaining('not: "cita.borrada"')]);
+    // Each refusal names the way out: the variable, for the server and for this command.
+    const wayOut = 'set WEBHOOK_ALLOW_PRIVATE=true in the environment of the server and of the clinic-api command';
     const http = await cli(['webhooks', 'create', '--clinic', clinic, '--url', receiver.url], { env: {} });
     expect([http.code, http.stderr]).toEqual([2, expect.stringContaining('url must start with https://')]);
+    expect(http.stderr).toContain(wayOut);
     const loop = await cli(['webhooks', 'create', '--clinic', clinic, '--url', `https://localhost:${receiver.port}/hook`], { env: {} });
     expect([loop.code, loop.stderr]).toEqual([2, expect.stringMatching(/resolves to .* \(loopback\), which is not a public address/)]);
+    expect(loop.stderr).toContain(wayOut);
+    // An endpoint made with the variable, tested by a command without it: the command refuses, and says why.
+    const local = (await ok(['webhooks', 'create', '--clinic', clinic, '--url', receiver.url])).split('\n')[0]!;
+    const test = await cli(['webhooks', 'test', local], { env: {} });
+    expect([test.code, test.stderr]).toEqual([1, expect.stringContaining('(refused_address): this command refused the address')]);
+    expect(test.stderr).toContain(wayOut);
+    await ok(['webhooks', 'delete', local]);
     const basic = await ok(['clinics', 'create', '--name', 'Basic Clinic', '--plan', 'basic']);
     const plan = await cli(['webhooks', 'create', '--clinic', basic, '--url', receiver.url]);
     expect([plan.code, plan.stderr]).toEqual([3, expect.stringContaining('does not include API access')]);

@@ -65,8 +65,13 @@ describe('checkUrl and vetHost refuse, each with its reason', () => {
   const vet = (url: string, resolve?: Resolver) => vetHost(checkUrl(url, false), false, resolve);
 
   it('plain http, other schemes, user info, not a URL, too long', async () => {
-    expect(await refusal(() => checkUrl('http://example.com/hook', false))).toMatch(/^not_https: url must start with https:\/\//);
+    expect(await refusal(() => checkUrl('http://example.com/hook', false))).toMatch(
+      /^not_https: url must start with https:\/\/ \(got http:\/\/\).*; for a receiver on this machine or a private network .*set WEBHOOK_ALLOW_PRIVATE=true in the environment of the server and of the clinic-api command/,
+    );
     expect(await refusal(() => checkUrl('ftp://example.com/hook', false))).toMatch(/^not_https/);
+    expect(await refusal(() => checkUrl('ftp://example.com/hook', true))).toBe(
+      'not_http: url must start with https:// or http:// (got ftp://)',
+    );
     expect(await refusal(() => checkUrl('https://user:pw@example.com/hook', false))).toMatch(/^userinfo: .*user name or password/);
     expect(await refusal(() => checkUrl('example.com/hook', false))).toMatch(/^invalid_url: url is not a valid URL/);
     expect(await refusal(() => checkUrl(`https://example.com/${'a'.repeat(2000)}`, false))).toMatch(/^invalid_url: .*at most 2000/);
@@ -93,7 +98,7 @@ describe('checkUrl and vetHost refuse, each with its reason', () => {
       'https://127.1/h',
       'https://0177.0.0.1/h',
     ]) {
-      expect(await refusal(() => vet(url))).toMatch(/^private_address: .*not a public address/);
+      expect(await refusal(() => vet(url))).toMatch(/^private_address: .*not a public address.*set WEBHOOK_ALLOW_PRIVATE=true/);
     }
     // A name resolving to loopback (the system's resolver).
     expect(await refusal(() => vet('https://localhost/h'))).toMatch(

@@ -167,15 +167,20 @@ export const en = {
     createTitle: 'Add an endpoint',
     urlLabel: 'URL',
     urlHelp: 'The address of the program that receives the events. It must start with https://.',
+    urlHelpPrivate:
+      'The address of the program that receives the events: https://, or http:// and addresses on a private network, which this service allows (its operator set WEBHOOK_ALLOW_PRIVATE).',
     eventsLabel: 'Events',
     eventsHelp: 'Leave all unticked to receive every event, including types added later.',
     createButton: 'Add endpoint',
     formHasErrors: 'The endpoint was not added. Check the field marked below.',
     refusals: {
       invalid_url: 'Write a complete address, such as https://example.com/webhooks.',
-      not_https: 'The address must start with https:// so that the data travels encrypted.',
+      not_https:
+        'The address must start with https:// so that the data travels encrypted. A receiving program on a private network (http://, an internal address) needs this service’s operator to allow it with WEBHOOK_ALLOW_PRIVATE.',
+      not_http: 'The address must start with https:// or http://.',
       userinfo: 'The address must not contain a user name or password.',
-      private_address: 'That address is on a private or internal network, which webhooks may not reach.',
+      private_address:
+        'That address is on a private or internal network, which webhooks may not reach unless this service’s operator allows it with WEBHOOK_ALLOW_PRIVATE.',
       unresolvable: 'That address’s host name could not be found. Check it is spelled correctly.',
       events: 'Choose event types from the list.',
       limit: 'This clinic already has 10 endpoints, the most allowed. Delete one first.',
@@ -224,7 +229,7 @@ export const en = {
       connection: 'could not connect',
       tls: 'TLS certificate not valid',
       dns: 'host name not found',
-      refused_address: 'private address refused',
+      refused_address: 'private address refused (the operator allows them with WEBHOOK_ALLOW_PRIVATE)',
       redirect: 'redirect (not followed)',
     },
     testDelivered: (code) => `The test event was delivered (${code}).`,

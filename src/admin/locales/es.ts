@@ -174,15 +174,20 @@ export const es = {
     createTitle: 'Añadir un destino',
     urlLabel: 'URL',
     urlHelp: 'La dirección del programa que recibe los eventos. Debe empezar por https://.',
+    urlHelpPrivate:
+      'La dirección del programa que recibe los eventos: https://, o http:// y direcciones de una red privada, que este servicio permite (su operador ha puesto WEBHOOK_ALLOW_PRIVATE).',
     eventsLabel: 'Eventos',
     eventsHelp: 'Deja todos sin marcar para recibir todos los eventos, también los tipos que se añadan más adelante.',
     createButton: 'Añadir destino',
     formHasErrors: 'El destino no se ha añadido. Revisa el campo marcado abajo.',
     refusals: {
       invalid_url: 'Escribe una dirección completa, como https://example.com/webhooks.',
-      not_https: 'La dirección debe empezar por https:// para que los datos viajen cifrados.',
+      not_https:
+        'La dirección debe empezar por https:// para que los datos viajen cifrados. Un programa receptor en una red privada (http://, una dirección interna) necesita que el operador de este servicio lo permita con WEBHOOK_ALLOW_PRIVATE.',
+      not_http: 'La dirección debe empezar por https:// o http://.',
       userinfo: 'La dirección no debe contener un usuario ni una contraseña.',
-      private_address: 'Esa dirección está en una red privada o interna, a la que los webhooks no pueden llegar.',
+      private_address:
+        'Esa dirección está en una red privada o interna, a la que los webhooks no pueden llegar salvo que el operador de este servicio lo permita con WEBHOOK_ALLOW_PRIVATE.',
       unresolvable: 'No se ha encontrado el nombre de esa dirección. Comprueba que está bien escrito.',
       events: 'Elige tipos de evento de la lista.',
       limit: 'Esta clínica ya tiene 10 destinos, el máximo. Borra uno primero.',
@@ -231,7 +236,7 @@ export const es = {
       connection: 'no se pudo conectar',
       tls: 'certificado TLS no válido',
       dns: 'nombre de host no encontrado',
-      refused_address: 'dirección privada rechazada',
+      refused_address: 'dirección privada rechazada (el operador las permite con WEBHOOK_ALLOW_PRIVATE)',
       redirect: 'redirección (no se sigue)',
     },
     testDelivered: (code) => `El evento de prueba se ha entregado (${code}).`,

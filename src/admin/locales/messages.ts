@@ -192,6 +192,8 @@ export interface WebhookMessages {
   createTitle: Text;
   urlLabel: Text;
   urlHelp: Text;
+  /** urlHelp when the operator allows http:// and private addresses (WEBHOOK_ALLOW_PRIVATE=true) */
+  urlHelpPrivate: Text;
   eventsLabel: Text;
   eventsHelp: Text;
   createButton: Text;

@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../../domain/records.js';
 import type { Clinic } from '../../services/accounts.js';
 import type { Flash } from '../../services/sessions.js';
 import type { DeliveryRow, EndpointRow } from '../../services/webhooks/endpoints.js';
-import { endpointStatus, eventTypesOf } from '../../services/webhooks/endpoints.js';
+import { endpointStatus } from '../../services/webhooks/endpoints.js';
 import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter } from '../format.js';
 import { labelOf, type Messages, type WebhookFormError } from '../locales/messages.js';
@@ -30,6 +30,8 @@ interface Common {
 
 export interface WebhooksPageModel extends Common {
   eligible: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE: http:// and private addresses are accepted, and the help says so */
+  allowPrivate: boolean;
   eligiblePlans: string[];
   endpoints: EndpointRow[];
   flash: Flash | null;
@@ -107,7 +109,7 @@ function createForm(m: WebhooksPageModel): Renderable {
       <input type="url" id="webhook-url" name="url" value="${f.url}" required maxlength="2000" placeholder="https://" autocomplete="off" spellcheck="false"
         aria-describedby="${urlError ? 'webhook-url-error webhook-url-help' : 'webhook-url-help'}" ${urlError ? html`aria-invalid="true" autofocus` : ''}>
       ${urlError ? html`<p class="field-error" id="webhook-url-error">${t.wh.refusals[urlError]}</p>` : ''}
-      <p class="help" id="webhook-url-help">${t.wh.urlHelp}</p>
+      <p class="help" id="webhook-url-help">${m.allowPrivate ? t.wh.urlHelpPrivate : t.wh.urlHelp}</p>
     </div>
     <fieldset class="field events-choice" aria-describedby="webhook-events-help">
       <legend>${t.wh.eventsLabel}</legend>
@@ -128,7 +130,7 @@ function statusBadge(t: Messages, e: EndpointRow): Html {
 }
 
 function typesText(t: Messages, e: EndpointRow): string {
-  return eventTypesOf(e)?.join(', ') ?? t.wh.allEvents;
+  return e.event_types?.join(', ') ?? t.wh.allEvents;
 }
 
 function stateLine(m: Common, e: EndpointRow): Renderable {

@@ -1,5 +1,5 @@
-// A per-clinic version of the data a cached answer depends on. Writers (import, demo: the
-// RecordWriter) bump it in the same transaction as their rows; readers compare it with the
+// A per-clinic version of the data a cached answer depends on. Writers (import, demo:
+// services/write/) bump it in the same transaction as their rows; readers compare it with the
 // version their cached answer was made at. Today it versions the clientas only, for the cached
 // totals of searches (services/clientas-search/totals.ts). No row means version 0.
 import type { Kysely } from 'kysely';

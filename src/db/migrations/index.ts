@@ -9,6 +9,7 @@ import * as m004 from './004-data-versions.js';
 import * as m005 from './005-events.js';
 import * as m006 from './006-webhooks.js';
 import * as m007 from './007-session-language.js';
+import * as m008 from './008-webhook-event-types.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -20,6 +21,7 @@ const ordered: Record<string, DialectMigration> = {
   '005-events': m005,
   '006-webhooks': m006,
   '007-session-language': m007,
+  '008-webhook-event-types': m008,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

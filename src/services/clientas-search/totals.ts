@@ -12,9 +12,9 @@
 // Besides the total it keeps where the matches lie in name order and the size of the filter's
 // scope (SearchCounts), which plan every page of the search (plan.ts).
 //
-// The cache is per process and bounded (least recently used entries go first); it holds clinic
-// ids, normalised search terms and numbers, nothing a request could read across clinics.
-
+// The cache is per process and bounded (lru-cache: least recently used entries go first); it
+// holds clinic ids, normalised search terms and numbers, nothing a request could read across clinics.
+import { LRUCache } from 'lru-cache';
 import type { SearchCounts } from './plan.js';
 
 export interface SearchKey {
@@ -32,10 +32,7 @@ interface Entry {
 export const SEARCH_TOTALS_MAX_ENTRIES = 10_000;
 
 export class SearchTotals {
-  // A Map iterates in insertion order: re-inserting on use makes its first key the least recent.
-  private readonly entries = new Map<string, Entry>();
-
-  constructor(private readonly maxEntries = SEARCH_TOTALS_MAX_ENTRIES) {}
+  private readonly entries = new LRUCache<string, Entry>({ max: SEARCH_TOTALS_MAX_ENTRIES });
 
   private static key(k: SearchKey): string {
     // JSON of the parts: unambiguous whatever characters a search term holds.
@@ -46,24 +43,13 @@ export class SearchTotals {
   get(k: SearchKey, version: number): SearchCounts | undefined {
     const key = SearchTotals.key(k);
     const e = this.entries.get(key);
-    if (e === undefined) return undefined;
-    if (e.version !== version) {
-      this.entries.delete(key);
-      return undefined;
-    }
+    if (e === undefined || e.version === version) return e?.counts;
     this.entries.delete(key);
-    this.entries.set(key, e);
-    return e.counts;
+    return undefined;
   }
 
   set(k: SearchKey, version: number, counts: SearchCounts): void {
-    const key = SearchTotals.key(k);
-    this.entries.delete(key);
-    this.entries.set(key, { version, counts });
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
+    this.entries.set(SearchTotals.key(k), { version, counts });
   }
 
   get size(): number {

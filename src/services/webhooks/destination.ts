@@ -11,8 +11,19 @@ import { DomainError } from '../../errors.js';
 
 export const MAX_URL_LENGTH = 2_000;
 
-/** Why a destination is refused, as a stable code (the dashboard translates it, the CLI prints the message). */
-export type Refusal = 'invalid_url' | 'not_https' | 'userinfo' | 'private_address' | 'unresolvable';
+/**
+ * Why a destination is refused, as a stable code (the dashboard translates it, the CLI prints the
+ * message): `not_https` without WEBHOOK_ALLOW_PRIVATE, `not_http` (neither https:// nor http://) with it.
+ */
+export type Refusal = 'invalid_url' | 'not_https' | 'not_http' | 'userinfo' | 'private_address' | 'unresolvable';
+
+/**
+ * The way out of an http:// or private-address refusal, named in its message: the operator's
+ * variable, which the server (its deliveries) and the clinic-api command (create, test) each read
+ * from their own environment.
+ */
+export const ALLOW_PRIVATE_HINT =
+  'for a receiver on this machine or a private network (tests, internal systems), set WEBHOOK_ALLOW_PRIVATE=true in the environment of the server and of the clinic-api command (docs/webhooks.md, "Try webhooks locally")';
 
 export class DestinationRefused extends DomainError {
   constructor(
@@ -57,9 +68,12 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
     throw new DestinationRefused('invalid_url', `url is not a valid URL: "${text.slice(0, 100)}" (e.g. https://example.com/webhooks)`);
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    if (allowPrivate) {
+      throw new DestinationRefused('not_http', `url must start with https:// or http:// (got ${url.protocol}//)`);
+    }
     throw new DestinationRefused(
       'not_https',
-      `url must start with https:// (got ${url.protocol}//): webhooks carry clients' data and are only sent encrypted`,
+      `url must start with https:// (got ${url.protocol}//): webhooks carry clients' data and are only sent encrypted; ${ALLOW_PRIVATE_HINT}`,
     );
   }
   if (url.username !== '' || url.password !== '') {
@@ -107,7 +121,7 @@ export async function vetHost(
     if (bad) {
       throw new DestinationRefused(
         'private_address',
-        `url's host ${host} resolves to ${bad.address} (${addressClass(bad.address)}), which is not a public address: webhooks may not reach private, loopback, link-local or metadata addresses`,
+        `url's host ${host} resolves to ${bad.address} (${addressClass(bad.address)}), which is not a public address: webhooks may not reach private, loopback, link-local or metadata addresses; ${ALLOW_PRIVATE_HINT}`,
       );
     }
   }

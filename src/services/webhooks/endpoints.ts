@@ -55,11 +55,6 @@ export function endpointStatus(e: Pick<EndpointRow, 'enabled' | 'failing_since_m
   return e.failing_since_ms !== null ? 'failing' : 'active';
 }
 
-/** The endpoint's types as a list; null: every type. */
-export function eventTypesOf(e: Pick<EndpointRow, 'event_types'>): string[] | null {
-  return e.event_types === null ? null : e.event_types.split(',').filter(Boolean);
-}
-
 /** Validates a choice of event types (null or empty: all), in the catalogue's order. */
 export function parseEventTypes(asked: readonly string[] | null): string[] | null {
   if (asked === null) return null;
@@ -142,7 +137,7 @@ export class WebhookService {
           id,
           clinic_id: clinic.id,
           url: url.href,
-          event_types: types === null ? null : `,${types.join(',')},`,
+          event_types: types,
           secret_enc: sealSecret(this.opts.pepper, id, secret),
           enabled: 1,
           disabled_reason: null,

@@ -3,6 +3,7 @@
 // under a key derived by HKDF from API_KEY_PEPPER with a label of its own, so the key hashes and
 // the secrets never share a key. A stolen database without the pepper reveals no secret.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { memo } from '../../memo.js';
 
 /** Standard Webhooks: "whsec_" and the base64 of the key's bytes (24 random bytes: 192 bits). */
 const SECRET_BYTES = 24;
@@ -13,16 +14,8 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(SECRET_BYTES).toString('base64')}`;
 }
 
-const keys = new Map<string, Buffer>();
-
-function keyFor(pepper: string): Buffer {
-  let key = keys.get(pepper);
-  if (key === undefined) {
-    key = Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), LABEL, 32));
-    keys.set(pepper, key);
-  }
-  return key;
-}
+/** The sealing key of a pepper (a process has one; tests a few). */
+const keyFor = memo(16, (pepper: string): Buffer => Buffer.from(hkdfSync('sha256', pepper, Buffer.alloc(0), LABEL, 32)));
 
 /** `v1.<base64url(iv | tag | ciphertext)>`, bound to the endpoint id (AAD): a sealed secret copied to another row does not open. */
 export function sealSecret(pepper: string, endpointId: string, secret: string): string {

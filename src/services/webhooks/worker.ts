@@ -33,7 +33,7 @@ import {
 } from '../../repos/webhooks.js';
 import { eventJson } from '../feed.js';
 import { backoffDelay, parseRetryAfter, shouldDisable } from './backoff.js';
-import { eventTypesOf, recordAttempt, type WebhookService } from './endpoints.js';
+import { recordAttempt, type WebhookService } from './endpoints.js';
 import type { Resolver } from './destination.js';
 import { sendWebhook, type Attempt } from './send.js';
 import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
@@ -212,7 +212,7 @@ export class DeliveryWorker {
   /** Delivers the endpoint's events after its cursor, in order, while it holds the lease. */
   private async session(ep: EndpointRow): Promise<void> {
     const db = this.database.db;
-    const types = eventTypesOf(ep);
+    const types = ep.event_types;
     const secret = this.service.secretOf(ep);
     const zone = await this.zoneOf(ep.clinic_id);
     let cursor = ep.cursor;

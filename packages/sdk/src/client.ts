@@ -1,0 +1,141 @@
+// The client: new ClinicApi({ baseUrl, apiKey }) (or an OAuth accessToken), a method per endpoint
+// of the API, auto-paging over the three lists and the change feed's follower.
+import { follow, type FeedBatch, type FollowOptions } from './feed.js';
+import { pagesOf, recordsOf, type ListPage } from './paging.js';
+import { Transport, type QueryValue, type TransportOptions } from './transport.js';
+import type {
+  CallOptions,
+  Cita,
+  CitasList,
+  CitasQuery,
+  Clienta,
+  ClientasList,
+  ClientasQuery,
+  EventosList,
+  EventosQuery,
+  Llamada,
+  LlamadasList,
+  LlamadasQuery,
+  Me,
+} from './types.js';
+
+export type ClinicApiOptions = TransportOptions;
+
+type AnyQuery = { limit?: number | undefined; offset?: number | undefined } & object;
+
+/** One of the three collections: a page, one record, every page, every record. */
+export class Collection<Q extends AnyQuery, P extends ListPage, R> {
+  /** @internal */
+  constructor(
+    private readonly transport: Transport,
+    private readonly path: string,
+    private readonly records: (page: P) => R[],
+    private readonly pin: (first: P, query: Q) => Q,
+  ) {}
+
+  /** One page, as the API answers it (its `limit` and defaults apply). */
+  async list(query: Q = {} as Q, opts: CallOptions = {}): Promise<P> {
+    const url = this.transport.url(this.path, query as Record<string, QueryValue>);
+    return (await this.transport.get<P>(url, opts)).body!;
+  }
+
+  /** One record by its id; a ClinicApiError `not_found` (404) when the key's clinic has none. */
+  async get(id: string, opts: CallOptions = {}): Promise<R> {
+    if (typeof id !== 'string' || id === '') throw new TypeError(`ClinicApi: ${this.path}: get() needs the record's id`);
+    return (await this.transport.get<R>(this.transport.url(`${this.path}/${encodeURIComponent(id)}`), opts)).body!;
+  }
+
+  /** Every page matching `query`, 500 records each unless `query.limit` says otherwise. */
+  pages(query: Q = {} as Q, opts: CallOptions = {}): AsyncGenerator<P, void, undefined> {
+    return pagesOf(
+      query,
+      (q) => this.list(q, opts),
+      (p) => this.records(p).length,
+      this.pin,
+    );
+  }
+
+  /** Every record matching `query`, in the list's order: `for await (const r of api.citas.all({ ... }))`. */
+  all(query: Q = {} as Q, opts: CallOptions = {}): AsyncGenerator<R, void, undefined> {
+    return recordsOf(this.pages(query, opts), this.records);
+  }
+}
+
+/** The change feed. */
+export class Eventos {
+  /** @internal */
+  constructor(private readonly transport: Transport) {}
+
+  /** One page of events after `cursor` (README of the API, "Keep a mirror in sync"). */
+  async list(query: EventosQuery = {}, opts: CallOptions = {}): Promise<EventosList> {
+    const url = this.transport.url('/api/v1/eventos', query as Record<string, QueryValue>);
+    return (await this.transport.get<EventosList>(url, opts)).body!;
+  }
+
+  /** The present's cursor: the feed after it holds every change from now on. */
+  async now(opts: CallOptions = {}): Promise<string> {
+    return (await this.list({ cursor: 'now' }, opts)).next_cursor;
+  }
+
+  /**
+   * Follows the feed: `for await (const batch of api.eventos.follow({ cursor: 'now' }))`, each
+   * batch's events oldest first and the cursor to save with them. Runs until `signal` aborts
+   * (or the loop breaks); see FollowOptions for 410 cursor_expired.
+   */
+  follow(opts: FollowOptions): AsyncGenerator<FeedBatch, void, undefined> {
+    return follow(this.transport, opts);
+  }
+}
+
+export class ClinicApi {
+  readonly citas: Collection<CitasQuery, CitasList, Cita>;
+  readonly clientas: Collection<ClientasQuery, ClientasList, Clienta>;
+  readonly llamadas: Collection<LlamadasQuery, LlamadasList, Llamada>;
+  readonly eventos: Eventos;
+  private readonly transport: Transport;
+
+  constructor(options: ClinicApiOptions) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError("ClinicApi: pass the options, e.g. new ClinicApi({ baseUrl: 'https://clinic.example.com', apiKey })");
+    }
+    this.transport = new Transport(options);
+    const t = this.transport;
+    // A walk over a default window keeps the first page's window (it moves at the clinic's midnight).
+    this.citas = new Collection<CitasQuery, CitasList, Cita>(
+      t,
+      '/api/v1/citas',
+      (p) => p.citas,
+      (first, q) => ({
+        ...q,
+        desde: q.desde ?? first.rango.desde ?? undefined,
+        hasta: q.hasta ?? first.rango.hasta ?? undefined,
+      }),
+    );
+    this.clientas = new Collection<ClientasQuery, ClientasList, Clienta>(
+      t,
+      '/api/v1/clientas',
+      (p) => p.clientas,
+      (_first, q) => q,
+    );
+    this.llamadas = new Collection<LlamadasQuery, LlamadasList, Llamada>(
+      t,
+      '/api/v1/llamadas',
+      (p) => p.llamadas,
+      (first, q) => ({
+        ...q,
+        desde: q.desde ?? first.desde ?? undefined,
+      }),
+    );
+    this.eventos = new Eventos(t);
+  }
+
+  /** Who the credential is: its clinic, the key, its rate limit (the "test connection" call). */
+  async me(opts: CallOptions = {}): Promise<Me> {
+    return (await this.transport.get<Me>(this.transport.url('/api/v1/me'), opts)).body!;
+  }
+
+  /** The service's address, as the requests use it (no trailing slash). */
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+}
