@@ -19,19 +19,18 @@ import { MCP_HEADERS, mcpToolCall } from './cases.js';
 import { closedLoop, measure, type Measured } from './measure.js';
 import { ROOT, type Options } from './options.js';
 import { cpuMeter, freePort, readMemory, startServer, waitForQuiet, type ChildServer } from './processes.js';
-import { table } from './report.js';
 import { serviceEnv } from './servers.js';
 import type { ServiceBuild } from './service.js';
 
 export const MCP_MEMORY_REQUESTS = 1_000;
 /** The tool call within this factor of the REST request's median time (p50), and of its CPU. */
-const MCP_TIME_TARGET = 1.5;
-const REST_PATH = '/api/v1/citas?limit=100';
+export const MCP_TIME_TARGET = 1.5;
+export const REST_PATH = '/api/v1/citas?limit=100';
 const TOOL_CALL = mcpToolCall('list_citas', { limit: 100 });
 export const MCP_MEMORY_CLIENTS = 50;
 const MIN_ROUNDS = 3;
 /** RSS after the MCP requests within this factor of RSS after the REST ones. */
-const MCP_MEMORY_TARGET = 1.1;
+export const MCP_MEMORY_TARGET = 1.1;
 const QUIET_CORES = 0.15;
 const MiB = 2 ** 20;
 
@@ -186,75 +185,4 @@ export async function runMcp(run: McpRun, service: ChildServer): Promise<McpRepo
   }
   const of = (side: Side) => median(rows.filter((r) => r.side === side).map((r) => r.afterMiB));
   return { time, p50Ratios, cpuRatios, memory: { rows, restMiB: of('rest'), mcpMiB: of('mcp') } };
-}
-
-export function mcpVerdicts(r: McpReport): string[] {
-  const p50 = median(r.p50Ratios);
-  const cpu = median(r.cpuRatios);
-  const bad = r.time.reduce((n, row) => n + row.bad, 0);
-  const list = (xs: number[]) => xs.map((x) => `${x.toFixed(2)}×`).join(', ');
-  return [
-    `The citas page of 100 as an MCP tool call vs the same REST request, ${r.p50Ratios.length} alternating rounds: p50 ${p50.toFixed(2)}× (rounds: ${list(r.p50Ratios)}), ` +
-      `server CPU ${cpu.toFixed(2)}× (rounds: ${list(r.cpuRatios)}): ${Math.max(p50, cpu) <= MCP_TIME_TARGET && bad === 0 ? 'met' : '**not met**'} ` +
-      `(target: within ${MCP_TIME_TARGET}× the median time).`,
-    mcpMemoryVerdict(r.memory),
-  ];
-}
-
-function mcpMemoryVerdict(r: McpMemoryReport): string {
-  const ratio = r.mcpMiB / r.restMiB;
-  const bad = r.rows.reduce((n, row) => n + row.bad, 0);
-  const mark = ratio <= MCP_MEMORY_TARGET && bad === 0 ? 'met' : '**not met**';
-  return (
-    `Memory after ${MCP_MEMORY_REQUESTS.toLocaleString('en-US')} requests from ${MCP_MEMORY_CLIENTS} concurrent connections, a fresh process per side and round ` +
-    `(median of ${r.rows.length / 2} rounds): MCP ${r.mcpMiB.toFixed(1)} MiB vs REST ${r.restMiB.toFixed(1)} MiB RSS (${ratio.toFixed(2)}×)` +
-    `${bad ? `, ${bad} non-2xx or errors` : ''}: ${mark} (target: within ${Math.round((MCP_MEMORY_TARGET - 1) * 100)}%).`
-  );
-}
-
-export function mcpTimeTable(r: McpReport): string {
-  const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
-  return table(
-    ['round', 'side', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'non-2xx + errors', 'other load (cores)'],
-    r.time.map((row) => [
-      String(row.round),
-      row.side === 'rest' ? 'REST' : 'MCP',
-      row.reqPerSec.toFixed(0),
-      f1(row.p50),
-      f1(row.p99),
-      row.cpuMsPerReq.toFixed(2),
-      String(row.bad),
-      row.otherCores.toFixed(2),
-    ]),
-    ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
-  );
-}
-
-export function mcpMemoryTable(r: McpMemoryReport): string {
-  const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
-  return table(
-    [
-      'round',
-      'side',
-      'request',
-      'RSS when ready MiB',
-      'RSS after MiB',
-      'peak RSS MiB',
-      'seconds',
-      'non-2xx + errors',
-      'other load (cores)',
-    ],
-    r.rows.map((row) => [
-      String(row.round),
-      row.side === 'rest' ? 'REST' : 'MCP',
-      row.side === 'rest' ? `\`GET ${REST_PATH}\`` : '`POST /mcp`: tools/call list_citas {"limit":100}',
-      f1(row.idleMiB),
-      f1(row.afterMiB),
-      f1(row.hwmMiB),
-      f1(row.seconds),
-      String(row.bad),
-      row.otherCores.toFixed(2),
-    ]),
-    ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
-  );
 }

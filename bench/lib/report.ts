@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Dataset } from './dataset.js';
 import type { LimitsReport } from './limits.js';
-import { MCP_MEMORY_CLIENTS, MCP_MEMORY_REQUESTS, mcpMemoryTable, mcpTimeTable, type McpReport } from './mcp.js';
+import type { McpReport } from './mcp.js';
 import type { SdkPagingReport } from './sdk-paging.js';
 
 export type Db = 'sqlite' | 'postgres';
@@ -233,18 +233,6 @@ export function scaleSection(r: ScaleReport): string {
         : '.') +
       (r.bareHwmMiB !== null ? ` Bare route process peak: ${f0(r.bareHwmMiB)} MiB.` : ''),
     '',
-    ...(r.mcp
-      ? [
-          `MCP vs REST, the same page (\`GET /api/v1/citas?limit=100\`, and the tool call list_citas {"limit":100} on \`/mcp\`), in alternating rounds on the service of the cases:`,
-          '',
-          mcpTimeTable(r.mcp),
-          '',
-          `MCP memory: ${MCP_MEMORY_REQUESTS.toLocaleString('en-US')} requests from ${MCP_MEMORY_CLIENTS} connections to a fresh service process per side and round, RSS read a second after the last answer:`,
-          '',
-          mcpMemoryTable(r.mcp.memory),
-          '',
-        ]
-      : []),
     ...r.verdicts.map((v) => `- ${v}`),
   ].join('\n');
 }

@@ -146,7 +146,6 @@ export async function runScale(
         serviceHwmMiB: service ? serviceHwm : null,
         hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
         bareSkipped: opts.db === 'postgres' && opts.skippedBare,
-        mcp,
       }),
       mcp,
       limits,

@@ -1,7 +1,6 @@
 // The figures of one scale against the targets (the service beats the bare route, p99 < 25 ms
 // at the offered rate, RSS < 200 MB, a CSV page within 1.3x of its JSON), and what makes them
 // unreliable (errors, a busy machine).
-import { mcpVerdicts, type McpReport } from './mcp.js';
 import type { LoadRow, RateRow } from './report.js';
 
 const TARGET_P99_MS = 25;
@@ -25,8 +24,6 @@ export interface VerdictInput {
   hwmBeforeCompressionMiB: number | null;
   /** PostgreSQL run: the bare route (SQLite only) was skipped */
   bareSkipped: boolean;
-  /** the MCP server's comparison with REST, when it ran */
-  mcp: McpReport | null;
 }
 
 export function verdicts(v: VerdictInput): string[] {
@@ -76,7 +73,6 @@ export function verdicts(v: VerdictInput): string[] {
         `${mark(Math.max(ratio, cpuRatio) <= CSV_VS_JSON && csv500.bad === 0)} (target: within ${CSV_VS_JSON}×).`,
     );
   }
-  if (v.mcp) out.push(...mcpVerdicts(v.mcp));
   const rateCitas = v.rate.find((r) => r.id === 'citas');
   if (rateCitas)
     out.push(
