@@ -39,6 +39,10 @@ export const en = {
   howToTitle: 'How a program uses a key',
   howToText: 'It sends the key in every request, in this header:',
   howToMore: 'Each key belongs to this clinic only and can only read data; it can change nothing.',
+  mcpTitle: 'AI assistants',
+  mcpText:
+    'Claude, ChatGPT, Cursor, VS Code and other AI assistants connect to this address (an MCP server), with a key sent in the same header:',
+  mcpMore: 'Create a key for each assistant, so you can revoke it alone. Like any key, it only reads this clinic’s data.',
 
   createTitle: 'Create a key',
   nameLabel: 'Name',

@@ -39,6 +39,10 @@ export const es = {
   howToTitle: 'Cómo usa un programa la clave',
   howToText: 'La envía en cada petición, en esta cabecera:',
   howToMore: 'Cada clave es solo de esta clínica y solo permite leer datos; no puede cambiar nada.',
+  mcpTitle: 'Asistentes de IA',
+  mcpText:
+    'Claude, ChatGPT, Cursor, VS Code y otros asistentes de IA se conectan a esta dirección (un servidor MCP), con una clave enviada en la misma cabecera:',
+  mcpMore: 'Crea una clave para cada asistente, así podrás revocarla sola. Como cualquier clave, solo lee los datos de esta clínica.',
 
   createTitle: 'Crear una clave',
   nameLabel: 'Nombre',

@@ -73,6 +73,10 @@ export interface Messages {
   howToTitle: Text;
   howToText: Text;
   howToMore: Text;
+  /** the MCP server's address for AI assistants, beside the keys */
+  mcpTitle: Text;
+  mcpText: Text;
+  mcpMore: Text;
 
   createTitle: Text;
   nameLabel: Text;
