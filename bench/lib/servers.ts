@@ -87,8 +87,8 @@ export async function startServers(
       log(`bare route listening on ${servers.bare.baseUrl} (pid ${servers.bare.pid})`);
     }
     // The rate-limit comparison measures the service as well (its in-memory figures), the MCP
-    // comparison's time rounds run on it, and the SDK walks it.
-    if (opts.cases.some((c) => c.target === 'service') || opts.limits || opts.mcp || opts.sdkPaging) {
+    // comparison's time rounds run on it, the SDK walks it, and the backup case serves from it.
+    if (opts.cases.some((c) => c.target === 'service') || opts.limits || opts.mcp || opts.sdkPaging || opts.backup) {
       const port = await freePort();
       const prof = opts.cpuProf
         ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`, `--cpu-prof-name=service-${opts.db}-scale-${scale}-${Date.now()}.cpuprofile`]
