@@ -89,45 +89,51 @@ export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: ()
     return sendError(e, req, reply);
   });
 
-  scope.post(MCP_PATH, { config: { answersRateLimit: true }, schema: { hide: true } }, async (req: FastifyRequest, reply: FastifyReply) => {
-    const key = req.apiKey;
-    if (!key) throw new Error('/mcp reached without an authenticated key');
-    const text = typeof req.body === 'string' ? req.body : '';
-    const body = parseBody(text);
-    // Over the rate limit, only tool calls are answered (each with the refusal); anything else is the 429.
-    const limited = req.rateLimitRefusal;
-    if (limited && !(body && onlyToolCalls(body.value))) throw limited;
+  // scope: null: /mcp itself needs none; each tool needs its own (./tools.ts mayUse: tools/list
+  // shows a key only those its scopes allow, and a call of another is a tool error naming the scope).
+  scope.post(
+    MCP_PATH,
+    { config: { scope: null, answersRateLimit: true }, schema: { hide: true } },
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      const key = req.apiKey;
+      if (!key) throw new Error('/mcp reached without an authenticated key');
+      const text = typeof req.body === 'string' ? req.body : '';
+      const body = parseBody(text);
+      // Over the rate limit, only tool calls are answered (each with the refusal); anything else is the 429.
+      const limited = req.rateLimitRefusal;
+      if (limited && !(body && onlyToolCalls(body.value))) throw limited;
 
-    const call: ToolCall = {
-      req,
-      key,
-      ctx: { clinicId: key.clinicId, timezone: key.timezone, currency: key.currency },
-      clinicName: key.clinicName,
-      nowMs: env.now(),
-      origin: requestOrigin(req) ?? '',
-      visible: [],
-    };
-    call.visible = visibleTools(call);
-    const server = mcpServer(call, env, VERSION, limited);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // Closed once the answer is written: closing aborts the handlers the server still counts as
-    // running, and it counts a handler until just after its answer is handed to the transport,
-    // so closing at once made an AbortError and its stack for every call (measured: a fifth of
-    // the SDK's cost per call, and objects that lived long enough to need full collections).
-    const close = () => void server.close().catch((err: unknown) => req.log.error({ err }, 'closing an MCP server failed'));
-    let out: Buffer | null = null;
-    reply.raw.once('close', () => {
-      close();
-      // Given back to the allocator once written, not at the next garbage collection: between
-      // two collections, hundreds of answers' bytes were held (a fifth of the process's RSS
-      // after a burst of 1,000 pages).
-      if (out !== null) release(out);
-    });
-    await server.connect(transport);
-    const res = await transport.handleRequest(webRequest(req, body ? null : text), body ? { parsedBody: body.value } : undefined);
-    reply.code(res.status);
-    res.headers.forEach((value, name) => void reply.header(name, value));
-    out = await bytesOf(res);
-    return reply.send(out.length === 0 ? undefined : out);
-  });
+      const call: ToolCall = {
+        req,
+        key,
+        ctx: { clinicId: key.clinicId, timezone: key.timezone, currency: key.currency },
+        clinicName: key.clinicName,
+        nowMs: env.now(),
+        origin: requestOrigin(req) ?? '',
+        visible: [],
+      };
+      call.visible = visibleTools(call);
+      const server = mcpServer(call, env, VERSION, limited);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // Closed once the answer is written: closing aborts the handlers the server still counts as
+      // running, and it counts a handler until just after its answer is handed to the transport,
+      // so closing at once made an AbortError and its stack for every call (measured: a fifth of
+      // the SDK's cost per call, and objects that lived long enough to need full collections).
+      const close = () => void server.close().catch((err: unknown) => req.log.error({ err }, 'closing an MCP server failed'));
+      let out: Buffer | null = null;
+      reply.raw.once('close', () => {
+        close();
+        // Given back to the allocator once written, not at the next garbage collection: between
+        // two collections, hundreds of answers' bytes were held (a fifth of the process's RSS
+        // after a burst of 1,000 pages).
+        if (out !== null) release(out);
+      });
+      await server.connect(transport);
+      const res = await transport.handleRequest(webRequest(req, body ? null : text), body ? { parsedBody: body.value } : undefined);
+      reply.code(res.status);
+      res.headers.forEach((value, name) => void reply.header(name, value));
+      out = await bytesOf(res);
+      return reply.send(out.length === 0 ? undefined : out);
+    },
+  );
 }

@@ -6,19 +6,23 @@
 // or `llamada:<uuid>` (a bare UUID is looked up in every kind the key may read); its url is the
 // record's address in the REST API, readable with the same key.
 import { UUID_RE } from '../../domain/records.js';
+import { hasScope, RESOURCE_SCOPES, type Scope } from '../../domain/scopes.js';
 import { DomainError } from '../../errors.js';
 import { planClientas, plannedClientasPage } from '../../services/listings.js';
 import { citaById, clientaById, llamadaById } from '../../services/records.js';
 import { when, citaText, clientaText, llamadaText } from './render.js';
-import { keyHasScope, type Scope } from './scopes.js';
 import { FetchInput, FetchOutput, SearchInput, SearchOutput, type RecordKind } from './schemas.js';
-import { ToolRefusal, type ToolCall, type ToolEnv, type ToolSpec } from './tools.js';
+import { seesContact, ToolRefusal, type ToolCall, type ToolEnv, type ToolSpec } from './tools.js';
 
 /** Results per search: a first page of matches, each to be fetched. */
 export const SEARCH_RESULTS = 20;
 
 const PATHS: Record<RecordKind, string> = { cita: 'citas', clienta: 'clientas', llamada: 'llamadas' };
-const SCOPE_OF: Record<RecordKind, Scope> = { cita: 'citas:read', clienta: 'clientas:read', llamada: 'llamadas:read' };
+const SCOPE_OF: Record<RecordKind, Scope> = {
+  cita: RESOURCE_SCOPES.citas,
+  clienta: RESOURCE_SCOPES.clientas,
+  llamada: RESOURCE_SCOPES.llamadas,
+};
 /** A bare UUID is looked up in this order (a client is what a search finds). */
 const LOOKUP_ORDER: readonly RecordKind[] = ['clienta', 'cita', 'llamada'];
 const ID_RE = /^(cita|clienta|llamada):(.+)$/;
@@ -40,13 +44,13 @@ async function read(kind: RecordKind, id: string, call: ToolCall, env: ToolEnv):
   const tz = call.ctx.timezone;
   switch (kind) {
     case 'cita': {
-      const c = await citaById(env.db, call.ctx, id);
+      const c = await citaById(env.db, call.ctx, id, seesContact(call));
       if (c === null) return null;
       const title = `Appointment: ${c.cliente_nombre}, ${when(c.fecha_hora)}, ${c.servicio} (${c.estado})`;
       return { kind, id: c.id, title, text: citaText(c, tz), updatedAt: c.updated_at, clienta: null };
     }
     case 'clienta': {
-      const c = await clientaById(env.db, call.ctx, id, call.nowMs);
+      const c = await clientaById(env.db, call.ctx, id, call.nowMs, seesContact(call));
       if (c === null) return null;
       return {
         kind,
@@ -58,7 +62,7 @@ async function read(kind: RecordKind, id: string, call: ToolCall, env: ToolEnv):
       };
     }
     case 'llamada': {
-      const l = await llamadaById(env.db, call.ctx, id);
+      const l = await llamadaById(env.db, call.ctx, id, seesContact(call));
       if (l === null) return null;
       const title = `Call: ${when(l.fecha_hora)}, ${l.cliente_nombre ?? 'unknown caller'} (${l.resultado})`;
       return { kind, id: l.id, title, text: llamadaText(l, tz), updatedAt: l.updated_at, clienta: null };
@@ -79,8 +83,9 @@ export const SEARCH_SPECS: ToolSpec[] = [
     title: "Search the clinic's clients",
     scope: 'clientas:read',
     jsonText: true,
-    describe: () =>
-      "Search the clinic's clients (clientas) by name (case- and accent-insensitive, any part of it) or by digits of their phone number. " +
+    describe: ({ contact }) =>
+      "Search the clinic's clients (clientas) by name (case- and accent-insensitive, any part of it)" +
+      (contact ? ' or by digits of their phone number. ' : ' (not by phone number: this key does not see contact details). ') +
       `Returns up to ${SEARCH_RESULTS} matches, by name, each with an id to pass to fetch for the whole record. ` +
       'For every match with paging and counts, or for appointments and calls, use list_clientas, list_citas and list_llamadas.',
     input: SearchInput,
@@ -89,7 +94,13 @@ export const SEARCH_SPECS: ToolSpec[] = [
       const query = args.query as string;
       if (query.trim() === '')
         throw new DomainError('invalid_input', 'query must hold a name, or digits of a phone number', { field: 'query' });
-      const page = await plannedClientasPage(env.db, call.ctx, planClientas({ q: query, limit: SEARCH_RESULTS }), call.nowMs, env.search);
+      const page = await plannedClientasPage(
+        env.db,
+        call.ctx,
+        planClientas({ q: query, limit: SEARCH_RESULTS }, seesContact(call)),
+        call.nowMs,
+        env.search,
+      );
       const results = page.clientas.map((c) => ({
         id: `clienta:${c.id}`,
         title: `${c.nombre}${c.vip ? ' (VIP client)' : ' (client)'}`,
@@ -121,10 +132,10 @@ export const SEARCH_SPECS: ToolSpec[] = [
       let kinds: readonly RecordKind[];
       if (m) {
         const kind = m[1] as RecordKind;
-        if (!keyHasScope(call.key, SCOPE_OF[kind])) throw refuseScope(kind);
+        if (!hasScope(call.key.scopeBits, SCOPE_OF[kind])) throw refuseScope(kind);
         kinds = [kind];
       } else {
-        kinds = LOOKUP_ORDER.filter((k) => keyHasScope(call.key, SCOPE_OF[k]));
+        kinds = LOOKUP_ORDER.filter((k) => hasScope(call.key.scopeBits, SCOPE_OF[k]));
       }
       for (const kind of kinds) {
         const found = await read(kind, id, call, env);

@@ -19,10 +19,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { DATABASE_RETRY_AFTER_SECONDS, type ApiError } from '../../errors.js';
+import { memo } from '../../memo.js';
 import { disclose } from '../disclosure.js';
 import { toApiError } from '../error-handler.js';
 import { SEARCH_SPECS } from './search.js';
-import { mayUse, prepare, ToolRefusal, TOOL_SPECS, type Tool, type ToolCall, type ToolEnv } from './tools.js';
+import { mayUse, prepare, scopeNeeded, seesContact, ToolRefusal, TOOL_SPECS, type Tool, type ToolCall, type ToolEnv } from './tools.js';
 
 export const SERVER_NAME = 'clinic-api';
 
@@ -35,30 +36,33 @@ export const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempot
 
 const validator = new AjvJsonSchemaValidator();
 
-/** The tools as listed, by the clinic's time zone (their descriptions name it); a few zones in practice. */
-const listedByZone = new Map<string, Map<string, McpTool>>();
+/** Said of every tool that returns records, to a key without contacto:read. */
+const NO_CONTACT =
+  ' This API key does not see contact details: phone numbers, e-mails and appointment notes are null (the scope contacto:read grants them).';
 
-function listed(tz: string): Map<string, McpTool> {
-  let tools = listedByZone.get(tz);
-  if (tools === undefined) {
-    tools = new Map(
-      TOOLS.map((t) => [
-        t.name,
-        {
-          name: t.name,
-          title: t.title,
-          description: t.describe({ tz }),
-          inputSchema: t.inputSchema,
-          outputSchema: t.outputSchema,
-          annotations: { title: t.title, ...ANNOTATIONS },
-        },
-      ]),
-    );
-    if (listedByZone.size >= 1_000) listedByZone.clear();
-    listedByZone.set(tz, tools);
-  }
-  return tools;
-}
+/**
+ * The tools as listed, by the key's view: the clinic's time zone (their descriptions name it) and
+ * whether it sees contact details (they say what a key without them gets). A few zones in practice.
+ */
+const listedByView = memo(1_000, (view: string): Map<string, McpTool> => {
+  const contact = view.startsWith('+');
+  const tz = view.slice(1);
+  return new Map(
+    TOOLS.map((t) => [
+      t.name,
+      {
+        name: t.name,
+        title: t.title,
+        description: t.describe({ tz, contact }) + (contact || t.scope === null ? '' : NO_CONTACT),
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+        annotations: { title: t.title, ...ANNOTATIONS },
+      },
+    ]),
+  );
+});
+
+const listed = (tz: string, contact: boolean) => listedByView(`${contact ? '+' : '-'}${tz}`);
 
 /** The names of the tools `key` may see and call. */
 export function visibleTools(call: Pick<ToolCall, 'key'>): string[] {
@@ -88,6 +92,9 @@ function failureText(e: ApiError, tool: string, requestId: string): string {
       return `Invalid argument ${e.param ?? ''}: ${e.message}. Correct it and call ${tool} again.`;
     case 'cursor_expired':
       return e.message;
+    case 'insufficient_scope':
+      // (the feed's tipo of a collection the key may not read: the message names the scope)
+      return `${e.message}. Without tipo, ${tool} gives every event this key may read.`;
     case 'database_error':
       return `The clinic's database did not answer; nothing was read. Retry this call in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`;
     default:
@@ -104,14 +111,14 @@ export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLim
     { name: SERVER_NAME, title: 'Clinic API', version },
     { capabilities: { tools: { listChanged: false } }, instructions: instructions(call), jsonSchemaValidator: validator },
   );
-  const tools = listed(call.ctx.timezone);
+  const tools = listed(call.ctx.timezone, seesContact(call));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: call.visible.map((name) => tools.get(name)!) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     const tool = BY_NAME.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. The tools are: ${call.visible.join(', ')}`);
     if (!mayUse(call.key, tool)) {
-      const scope = tool.scope === 'any-record' ? 'citas:read, clientas:read or llamadas:read' : String(tool.scope);
+      const scope = scopeNeeded(tool);
       return refusal(
         call,
         'insufficient_scope',

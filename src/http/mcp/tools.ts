@@ -32,6 +32,7 @@ import {
   type LlamadasQuery as LlamadasQueryT,
 } from '../../domain/api-schemas.js';
 import { ESTADOS, RESULTADOS } from '../../domain/records.js';
+import { hasScope, RESOURCE_SCOPES, type Scope } from '../../domain/scopes.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
 import type { ClientasSearch } from '../../services/clientas-search/search.js';
 import { feedBounds, feedPage, planFeed } from '../../services/feed.js';
@@ -48,7 +49,6 @@ import { whoAmI } from '../../services/me.js';
 import { citaById, clientaById, llamadaById } from '../../services/records.js';
 import { compileArgs, type ArgsResult } from './args.js';
 import { citasText, citaText, clientasText, clientaText, eventosText, llamadasText, llamadaText, meText } from './render.js';
-import { keyHasScope, type Scope } from './scopes.js';
 import { standalone, type JsonSchema } from './schemas.js';
 
 /** What every tool call runs on: the app's database and client search, the key's rate limit. */
@@ -94,7 +94,8 @@ export interface ToolSpec {
   title: string;
   /** null: any key; 'any-record': a key that may read one kind of record at least (fetch) */
   scope: Scope | null | 'any-record';
-  describe: (clinic: { tz: string }) => string;
+  /** `tz`: the clinic's time zone; `contact`: whether the key sees contact details (contacto:read) */
+  describe: (view: { tz: string; contact: boolean }) => string;
   input: TObject;
   output: TSchema;
   /** true: the text is the JSON of the result (ChatGPT's search and fetch read it so) */
@@ -118,12 +119,23 @@ export function prepare(spec: ToolSpec): Tool {
   };
 }
 
-const READ_RECORDS: readonly Scope[] = ['citas:read', 'clientas:read', 'llamadas:read'];
+const READ_RECORDS: readonly Scope[] = Object.values(RESOURCE_SCOPES);
 
+/** Whether `key` may see and call `tool`: every scope decision of the MCP server is this one, or a record kind's in ./search.ts. */
 export function mayUse(key: AuthenticatedKey, tool: Pick<ToolSpec, 'scope'>): boolean {
   if (tool.scope === null) return true;
-  if (tool.scope === 'any-record') return READ_RECORDS.some((s) => keyHasScope(key, s));
-  return keyHasScope(key, tool.scope);
+  if (tool.scope === 'any-record') return READ_RECORDS.some((s) => hasScope(key.scopeBits, s));
+  return hasScope(key.scopeBits, tool.scope);
+}
+
+/** The scopes `tool` needs, as a refusal names them. */
+export function scopeNeeded(tool: Pick<ToolSpec, 'scope'>): string {
+  return tool.scope === 'any-record' ? READ_RECORDS.join(', ').replace(/, ([^,]+)$/, ' or $1') : String(tool.scope);
+}
+
+/** The key's view of the records: with contact details (contacto:read) or with them null. */
+export function seesContact(call: Pick<ToolCall, 'key'>): boolean {
+  return hasScope(call.key.scopeBits, 'contacto:read');
 }
 
 const PAGING =
@@ -166,7 +178,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: CitasList,
     run: async (args, call, env) => {
       const q = args as CitasQueryT;
-      const page = await plannedCitasPage(env.db, call.ctx, planCitas(call.ctx, q, call.nowMs));
+      const page = await plannedCitasPage(env.db, call.ctx, planCitas(call.ctx, q, call.nowMs, seesContact(call)));
       return { structured: page, text: citasText(page, call.ctx.timezone, fields(q)), records: page.citas.length, clientas: [] };
     },
   },
@@ -181,7 +193,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: Cita,
     run: async (args, call, env) => {
       const id = args.id as string;
-      const cita = await citaById(env.db, call.ctx, id);
+      const cita = await citaById(env.db, call.ctx, id, seesContact(call));
       if (cita === null) throw notFound('cita', id, 'list_citas, search or list_eventos');
       return { structured: cita, text: citaText(cita, call.ctx.timezone), records: 1, clientas: [] };
     },
@@ -190,16 +202,19 @@ export const TOOL_SPECS: ToolSpec[] = [
     name: 'list_clientas',
     title: 'Clients (clientas): list and search',
     scope: 'clientas:read',
-    describe: ({ tz }) =>
+    describe: ({ tz, contact }) =>
       "List or search the clinic's clients (clientas), by name (case- and accent-insensitive), then id. " +
-      "q finds part of the name ('maria' finds 'María José') or digits of the phone ('600 12'); vip 'true' or 'false' keeps VIP or non-VIP clients only. " +
+      (contact
+        ? "q finds part of the name ('maria' finds 'María José') or digits of the phone ('600 12'); "
+        : "q finds part of the name ('maria' finds 'María José'), never phone digits (this key does not see contact details); ") +
+      "vip 'true' or 'false' keeps VIP or non-VIP clients only. " +
       'Each client: name, phone, e-mail, language, VIP, how many appointments (every status) and calls she has, the day of her latest appointment that has started, ' +
       `the time of her latest call, client since, id; days and times in the clinic's time zone (${tz}). ${PAGING} Default limit 200, at most 500. ${UPDATED_SINCE}`,
     input: ClientasQuery,
     output: ClientasList,
     run: async (args, call, env) => {
       const q = args as ClientasQueryT;
-      const page = await plannedClientasPage(env.db, call.ctx, planClientas(q), call.nowMs, env.search);
+      const page = await plannedClientasPage(env.db, call.ctx, planClientas(q, seesContact(call)), call.nowMs, env.search);
       return {
         structured: page,
         text: clientasText(page, fields(q)),
@@ -219,7 +234,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: Clienta,
     run: async (args, call, env) => {
       const id = args.id as string;
-      const clienta = await clientaById(env.db, call.ctx, id, call.nowMs);
+      const clienta = await clientaById(env.db, call.ctx, id, call.nowMs, seesContact(call));
       if (clienta === null) throw notFound('clienta', id, 'list_clientas, search or list_eventos');
       return { structured: clienta, text: clientaText(clienta, call.ctx.timezone), records: 1, clientas: [clienta.id] };
     },
@@ -238,7 +253,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: LlamadasList,
     run: async (args, call, env) => {
       const q = args as LlamadasQueryT;
-      const page = await plannedLlamadasPage(env.db, call.ctx, planLlamadas(call.ctx, q, call.nowMs));
+      const page = await plannedLlamadasPage(env.db, call.ctx, planLlamadas(call.ctx, q, call.nowMs, seesContact(call)));
       return { structured: page, text: llamadasText(page, call.ctx.timezone, fields(q)), records: page.llamadas.length, clientas: [] };
     },
   },
@@ -253,7 +268,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: Llamada,
     run: async (args, call, env) => {
       const id = args.id as string;
-      const llamada = await llamadaById(env.db, call.ctx, id);
+      const llamada = await llamadaById(env.db, call.ctx, id, seesContact(call));
       if (llamada === null) throw notFound('llamada', id, 'list_llamadas, search or list_eventos');
       return { structured: llamada, text: llamadaText(llamada, call.ctx.timezone), records: 1, clientas: [] };
     },
@@ -270,7 +285,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     input: EventosQuery,
     output: EventosList,
     run: async (args, call, env) => {
-      const plan = planFeed(args as EventosQueryT, call.ctx.clinicId);
+      const plan = planFeed(args as EventosQueryT, call.ctx.clinicId, call.key.scopeBits);
       const bounds = await feedBounds(env.db, call.ctx.clinicId);
       // The page is the API's JSON text (each event's datos is kept as JSON): parsed once here.
       const page = JSON.parse(await feedPage(env.db, call.ctx, plan, bounds)) as Static<typeof EventosList>;
