@@ -10,8 +10,10 @@ import type { DB } from '../../db/schema.js';
 import type { KeyService } from '../../services/api-keys.js';
 import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
+import type { RequestLog } from '../../services/request-log.js';
 import type { UsageCounter } from '../../services/usage.js';
 import { apiAuthHook } from '../auth.js';
+import '../disclosure.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
 import { declareScope } from '../scopes.js';
 import { v1Routes } from '../routes/v1.js';
@@ -27,11 +29,23 @@ export interface ApiOptions {
   now: () => number;
   /** the lists' built pages, by ETag (services/page-cache.ts) */
   pages: PageCache;
+  /** the request log (REQUEST_LOG_DAYS); null: off, and no hook is added */
+  requestLog: RequestLog | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** an error response's body as sent, for the request log (set only while the log is on) */
+    errorBody: string | null;
+  }
 }
 
 export const api = fp(
   async (app, opts: ApiOptions) => {
     app.decorateRequest('apiKey', null);
+    // What a response disclosed, for the request log (../disclosure.ts).
+    app.decorateRequest('disclosed', null);
+    app.decorateRequest('errorBody', null);
     await app.register(async (scope) => {
       scope.setValidatorCompiler(({ schema, httpPart }) => {
         // Path parameters (a record's id) are checked by the same rules as the query string.
@@ -60,6 +74,40 @@ export const api = fp(
           });
         done();
       });
+      // The request log (services/request-log.ts): every response to a known key, collected in
+      // memory (one object pushed, no promise) and written in batches off the request's path.
+      const log = opts.requestLog;
+      if (log !== null) {
+        scope.addHook('onSend', (req, reply, payload, done) => {
+          // The error body the client got, for the log's detail (masked when written).
+          if (reply.statusCode >= 400 && req.apiKey !== null && typeof payload === 'string') req.errorBody = payload;
+          done(null, payload);
+        });
+        scope.addHook('onResponse', (req, reply, done) => {
+          const k = req.apiKey;
+          if (k) {
+            const d = req.disclosed;
+            log.record({
+              clinicId: k.clinicId,
+              atMs: opts.now(),
+              requestId: req.id,
+              keyId: k.keyId,
+              grantId: null,
+              method: req.method,
+              url: req.url,
+              status: reply.statusCode,
+              errorCode: req.apiErrorCode,
+              durationMs: reply.elapsedTime,
+              records: d === null ? null : d.records,
+              ip: req.ip ?? null,
+              userAgent: req.headers['user-agent'] ?? null,
+              errorBody: req.errorBody,
+              clientas: d === null ? null : d.clientas,
+            });
+          }
+          done();
+        });
+      }
       await scope.register(v1Routes, {
         db: opts.db,
         now: opts.now,
