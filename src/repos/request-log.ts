@@ -121,17 +121,12 @@ export async function insertRequestLog(
 }
 
 /**
- * Retention: the oldest `limit` log rows (by id, which grows with the time of writing) that are
- * older than `beforeMs`, stopping at the first newer one. Reads the front of the primary key only.
+ * Retention: the next `limit` log rows after `afterId` in primary-key order (the id grows with the
+ * time of writing, so the oldest come first), with their time: a range read of the key.
  */
-export async function oldestLogIds(db: Kysely<DB>, beforeMs: number, limit: number): Promise<number[]> {
-  const rows = await db.selectFrom('request_log').select(['id', 'at_ms']).orderBy('id').limit(limit).execute();
-  const out: number[] = [];
-  for (const r of rows) {
-    if (Number(r.at_ms) >= beforeMs) break;
-    out.push(Number(r.id));
-  }
-  return out;
+export async function logRowsAfter(db: Kysely<DB>, afterId: number, limit: number): Promise<{ id: number; atMs: number }[]> {
+  const rows = await db.selectFrom('request_log').select(['id', 'at_ms']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ id: Number(r.id), atMs: Number(r.at_ms) }));
 }
 
 /** Deletes log rows `ids` and their access rows (the caller's short write transaction). */

@@ -6,7 +6,7 @@
 // next pass (an import holds it). Several instances may run it at once: deleting twice is harmless.
 import type { Database } from '../db/connect.js';
 import { WriterBusy } from '../db/connect.js';
-import { deleteLogRows, oldestLogIds } from '../repos/request-log.js';
+import { deleteLogRows, logRowsAfter } from '../repos/request-log.js';
 import { BACKGROUND_WRITE_WAIT_MS } from './write-lock.js';
 
 const DAY_MS = 86_400_000;
@@ -15,6 +15,12 @@ export const BATCH_TARGET_MS = 40;
 const FIRST_BATCH = 200;
 const MIN_BATCH = 10;
 const MAX_BATCH = 5_000;
+/**
+ * Rows are in the order they were written, and their times are when they were answered: a batch
+ * written late, or by an instance whose clock is ahead, puts a newer time among older ones. The
+ * walk goes on past newer rows until it meets one this much newer than the limit.
+ */
+const SKEW_MS = 3_600_000;
 
 export interface RequestLogRetentionOptions {
   days: number;
@@ -71,9 +77,17 @@ export class RequestLogRetention {
   async pass(): Promise<PurgePass> {
     const out: PurgePass = { entries: 0, access: 0, batches: 0, maxHoldMs: 0, busy: false };
     const before = (this.opts.now ?? Date.now)() - this.opts.days * DAY_MS;
+    let after = 0;
     while (!this.stopped) {
-      const ids = await oldestLogIds(this.database.db, before, this.batch);
-      if (ids.length === 0) break;
+      const rows = await logRowsAfter(this.database.db, after, this.batch);
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1]!.id;
+      const ids = rows.filter((r) => r.atMs < before).map((r) => r.id);
+      const done = rows.length < this.batch || rows.some((r) => r.atMs >= before + SKEW_MS);
+      if (ids.length === 0) {
+        if (done) break;
+        continue;
+      }
       let held = 0;
       try {
         const r = await this.database.writeTransaction(
@@ -99,6 +113,7 @@ export class RequestLogRetention {
       // Adapt the next batch to the time this one held the lock.
       if (held > BATCH_TARGET_MS) this.batch = Math.max(MIN_BATCH, Math.floor(this.batch / 2));
       else if (held < BATCH_TARGET_MS / 2 && ids.length === this.batch) this.batch = Math.min(MAX_BATCH, this.batch * 2);
+      if (done) break;
       // Let requests run between batches.
       await new Promise<void>((r) => setImmediate(r));
     }
