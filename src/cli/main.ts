@@ -9,6 +9,7 @@ import { registerBackupCommands } from './backup.js';
 import { registerDataCommands } from './data.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
+import { registerLogCommands } from './logs.js';
 import { registerServerCommands } from './server.js';
 import { packageVersion } from './version.js';
 import { registerWebhookCommands } from './webhooks.js';
@@ -56,6 +57,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
   registerBackupCommands(program, ctx);
+  registerLogCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
