@@ -7,6 +7,7 @@ import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerBackupCommands } from './backup.js';
 import { registerDataCommands } from './data.js';
+import { registerErasureCommands } from './erasure.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
 import { registerLogCommands } from './logs.js';
@@ -56,6 +57,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerKeyCommands(program, ctx);
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
+  registerErasureCommands(program, ctx);
   registerBackupCommands(program, ctx);
   registerLogCommands(program, ctx);
 

@@ -135,9 +135,10 @@ function startOf(plan: FeedPlan, b: DataVersions): number {
 }
 
 /**
- * The page's tag: the clinic, the position, the page size, types and view, and the log's head and
- * retention mark. Events are never changed, only added at the head or removed at the tail, so
- * the same tag is the same page. Throws `expired` first, as the page would.
+ * The page's tag: the clinic, the position, the page size, types and view, the log's head and
+ * retention mark, and the clinic's data version. Events are only added at the head or removed at
+ * the tail, except an erasure's rewrite of their datos, which bumps the data version: so the same
+ * tag is the same page. Throws `expired` first, as the page would.
  */
 export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): string {
   const after = startOf(plan, b);
@@ -151,6 +152,8 @@ export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): s
     plan.contact ? 'contact' : 'no-contact',
     b.eventsSeq,
     b.eventsExpired,
+    // An erasure rewrites past events' datos (services/erasure.ts) and bumps this: a page sent before is not this page.
+    b.data,
   ]);
 }
 
