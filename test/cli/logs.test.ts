@@ -87,7 +87,7 @@ describe('clinic-api logs', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(rows.map((x) => x.request_id.split('-').pop())).toEqual(['0', '6']);
+    expect(rows.map((x) => x.request_id!.split('-').pop())).toEqual(['0', '6']);
     const exact = await cli([
       'logs',
       '--clinic',
@@ -101,7 +101,7 @@ describe('clinic-api logs', () => {
     ]);
     expect(exact.code, exact.stderr).toBe(0);
     const csv = parse(exact.stdout, { columns: true }) as Record<string, string>[];
-    expect(csv.map((x) => x.request_id.split('-').pop())).toEqual(['6', '9']);
+    expect(csv.map((x) => x.request_id!.split('-').pop())).toEqual(['6', '9']);
     expect(csv[0]).toMatchObject({ status: '404', error_code: 'not_found', records: '', error_body: '{"error":{"code":"not_found"}}' });
   });
 
@@ -123,11 +123,11 @@ describe('clinic-api access', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(rows.map((x) => Number(x.request_id.split('-').pop()))).toEqual([11, 10, 8, 7, 5, 4, 2, 1]);
+    expect(rows.map((x) => Number(x.request_id!.split('-').pop()))).toEqual([11, 10, 8, 7, 5, 4, 2, 1]);
     expect(Object.keys(rows[0]).sort()).toEqual(['grant_id', 'key_id', 'method', 'path', 'query', 'request_id', 'status', 'time'].sort());
     const b = await cli(['access', '--clinic', clinicB, '--clienta', CLIENTA, '--format', 'csv']);
     const csvB = parse(b.stdout, { columns: true }) as Record<string, string>[];
-    expect(csvB.every((x) => x.request_id.startsWith(clinicB))).toBe(true);
+    expect(csvB.every((x) => x.request_id!.startsWith(clinicB))).toBe(true);
     expect(csvB).toHaveLength(3);
   });
 
