@@ -14,8 +14,9 @@ import { localDate } from '../../src/time.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { A, B, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
+import { accessOfEntry, logPage } from '../../src/repos/request-log.js';
 import { anotherInstance } from '../helpers/runtime.js';
-import { JSON_UTF8, tick } from '../http/helpers.js';
+import { citaA, JSON_UTF8, tick } from '../http/helpers.js';
 import { callError, callOk, connect, listen } from './helpers.js';
 
 const ACCEPT = 'application/json, text/event-stream';
@@ -290,39 +291,66 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
     }
   });
 
-  it("counts every /mcp request in the key's usage, a tool error under its code, and reports what each answer disclosed", async () => {
-    // A second instance whose app reports req.disclosed when each response is sent, as the request log will read it.
+  it("counts every /mcp request in the key's usage, a tool error under its code, and records each in the request log with what it disclosed, as REST", async () => {
+    // A second instance, so that its usage counts and request log hold this key's requests only.
     const rt2 = anotherInstance(t.rt);
     const app2 = await buildApp(rt2);
-    const disclosed: { status: number; records: number; clientas: string[] }[] = [];
-    app2.addHook('onResponse', (req, reply, done) => {
-      if (req.url === '/mcp' && req.disclosed)
-        disclosed.push({ status: reply.statusCode, records: req.disclosed.records, clientas: [...req.disclosed.clientas] });
-      done();
-    });
     let c: Client | null = null;
     try {
       const url2 = await listenApp(app2);
       const k = await t.keys.create({ clinicId: t.clinicA.id, name: 'counted', expiresAt: null, createdBy: null });
       c = await connect(url2, k.key); // initialize and notifications/initialized: 2 requests
-      await callOk(c, 'list_clientas', { q: 'mar' });
-      await callOk(c, 'get_clienta', { id: A.angela });
-      await callOk(c, 'list_citas', { limit: 2 });
+      const calls: [string, Record<string, unknown>, string][] = [
+        ['list_clientas', { q: 'mar' }, '/api/v1/clientas?q=mar'],
+        ['get_clienta', { id: A.angela }, `/api/v1/clientas/${A.angela}`],
+        ['list_citas', { limit: 2 }, '/api/v1/citas?limit=2'],
+        ['get_cita', { id: citaA(2) }, `/api/v1/citas/${citaA(2)}`],
+        ['list_llamadas', { desde: '2026-01-01' }, '/api/v1/llamadas?desde=2026-01-01'],
+        ['list_eventos', { limit: 20 }, '/api/v1/eventos?limit=20'],
+      ];
+      for (const [tool, args] of calls) await callOk(c, tool, args);
       await callError(c, 'list_citas', { limit: 0 });
       await callError(c, 'get_cita', { id: MISSING });
       await rt2.usage.flush();
       const day = localDate(Math.floor(t.clock.now / 1000), 'Europe/Madrid');
       const usage = (await rt2.usage.summary(t.clinicA.id, [day])).get(k.id);
-      expect(usage?.total).toBe(7);
+      expect(usage?.total).toBe(2 + calls.length + 2);
       expect(usage?.lastErrors.map((e) => [e.status, e.code]).sort()).toEqual([
         [200, 'invalid_parameter'],
         [200, 'not_found'],
       ]);
-      expect(disclosed).toEqual([
-        { status: 200, records: 3, clientas: [A.maria, A.mariaLopez, A.mario] },
-        { status: 200, records: 1, clientas: [A.angela] },
-        { status: 200, records: 2, clientas: [] },
+      // The same requests over REST, with the same key, on the same instance
+      const rest = [];
+      for (const [, , path] of calls) rest.push(await fetch(new URL(path, url2), { headers: { authorization: `Bearer ${k.key}` } }));
+      expect(rest.map((r) => r.status)).toEqual(calls.map(() => 200));
+
+      await rt2.requestLog!.flush();
+      const entries = await logPage(t.database.db, t.clinicA.id, { keyId: k.id }, null, 100, 'asc');
+      const mcp = entries.filter((e) => e.path === '/mcp');
+      expect(mcp.map((e) => [e.method, e.status, e.error_code])).toEqual([
+        ['POST', 200, null],
+        ['POST', 202, null],
+        ...calls.map(() => ['POST', 200, null]),
+        ['POST', 200, 'invalid_parameter'],
+        ['POST', 200, 'not_found'],
       ]);
+      const access = (e: { id: number }) => accessOfEntry(t.database.db, t.clinicA.id, e.id).then((ids) => ids.sort());
+      // initialize, its notification and the refused calls disclose nothing
+      for (const e of [mcp[0]!, mcp[1]!, ...mcp.slice(-2)]) {
+        expect(e.records).toBeNull();
+        expect(await access(e)).toEqual([]);
+      }
+      // each tool call: the records and the clientas of the same REST request
+      const restEntries = entries.filter((e) => e.path !== '/mcp');
+      expect(restEntries).toHaveLength(calls.length);
+      for (const [i, [tool]] of calls.entries()) {
+        const m = mcp[2 + i]!;
+        const r = restEntries[i]!;
+        expect(m.records, tool).toBe(r.records);
+        expect(m.records, tool).toBeGreaterThan(0);
+        expect(await access(m), tool).toEqual(await access(r));
+        expect((await access(m)).length, tool).toBeGreaterThan(0);
+      }
     } finally {
       await c?.close();
       await app2.close();

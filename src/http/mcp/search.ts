@@ -9,7 +9,7 @@ import { UUID_RE } from '../../domain/records.js';
 import { hasScope, RESOURCE_SCOPES, type Scope } from '../../domain/scopes.js';
 import { DomainError } from '../../errors.js';
 import { planClientas, plannedClientasPage } from '../../services/listings.js';
-import { citaById, clientaById, llamadaById } from '../../services/records.js';
+import { citaRead, clientaById, llamadaRead } from '../../services/records.js';
 import { when, citaText, clientaText, llamadaText } from './render.js';
 import { FetchInput, FetchOutput, SearchInput, SearchOutput, type RecordKind } from './schemas.js';
 import { seesContact, ToolRefusal, type ToolCall, type ToolEnv, type ToolSpec } from './tools.js';
@@ -37,6 +37,7 @@ interface Found {
   title: string;
   text: string;
   updatedAt: string;
+  /** whose data the record holds, for the request log */
   clienta: string | null;
 }
 
@@ -44,10 +45,11 @@ async function read(kind: RecordKind, id: string, call: ToolCall, env: ToolEnv):
   const tz = call.ctx.timezone;
   switch (kind) {
     case 'cita': {
-      const c = await citaById(env.db, call.ctx, id, seesContact(call));
-      if (c === null) return null;
+      const found = await citaRead(env.db, call.ctx, id, seesContact(call));
+      if (found === null) return null;
+      const c = found.record;
       const title = `Appointment: ${c.cliente_nombre}, ${when(c.fecha_hora)}, ${c.servicio} (${c.estado})`;
-      return { kind, id: c.id, title, text: citaText(c, tz), updatedAt: c.updated_at, clienta: null };
+      return { kind, id: c.id, title, text: citaText(c, tz), updatedAt: c.updated_at, clienta: found.clientaId };
     }
     case 'clienta': {
       const c = await clientaById(env.db, call.ctx, id, call.nowMs, seesContact(call));
@@ -62,10 +64,11 @@ async function read(kind: RecordKind, id: string, call: ToolCall, env: ToolEnv):
       };
     }
     case 'llamada': {
-      const l = await llamadaById(env.db, call.ctx, id, seesContact(call));
-      if (l === null) return null;
+      const found = await llamadaRead(env.db, call.ctx, id, seesContact(call));
+      if (found === null) return null;
+      const l = found.record;
       const title = `Call: ${when(l.fecha_hora)}, ${l.cliente_nombre ?? 'unknown caller'} (${l.resultado})`;
-      return { kind, id: l.id, title, text: llamadaText(l, tz), updatedAt: l.updated_at, clienta: null };
+      return { kind, id: l.id, title, text: llamadaText(l, tz), updatedAt: l.updated_at, clienta: found.clientaId };
     }
   }
 }

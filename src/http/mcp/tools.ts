@@ -46,7 +46,7 @@ import {
   type ClinicContext,
 } from '../../services/listings.js';
 import { whoAmI } from '../../services/me.js';
-import { citaById, clientaById, llamadaById } from '../../services/records.js';
+import { citaRead, clientaRead, llamadaRead } from '../../services/records.js';
 import { compileArgs, type ArgsResult } from './args.js';
 import { citasText, citaText, clientasText, clientaText, eventosText, llamadasText, llamadaText, meText } from './render.js';
 import { standalone, type JsonSchema } from './schemas.js';
@@ -148,6 +148,9 @@ function notFound(kind: 'cita' | 'clienta' | 'llamada', id: string, from: string
   return new ToolRefusal(`No ${kind} with id ${id} in this clinic. Ids come from ${from}.`, 'not_found');
 }
 
+/** The clienta whose data a record read holds, for the request log (none: an unknown caller's call). */
+const whose = (found: { clientaId: string | null }): string[] => (found.clientaId === null ? [] : [found.clientaId]);
+
 const fields = <T extends object>(q: T) => q as Record<string, string | undefined>;
 
 export const TOOL_SPECS: ToolSpec[] = [
@@ -178,8 +181,14 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: CitasList,
     run: async (args, call, env) => {
       const q = args as CitasQueryT;
-      const page = await plannedCitasPage(env.db, call.ctx, planCitas(call.ctx, q, call.nowMs, seesContact(call)));
-      return { structured: page, text: citasText(page, call.ctx.timezone, fields(q)), records: page.citas.length, clientas: [] };
+      let clientas: string[] = [];
+      const page = await plannedCitasPage(
+        env.db,
+        call.ctx,
+        planCitas(call.ctx, q, call.nowMs, seesContact(call)),
+        (ids) => (clientas = ids),
+      );
+      return { structured: page, text: citasText(page, call.ctx.timezone, fields(q)), records: page.citas.length, clientas };
     },
   },
   {
@@ -193,9 +202,9 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: Cita,
     run: async (args, call, env) => {
       const id = args.id as string;
-      const cita = await citaById(env.db, call.ctx, id, seesContact(call));
-      if (cita === null) throw notFound('cita', id, 'list_citas, search or list_eventos');
-      return { structured: cita, text: citaText(cita, call.ctx.timezone), records: 1, clientas: [] };
+      const found = await citaRead(env.db, call.ctx, id, seesContact(call));
+      if (found === null) throw notFound('cita', id, 'list_citas, search or list_eventos');
+      return { structured: found.record, text: citaText(found.record, call.ctx.timezone), records: 1, clientas: whose(found) };
     },
   },
   {
@@ -214,13 +223,16 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: ClientasList,
     run: async (args, call, env) => {
       const q = args as ClientasQueryT;
-      const page = await plannedClientasPage(env.db, call.ctx, planClientas(q, seesContact(call)), call.nowMs, env.search);
-      return {
-        structured: page,
-        text: clientasText(page, fields(q)),
-        records: page.clientas.length,
-        clientas: page.clientas.map((c) => c.id),
-      };
+      let clientas: string[] = [];
+      const page = await plannedClientasPage(
+        env.db,
+        call.ctx,
+        planClientas(q, seesContact(call)),
+        call.nowMs,
+        env.search,
+        (ids) => (clientas = ids),
+      );
+      return { structured: page, text: clientasText(page, fields(q)), records: page.clientas.length, clientas };
     },
   },
   {
@@ -234,9 +246,9 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: Clienta,
     run: async (args, call, env) => {
       const id = args.id as string;
-      const clienta = await clientaById(env.db, call.ctx, id, call.nowMs, seesContact(call));
-      if (clienta === null) throw notFound('clienta', id, 'list_clientas, search or list_eventos');
-      return { structured: clienta, text: clientaText(clienta, call.ctx.timezone), records: 1, clientas: [clienta.id] };
+      const found = await clientaRead(env.db, call.ctx, id, call.nowMs, seesContact(call));
+      if (found === null) throw notFound('clienta', id, 'list_clientas, search or list_eventos');
+      return { structured: found.record, text: clientaText(found.record, call.ctx.timezone), records: 1, clientas: whose(found) };
     },
   },
   {
@@ -253,8 +265,14 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: LlamadasList,
     run: async (args, call, env) => {
       const q = args as LlamadasQueryT;
-      const page = await plannedLlamadasPage(env.db, call.ctx, planLlamadas(call.ctx, q, call.nowMs, seesContact(call)));
-      return { structured: page, text: llamadasText(page, call.ctx.timezone, fields(q)), records: page.llamadas.length, clientas: [] };
+      let clientas: string[] = [];
+      const page = await plannedLlamadasPage(
+        env.db,
+        call.ctx,
+        planLlamadas(call.ctx, q, call.nowMs, seesContact(call)),
+        (ids) => (clientas = ids),
+      );
+      return { structured: page, text: llamadasText(page, call.ctx.timezone, fields(q)), records: page.llamadas.length, clientas };
     },
   },
   {
@@ -268,9 +286,9 @@ export const TOOL_SPECS: ToolSpec[] = [
     output: Llamada,
     run: async (args, call, env) => {
       const id = args.id as string;
-      const llamada = await llamadaById(env.db, call.ctx, id, seesContact(call));
-      if (llamada === null) throw notFound('llamada', id, 'list_llamadas, search or list_eventos');
-      return { structured: llamada, text: llamadaText(llamada, call.ctx.timezone), records: 1, clientas: [] };
+      const found = await llamadaRead(env.db, call.ctx, id, seesContact(call));
+      if (found === null) throw notFound('llamada', id, 'list_llamadas, search or list_eventos');
+      return { structured: found.record, text: llamadaText(found.record, call.ctx.timezone), records: 1, clientas: whose(found) };
     },
   },
   {
@@ -288,10 +306,9 @@ export const TOOL_SPECS: ToolSpec[] = [
       const plan = planFeed(args as EventosQueryT, call.ctx.clinicId, call.key.scopeBits);
       const bounds = await feedBounds(env.db, call.ctx.clinicId);
       // The page is the API's JSON text (each event's datos is kept as JSON): parsed once here.
-      const page = JSON.parse(await feedPage(env.db, call.ctx, plan, bounds)) as Static<typeof EventosList>;
-      const clientas = page.eventos
-        .filter((e) => e.tipo === 'clienta.creada' || e.tipo === 'clienta.actualizada')
-        .map((e) => (e.datos as { id: string }).id);
+      let clientas: string[] = [];
+      const text = await feedPage(env.db, call.ctx, plan, bounds, undefined, (_n, ids) => (clientas = ids));
+      const page = JSON.parse(text) as Static<typeof EventosList>;
       return { structured: page, text: eventosText(page, call.ctx.timezone), records: page.eventos.length, clientas };
     },
   },
