@@ -126,6 +126,24 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
       else reportBackgroundError(rt.reportBackgroundError, 'usage flush on close', err);
     });
   });
+  // The request log: collected by the API, written at least once a second by the server (server.ts),
+  // everything left written on close, after the drain, before the database closes.
+  const requestLog = rt.requestLog;
+  if (requestLog !== null) {
+    app.addHook('onClose', async () => {
+      await requestLog.close().catch((err: unknown) => {
+        if (err instanceof WriterBusy)
+          app.log.warn(
+            { pending: requestLog.pending },
+            'request log entries not written on close: another process holds the database write lock',
+          );
+        else reportBackgroundError(rt.reportBackgroundError, 'request log write on close', err);
+      });
+    });
+    app.addHook('onClose', async () => {
+      await rt.requestLogRetention.stop();
+    });
+  }
   // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
   app.decorate('retention', rt.retention);
   app.addHook('onClose', async () => {
@@ -175,6 +193,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     usage,
     now,
     pages: rt.pages,
+    requestLog: rt.requestLog,
   });
   await app.register(adminPlugin, {
     prefix: '/dashboard',

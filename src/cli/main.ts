@@ -10,6 +10,7 @@ import { registerDataCommands } from './data.js';
 import { registerErasureCommands } from './erasure.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
+import { registerLogCommands } from './logs.js';
 import { registerServerCommands } from './server.js';
 import { packageVersion } from './version.js';
 import { registerWebhookCommands } from './webhooks.js';
@@ -58,6 +59,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerWebhookCommands(program, ctx);
   registerErasureCommands(program, ctx);
   registerBackupCommands(program, ctx);
+  registerLogCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

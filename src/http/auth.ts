@@ -4,13 +4,22 @@
 // reads the cached key only: no database read of its own.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { SCOPE_BIT, type Scope } from '../domain/scopes.js';
-import { errors } from '../errors.js';
+import { errors, type ApiError } from '../errors.js';
 import type { AuthenticatedKey, KeyService } from '../services/api-keys.js';
 import { policyHeader, stateHeader, type RateLimiter } from '../services/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: AuthenticatedKey | null;
+    /**
+     * The key's 429, left here instead of thrown on a route that answers it itself
+     * (config.answersRateLimit: /mcp, as a tool result); null when the key is within its limit.
+     */
+    rateLimitRefusal: ApiError | null;
+  }
+  interface FastifyContextConfig {
+    /** The route answers the key's rate limit itself: the hook leaves the 429 in req.rateLimitRefusal. */
+    answersRateLimit?: boolean;
   }
 }
 
@@ -76,7 +85,9 @@ export function apiAuthHook(
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
     if (!d.allowed) {
       onLimited('key');
-      throw errors.tooManyRequests(d.retryAfterSeconds);
+      const refusal = errors.tooManyRequests(d.retryAfterSeconds);
+      if (req.routeOptions.config.answersRateLimit !== true) throw refusal;
+      req.rateLimitRefusal = refusal;
     }
   };
 }

@@ -12,6 +12,8 @@ export const CLINIC_TABLES = [
   'events',
   'api_key_usage',
   'api_key_errors',
+  // request_access rows (no clinic_id: their log row gives the tenancy) go just before these.
+  'request_log',
   'citas',
   'llamadas',
   'citas_por_dia',
@@ -25,7 +27,7 @@ export const CLINIC_TABLES = [
   'users',
 ] as const satisfies readonly (keyof DB)[];
 
-export type ClinicTable = (typeof CLINIC_TABLES)[number] | 'dashboard_sessions' | 'clinics';
+export type ClinicTable = (typeof CLINIC_TABLES)[number] | 'dashboard_sessions' | 'clinics' | 'request_access';
 
 /** The clinic's API key ids (to evict and announce once they are gone). */
 export async function clinicKeyIds(db: Kysely<DB>, clinicId: string): Promise<string[]> {
@@ -58,6 +60,13 @@ export async function deleteClinicRows(db: Kysely<DB>, clinicId: string, hasSear
       if (hasSearchTable) await db.deleteFrom('clientas_search').where('clinic_id', '=', clinicId).execute();
       counts.clientas_search = searchRows;
       continue;
+    }
+    if (table === 'request_log') {
+      const access = await db
+        .deleteFrom('request_access')
+        .where('log_id', 'in', db.selectFrom('request_log').select('id').where('clinic_id', '=', clinicId))
+        .executeTakeFirst();
+      counts.request_access = Number(access.numDeletedRows);
     }
     const res = await db.deleteFrom(table).where('clinic_id', '=', clinicId).executeTakeFirst();
     counts[table] = Number(res.numDeletedRows);

@@ -161,7 +161,15 @@ export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): s
  * The page as the API's JSON text. Each event's datos is stored as the JSON the lists would
  * have answered at the time, so it is copied, not parsed and written again.
  */
-export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPlan, b: DataVersions, scan = FEED_SCAN): Promise<string> {
+export async function feedPage(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  plan: FeedPlan,
+  b: DataVersions,
+  scan = FEED_SCAN,
+  /** told the events returned and the clientas they disclose (the request log's access record) */
+  disclosed?: (events: number, clientaIds: string[]) => void,
+): Promise<string> {
   const after = startOf(plan, b);
   if (plan.from === 'now') return page('', encodeCursor(b.eventsSeq, ctx.clinicId), false);
   const through = Math.min(b.eventsSeq, after + scan);
@@ -174,6 +182,11 @@ export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPla
     throw expired('The events after this cursor are older than the feed keeps (at least 30 days)');
   }
   const next = rows.length === plan.limit ? rows[rows.length - 1]!.seq : through;
+  if (disclosed !== undefined && rows.length > 0)
+    disclosed(
+      rows.length,
+      rows.flatMap((r) => (r.clienta_id === null ? [] : [r.clienta_id])),
+    );
   let eventos = '';
   for (const r of rows) {
     const event = plan.contact ? r : { ...r, datos: datosWithoutContact(r.tipo, r.datos) };

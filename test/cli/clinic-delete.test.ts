@@ -39,6 +39,9 @@ async function tablesWithClinicId(database: Database): Promise<string[]> {
 async function rowsOf(database: Database, clinicId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const t of await tablesWithClinicId(database)) {
+    // The running servers' request logs write the entries of requests served with the clinic's
+    // key until it is refused (up to a second later): counted by clinic-deletion.test.ts, not here.
+    if (t === 'request_log') continue;
     const r = await sql<{ n: number }>`select count(*) as n from ${sql.table(t)} where clinic_id = ${clinicId}`.execute(database.db);
     out[t] = Number(r.rows[0]!.n);
   }
