@@ -32,7 +32,15 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     const log = rt.log;
     const redis = await rt.redis();
     if (redis) {
-      listenForRevocations(redis, rt.keys, (keyId) => log.info({ key: keyId }, 'API key revoked elsewhere: refused here from now on'));
+      listenForRevocations(
+        redis,
+        rt.keys,
+        (id, kind) =>
+          kind === 'key'
+            ? log.info({ key: id }, 'API key revoked elsewhere: refused here from now on')
+            : log.info({ grant: id }, 'app disconnected elsewhere: its tokens are refused here from now on'),
+        rt.appTokens,
+      );
       await redis.waitUp(REDIS_START_WAIT_MS);
     }
     if (rt.pepperGenerated)

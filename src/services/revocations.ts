@@ -5,6 +5,8 @@
 // as it is without Redis. Either way a revoked key is refused everywhere within 5 s.
 import type { RedisLink } from '../redis/link.js';
 import type { KeyService } from './api-keys.js';
+import { GRANT_MESSAGE_PREFIX } from './oauth/grants.js';
+import type { AppTokens } from './oauth/tokens.js';
 
 export const REVOCATION_CHANNEL = 'clinic-api:api-key-revoked';
 
@@ -19,11 +21,25 @@ export function revocationAnnouncer(link: RedisLink): (keyId: string) => Promise
   return (keyId) => link.publish(REVOCATION_CHANNEL, keyId, ANNOUNCE_CONNECT_MS);
 }
 
-/** Evicts every key announced as revoked from `keys`' cache; `onEvicted` is told which (for the log). */
-export function listenForRevocations(link: RedisLink, keys: KeyService, onEvicted?: (keyId: string) => void): void {
+/**
+ * Evicts every key announced as revoked from `keys`' cache, and every OAuth grant announced as
+ * ended (`oauth-grant:<id>`, services/oauth/grants.ts) from `tokens`' cache; `onEvicted` is told
+ * which (for the log).
+ */
+export function listenForRevocations(
+  link: RedisLink,
+  keys: KeyService,
+  onEvicted?: (id: string, kind: 'key' | 'grant') => void,
+  tokens?: AppTokens,
+): void {
   link.subscribe(REVOCATION_CHANNEL, (message) => {
-    if (!KEY_ID_RE.test(message)) return;
-    keys.evict(message);
-    onEvicted?.(message);
+    if (KEY_ID_RE.test(message)) {
+      keys.evict(message);
+      onEvicted?.(message, 'key');
+    } else if (tokens && message.startsWith(GRANT_MESSAGE_PREFIX) && message.length < 200) {
+      const grantId = message.slice(GRANT_MESSAGE_PREFIX.length);
+      tokens.evictGrant(grantId);
+      onEvicted?.(grantId, 'grant');
+    }
   });
 }

@@ -10,7 +10,7 @@ import type { KeyService } from '../../services/api-keys.js';
 import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
 import type { UsageCounter } from '../../services/usage.js';
-import { apiAuthHook } from '../auth.js';
+import { apiAuthHook, type TokenAuth } from '../auth.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
 import { v1Routes } from '../routes/v1.js';
 
@@ -25,6 +25,8 @@ export interface ApiOptions {
   now: () => number;
   /** the lists' built pages, by ETag (services/page-cache.ts) */
   pages: PageCache;
+  /** OAuth access tokens (OAUTH_ISSUER set); null: keys only */
+  oauth: TokenAuth | null;
 }
 
 export const api = fp(
@@ -38,13 +40,14 @@ export const api = fp(
       });
       scope.addHook(
         'onRequest',
-        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })),
+        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit }), opts.oauth),
       );
       // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
       // Callback style: on every response, no promise to allocate.
       scope.addHook('onResponse', (req, reply, done) => {
         const k = req.apiKey;
-        if (k)
+        // Counted per key; an app's requests (an OAuth grant, not a key) show as its grant's last use instead.
+        if (k && !k.app)
           opts.usage.record({
             keyId: k.keyId,
             clinicId: k.clinicId,
