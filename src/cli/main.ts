@@ -8,6 +8,7 @@ import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerDataCommands } from './data.js';
 import type { Io } from './io.js';
+import { registerAppCommands } from './apps.js';
 import { registerKeyCommands } from './keys.js';
 import { registerServerCommands } from './server.js';
 import { registerWebhookCommands } from './webhooks.js';
@@ -58,6 +59,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerServerCommands(program, ctx);
   registerAccountCommands(program, ctx);
   registerKeyCommands(program, ctx);
+  registerAppCommands(program, ctx);
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
 
