@@ -239,3 +239,36 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     expect(res.status).toBe(403);
   });
 });
+
+describe('OAuth limits per address', () => {
+  let s: OAuthServer;
+  beforeAll(async () => {
+    s = await startOAuthServer('sqlite', { OAUTH_REGISTRATIONS_PER_HOUR: '2', OAUTH_TOKEN_REQUESTS_PER_MINUTE: '3' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('registration and the token endpoint answer 429 with Retry-After past their limits, in OAuth’s error shape', async () => {
+    const reg = () =>
+      fetch(`${s.origin}/oauth/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+      });
+    expect((await reg()).status).toBe(201);
+    expect((await reg()).status).toBe(201);
+    const refused = await reg();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
+
+    const token = () =>
+      fetch(`${s.origin}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'y' }),
+      });
+    for (let i = 0; i < 3; i++) expect((await token()).status).not.toBe(429);
+    expect((await token()).status).toBe(429);
+  });
+});
