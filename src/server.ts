@@ -11,7 +11,7 @@ import { buildApp } from './app.js';
 import { describeRedisUrl } from './redis/url.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
-import { listenForRevocations } from './services/revocations.js';
+import { listenForKeyChanges } from './services/key-changes.js';
 import { explainListenError } from './startup-errors.js';
 
 /**
@@ -32,12 +32,12 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     const log = rt.log;
     const redis = await rt.redis();
     if (redis) {
-      listenForRevocations(
+      listenForKeyChanges(
         redis,
         rt.keys,
         (id, kind) =>
           kind === 'key'
-            ? log.info({ key: id }, 'API key revoked elsewhere: refused here from now on')
+            ? log.info({ key: id }, 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again')
             : log.info({ grant: id }, 'app disconnected elsewhere: its tokens are refused here from now on'),
         rt.appTokens,
       );

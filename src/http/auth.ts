@@ -1,10 +1,13 @@
-// API-key authentication and rate limiting, run first for every API request (onRequest) so that
-// a caller without a valid key learns nothing about parameters or data. An OAuth access token
-// (OAUTH_ISSUER set) is the other kind of credential: it becomes the same principal as a key
+// API-key authentication, the key's address restriction and rate limiting, run first for every
+// API request (onRequest) so that a caller without a valid key learns nothing about parameters or
+// data; then each route's scope (requireScope, added to each route by scopes.ts). All of it
+// reads the cached key only: no database read of its own. An OAuth access token (OAUTH_ISSUER
+// set) is the other kind of credential: it becomes the same principal as a key
 // (services/oauth/tokens.ts), with its grant as the rate-limit bucket, and is accepted only on the
 // resource it is bound to (the API or /mcp). With OAuth on, every 401 names the resource's
 // metadata (RFC 9728) in its challenge, from which an app finds the authorization server.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { SCOPE_BIT, type Scope } from '../domain/scopes.js';
 import { ApiError, errors } from '../errors.js';
 import type { AuthenticatedKey, KeyService } from '../services/api-keys.js';
 import { resourceMetadataUrl, resourceOfPath, type OAuthResources } from '../services/oauth/resources.js';
@@ -90,6 +93,19 @@ export function apiAuthHook(
     }
     req.apiKey = key;
 
+    // An address the key does not accept is refused before the key's budget is touched: a stolen
+    // key used from elsewhere must not spend the real integration's requests. It spends the
+    // address's failed-authentication budget instead, as a wrong key would. `ip` is Fastify's
+    // req.ip: the socket's address, or X-Forwarded-For's as far as TRUST_PROXY trusts it.
+    if (key.allowedIps !== null && !key.allowedIps.allows(ip)) {
+      const failed = await authFailLimiter.consume(ip, nowMs);
+      if (!failed.allowed) {
+        onLimited('auth_failures');
+        throw errors.tooManyRequests(failed.retryAfterSeconds);
+      }
+      throw errors.ipNotAllowed(ip);
+    }
+
     const d = await limiter.consume(key.keyId, nowMs);
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
@@ -97,5 +113,19 @@ export function apiAuthHook(
       onLimited('key');
       throw errors.tooManyRequests(d.retryAfterSeconds);
     }
+  };
+}
+
+/**
+ * The check of one route's scope, run after authentication (a route's own onRequest hooks run
+ * after the scope's): 403 insufficient_scope when the key lacks it. One AND of the key's bits; the
+ * answer says nothing about the data, whatever was asked.
+ */
+export function requireScope(scope: Scope): onRequestHookHandler {
+  const bit = SCOPE_BIT[scope];
+  return function scopeCheck(req, _reply, done) {
+    const k = req.apiKey;
+    if (k === null || (k.scopeBits & bit) === 0) done(errors.insufficientScope(scope));
+    else done();
   };
 }

@@ -1,9 +1,9 @@
-// A grant ended on one instance is refused by another at once through Redis (the revocation
-// channel the key revocations use, services/revocations.ts): two instances of the service on one
+// A grant ended on one instance is refused by another at once through Redis (the channel
+// key changes are announced on, services/key-changes.ts): two instances of the service on one
 // database and one real redis-server; the second has the token in its cache when the first
 // disconnects the app. Both databases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revocationAnnouncer, listenForRevocations } from '../../src/services/revocations.js';
+import { keyChangeAnnouncer, listenForKeyChanges } from '../../src/services/key-changes.js';
 import { appFor } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
@@ -35,9 +35,9 @@ describe.runIf(redisAvailable('OAuth fleet revocation'))('OAuth grants across a 
       const app2 = await appFor(other);
       const heard: string[] = [];
       const link = (await other.redis())!;
-      listenForRevocations(link, other.keys, (id, kind) => kind === 'grant' && heard.push(id), other.appTokens);
+      listenForKeyChanges(link, other.keys, (id, kind) => kind === 'grant' && heard.push(id), other.appTokens);
       // The subscription is made in the background: announce a probe until the other instance hears one.
-      const announce = revocationAnnouncer((await s.rt.redis())!);
+      const announce = keyChangeAnnouncer((await s.rt.redis())!);
       await expect
         .poll(async () => {
           await announce('oauth-grant:probe');

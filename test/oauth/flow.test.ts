@@ -85,6 +85,15 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(JSON.stringify(body)).toContain(s.clinicA.id);
     expect((await me(t.access_token, '/api/v1/citas')).status).toBe(200);
+    // Outside the granted scopes: the API's 403, as for a key with those scopes.
+    const outside = await me(t.access_token, '/api/v1/clientas');
+    expect(outside.status).toBe(403);
+    expect(((await outside.json()) as { error: { code: string; scope: string } }).error).toMatchObject({
+      code: 'insufficient_scope',
+      scope: 'clientas:read',
+    });
+    expect((body.api_key as { scopes: string[]; nombre: string }).scopes).toEqual(['citas:read']);
+    expect((body.api_key as { nombre: string }).nombre).toBe('Test CRM');
 
     const rows = await s.database.db.selectFrom('oauth_artifacts').selectAll().execute();
     const dump = JSON.stringify(rows);

@@ -131,12 +131,21 @@ describe.skipIf(!dialects().includes('postgres'))('graceful shutdown of a real s
       // 200 if it arrived before the signal was handled, else 503; in full either way.
       expect([200, 503]).toContain(parseResponse(late.received())?.status);
 
-      // New connections are refused (until the signal is handled they may still be accepted, and answered).
+      // New connections are refused (until the signal is handled they may still be accepted, and
+      // answered). One connection may race the listener's close: the kernel completed its handshake
+      // after the last accept, and closing the listener resets it at once. That is the only reset
+      // allowed, and the very next connection must then be refused: a reset while the listener
+      // stays open (the drain's old fault) is followed by another answer or reset instead.
       let refused = false;
+      let resetJustBefore = false;
       for (let i = 0; i < 50 && !refused; i++) {
         const a = await get(`${server.baseUrl}/livez`, { headers: { connection: 'close' } });
         if (a.error === 'ECONNREFUSED') refused = true;
-        else expect(a.error, 'a new connection was reset instead of refused or answered').toBeNull();
+        else if (a.error === 'ECONNRESET' && !resetJustBefore) resetJustBefore = true;
+        else expect(a.error, 'a new connection was reset instead of refused or answered, and not by the listener closing').toBeNull();
+        if (!refused && resetJustBefore && a.error !== 'ECONNRESET') {
+          expect.fail(`a connection was reset while the listener stayed open (the next one got ${a.error ?? 'an answer'})`);
+        }
         await sleep(20);
       }
       expect(refused).toBe(true);

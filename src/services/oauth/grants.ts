@@ -2,7 +2,7 @@
 // consent, listed per clinic, and ended by a disconnect (the dashboard, the CLI) or by the flow
 // itself (the app revoked a token, RFC 7009; a refresh token or code used twice). Ending a grant
 // removes its tokens and codes, evicts it from this instance's token cache at once and, with
-// REDIS_URL, announces it so every instance refuses it at once (services/revocations.ts); without
+// REDIS_URL, announces it so every instance refuses it at once (services/key-changes.ts); without
 // Redis the cache's TTL bounds it (<= 5 s).
 import type { Kysely } from 'kysely';
 import { whenWritable } from '../../db/connect.js';

@@ -3,7 +3,7 @@
 // after authentication treats both alike. Verified tokens are cached in process for a few
 // seconds (as keys are), so a request with a token costs no database read once cached; a grant
 // revoked here is evicted at once, one revoked elsewhere is announced on Redis
-// (services/revocations.ts) or, without Redis, expires from the cache within its TTL (<= 5 s).
+// (services/key-changes.ts) or, without Redis, expires from the cache within its TTL (<= 5 s).
 //
 // A token is looked up by the keyed hash of its value in the authorization server's own storage
 // (oauth_artifacts, written by adapter.ts), then its grant (oauth_grants) for the clinic and the
