@@ -129,6 +129,24 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
       else reportBackgroundError(rt.reportBackgroundError, 'usage flush on close', err);
     });
   });
+  // The request log: collected by the API, written at least once a second by the server (server.ts),
+  // everything left written on close, after the drain, before the database closes.
+  const requestLog = rt.requestLog;
+  if (requestLog !== null) {
+    app.addHook('onClose', async () => {
+      await requestLog.close().catch((err: unknown) => {
+        if (err instanceof WriterBusy)
+          app.log.warn(
+            { pending: requestLog.pending },
+            'request log entries not written on close: another process holds the database write lock',
+          );
+        else reportBackgroundError(rt.reportBackgroundError, 'request log write on close', err);
+      });
+    });
+    app.addHook('onClose', async () => {
+      await rt.requestLogRetention.stop();
+    });
+  }
   // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
   app.decorate('retention', rt.retention);
   app.addHook('onClose', async () => {
@@ -179,6 +197,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     now,
     pages: rt.pages,
     oauth: rt.oauth ? { tokens: rt.appTokens, resources: rt.oauth.resources } : null,
+    requestLog: rt.requestLog,
   });
   if (rt.oauth) {
     await app.register(oauthRoutes, {

@@ -35,6 +35,9 @@ import { oauthResources } from './services/oauth/resources.js';
 import { AuthorizationServer } from './services/oauth/server.js';
 import { AppTokens } from './services/oauth/tokens.js';
 import { PageCache } from './services/page-cache.js';
+import { RequestLog } from './services/request-log.js';
+import { RequestLogRetention } from './services/request-log-retention.js';
+import { requestLogRowMaker } from './http/request-log-row.js';
 import { resolvePepper } from './services/pepper.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import { keyChangeAnnouncer } from './services/key-changes.js';
@@ -104,6 +107,10 @@ export interface Runtime {
   readonly pages: PageCache;
   /** Removes events past EVENT_RETENTION_DAYS once started. */
   readonly retention: EventRetention;
+  /** The request log's collector and batch writer; null with REQUEST_LOG_DAYS=0 (off). */
+  readonly requestLog: RequestLog | null;
+  /** Removes request-log entries past REQUEST_LOG_DAYS once started. */
+  readonly requestLogRetention: RequestLogRetention;
   /** Delivers webhooks once started. */
   readonly deliveryWorker: DeliveryWorker;
   /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
@@ -200,6 +207,8 @@ class Composed implements Runtime {
   #usage?: UsageCounter;
   #pages?: PageCache;
   #retention?: EventRetention;
+  #requestLog?: RequestLog | null;
+  #requestLogRetention?: RequestLogRetention;
   #worker?: DeliveryWorker;
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
@@ -299,6 +308,31 @@ class Composed implements Runtime {
     return (this.#retention ??= new EventRetention(this.database, { days: this.config.eventRetentionDays, now: this.now, log: this.log }));
   }
 
+  get requestLog(): RequestLog | null {
+    if (this.#requestLog !== undefined) return this.#requestLog;
+    if (this.config.requestLogDays === 0) return (this.#requestLog = null);
+    const metrics = this.metrics;
+    return (this.#requestLog = new RequestLog(this.database, {
+      toRow: requestLogRowMaker(this.config.apiKeyPrefix),
+      onError: this.reportBackgroundError,
+      now: this.now,
+      warn: (obj, msg) => this.log.warn(obj, msg),
+      observer: {
+        written: (n) => metrics.requestLogWritten.inc(n),
+        dropped: (n) => metrics.requestLogDropped.inc(n),
+        pending: (n) => metrics.requestLogPending.set(n),
+      },
+    }));
+  }
+
+  get requestLogRetention(): RequestLogRetention {
+    return (this.#requestLogRetention ??= new RequestLogRetention(this.database, {
+      days: this.config.requestLogDays,
+      now: this.now,
+      log: this.log,
+    }));
+  }
+
   get deliveryWorker(): DeliveryWorker {
     const metrics = this.metrics;
     return (this.#worker ??= new DeliveryWorker(this.database, this.webhooks, {
@@ -369,8 +403,11 @@ class Composed implements Runtime {
 
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
-      await Promise.all([this.#worker?.stop(), this.#retention?.stop()]);
+      await Promise.all([this.#worker?.stop(), this.#retention?.stop(), this.#requestLogRetention?.stop()]);
       await this.#usage?.close().catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'usage flush on close', err));
+      await this.#requestLog
+        ?.close()
+        .catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'request log write on close', err));
       this.#limiterFactory?.stop();
       const redis = this.#redis ? await this.#redis.catch(() => null) : null;
       await redis?.close();

@@ -50,6 +50,9 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     app.usage.start(config.usageFlushIntervalS * 1000);
     // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
     app.retention.start();
+    // The request log: written at least once a second; the rest on close (the app's onClose).
+    rt.requestLog?.start();
+    rt.requestLogRetention.start();
     // Webhook deliveries from the event log, in the background (stopped, its leases given up, on close).
     await app.webhookWorker.start();
     // Listen before the first run: if the port is taken, the start fails before the demo is made,

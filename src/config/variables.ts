@@ -256,6 +256,13 @@ export const ConfigSchema = Type.Object({
     description:
       'days the change feed keeps its events; older ones are removed in the background, and an older cursor is `410 cursor_expired`',
   }),
+  requestLogDays: int('REQUEST_LOG_DAYS', {
+    default: 30,
+    minimum: 0,
+    maximum: 3650,
+    description:
+      'days the request log and the client access record keep each API request (every request made with a key: shown in the dashboard, `clinic-api logs`, `clinic-api access`); older entries are removed in the background; `0` turns both off (nothing collected or written)',
+  }),
   /** Timeouts and caps against slow and greedy clients (docs/operations.md). */
   http: Type.Object({
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', {

@@ -17,6 +17,15 @@ import { policyHeader, stateHeader, type RateLimiter } from '../services/rate-li
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: AuthenticatedKey | null;
+    /**
+     * The key's 429, left here instead of thrown on a route that answers it itself
+     * (config.answersRateLimit: /mcp, as a tool result); null when the key is within its limit.
+     */
+    rateLimitRefusal: ApiError | null;
+  }
+  interface FastifyContextConfig {
+    /** The route answers the key's rate limit itself: the hook leaves the 429 in req.rateLimitRefusal. */
+    answersRateLimit?: boolean;
   }
 }
 
@@ -111,7 +120,9 @@ export function apiAuthHook(
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
     if (!d.allowed) {
       onLimited('key');
-      throw errors.tooManyRequests(d.retryAfterSeconds);
+      const refusal = errors.tooManyRequests(d.retryAfterSeconds);
+      if (req.routeOptions.config.answersRateLimit !== true) throw refusal;
+      req.rateLimitRefusal = refusal;
     }
   };
 }

@@ -90,6 +90,32 @@ export function csrf(page: string): string {
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 export const REDIRECT = 'http://127.0.0.1:5555/callback';
 
+/**
+ * The owner's side of an authorization request made by any client: the request, the consent page
+ * (signed in already), the answer (allow with `allow`'s scopes, or all asked; or deny), the
+ * redirect back. Returns the callback URL the client receives, and the consent page.
+ */
+export async function approve(
+  browser: Browser,
+  url: URL,
+  opts: { allow?: string[] | false; clinic?: string } = {},
+): Promise<{ callback: URL; page: string }> {
+  let res = await browser.request(url);
+  if (res.status !== 303) throw new Error(`authorization request: ${res.status} ${await res.text()}`);
+  res = await browser.request(res.headers.get('location')!);
+  const page = await res.text();
+  if (res.status !== 200) throw new Error(`consent page: ${res.status} ${page}`);
+  const uid = /name="uid" value="([^"]+)"/.exec(page)![1]!;
+  const clinic = opts.clinic ?? /name="clinic" value="([^"]+)"/.exec(page)?.[1] ?? '';
+  const form: Record<string, string | string[]> = { _csrf: csrf(page), uid, clinic, action: opts.allow === false ? 'deny' : 'allow' };
+  if (opts.allow) form.scope = opts.allow;
+  res = await browser.request('/dashboard/oauth/consent', { form });
+  if (res.status !== 303) throw new Error(`consent answer: ${res.status} ${await res.text()}`);
+  res = await browser.request(res.headers.get('location')!);
+  if (res.status !== 303) throw new Error(`resume: ${res.status} ${await res.text()}`);
+  return { callback: new URL(res.headers.get('location')!), page };
+}
+
 /** An app: discovered and registered with oauth4webapi. */
 export class App {
   constructor(
@@ -143,21 +169,7 @@ export class App {
     opts: { scope?: string; allow?: string[] | false; clinic?: string } = {},
   ): Promise<{ callback: URL; verifier: string; state: string; page: string }> {
     const { url, verifier, state } = await this.authorizationUrl({ scope: opts.scope });
-    let res = await browser.request(url);
-    if (res.status !== 303) throw new Error(`authorization request: ${res.status} ${await res.text()}`);
-    const consentUrl = res.headers.get('location')!;
-    res = await browser.request(consentUrl);
-    const page = await res.text();
-    if (res.status !== 200) throw new Error(`consent page: ${res.status} ${page}`);
-    const uid = /name="uid" value="([^"]+)"/.exec(page)![1]!;
-    const clinic = opts.clinic ?? /name="clinic" value="([^"]+)"/.exec(page)?.[1] ?? '';
-    const form: Record<string, string | string[]> = { _csrf: csrf(page), uid, clinic, action: opts.allow === false ? 'deny' : 'allow' };
-    if (opts.allow) form.scope = opts.allow;
-    res = await browser.request('/dashboard/oauth/consent', { form });
-    if (res.status !== 303) throw new Error(`consent answer: ${res.status} ${await res.text()}`);
-    res = await browser.request(res.headers.get('location')!);
-    if (res.status !== 303) throw new Error(`resume: ${res.status} ${await res.text()}`);
-    return { callback: new URL(res.headers.get('location')!), verifier, state, page };
+    return { ...(await approve(browser, url, opts)), verifier, state };
   }
 
   async exchange(c: { callback: URL; verifier: string; state: string }): Promise<oauth.TokenEndpointResponse> {

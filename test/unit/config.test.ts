@@ -53,6 +53,7 @@ describe('loadConfig defaults', () => {
       overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: null, maxRssBytes: 0 },
       metricsToken: null,
       eventRetentionDays: 30,
+      requestLogDays: 30,
       webhooks: {
         allowPrivate: false,
         maxInFlight: 32,

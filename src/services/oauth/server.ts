@@ -135,7 +135,9 @@ export class AuthorizationServer {
       },
       enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
       extraClientMetadata: { properties: ['software_id', 'software_version'], validator: validateClientMetadata },
-      scopes: ['openid', 'offline_access'],
+      // The API's scopes are the resources' (getResourceServerInfo) and also accepted in a client's
+      // registration: the MCP SDK's client registers with the scopes the resource metadata lists.
+      scopes: ['openid', 'offline_access', ...SCOPES],
       features: {
         devInteractions: { enabled: false },
         registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
@@ -252,9 +254,11 @@ export class AuthorizationServer {
     grant.addResourceScope(asked.resource, chosen.join(' '));
     // What was not granted is marked refused, else the provider would ask again at once.
     if (refused.length > 0) grant.rejectResourceScope(asked.resource, refused.join(' '));
+    // Every scope the provider knows is also an OIDC scope to it (the API's are listed for
+    // registrations, see `scopes` above): none is granted as one, so none is asked about again.
     const oidcScopes = String(params.scope ?? '')
       .split(' ')
-      .filter((s) => s === 'openid' || s === 'offline_access');
+      .filter((s) => s === 'openid' || s === 'offline_access' || isScope(s));
     if (oidcScopes.length > 0) grant.rejectOIDCScope(oidcScopes.join(' '));
     const grantId = await grant.save();
     await this.grants.recordConsent({
