@@ -100,6 +100,17 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     expect(dump).not.toContain(t.access_token);
     expect(dump).not.toContain(t.refresh_token!);
     expect(rows.some((r) => r.model === 'AccessToken')).toBe(true);
+
+    // The request log names the grant (the app), not a key.
+    await s.rt.requestLog!.flush();
+    const logged = await s.database.db
+      .selectFrom('request_log')
+      .select(['key_id', 'grant_id', 'status'])
+      .where('clinic_id', '=', s.clinicA.id)
+      .where('path', '=', '/api/v1/clientas')
+      .execute();
+    const [grant] = (await s.appGrantsOf()).filter((g) => g.clinic_id === s.clinicA.id);
+    expect(logged).toContainEqual({ key_id: null, grant_id: grant!.id, status: 403 });
   });
 
   it('a token for /mcp is refused by the REST API (bound to its resource)', async () => {

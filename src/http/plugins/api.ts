@@ -100,8 +100,9 @@ export const api = fp(
               clinicId: k.clinicId,
               atMs: opts.now(),
               requestId: req.id,
-              keyId: k.keyId,
-              grantId: null,
+              // An OAuth token's principal carries its grant (its keyId is the grant's id too).
+              keyId: k.app ? null : k.keyId,
+              grantId: k.app ? k.app.grantId : null,
               method: req.method,
               url: req.url,
               status: reply.statusCode,
