@@ -8,6 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/app.js';
 import { touchApiKeys } from '../src/repos/api-keys.js';
+import type { Scope } from '../src/domain/scopes.js';
 import { createClinic, createUser } from '../src/services/accounts.js';
 import { insertWebhookDelivery } from '../src/repos/webhooks.js';
 import { openRuntime } from '../src/runtime.js';
@@ -49,22 +50,35 @@ async function seed() {
   const emma = await createUser(db, { clinicId: smile.id, email: 'emma@brightsmile.example', role: 'owner', password: PASSWORD });
   await createUser(db, { clinicId: null, email: 'soporte@plataforma.example', role: 'superadmin', password: PASSWORD });
 
-  const at = async (ms: number, clinicId: string, name: string, by: string | null, expiresInDays: number | null) => {
+  const at = async (
+    ms: number,
+    clinicId: string,
+    name: string,
+    by: string | null,
+    expiresInDays: number | null,
+    access: { scopes?: Scope[]; allowedIps?: string[] } = {},
+  ) => {
     clock.now = ms;
     const k = await keys.create({
       clinicId,
       name,
       createdBy: by,
       expiresAt: expiresInDays === null ? null : Math.floor(ms / 1000) + expiresInDays * 86_400,
+      ...access,
     });
     clock.now = real;
     return k;
   };
-  const web = await at(real - 62 * DAY, aurora.id, 'Reservas web', ana.id, null);
-  const report = await at(real - 20 * DAY, aurora.id, 'Informe mensual (Looker)', ana.id, 365);
+  const web = await at(real - 62 * DAY, aurora.id, 'Reservas web', ana.id, null, {
+    scopes: ['citas:read'],
+    allowedIps: ['203.0.113.0/24'],
+  });
+  const report = await at(real - 20 * DAY, aurora.id, 'Informe mensual (Looker)', ana.id, 365, {
+    scopes: ['citas:read', 'clientas:read', 'llamadas:read'],
+  });
   const crm = await at(real - 190 * DAY, aurora.id, 'CRM antiguo', null, null);
   await keys.revoke(aurora.id, crm.id);
-  await at(real - 45 * DAY, aurora.id, 'Pruebas agencia', ana.id, 30);
+  await at(real - 20 * DAY, aurora.id, 'Pruebas agencia', ana.id, 30);
   await touchApiKeys(db, [web.id], Math.floor((real - 4 * 60_000) / 1000));
   await touchApiKeys(db, [report.id], Math.floor((real - 3 * HOUR) / 1000));
   await at(real - 90 * DAY, brisa.id, 'Web de reservas', bea.id, null);
@@ -180,8 +194,14 @@ async function main() {
     await signIn(page, address, 'ana.garcia@aurora.example');
     await shot(page, '02-keys-owner.png');
 
-    await page.getByLabel('Nombre', { exact: true }).fill('App de recordatorios');
-    await page.getByLabel('Caduca').selectOption('90');
+    await page.getByLabel('Nombre', { exact: true }).fill('Asistente de IA');
+    await page.getByLabel('Caduca', { exact: true }).selectOption('90');
+    await page.getByRole('checkbox', { name: /Datos de contacto/ }).uncheck();
+    await page.getByRole('checkbox', { name: /Cambios/ }).uncheck();
+    await page.getByLabel('Direcciones permitidas (opcional)').fill('203.0.113.0/24');
+    await page.locator('#create-title').scrollIntoViewIfNeeded();
+    await page.mouse.move(0, 0);
+    await shot(page, '13-key-create-permissions.png', false);
     await page.getByRole('button', { name: 'Crear clave' }).click();
     await page.waitForSelector('#new-key');
     await page
@@ -194,6 +214,17 @@ async function main() {
     await page.goto(`${address}/dashboard/settings/api`);
     await page.getByRole('link', { name: /Revocar la clave «Informe mensual/ }).click();
     await shot(page, '04-revoke-confirm.png', false);
+
+    await page.goto(`${address}/dashboard/settings/api`);
+    await page.getByRole('link', { name: /Editar la clave «Informe mensual/ }).click();
+    await shot(page, '14-key-edit.png');
+    await page.goto(`${address}/dashboard/settings/api`);
+    await page.getByRole('link', { name: /Renovar la clave «Reservas web/ }).click();
+    await shot(page, '15-key-roll.png', false);
+    await page.getByRole('button', { name: 'Crear la clave nueva' }).click();
+    await page.waitForSelector('#new-key');
+    await page.mouse.move(0, 0);
+    await shot(page, '16-key-rolled.png');
     await ctx.close();
 
     ctx = await browser.newContext(desktop);

@@ -22,6 +22,8 @@ export const DOMAIN_REASONS = [
   'plan_not_eligible',
   /** the caller's role may not do this */
   'forbidden',
+  /** the caller's API key lacks a scope (domain/scopes.ts); `field` names the scope it needs */
+  'insufficient_scope',
   /** a dashboard form without a valid CSRF token, or posted from another site */
   'csrf_failed',
   /** an API key sent to the dashboard, which only takes its own sign-in */
@@ -61,6 +63,8 @@ export const ERROR_CODES = {
   malformed_request: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  insufficient_scope: 403,
+  ip_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -87,6 +91,8 @@ export class ApiError extends Error {
     message: string,
     readonly param?: string,
     readonly headers: Record<string, string> = {},
+    /** insufficient_scope only: the scope the request needs (error.scope) */
+    readonly scope?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -116,6 +122,24 @@ export const errors = {
       'The API key is not valid: it is unknown, revoked or expired, or the header is not "Authorization: Bearer <key>"',
       undefined,
       WWW_AUTHENTICATE,
+    ),
+  /**
+   * The key lacks the scope the request needs: error.scope and the RFC 6750 challenge name it.
+   * Nothing about the data: the same answer whatever the request asked for.
+   */
+  insufficientScope: (scope: string, detail = `This request needs the scope ${scope}, which this API key does not have`) =>
+    new ApiError(
+      'insufficient_scope',
+      `${detail}; the clinic owner can add it to the key in the dashboard (Settings > API)`,
+      undefined,
+      { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+      scope,
+    ),
+  /** The key is restricted to addresses that do not include `ip`, the address this service saw. */
+  ipNotAllowed: (ip: string) =>
+    new ApiError(
+      'ip_not_allowed',
+      `This API key may not be used from ${ip} (the address this service sees for your request); the clinic owner sets the key's allowed addresses in the dashboard (Settings > API)`,
     ),
   /** Fastify could not read the request (bad percent-encoding, an unreadable body...): `detail` says why. */
   unreadableRequest: (detail: string) => new ApiError('invalid_parameter', `The request could not be read: ${detail}`),

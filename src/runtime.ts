@@ -5,7 +5,7 @@
 //
 // What a command does not use, it does not pay for: every service past the database is made on
 // first use (a getter), and Redis (node-redis takes about 0.2 s to load) is loaded and connected
-// only when something asks for it: the server at start, the limiters, a key revocation to
+// only when something asks for it: the server at start, the limiters, a key change to
 // announce. Migrations run under the database's start-up lock (db/connect.ts), so instances and
 // commands starting at once on one database apply each migration once.
 //
@@ -33,7 +33,7 @@ import { EventRetention } from './services/event-retention.js';
 import { PageCache } from './services/page-cache.js';
 import { resolvePepper } from './services/pepper.js';
 import type { RateLimiter } from './services/rate-limit.js';
-import { revocationAnnouncer } from './services/revocations.js';
+import { keyChangeAnnouncer } from './services/key-changes.js';
 import { RateLimiters } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
 import type { Resolver } from './services/webhooks/destination.js';
@@ -216,8 +216,8 @@ class Composed implements Runtime {
       apiPlans: this.config.apiPlans,
       now: this.now,
       onBackgroundError: this.reportBackgroundError,
-      // With REDIS_URL every running server evicts a revoked key at once (services/revocations.ts).
-      announceRevocation: this.config.redisUrl === null ? undefined : async (keyId) => revocationAnnouncer((await this.redis())!)(keyId),
+      // With REDIS_URL every running server evicts a changed (revoked, edited, rolled) key at once (services/key-changes.ts).
+      announceChange: this.config.redisUrl === null ? undefined : async (keyId) => keyChangeAnnouncer((await this.redis())!)(keyId),
     }));
   }
 
@@ -281,7 +281,7 @@ class Composed implements Runtime {
         if (state === 'down')
           this.log.warn(
             { redis: name, reason },
-            "Redis does not answer: rate limits fall back to each instance's memory until it answers again (revocations reach other instances within 5 s)",
+            "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach other instances within 5 s)",
           );
         else
           this.log.info(

@@ -11,7 +11,7 @@ import { buildApp } from './app.js';
 import { describeRedisUrl } from './redis/url.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
-import { listenForRevocations } from './services/revocations.js';
+import { listenForKeyChanges } from './services/key-changes.js';
 import { explainListenError } from './startup-errors.js';
 
 /**
@@ -32,7 +32,9 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     const log = rt.log;
     const redis = await rt.redis();
     if (redis) {
-      listenForRevocations(redis, rt.keys, (keyId) => log.info({ key: keyId }, 'API key revoked elsewhere: refused here from now on'));
+      listenForKeyChanges(redis, rt.keys, (keyId) =>
+        log.info({ key: keyId }, 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again'),
+      );
       await redis.waitUp(REDIS_START_WAIT_MS);
     }
     if (rt.pepperGenerated)

@@ -1,5 +1,6 @@
 // The query shapes of the endpoints whose plans must be served by indexes, shared by
 // test/db/plans.test.ts (which asserts them) and scripts/explain.ts (which prints them).
+import { ALL_SCOPE_BITS } from '../src/domain/scopes.js';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
@@ -113,18 +114,23 @@ export const PLAN_SHAPES: PlanShape[] = [
   // The change feed (the clinic needs events: the plan test and npm run explain import some first).
   {
     name: 'eventos page',
-    run: async (db, ctx) => feedPage(db, ctx, planFeed({ limit: 500 }, ctx.clinicId), await dataVersions(db, ctx.clinicId)),
+    run: async (db, ctx) => feedPage(db, ctx, planFeed({ limit: 500 }, ctx.clinicId, ALL_SCOPE_BITS), await dataVersions(db, ctx.clinicId)),
   },
   {
     name: 'eventos tipo',
     run: async (db, ctx) =>
-      feedPage(db, ctx, planFeed({ tipo: 'cita.actualizada,cita.eliminada' }, ctx.clinicId), await dataVersions(db, ctx.clinicId)),
+      feedPage(
+        db,
+        ctx,
+        planFeed({ tipo: 'cita.actualizada,cita.eliminada' }, ctx.clinicId, ALL_SCOPE_BITS),
+        await dataVersions(db, ctx.clinicId),
+      ),
   },
   // What a conditional request reads: the clinic's versions, and for clientas the next cita start.
   { name: 'ETag of clientas', run: (db, ctx, now) => listEtag(db, ctx, 'clientas', '', now) },
   // One record by its id (GET /api/v1/citas/{id} ...): primary-key reads; a clienta's tag seeks her next cita.
-  { name: 'cita by id', run: async (db, ctx) => citaById(db, ctx, await someId(db, ctx, 'citas')) },
-  { name: 'clienta by id', run: async (db, ctx, now) => clientaById(db, ctx, await someId(db, ctx, 'clientas'), now) },
-  { name: 'llamada by id', run: async (db, ctx) => llamadaById(db, ctx, await someId(db, ctx, 'llamadas')) },
-  { name: 'ETag of a clienta', run: async (db, ctx, now) => recordEtag(db, ctx, 'clientas', await someId(db, ctx, 'clientas'), now) },
+  { name: 'cita by id', run: async (db, ctx) => citaById(db, ctx, await someId(db, ctx, 'citas'), true) },
+  { name: 'clienta by id', run: async (db, ctx, now) => clientaById(db, ctx, await someId(db, ctx, 'clientas'), now, true) },
+  { name: 'llamada by id', run: async (db, ctx) => llamadaById(db, ctx, await someId(db, ctx, 'llamadas'), true) },
+  { name: 'ETag of a clienta', run: async (db, ctx, now) => recordEtag(db, ctx, 'clientas', await someId(db, ctx, 'clientas'), now, true) },
 ];

@@ -39,14 +39,22 @@ export async function openLoop(
   headers: Record<string, string>,
   rate: number,
   durationS: number,
-  opts: { timeoutMs?: number; status?: number; maxSockets?: number; agent?: http.Agent } = {},
+  opts: {
+    timeoutMs?: number;
+    status?: number;
+    maxSockets?: number;
+    agent?: http.Agent;
+    /** Instead of `durationS`: requests go out until this says stop (e.g. while a backup runs). */
+    until?: () => boolean;
+  } = {},
 ): Promise<OpenLoopResult> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const expected = opts.status ?? 200;
   // A caller's agent keeps its connections for the next run (a warm-up's, for the measurement).
   const agent = opts.agent ?? new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 512 });
   const interval = 1000 / rate;
-  const total = Math.max(1, Math.round(rate * durationS));
+  const total = opts.until ? Infinity : Math.max(1, Math.round(rate * durationS));
+  const stopped = opts.until ?? (() => false);
   const latencies: number[] = [];
   let sent = 0;
   let completed = 0;
@@ -90,8 +98,8 @@ export async function openLoop(
     const tick = () => {
       const now = performance.now();
       // Every request that is due by now goes out now, measured from when it was due.
-      while (i < total && started + i * interval <= now) fire(started + i++ * interval);
-      if (i < total) setTimeout(tick, Math.max(0, started + i * interval - performance.now()));
+      while (i < total && !stopped() && started + i * interval <= now) fire(started + i++ * interval);
+      if (i < total && !stopped()) setTimeout(tick, Math.max(0, started + i * interval - performance.now()));
       else {
         scheduledAll = true;
         maybeDone();

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine } from '../../tools/args.js';
+import { BACKUP_ID } from './backup.js';
 import { CASES } from './cases.js';
 
 /** The repository's root. */
@@ -32,7 +33,10 @@ const USAGE = `Usage: npm run bench -- [options]
                          machine to go quiet (default 60; 0: do not wait)
   --cases LIST           run only these cases (ids: CASE_IDS), the rate-limit
                          comparison only if the list names \`limits\` (e.g. --cases limits),
-                         and the SDK's auto-paging only if it names \`sdk-paging\`
+                         and the SDK's auto-paging only if it names \`sdk-paging\`;
+                         \`backup\` (SQLite; only when named): \`clinic-api backup\` of the data
+                         set while the service answers the citas page at 100 req/s, then a
+                         restore of it; e.g. --scale 600 --cases backup (1M records)
   --no-sdk-paging        skip the SDK's auto-paging walk: every cita of the big clinic read with
                          @clinic-api/sdk's for-await (packages/sdk/dist: npm install builds it),
                          its requests counted and its heap sampled (runs after the cases)
@@ -55,7 +59,7 @@ const USAGE = `Usage: npm run bench -- [options]
 export function parseOptions(argv?: string[]) {
   const cli = commandLine({
     name: 'bench',
-    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), LIMITS_ID, SDK_PAGING_ID].join(', ')),
+    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), LIMITS_ID, SDK_PAGING_ID, BACKUP_ID].join(', ')),
     argv,
     options: {
       db: { type: 'string', default: 'sqlite' },
@@ -89,21 +93,25 @@ export function parseOptions(argv?: string[]) {
   let cases = CASES;
   let limits = !values['no-limits'];
   let sdkPaging = !values['no-sdk-paging'];
+  // It copies the whole data set (a gigabyte at 1M records): only when asked for.
+  let backup = false;
   if (values.cases) {
     const ids = values.cases.split(',').map((s) => s.trim());
-    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== SDK_PAGING_ID && !CASES.some((c) => c.id === id));
+    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== SDK_PAGING_ID && id !== BACKUP_ID && !CASES.some((c) => c.id === id));
     if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
     cases = CASES.filter((c) => ids.includes(c.id));
     limits = ids.includes(LIMITS_ID) && limits;
     sdkPaging = ids.includes(SDK_PAGING_ID) && sdkPaging;
+    backup = ids.includes(BACKUP_ID);
   }
+  if (backup && db === 'postgres') fail('the backup case is SQLite only: PostgreSQL is backed up with its own tools (pg_dump)');
   // The bare route is plain better-sqlite3 on the SQLite file: there is nothing to run it on.
   const skippedBare = db === 'postgres' && cases.some((c) => c.target === 'bare');
   if (skippedBare) {
     cases = cases.filter((c) => c.target !== 'bare');
     process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
   }
-  if (cases.length === 0 && !limits && !sdkPaging) fail('no cases left to run');
+  if (cases.length === 0 && !limits && !sdkPaging && !backup) fail('no cases left to run');
   return {
     db,
     scales,
@@ -120,6 +128,8 @@ export function parseOptions(argv?: string[]) {
     limits,
     /** the SDK's auto-paging walk (lib/sdk-paging.ts) */
     sdkPaging,
+    /** the backup case (lib/backup.ts) */
+    backup,
     skippedBare,
     ref: values.ref ?? null,
     prebuilt: values.prebuilt !== undefined ? path.resolve(values.prebuilt) : values.dist ? ROOT : null,

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Dataset } from './dataset.js';
+import type { BackupReport } from './backup.js';
 import type { LimitsReport } from './limits.js';
 import type { SdkPagingReport } from './sdk-paging.js';
 
@@ -97,6 +98,8 @@ export interface ScaleReport {
   limits: LimitsReport | null;
   /** the SDK's auto-paging walk (lib/sdk-paging.ts), null when it did not run */
   sdkPaging: SdkPagingReport | null;
+  /** the backup case (lib/backup.ts), null when it did not run */
+  backup: BackupReport | null;
 }
 
 const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');

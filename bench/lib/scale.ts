@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PgServer } from '../../tools/postgres-server.js';
 import { createDatabase } from '../../tools/postgres-server.js';
+import { runBackupCase } from './backup.js';
 import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';
 import { runLimits } from './limits.js';
@@ -117,6 +118,8 @@ export async function runScale(
           log,
         })
       : null;
+    // Last: it writes a copy of the whole data set, which the page cache of the OS then holds.
+    const backup = opts.backup ? await runBackupCase({ opts, build, dataDir, ds, service: service!, log }) : null;
     const compressedLast = cases.some((c) => c.runLast);
     return {
       db: opts.db,
@@ -144,6 +147,7 @@ export async function runScale(
       }),
       limits,
       sdkPaging,
+      backup,
     };
   } finally {
     // SIGTERM: the service closes cleanly (and writes its CPU profile when --cpu-prof is on).

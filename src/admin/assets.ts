@@ -1,6 +1,7 @@
 // The dashboard's stylesheet, script and icon, served from memory under content-hashed names
 // (cached for a year, immutable). Kept in a TypeScript module so the build needs no copy step.
-// The script is needed only for the copy button: every page works without it.
+// The script is needed only for the copy button: every page works without it. Longer than most
+// files: the stylesheet is one text, read top to bottom, whose rules' order matters.
 import { createHash } from 'node:crypto';
 
 const steps = Array.from({ length: 21 }, (_, i) => i);
@@ -100,19 +101,41 @@ main:focus { outline: none; }
 
 /* forms */
 label, .label { display: block; font-weight: 600; font-size: .9rem; margin-bottom: 6px; }
-input[type=text], input[type=email], input[type=password], input[type=url], select {
+input[type=text], input[type=email], input[type=password], input[type=url], input[type=date], select, textarea {
   width: 100%; min-height: 44px; padding: 9px 12px; font: inherit; color: inherit; background: var(--surface);
   border: 1px solid var(--border-strong); border-radius: 8px; transition: border-color .15s, box-shadow .15s;
 }
 select { appearance: none; padding-right: 36px; background-image: linear-gradient(45deg, transparent 50%, var(--muted) 50%), linear-gradient(135deg, var(--muted) 50%, transparent 50%); background-position: calc(100% - 18px) 50%, calc(100% - 13px) 50%; background-size: 5px 5px; background-repeat: no-repeat; }
-input:focus, select:focus { outline: none; border-color: var(--focus); box-shadow: 0 0 0 4px rgba(21, 112, 239, .18); }
-input[aria-invalid=true], select[aria-invalid=true] { border-color: var(--danger); }
+textarea { min-height: 0; resize: vertical; font-family: var(--mono); font-size: .9rem; }
+input:focus, select:focus, textarea:focus { outline: none; border-color: var(--focus); box-shadow: 0 0 0 4px rgba(21, 112, 239, .18); }
+input[aria-invalid=true], select[aria-invalid=true], textarea[aria-invalid=true] { border-color: var(--danger); }
 .field { margin-bottom: 16px; }
 .help { font-size: .85rem; color: var(--muted); margin-top: 6px; }
 .field-error { font-size: .875rem; color: var(--danger); margin-top: 6px; font-weight: 600; }
 .form-row { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr) auto; gap: 16px; align-items: start; }
 .form-row .actions { padding-top: 27px; }
 .form-row .field { margin-bottom: 0; }
+ul.field-error { padding-left: 18px; }
+.form-grid { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr); gap: 0 16px; align-items: start; }
+.form-grid .field-wide { grid-column: 1 / -1; margin: -8px 0 16px; }
+.key-form .actions { margin-top: 8px; }
+.scopes-choice { border: 0; padding: 0; margin: 4px 0 16px; }
+.scopes-choice legend { font-weight: 600; font-size: .9rem; margin-bottom: 4px; padding: 0; }
+.scope-list { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 8px 16px; margin-top: 8px; }
+.scope { display: flex; gap: 10px; align-items: flex-start; font-weight: normal; margin: 0; padding: 10px 12px; border: 1px solid var(--border); border-radius: 10px; cursor: pointer; }
+.scope:has(input:checked) { border-color: #b6dfdc; background: var(--primary-soft); }
+.scope input { width: 18px; height: 18px; margin-top: 2px; flex: none; accent-color: var(--primary); }
+.scope-name { font-weight: 600; }
+.scope code { font-size: .78rem; }
+.scope-what { display: block; color: var(--muted); font-size: .85rem; margin-top: 2px; }
+td .sub { display: block; font-size: .8rem; color: var(--muted); margin-top: 4px; overflow-wrap: anywhere; }
+.cell-access { min-width: 150px; max-width: 240px; }
+.chips { list-style: none; display: flex; flex-wrap: wrap; gap: 4px; padding: 0; margin: 0; }
+.chips li { font-size: .78rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: var(--primary-soft); color: var(--primary); border: 1px solid #b6dfdc; white-space: nowrap; }
+td time { white-space: nowrap; }
+.badge.badge-soon { display: flex; width: max-content; margin-top: 4px; background: var(--warning-soft); color: var(--warning); border-color: var(--warning-border); }
+.rolled { font-size: .9rem; }
+.key-actions { display: flex; flex-direction: column; gap: 6px; align-items: stretch; }
 
 /* buttons */
 .btn { display: inline-flex; align-items: center; justify-content: center; gap: 8px; min-height: 44px; padding: 0 18px; font: inherit; font-weight: 600; border-radius: 8px; border: 1px solid transparent; cursor: pointer; text-decoration: none; white-space: nowrap; background: var(--primary); color: #fff; }
@@ -209,6 +232,7 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 /* confirm and message pages */
 .narrow { max-width: 640px; margin: 24px auto; }
 .confirm h1 { font-size: 1.5rem; margin-bottom: 12px; }
+.narrow h1 + .lead { margin-top: 8px; }
 .tabs ul { list-style: none; display: flex; gap: 4px; padding: 0; margin: 4px 0 20px; border-bottom: 1px solid var(--border); }
 .tabs a { display: inline-block; padding: 8px 14px; text-decoration: none; color: var(--muted); border-bottom: 2px solid transparent; margin-bottom: -1px; font-weight: 600; }
 .tabs a.active { color: var(--primary); border-bottom-color: var(--primary); }
@@ -236,6 +260,7 @@ form.inline { display: inline; margin: 0; }
   .clinic-card { width: 100%; }
   .card { padding: 16px; }
   .form-row { grid-template-columns: 1fr; }
+  .form-grid { grid-template-columns: 1fr; }
   .form-row .actions { padding-top: 0; }
   .form-row .btn { width: 100%; }
   .keybox { flex-direction: column; }
@@ -247,6 +272,9 @@ form.inline { display: inline; margin: 0; }
   table.keys td.cell-name { justify-content: flex-start; text-align: left; font-size: 1.05rem; }
   table.keys td.cell-name::before { content: none; }
   table.keys td.actions { justify-content: flex-end; border-bottom: 0; }
+  table.keys .key-actions { flex-direction: row; flex-wrap: wrap; justify-content: flex-end; }
+  table.keys td .chips { justify-content: flex-end; }
+  .cell-access { max-width: none; }
   table.keys td.actions::before { content: none; }
   .usage-grid { grid-template-columns: 1fr; }
   .su-bar form { margin-left: 0; width: 100%; }

@@ -93,6 +93,14 @@ export function field(source: unknown, name: string): string {
   return typeof v === 'string' ? v : '';
 }
 
+/** Every value of a form field that may repeat (checkboxes). */
+export function fields(source: unknown, name: string): string[] {
+  if (source === null || typeof source !== 'object') return [];
+  const v = (source as Record<string, unknown>)[name];
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
 export function canManageKeys(viewer: Viewer, clinicId: string): boolean {
   return viewer.role === 'superadmin' || (viewer.role === 'owner' && viewer.clinicId === clinicId);
 }

@@ -42,6 +42,7 @@ function refusalPage(reason: DomainReason, t: Messages): ErrorPage | null {
     case 'invalid_config':
     case 'expired':
     case 'environment':
+    case 'insufficient_scope':
       return null;
   }
 }

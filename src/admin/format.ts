@@ -29,11 +29,12 @@ export class Formatter {
   private readonly number: Intl.NumberFormat;
   private readonly relative: Intl.RelativeTimeFormat;
   private readonly orList: Intl.ListFormat;
+  private readonly andList: Intl.ListFormat;
 
   constructor(
     readonly t: Messages,
     readonly timeZone: string,
-    private readonly nowMs: number,
+    readonly nowMs: number,
   ) {
     this.dateTime = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone });
     this.date = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeZone });
@@ -43,6 +44,7 @@ export class Formatter {
     this.number = new Intl.NumberFormat(t.locale);
     this.relative = new Intl.RelativeTimeFormat(t.locale, { numeric: 'auto' });
     this.orList = new Intl.ListFormat(t.locale, { type: 'disjunction' });
+    this.andList = new Intl.ListFormat(t.locale, { type: 'conjunction' });
   }
 
   /** A counted phrase: "1 petición", "2 peticiones", "12.345 peticiones". */
@@ -53,6 +55,11 @@ export class Formatter {
   /** "a, b or c" in the page's language (Spanish also turns "o" into "u" before an o- sound). */
   or(items: readonly string[]): string {
     return this.orList.format(items);
+  }
+
+  /** "a, b y c" / "a, b and c" in the page's language. */
+  list(items: readonly string[]): string {
+    return this.andList.format(items);
   }
 
   dateTimeOf(epochS: number): string {

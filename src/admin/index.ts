@@ -22,6 +22,7 @@ import { asLang } from './i18n.js';
 import { refuseUnusableInput } from './input.js';
 import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
+import { keyChangeRoutes } from './routes-key-changes.js';
 import { keyRoutes } from './routes-keys.js';
 import { webhookRoutes } from './routes-webhooks.js';
 import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
@@ -186,6 +187,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
 
   await authRoutes(app, ctx);
   await keyRoutes(app, ctx);
+  await keyChangeRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await languageRoutes(app, ctx);
 

@@ -1,21 +1,22 @@
-// Settings > API: list, create (the key is shown once), revoke (after a confirmation page).
-// Owners manage their own clinic's keys, superadmins any clinic's; staff only look.
+// Settings > API: list, create (the key is shown once), revoke (after a confirmation page);
+// editing and rolling a key are routes-key-changes.ts. Owners manage their own clinic's keys,
+// superadmins any clinic's; staff only look.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import { listClinicOwnerEmails, listClinics, type Clinic } from '../services/accounts.js';
-import { isApiEligible, type ApiKeyListing, type KeyStatus } from '../services/api-keys.js';
+import { isApiEligible } from '../services/api-keys.js';
 import { addDays, todayIn } from '../time.js';
 import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken } from './csrf.js';
-import { actingClinic as acting, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
+import { actingClinic as acting, clinicUrl, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
 import { Formatter } from './format.js';
 import { asLang, messages } from './i18n.js';
-import { EXPIRY_CHOICES } from './locales/messages.js';
-import { apiKeysPage, type CreateForm, type KeyView } from './views/api-keys.js';
+import { blankKeyForm, readKeyForm, type KeyForm } from './key-input.js';
+import { keyView, listedKey, manageableKey } from './key-views.js';
+import { apiKeysPage } from './views/api-keys.js';
 import { clinicsPage } from './views/clinics.js';
 import { revokePage } from './views/revoke.js';
 
-const DAY_S = 86_400;
 const USAGE_DAYS = 7;
 
 export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
@@ -24,28 +25,8 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
   const listUrl = (v: Viewer, clinic: Clinic, path = '/dashboard/settings/api') => clinicUrl(v, clinic, path);
   const actingClinic = (req: FastifyRequest, v: Viewer, requested: string) => acting(ctx, req, v, requested);
 
-  function statusOf(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): KeyStatus {
-    if (k.revoked_at !== null) return 'revoked';
-    if (k.expires_at !== null && k.expires_at <= nowS) return 'expired';
-    return 'active';
-  }
-
-  function keyView(k: ApiKeyListing, nowS: number): KeyView {
-    return {
-      id: k.id,
-      name: k.name,
-      hint: k.hint,
-      createdByEmail: k.created_by_email,
-      createdAt: Number(k.created_at),
-      lastUsedAt: k.last_used_at === null ? null : Number(k.last_used_at),
-      expiresAt: k.expires_at === null ? null : Number(k.expires_at),
-      status: statusOf(k, nowS),
-    };
-  }
-
-  async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: CreateForm | null) {
+  async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: KeyForm | null) {
     const nowMs = ctx.now();
-    const nowS = Math.floor(nowMs / 1000);
     req.lang = asLang(clinic.language);
     const t = messages(pageLang(req));
     // Taken (and cleared) only by this clinic's page: a superadmin who looks at another clinic
@@ -71,11 +52,12 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
       eligible: isApiEligible(clinic.plan, ctx.config.apiPlans),
       eligiblePlans: [...ctx.config.apiPlans],
       owners,
-      keys: listing.map((k) => keyView(k, nowS)),
+      keys: listing.map((k) => keyView(k, nowMs, clinic.timezone)),
       usage,
       days,
       flash,
-      form,
+      form: form ?? blankKeyForm(),
+      today,
       apiBase: `${req.protocol}://${req.host}/api/v1/`,
       keyPrefix: prefix,
       url: (p) => listUrl(v, clinic, p),
@@ -103,27 +85,19 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
       throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
 
     const t = messages(pageLang(req));
-    const name = field(body, 'name').trim();
-    const expires = field(body, 'expires');
-    const form: CreateForm = { name, expires, errors: {} };
-    // Control characters would only make a name that cannot be told apart from another.
-    if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name)) form.errors.name = t.nameInvalid;
-    if (!(EXPIRY_CHOICES as readonly string[]).includes(expires)) form.errors.expires = t.expiryInvalid;
-    if (form.errors.name || form.errors.expires) return renderList(req, reply, v, clinic, 400, form);
-
-    const nowS = Math.floor(ctx.now() / 1000);
-    const expiresAt = expires === 'never' ? null : nowS + Number(expires) * DAY_S;
+    const { form, input } = readKeyForm(body, t, { timezone: clinic.timezone, nowMs: ctx.now() });
+    if (!input) return renderList(req, reply, v, clinic, 400, form);
     try {
-      const issued = await ctx.keys.create({ clinicId: clinic.id, name, expiresAt, createdBy: v.userId });
+      const issued = await ctx.keys.create({ clinicId: clinic.id, createdBy: v.userId, ...input });
       await ctx.sessions.setFlash(v.token, {
         kind: 'created',
         clinicId: clinic.id,
         keyId: issued.id,
         name: issued.name,
         key: issued.key,
-        expiresAt,
+        expiresAt: issued.expiresAt,
       });
-      req.log.info({ clinic: clinic.id, key: issued.id, user: v.userId }, 'dashboard: API key created');
+      req.log.info({ clinic: clinic.id, key: issued.id, user: v.userId, scopes: issued.scopes }, 'dashboard: API key created');
     } catch (err) {
       // A plan that changed since the check above is a refusal page (errors.ts) like any other.
       if (err instanceof DomainError && err.reason === 'invalid_input' && err.details.field === 'name') {
@@ -136,29 +110,12 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     return reply.redirect(listUrl(v, clinic), 303);
   });
 
-  /**
-   * The key named in the path, looked up in the clinic in view (actingClinic: the viewer's own,
-   * or the one a superadmin's links name), so another clinic's key is not found; only owners and
-   * superadmins may act.
-   */
-  async function manageableKey(req: FastifyRequest, v: Viewer) {
-    const clinic = await actingClinic(req, v, field(req.query, 'clinic'));
-    if (!clinic) throw notFound();
-    const id = (req.params as { id: string }).id;
-    const key = ID_RE.test(id) ? await ctx.keys.get(clinic.id, id) : undefined;
-    if (!key) throw notFound();
-    req.lang = asLang(clinic.language);
-    if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage keys');
-    return { key, clinic };
-  }
-
   app.get('/settings/api/keys/:id/revoke', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
     const v = viewerOf(req);
-    const { key, clinic } = await manageableKey(req, v);
+    const { key, clinic } = await manageableKey(ctx, req, v);
     if (key.revoked_at !== null) return reply.redirect(listUrl(v, clinic), 303);
     const nowMs = ctx.now();
-    const listing = (await ctx.keys.list(clinic.id)).find((k) => k.id === key.id);
-    if (!listing) throw notFound();
+    const listing = await listedKey(ctx, clinic.id, key.id);
     const t = messages(pageLang(req));
     return sendPage(
       reply,
@@ -169,7 +126,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
         person: v,
         csrf: csrfToken(v.token),
         clinic,
-        key: keyView(listing, Math.floor(nowMs / 1000)),
+        key: keyView(listing, nowMs, clinic.timezone),
         keyPrefix: prefix,
         action: listUrl(v, clinic, `/dashboard/settings/api/keys/${key.id}/revoke`),
         cancel: listUrl(v, clinic),
@@ -179,7 +136,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
 
   app.post('/settings/api/keys/:id/revoke', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
     const v = viewerOf(req);
-    const { key, clinic } = await manageableKey(req, v);
+    const { key, clinic } = await manageableKey(ctx, req, v);
     // KeyService.revoke evicts the key from this instance's cache: refused from the next request.
     if (await ctx.keys.revoke(clinic.id, key.id)) {
       req.log.info({ clinic: clinic.id, key: key.id, user: v.userId }, 'dashboard: API key revoked');

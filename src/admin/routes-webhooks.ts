@@ -10,7 +10,7 @@ import { isApiEligible } from '../services/api-keys.js';
 import { DestinationRefused } from '../services/webhooks/destination.js';
 import type { EndpointRow } from '../services/webhooks/endpoints.js';
 import type { Attempt } from '../services/webhooks/send.js';
-import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import { canManageKeys, field, fields, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken } from './csrf.js';
 import { actingClinic, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
 import { Formatter } from './format.js';
@@ -21,14 +21,6 @@ import { deleteEndpointPage, endpointPage, webhooksPage, type WebhookForm } from
 /** Links (absolute) and route paths (inside the dashboard's /dashboard prefix). */
 const BASE = '/dashboard/settings/api/webhooks';
 const ROUTE = '/settings/api/webhooks';
-
-/** Every value of a form field that may repeat (checkboxes). */
-function fields(source: unknown, name: string): string[] {
-  if (source === null || typeof source !== 'object') return [];
-  const v = (source as Record<string, unknown>)[name];
-  if (typeof v === 'string') return [v];
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
 
 function attemptText(t: Messages, a: Attempt): string {
   return a.statusCode !== null ? `HTTP ${a.statusCode}` : (labelOf(t.wh.errors, a.error ?? '') ?? a.error ?? '?');

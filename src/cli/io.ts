@@ -23,11 +23,12 @@ export interface CliContext {
 
 /**
  * Runs `fn` with an open runtime, closed afterwards whatever happens. It logs nowhere: a
- * command's stdout is its result, and what it has to say goes to stderr as text.
+ * command's stdout is its result, and what it has to say goes to stderr as text. Its services
+ * read the command's clock (io.now), so what a command computes and what they write agree.
  */
 export async function withRuntime<T>(ctx: CliContext, fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const { openRuntime } = await import('../runtime.js');
-  const rt = await openRuntime(await ctx.config(), { logTo: false });
+  const rt = await openRuntime(await ctx.config(), { logTo: false, now: ctx.io.now });
   try {
     return await fn(rt);
   } finally {

@@ -1,26 +1,80 @@
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
+import type { ApiKeyListing } from '../services/api-keys.js';
 import { info, iso, result, withRuntime, type CliContext } from './io.js';
 
 // Loaded when a command runs, never for --help (cli/main.ts).
 const apiKeys = () => import('../services/api-keys.js');
+const scopes = () => import('../domain/scopes.js');
+const allowedIps = () => import('../domain/allowed-ips.js');
 
 const EXPIRES_RE = /^(\d{1,4})d$/;
+const OVERLAP_RE = /^(\d{1,6})([smhd]?)$/;
+const UNIT_S = { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 } as const;
+
+const SCOPES_HELP = 'comma-separated, of: citas:read, clientas:read, llamadas:read, eventos:read, contacto:read';
+const IPS_HELP = 'addresses and CIDR ranges the key may be used from, comma-separated, e.g. 203.0.113.0/24,2001:db8::1';
 
 /**
  * A key id as typed by the operator. The key itself pasted here is refused without being repeated
  * (it would land in the terminal's scrollback and logs once more): only its last four characters,
  * which `keys list` shows as the hint.
  */
-async function checkKeyId(value: string): Promise<string> {
+async function checkKeyId(value: string, verb: string): Promise<string> {
   if ((await apiKeys()).looksLikeApiKey(value)) {
     throw new DomainError(
       'invalid_input',
-      `that is an API key, not a key id: revoke a key by its id, the first column of \`clinic-api keys list --clinic CLINIC_ID\` (this key is the one listed with hint …${value.trim().slice(-4)})`,
+      `that is an API key, not a key id: ${verb} a key by its id, the first column of \`clinic-api keys list --clinic CLINIC_ID\` (this key is the one listed with hint …${value.trim().slice(-4)})`,
       { field: 'key-id' },
     );
   }
   return value;
+}
+
+/** --overlap: 0 to 7 days, as 90s, 30m, 24h, 7d (a bare number is seconds). */
+function overlapSeconds(raw: string): number {
+  const m = OVERLAP_RE.exec(raw.trim());
+  const s = m ? Number(m[1]) * UNIT_S[m[2] as keyof typeof UNIT_S] : NaN;
+  if (!m || s > 7 * 86_400)
+    throw new DomainError('invalid_input', `--overlap must be from 0 to 7d (168h), such as 0, 30m, 24h or 7d; got "${raw}"`, {
+      field: '--overlap',
+    });
+  return s;
+}
+
+/** A key as `keys list --json` shows it (never the key, never its hash). */
+function keyJson(k: ApiKeyListing, status: string) {
+  return {
+    id: k.id,
+    name: k.name,
+    hint: `…${k.hint}`,
+    status,
+    scopes: k.scopes.split(' '),
+    allowed_ips: k.allowed_ips === null ? null : k.allowed_ips.split(','),
+    created_by: k.created_by_email,
+    created_at: iso(k.created_at),
+    expires_at: iso(k.expires_at),
+    revoked_at: iso(k.revoked_at),
+    last_used_at: iso(k.last_used_at),
+    replaced_by: k.replaced_by,
+  };
+}
+
+/** "running servers use it now" or why not: the announcement's outcome, for the operator. */
+function reach(announced: boolean, redis: boolean, what: string): string {
+  if (announced) return `running servers ${what} now (announced through Redis)`;
+  if (redis) return `Redis (REDIS_URL) did not answer, so running servers ${what} within 5 seconds, when their key cache expires`;
+  return `running servers ${what} within 5 seconds`;
+}
+
+/** The clinic of key `keyId` (operator-scoped), or exit 2 naming it. */
+async function clinicOfKey(rt: import('../runtime.js').Runtime, keyId: string): Promise<string> {
+  const clinicId = await rt.keys.locateKey(keyId);
+  if (clinicId === undefined || !(await rt.keys.get(clinicId, keyId)))
+    throw new DomainError('not_found', `no API key with id ${keyId} (clinic-api keys list --clinic CLINIC_ID shows the ids)`, {
+      field: 'key-id',
+    });
+  return clinicId;
 }
 
 export function registerKeyCommands(program: Command, ctx: CliContext): void {
@@ -31,7 +85,9 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--clinic <id>', 'clinic id')
     .requiredOption('--name <name>', 'what the key is for, e.g. "Zapier"')
     .option('--expires-in <days>', 'lifetime such as 30d, 90d or 365d (default: never expires)')
-    .action(async (o: { clinic: string; name: string; expiresIn?: string }) => {
+    .option('--scopes <list>', `what the key may read (default: all), ${SCOPES_HELP}`)
+    .option('--allowed-ips <list>', `${IPS_HELP} (default: any address)`)
+    .action(async (o: { clinic: string; name: string; expiresIn?: string; scopes?: string; allowedIps?: string }) => {
       let expiresAt: number | null = null;
       if (o.expiresIn !== undefined) {
         const m = EXPIRES_RE.exec(o.expiresIn);
@@ -41,10 +97,15 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
           });
         expiresAt = Math.floor(ctx.io.now() / 1000) + Number(m[1]) * 86_400;
       }
-      const issued = await withRuntime(ctx, (rt) => rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null }));
+      const chosen = o.scopes === undefined ? undefined : (await scopes()).parseScopes(o.scopes, '--scopes');
+      const ips = o.allowedIps === undefined ? null : (await allowedIps()).parseAllowedIps(o.allowedIps, '--allowed-ips');
+      const issued = await withRuntime(ctx, (rt) =>
+        rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null, scopes: chosen, allowedIps: ips }),
+      );
       info(
         ctx,
-        `created key ${issued.id} "${issued.name}"${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`,
+        `created key ${issued.id} "${issued.name}" (${issued.scopes.join(', ')}${issued.allowedIps ? `; from ${issued.allowedIps.join(', ')} only` : ''})` +
+          `${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`,
       );
       result(ctx, issued.key, {
         id: issued.id,
@@ -52,13 +113,15 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         name: issued.name,
         clinic_id: issued.clinicId,
         hint: issued.hint,
+        scopes: issued.scopes,
+        allowed_ips: issued.allowedIps,
         expires_at: iso(expiresAt),
       });
     });
 
   keys
     .command('list')
-    .description("list a clinic's keys: id, status, hint, name, last use (never the keys themselves)")
+    .description("list a clinic's keys: id, status, hint, name, last use, scopes (never the keys themselves)")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
       const [{ requireClinic }, { keyStatus }] = await Promise.all([import('../services/accounts.js'), apiKeys()]);
@@ -67,18 +130,81 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         return rt.keys.list(o.clinic);
       });
       const nowS = Math.floor(ctx.io.now() / 1000);
-      const out = rows.map((k) => ({
-        id: k.id,
-        name: k.name,
-        hint: `…${k.hint}`,
-        status: keyStatus(k, nowS),
-        created_by: k.created_by_email,
-        created_at: iso(k.created_at),
-        expires_at: iso(k.expires_at),
-        revoked_at: iso(k.revoked_at),
-        last_used_at: iso(k.last_used_at),
+      const out = rows.map((k) => keyJson(k, keyStatus(k, nowS)));
+      result(
+        ctx,
+        out
+          .map((k) => `${k.id}\t${k.status}\t${k.hint}\t${k.name}\tlast used ${k.last_used_at ?? 'never'}\t${k.scopes.join(',')}`)
+          .join('\n'),
+        out,
+      );
+    });
+
+  keys
+    .command('update')
+    .description('rename a key or change its scopes or addresses; every server uses the change within 5 seconds')
+    .argument('<key-id>', 'the key id (the first column of keys list), not the key')
+    .option('--name <name>', 'a new name')
+    .option('--scopes <list>', `its scopes from now on, ${SCOPES_HELP}`)
+    .option('--allowed-ips <list>', `${IPS_HELP}, or none for any address`)
+    .action(async (given: string, o: { name?: string; scopes?: string; allowedIps?: string }) => {
+      const keyId = await checkKeyId(given, 'update');
+      if (o.name === undefined && o.scopes === undefined && o.allowedIps === undefined)
+        throw new DomainError('invalid_input', 'nothing to change: give --name, --scopes or --allowed-ips (none for any address)', {
+          field: 'key-id',
+        });
+      const changes = {
+        name: o.name,
+        scopes: o.scopes === undefined ? undefined : (await scopes()).parseScopes(o.scopes, '--scopes'),
+        allowedIps: o.allowedIps === undefined ? undefined : (await allowedIps()).parseAllowedIps(o.allowedIps, '--allowed-ips'),
+      };
+      const { keyStatus } = await apiKeys();
+      const { announced, listed, redis } = await withRuntime(ctx, async (rt) => {
+        const clinicId = await clinicOfKey(rt, keyId);
+        const outcome = (await rt.keys.update(clinicId, keyId, changes))!;
+        const listed = (await rt.keys.list(clinicId)).find((k) => k.id === keyId)!;
+        return { announced: outcome.announced, listed, redis: rt.config.redisUrl !== null };
+      });
+      const nowS = Math.floor(ctx.io.now() / 1000);
+      const k = keyJson(listed, keyStatus(listed, nowS));
+      info(
+        ctx,
+        `updated key ${keyId} "${k.name}": ${k.scopes.join(', ')}; ${k.allowed_ips === null ? 'any address' : `from ${k.allowed_ips.join(', ')} only`}; ` +
+          reach(announced, redis, 'use it'),
+      );
+      result(ctx, keyId, k);
+    });
+
+  keys
+    .command('roll')
+    .description('replace a key by a new one with the same name, scopes and addresses; prints the new key, once')
+    .argument('<key-id>', 'the key id (the first column of keys list), not the key')
+    .option('--overlap <time>', 'how long the old key keeps working: 0 to 7d, such as 0, 30m, 24h, 7d', '24h')
+    .action(async (given: string, o: { overlap: string }) => {
+      const keyId = await checkKeyId(given, 'roll');
+      const overlap = overlapSeconds(o.overlap);
+      const { rolled, redis } = await withRuntime(ctx, async (rt) => ({
+        rolled: (await rt.keys.roll(await clinicOfKey(rt, keyId), keyId, overlap, null))!,
+        redis: rt.config.redisUrl !== null,
       }));
-      result(ctx, out.map((k) => `${k.id}\t${k.status}\t${k.hint}\t${k.name}\tlast used ${k.last_used_at ?? 'never'}`).join('\n'), out);
+      const { issued, oldExpiresAt } = rolled;
+      info(
+        ctx,
+        `rolled key ${keyId} "${issued.name}": new key ${issued.id}${issued.expiresAt ? `, expires ${iso(issued.expiresAt)}` : ''}. Store it now: it cannot be shown again. ` +
+          `The old key works until ${iso(oldExpiresAt)}; ${reach(rolled.announced, redis, 'know it')}.`,
+      );
+      result(ctx, issued.key, {
+        id: issued.id,
+        key: issued.key,
+        name: issued.name,
+        clinic_id: issued.clinicId,
+        hint: issued.hint,
+        scopes: issued.scopes,
+        allowed_ips: issued.allowedIps,
+        expires_at: iso(issued.expiresAt),
+        replaces: keyId,
+        old_expires_at: iso(oldExpiresAt),
+      });
     });
 
   keys
@@ -86,17 +212,12 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .description('revoke a key by its id (from keys list)')
     .argument('<key-id>', 'the key id (the first column of keys list), not the key')
     .action(async (given: string) => {
-      const keyId = await checkKeyId(given);
+      const keyId = await checkKeyId(given, 'revoke');
       const outcome = await withRuntime(ctx, async (rt) => {
         // The operator names a key, not a clinic: find its clinic first (operator-scoped), then
         // revoke it there, as every key query names its clinic.
-        const clinicId = await rt.keys.locateKey(keyId);
-        const existing = clinicId === undefined ? undefined : await rt.keys.get(clinicId, keyId);
-        if (clinicId === undefined || !existing)
-          throw new DomainError('not_found', `no API key with id ${keyId} (clinic-api keys list --clinic CLINIC_ID shows the ids)`, {
-            field: 'key-id',
-          });
-        if (existing.revoked_at !== null) return 'already';
+        const clinicId = await clinicOfKey(rt, keyId);
+        if ((await rt.keys.get(clinicId, keyId))!.revoked_at !== null) return 'already';
         // With REDIS_URL the revocation is announced to every running server (they evict it at once).
         const done = await rt.keys.revokeEverywhere(clinicId, keyId);
         return done?.announced ? 'announced' : rt.config.redisUrl !== null ? 'not-announced' : 'revoked';

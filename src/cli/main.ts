@@ -1,15 +1,16 @@
 // clinic-api: the operator CLI. Human text goes to stderr, only the result to stdout, so
 // commands compose in scripts; --json prints the result as JSON. main() is where the CLI maps
 // DomainError to its exit codes.
-import fs from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { DomainError, type DomainReason } from '../errors.js';
 import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
+import { registerBackupCommands } from './backup.js';
 import { registerDataCommands } from './data.js';
 import type { Io } from './io.js';
 import { registerKeyCommands } from './keys.js';
 import { registerServerCommands } from './server.js';
+import { packageVersion } from './version.js';
 import { registerWebhookCommands } from './webhooks.js';
 
 /**
@@ -28,12 +29,6 @@ function exitCode(reason: DomainReason): number {
     default:
       return 1;
   }
-}
-
-/** The package's version, from package.json (two levels up from src/cli/ and from dist/cli/ alike). */
-function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -60,6 +55,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerKeyCommands(program, ctx);
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
+  registerBackupCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

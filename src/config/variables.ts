@@ -107,7 +107,7 @@ export const ConfigSchema = Type.Object({
     refine: redisUrlProblem,
     defaultDoc: "unset (limits in each instance's memory)",
     allowedDoc: '`redis://host:6379` or `rediss://user:password@host:6380/0`',
-    description: 'several instances share the rate limits and revocations through this Redis (docs/deploy.md)',
+    description: 'several instances share the rate limits and key changes (revocations, edits, rolls) through this Redis (docs/deploy.md)',
   }),
   redisTimeoutMs: int('REDIS_TIMEOUT_MS', {
     default: 10,

@@ -46,6 +46,12 @@ export interface ApiKeysTable {
   expires_at: number | null;
   revoked_at: number | null;
   last_used_at: number | null;
+  /** space-separated, domain/scopes.ts order (009-key-scopes) */
+  scopes: string;
+  /** canonical addresses and CIDR ranges, comma-separated; null: any address */
+  allowed_ips: string | null;
+  /** on a rolled key: the key that replaced it (keys roll) */
+  replaced_by: string | null;
 }
 
 export interface ClientasTable {

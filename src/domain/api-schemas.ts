@@ -10,6 +10,7 @@
 // what it is (`Me`, `Clinica`). A new named schema goes into API_COMPONENTS.
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { ESTADOS, EVENT_TYPES, RESULTADOS } from './records.js';
+import { SCOPES, type Scope } from './scopes.js';
 
 /** An object schema with a name: `$id` (its key in components.schemas) and a description. */
 function named<T extends TProperties>(name: string, description: string, properties: T): TObject<T> {
@@ -40,6 +41,12 @@ const UpdatedAt = Type.String({
 });
 const DateOnly = Type.String({ format: 'date', examples: ['2026-11-21'] });
 const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164', examples: ['+34600123456'] });
+/** Said of each contact field (domain/scopes.ts, CONTACT_FIELDS): what a key without contacto:read gets. */
+const WITHOUT_CONTACT = 'null when the API key lacks the contacto:read scope';
+/** A contact field: nullable, saying when it is null. */
+function Contact<T extends TSchema>(schema: T, description: string) {
+  return Nullable({ ...schema, description: `${description}; ${WITHOUT_CONTACT}` } as T);
+}
 const Text = (examples: string[], description?: string) => Type.String(description ? { description, examples } : { examples });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code', examples: ['EUR'] });
 
@@ -116,7 +123,7 @@ export const Cita = named('Cita', 'An appointment', {
   id: Uuid,
   fecha_hora: Timestamp,
   cliente_nombre: Text(['Chloé Jiménez Sáez'], "The client's current name"),
-  telefono: Phone,
+  telefono: Contact(Phone, "The client's current phone, E.164"),
   servicio: Text(['Presoterapia']),
   duracion_min: Type.Integer({ minimum: 1, examples: [30] }),
   precio: Type.Number({ minimum: 0, description: 'In the currency named by moneda, at most 2 decimals', examples: [35] }),
@@ -124,7 +131,7 @@ export const Cita = named('Cita', 'An appointment', {
   estado: Type.Unsafe<string>({ type: 'string', enum: [...ESTADOS], examples: ['confirmada'] }),
   profesional_nombre: Text(['Laura Martín Ruiz']),
   sede_nombre: Text(['Sede Nervión']),
-  notas: Nullable(Text(['No usar acetona'])),
+  notas: Contact(Text(['No usar acetona']), 'Notes on the appointment; null when there are none'),
   created_at: Timestamp,
   updated_at: UpdatedAt,
 });
@@ -132,8 +139,8 @@ export const Cita = named('Cita', 'An appointment', {
 export const Clienta = named('Clienta', 'A client of the clinic', {
   id: Uuid,
   nombre: Text(['María López García']),
-  telefono: Phone,
-  email: Nullable(Text(['maria.lopez@example.com'])),
+  telefono: Contact(Phone, 'E.164'),
+  email: Contact(Text(['maria.lopez@example.com']), 'null when unknown'),
   idioma: Nullable(Text(['es'], 'Preferred language')),
   vip: Type.Boolean(),
   total_citas: Type.Integer({ minimum: 0, description: "All of the client's appointments, every status", examples: [12] }),
@@ -157,7 +164,7 @@ export const Llamada = named('Llamada', "A call answered by the clinic's voice a
   id: Uuid,
   fecha_hora: Timestamp,
   cliente_nombre: Nullable(Text(['María López García'], 'null for an unknown caller')),
-  telefono_caller: Phone,
+  telefono_caller: Contact(Phone, "The caller's phone, E.164"),
   duracion_segundos: Type.Integer({ minimum: 0, examples: [95] }),
   resultado: Type.Unsafe<string>({ type: 'string', enum: [...RESULTADOS], examples: ['agendada'] }),
   idioma: Text(['es']),
@@ -297,6 +304,10 @@ export const ApiKey = named('ApiKey', 'The API key of the request (never the key
       examples: ['2027-11-21T10:30:00+01:00'],
     }),
   ),
+  scopes: Type.Array(Type.Unsafe<Scope>({ type: 'string', enum: [...SCOPES] }), {
+    description: 'What the key may read, in a fixed order (each is described under the security scheme); GET /api/v1/me needs none',
+    examples: [['citas:read', 'clientas:read']],
+  }),
 });
 
 export const RateLimitPolicy = named('RateLimitPolicy', "The key's rate limit: a token bucket", {

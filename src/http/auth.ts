@@ -1,6 +1,9 @@
-// API-key authentication and rate limiting, run first for every API request (onRequest) so that
-// a caller without a valid key learns nothing about parameters or data.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// API-key authentication, the key's address restriction and rate limiting, run first for every
+// API request (onRequest) so that a caller without a valid key learns nothing about parameters or
+// data; then each route's scope (requireScope, added to each route by scopes.ts). All of it
+// reads the cached key only: no database read of its own.
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { SCOPE_BIT, type Scope } from '../domain/scopes.js';
 import { errors } from '../errors.js';
 import type { AuthenticatedKey, KeyService } from '../services/api-keys.js';
 import { policyHeader, stateHeader, type RateLimiter } from '../services/rate-limit.js';
@@ -55,6 +58,19 @@ export function apiAuthHook(
     }
     req.apiKey = key;
 
+    // An address the key does not accept is refused before the key's budget is touched: a stolen
+    // key used from elsewhere must not spend the real integration's requests. It spends the
+    // address's failed-authentication budget instead, as a wrong key would. `ip` is Fastify's
+    // req.ip: the socket's address, or X-Forwarded-For's as far as TRUST_PROXY trusts it.
+    if (key.allowedIps !== null && !key.allowedIps.allows(ip)) {
+      const failed = await authFailLimiter.consume(ip, nowMs);
+      if (!failed.allowed) {
+        onLimited('auth_failures');
+        throw errors.tooManyRequests(failed.retryAfterSeconds);
+      }
+      throw errors.ipNotAllowed(ip);
+    }
+
     const d = await limiter.consume(key.keyId, nowMs);
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
@@ -62,5 +78,19 @@ export function apiAuthHook(
       onLimited('key');
       throw errors.tooManyRequests(d.retryAfterSeconds);
     }
+  };
+}
+
+/**
+ * The check of one route's scope, run after authentication (a route's own onRequest hooks run
+ * after the scope's): 403 insufficient_scope when the key lacks it. One AND of the key's bits; the
+ * answer says nothing about the data, whatever was asked.
+ */
+export function requireScope(scope: Scope): onRequestHookHandler {
+  const bit = SCOPE_BIT[scope];
+  return function scopeCheck(req, _reply, done) {
+    const k = req.apiKey;
+    if (k === null || (k.scopeBits & bit) === 0) done(errors.insufficientScope(scope));
+    else done();
   };
 }

@@ -15,7 +15,13 @@ declare module 'fastify' {
 
 export function errorBody(err: ApiError, requestId: string) {
   return {
-    error: { code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}), request_id: requestId },
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.param ? { param: err.param } : {}),
+      ...(err.scope ? { scope: err.scope } : {}),
+      request_id: requestId,
+    },
   };
 }
 
@@ -25,6 +31,9 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
     return errors.invalidParameter(err.details.field, err.message);
   }
   if (err instanceof DomainError && err.reason === 'expired') return errors.cursorExpired(err.message);
+  if (err instanceof DomainError && err.reason === 'insufficient_scope' && err.details.field !== undefined) {
+    return errors.insufficientScope(err.details.field, err.message);
+  }
   if (isDatabaseError(err)) {
     req.log.error({ err }, 'database error');
     req.server.metrics?.databaseErrors.inc({ kind: databaseErrorKind(err), source: 'request' });

@@ -3,6 +3,7 @@
 // each code is answered; it must name every code of the catalogue (the compiler checks), and
 // feeds the document's description of `code` and /llms.txt.
 import { Type } from '@sinclair/typebox';
+import { SCOPES, type Scope } from '../domain/scopes.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[];
@@ -15,6 +16,9 @@ export const ERROR_WHEN = {
     'the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed',
   missing_api_key: 'no Authorization header',
   invalid_api_key: 'the header is not `Bearer <key>`, or the key is unknown, revoked or expired',
+  insufficient_scope:
+    'the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types of the resources it may read, so an explicit tipo of others is refused too',
+  ip_not_allowed: "the API key is restricted to addresses that do not include the caller's; the message names the address the service saw",
   not_found: "no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike)",
   method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',
   request_timeout: "the request line and headers did not all arrive within the server's time; the connection is closed",
@@ -41,6 +45,14 @@ export const ErrorDetail = Type.Object(
     }),
     param: Type.Optional(
       Type.String({ description: 'The query parameter (or the path parameter, id) at fault (parameter errors only)', examples: ['limit'] }),
+    ),
+    scope: Type.Optional(
+      Type.Unsafe<Scope>({
+        type: 'string',
+        enum: [...SCOPES],
+        description: 'insufficient_scope only: the scope the request needs',
+        examples: ['citas:read'],
+      }),
     ),
     request_id: Type.String({
       description: 'Also in the X-Request-Id header; quote it to support',

@@ -2,6 +2,7 @@
 // a summary, then sections). Written from the OpenAPI document itself (operations, parameters,
 // records), the error catalogue, the response headers and the configured limits, so it says
 // what the API does and cannot drift from it.
+import { SCOPE_TEXTS, SCOPES } from '../domain/scopes.js';
 import { ERROR_CODES } from '../errors.js';
 import { curlSample, EXAMPLES_HEADING, type SampleRequest } from './code-samples.js';
 import { ERROR_CODE_NAMES, ERROR_COMPONENTS, ERROR_WHEN } from './error-schemas.js';
@@ -59,6 +60,8 @@ function parameterLine(p: Json): string {
 
 function operationSection(path: string, method: string, op: Json, samples: LlmsTxtInput['samples']): string[] {
   const lines = [`### ${method.toUpperCase()} ${path}`, '', `${op['summary']} (operationId ${op['operationId']}).`];
+  const scope = ((op['security'] as Json[] | undefined) ?? []).flatMap((req) => Object.values<string[]>(req).flat())[0];
+  lines.push(scope ? `Needs the scope ${scope}.` : 'Needs no scope.');
   const description = String(op['description'] ?? '')
     .split(`\n\n${EXAMPLES_HEADING}`)[0]!
     .trim();
@@ -115,6 +118,13 @@ export function llmsTxt(input: LlmsTxtInput): string {
     "a clinic owner creates and revokes them in the dashboard (/dashboard, Settings > API). A key reads its own clinic's data only.",
     'No header: 401 missing_api_key. A malformed header or an unknown, revoked or expired key: 401 invalid_api_key. Both carry `WWW-Authenticate: Bearer realm="api"`.',
     '',
+    '## Scopes',
+    '',
+    'A key reads only what its scopes grant (GET /api/v1/me lists them; the clinic owner chooses them). Each endpoint below names the scope it needs; without it the answer is',
+    '403 insufficient_scope, with error.scope and `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` naming it (authentication is checked first).',
+    ...SCOPES.map((s) => `- ${s}: ${SCOPE_TEXTS[s].reference}`),
+    'A key may also be restricted to addresses (IPv4/IPv6, CIDR ranges): from any other address, 403 ip_not_allowed, naming the address the service saw.',
+    '',
     '## Endpoints',
   ];
   for (const [path, item] of Object.entries<Json>(doc['paths'] ?? {})) {
@@ -131,7 +141,7 @@ export function llmsTxt(input: LlmsTxtInput): string {
     '',
     '## Errors',
     '',
-    'Every error has one JSON body: {"error": {"code", "message", "param" (parameter errors only), "request_id"}}. Match on error.code; message is for people.',
+    'Every error has one JSON body: {"error": {"code", "message", "param" (parameter errors only), "scope" (insufficient_scope only), "request_id"}}. Match on error.code; message is for people.',
     '',
     ...ERROR_CODE_NAMES.map((c) => `- ${ERROR_CODES[c]} ${c}: ${ERROR_WHEN[c]}`),
     '',

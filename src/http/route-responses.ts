@@ -41,8 +41,9 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'integer', minimum: 1, examples: [1] },
   },
   'WWW-Authenticate': {
-    description: 'How to authenticate: an API key as a bearer token.',
-    schema: { type: 'string', examples: ['Bearer realm="api"'] },
+    description:
+      'How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs.',
+    schema: { type: 'string', examples: ['Bearer realm="api"', 'Bearer error="insufficient_scope", scope="citas:read"'] },
   },
   ETag: {
     description:
@@ -134,6 +135,23 @@ export const RECORD_NOT_FOUND: Record<number, StatusDoc> = {
     headers: [...COMMON, ...RATE],
   },
 };
+
+/**
+ * The 403 of a route that needs `scope` (null: none): insufficient_scope for a key without it,
+ * ip_not_allowed for an address the key does not accept. Set on each API route by its scope's
+ * declaration (scopes.ts), so the text names that route's scope.
+ */
+export function forbiddenResponse(scope: string | null) {
+  const address =
+    "ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw)";
+  if (scope === null) return statusResponse({ description: address, headers: [...COMMON] });
+  const feed =
+    scope === 'eventos:read' ? ', or tipo names an event type of a collection the key may not read (error.scope names its scope)' : '';
+  return statusResponse({
+    description: `insufficient_scope: the key lacks ${scope}${feed}; error.scope and WWW-Authenticate name the scope needed. Or ${address}`,
+    headers: [...COMMON, { name: 'WWW-Authenticate', required: false }, ...optional(RATE)],
+  });
+}
 
 function headerSchemas(uses: HeaderUse[]) {
   const out: Record<string, Record<string, unknown>> = {};

@@ -1,6 +1,6 @@
 // The connection to Redis (node-redis, created with the scripts of scripts.ts) and whether it
-// answers. Redis holds the shared rate-limit buckets and carries revocations, and the service
-// must never fail or stall because of it, so every call here is bounded and never throws:
+// answers. Redis holds the shared rate-limit buckets and carries key changes (revocations,
+// edits, rolls), and the service must never fail or stall because of it, so every call here is bounded and never throws:
 //
 //   - call() resolves with Redis' answer, or with null when the link is down or Redis has sent
 //     nothing for `timeoutMs` (REDIS_TIMEOUT_MS) while the call waits; the caller then decides

@@ -39,6 +39,9 @@ export async function listApiKeys(db: Kysely<DB>, clinicId: string): Promise<Api
       'k.expires_at',
       'k.revoked_at',
       'k.last_used_at',
+      'k.scopes',
+      'k.allowed_ips',
+      'k.replaced_by',
       'u.email as created_by_email',
     ])
     .where('k.clinic_id', '=', clinicId)
@@ -62,4 +65,51 @@ export async function revokeApiKey(db: Kysely<DB>, clinicId: string, id: string,
 export async function touchApiKeys(db: Kysely<DB>, ids: string[], at: number): Promise<void> {
   if (ids.length === 0) return;
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', ids).execute();
+}
+
+/** A live key's name, scopes and addresses (only the fields given); false when it is unknown, another clinic's or revoked. */
+export async function updateApiKey(
+  db: Kysely<DB>,
+  clinicId: string,
+  id: string,
+  changes: Partial<Pick<ApiKeyRow, 'name' | 'scopes' | 'allowed_ips'>>,
+): Promise<boolean> {
+  if (Object.keys(changes).length === 0) return (await getApiKey(db, clinicId, id))?.revoked_at === null;
+  const res = await db
+    .updateTable('api_keys')
+    .set(changes)
+    .where('clinic_id', '=', clinicId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/**
+ * The first half of a roll, in the caller's transaction: the old key names its replacement and
+ * expires at `expiresAt` (or earlier, if it already did), provided it is live at `nowS` and was
+ * never rolled. One guarded UPDATE: of two rolls at once only one changes the row (on PostgreSQL
+ * the second waits for the first's row lock, then finds replaced_by set). False: nothing changed.
+ */
+export async function markApiKeyReplaced(
+  db: Kysely<DB>,
+  clinicId: string,
+  id: string,
+  replacedBy: string,
+  expiresAt: number,
+  nowS: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('api_keys')
+    .set((eb) => ({
+      replaced_by: replacedBy,
+      expires_at: eb.case().when('expires_at', '<', expiresAt).then(eb.ref('expires_at')).else(expiresAt).end(),
+    }))
+    .where('clinic_id', '=', clinicId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .where('replaced_by', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowS)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }

@@ -1,14 +1,21 @@
-// API keys: issue, verify, list, revoke. Only HMAC-SHA256(pepper, key) is stored, with a
-// 4-character hint for display. Verification is on the hot path, so verified keys (and the
-// clinic facts a request needs) are cached in process for a few seconds; revoking through this
-// service evicts at once, and, with REDIS_URL, announces the revocation so that every instance
-// evicts it at once too (services/revocations.ts); without Redis, or while it is down, other
-// instances see it within the cache TTL (<= 5 s).
-import { createHmac, hash as digest, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+// API keys: issue, verify, list, edit, roll, revoke. Only HMAC-SHA256(pepper, key) is stored, with
+// a 4-character hint for display. Verification is on the hot path, so verified keys (and the
+// clinic facts, scopes and address rules a request needs) are cached in process for a few
+// seconds; changing a key through this service (a revocation, an edit, a roll) evicts it at once,
+// and, with REDIS_URL, announces the change so that every instance evicts it at once too
+// (services/key-changes.ts); without Redis, or while it is down, other instances see it within
+// the cache TTL (<= 5 s).
+//
+// Longer than most files here: the key cache and every change of a key (create, edit, roll,
+// revoke) are one class, because each change must evict the cache and fence look-ups in flight;
+// what needs no storage (format, hash, status, checks) is key-rules.ts.
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { whenWritable } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
+import { readStoredAllowedIps, storedAllowedIps } from '../domain/allowed-ips.js';
 import type { Plan } from '../domain/records.js';
+import { readStoredScopes, storedScopes, type Scope } from '../domain/scopes.js';
 import { DomainError } from '../errors.js';
 import {
   findApiKeyByHash,
@@ -16,87 +23,56 @@ import {
   insertApiKey,
   listApiKeys,
   locateApiKey,
+  markApiKeyReplaced,
   revokeApiKey,
   touchApiKeys,
+  updateApiKey,
   type ApiKeyListing,
+  type ApiKeyRow,
 } from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
+import {
+  authenticatedKey,
+  cacheKey,
+  checkedName,
+  checkedScopes,
+  generateKey,
+  hashKey,
+  invalid,
+  isApiEligible,
+  keyHint,
+  ROLL_OVERLAP,
+  rollRefusal,
+  type AuthenticatedKey,
+  type IssuedKey,
+  type KeyChanges,
+  type NewKey,
+} from './key-rules.js';
 import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
 export type { ApiKeyListing };
+export {
+  generateKey,
+  hashKey,
+  isApiEligible,
+  keyHint,
+  keyStatus,
+  looksLikeApiKey,
+  ROLL_OVERLAP,
+  type AuthenticatedKey,
+  type IssuedKey,
+  type KeyChanges,
+  type KeyStatus,
+  type NewKey,
+} from './key-rules.js';
 
-/** 32 bytes = 256 bits from the CSPRNG, base64url: 43 URL-safe characters. */
-const SECRET_BYTES = 32;
 const TOKEN_RE = /^[A-Za-z0-9_-]{8,256}$/;
 const CACHE_TTL_MS = 4_000;
 const CACHE_MAX = 10_000;
 const LAST_USED_EVERY_S = 60;
-
-export interface AuthenticatedKey {
-  keyId: string;
-  /** the key's name, created_at and the clinic's name: for GET /me, from the same cached look-up */
-  keyName: string;
-  createdAt: number;
-  clinicId: string;
-  clinicName: string;
-  timezone: string;
-  currency: string;
-  expiresAt: number | null;
-  revoked: boolean;
-}
-
-export interface IssuedKey {
-  id: string;
-  key: string;
-  hint: string;
-  name: string;
-  clinicId: string;
-  expiresAt: number | null;
-  createdAt: number;
-}
-
-export function generateKey(prefix: string): string {
-  return `${prefix}_${randomBytes(SECRET_BYTES).toString('base64url')}`;
-}
-
-export function hashKey(pepper: string, key: string): string {
-  return createHmac('sha256', pepper).update(key).digest('hex');
-}
-
-/**
- * The in-process cache's key for a presented token: a one-call SHA-256, several times cheaper than
- * the keyed HMAC (a new Hmac object per call), which only a cache miss needs for the database
- * look-up. A digest of a 256-bit random secret reveals nothing of it; the raw token is never kept.
- */
-function cacheKey(token: string): string {
-  return digest('sha256', token, 'base64url');
-}
-
-export function keyHint(key: string): string {
-  return key.slice(-4);
-}
-
-/**
- * Whether `value` has the shape of an API key (`<prefix>_<secret>`, any prefix), not of a key id:
- * an operator pasted the key itself where its id belongs (`keys revoke`).
- */
-export function looksLikeApiKey(value: string): boolean {
-  return /^[a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{20,}$/.test(value.trim());
-}
-
-export type KeyStatus = 'active' | 'revoked' | 'expired';
-
-/** A listed key's state at `nowS` (epoch seconds). */
-export function keyStatus(k: { revoked_at: number | null; expires_at: number | null }, nowS: number): KeyStatus {
-  if (k.revoked_at !== null) return 'revoked';
-  if (k.expires_at !== null && k.expires_at <= nowS) return 'expired';
-  return 'active';
-}
-
-export function isApiEligible(plan: string, plans: readonly Plan[]): boolean {
-  return (plans as readonly string[]).includes(plan);
-}
+/** How long a change is remembered for look-ups that were in flight when it was made. */
+const CHANGES_KEPT_MS = 60_000;
 
 export interface KeyServiceOptions {
   pepper: string;
@@ -105,10 +81,10 @@ export interface KeyServiceOptions {
   now?: () => number;
   onBackgroundError?: BackgroundErrorHandler;
   /**
-   * Tells the other instances that `keyId` was revoked (REDIS_URL: services/revocations.ts);
-   * resolves with whether it was announced, never rejects.
+   * Tells the other instances that `keyId` changed: revoked, edited or rolled (REDIS_URL:
+   * services/key-changes.ts); resolves with whether it was announced, never rejects.
    */
-  announceRevocation?: (keyId: string) => Promise<boolean>;
+  announceChange?: (keyId: string) => Promise<boolean>;
 }
 
 export interface RevokeOutcome {
@@ -118,12 +94,30 @@ export interface RevokeOutcome {
   announced: boolean;
 }
 
+export interface UpdateOutcome {
+  key: ApiKeyRow;
+  /** whether every instance was told at once (false: no REDIS_URL, or Redis did not answer) */
+  announced: boolean;
+}
+
+export interface RollOutcome {
+  /** the new key: shown once */
+  issued: IssuedKey;
+  /** when the old key stops working */
+  oldExpiresAt: number;
+  announced: boolean;
+}
+
 export class KeyService {
   private readonly cache = new Map<string, { key: AuthenticatedKey; at: number }>();
   private readonly lastWritten = new Map<string, number>();
-  /** Keys revoked here, for longer than the cache lives: a lookup that was already in flight
-   * when revoke() ran must not put the key back into the cache as live. */
-  private readonly revokedHere = new Map<string, number>();
+  /**
+   * Keys changed (revoked, edited, rolled) here or announced by others, with the change's number
+   * and time: a look-up that was already in flight when its key changed may have read it before
+   * the change, and reads it again rather than cache (or answer with) the old state.
+   */
+  private readonly changed = new Map<string, { seq: number; at: number }>();
+  private changes = 0;
   private readonly now: () => number;
 
   constructor(
@@ -138,10 +132,13 @@ export class KeyService {
     return this.opts.apiPlans;
   }
 
-  async create(input: { clinicId: string; name: string; expiresAt: number | null; createdBy: string | null }): Promise<IssuedKey> {
-    const name = input.name.trim();
-    if (name.length < 1 || name.length > 100)
-      throw new DomainError('invalid_input', 'The key name must be 1 to 100 characters', { field: 'name' });
+  async create(input: NewKey): Promise<IssuedKey> {
+    const name = checkedName(input.name);
+    const scopes = checkedScopes(input.scopes);
+    const allowedIps = input.allowedIps === undefined || input.allowedIps === null ? null : [...input.allowedIps];
+    // An expiry already past makes a key that never works: the surfaces refuse it as input (the
+    // dashboard's date, the CLI's --expires-in); tests make such keys on purpose.
+    const createdAt = Math.floor(this.now() / 1000);
     const clinic = await getClinic(this.db, input.clinicId);
     if (!clinic) throw new DomainError('not_found', `No clinic with id ${input.clinicId}`, { field: 'clinic' });
     if (!isApiEligible(clinic.plan, this.opts.apiPlans)) {
@@ -151,22 +148,47 @@ export class KeyService {
       );
     }
     const key = generateKey(this.opts.prefix);
-    const createdAt = Math.floor(this.now() / 1000);
     const id = randomUUID();
-    const row = {
-      id,
-      clinic_id: clinic.id,
+    const row = this.newRow(id, key, clinic.id, {
       name,
+      scopes,
+      allowedIps,
+      expiresAt: input.expiresAt,
+      createdBy: input.createdBy,
+      createdAt,
+    });
+    await whenWritable(() => insertApiKey(this.db, row), INTERACTIVE_WRITE_WAIT_MS);
+    return { id, key, hint: keyHint(key), name, clinicId: clinic.id, expiresAt: input.expiresAt, createdAt, scopes, allowedIps };
+  }
+
+  private newRow(
+    id: string,
+    key: string,
+    clinicId: string,
+    k: {
+      name: string;
+      scopes: Scope[];
+      allowedIps: string[] | null;
+      expiresAt: number | null;
+      createdBy: string | null;
+      createdAt: number;
+    },
+  ): ApiKeyRow {
+    return {
+      id,
+      clinic_id: clinicId,
+      name: k.name,
       key_hash: hashKey(this.opts.pepper, key),
       hint: keyHint(key),
-      created_by: input.createdBy,
-      created_at: createdAt,
-      expires_at: input.expiresAt,
+      created_by: k.createdBy,
+      created_at: k.createdAt,
+      expires_at: k.expiresAt,
       revoked_at: null,
       last_used_at: null,
+      scopes: storedScopes(k.scopes),
+      allowed_ips: storedAllowedIps(k.allowedIps),
+      replaced_by: null,
     };
-    await whenWritable(() => insertApiKey(this.db, row), INTERACTIVE_WRITE_WAIT_MS);
-    return { id, key, hint: keyHint(key), name, clinicId: clinic.id, expiresAt: input.expiresAt, createdAt };
   }
 
   list(clinicId: string): Promise<ApiKeyListing[]> {
@@ -203,20 +225,90 @@ export class KeyService {
     const done = await whenWritable(() => revokeApiKey(this.db, clinicId, keyId, at), INTERACTIVE_WRITE_WAIT_MS);
     // Revoked already (e.g. through the CLI) is still evicted here; another clinic's key is left alone.
     if (!done && !(await getApiKey(this.db, clinicId, keyId))) return undefined;
-    this.evict(keyId);
-    const announced = this.opts.announceRevocation ? await this.opts.announceRevocation(keyId) : false;
-    return { revoked: done, announced };
+    return { revoked: done, announced: await this.changedEverywhere(keyId) };
   }
 
   /**
-   * Refuses `keyId` from now on in this instance: drops it from the cache, and keeps a lookup
-   * already in flight from caching it as live again. For revocations made here and announced
-   * by other instances or the CLI; revocation is final, so an unknown id costs nothing.
+   * Renames a live key or changes its scopes or addresses (only what `changes` gives), then
+   * evicts it here and announces it, like a revocation: the next request anywhere reads the new
+   * state. undefined when the key is unknown or another clinic's; a revoked key cannot be
+   * changed (conflict).
+   */
+  async update(clinicId: string, keyId: string, changes: KeyChanges): Promise<UpdateOutcome | undefined> {
+    const set: Partial<Pick<ApiKeyRow, 'name' | 'scopes' | 'allowed_ips'>> = {};
+    if (changes.name !== undefined) set.name = checkedName(changes.name);
+    if (changes.scopes !== undefined) set.scopes = storedScopes(checkedScopes(changes.scopes));
+    if (changes.allowedIps !== undefined) set.allowed_ips = storedAllowedIps(changes.allowedIps);
+    const existing = await getApiKey(this.db, clinicId, keyId);
+    if (!existing) return undefined;
+    if (!(await whenWritable(() => updateApiKey(this.db, clinicId, keyId, set), INTERACTIVE_WRITE_WAIT_MS)))
+      throw new DomainError('conflict', `key ${keyId} is revoked: a revoked key cannot be changed`, { field: 'key-id' });
+    const key = (await getApiKey(this.db, clinicId, keyId))!;
+    return { key, announced: await this.changedEverywhere(keyId) };
+  }
+
+  /**
+   * Replaces a live key by a new one with the same name, scopes and addresses (and, if it
+   * expires, the same lifetime from now), shown once; the old key keeps working for
+   * `overlapS` seconds (0 to 7 days), then expires (earlier if it was due to). A key is rolled
+   * once: rolling its replacement is how to roll again. undefined when the key is unknown or
+   * another clinic's; a revoked, expired or already rolled key is a conflict.
+   */
+  async roll(clinicId: string, keyId: string, overlapS: number, createdBy: string | null): Promise<RollOutcome | undefined> {
+    if (!Number.isInteger(overlapS) || overlapS < 0 || overlapS > ROLL_OVERLAP.maxS)
+      throw invalid('overlap', `the overlap must be from 0 to 7 days (168h), got ${overlapS} seconds`);
+    const old = await getApiKey(this.db, clinicId, keyId);
+    if (!old) return undefined;
+    const nowS = Math.floor(this.now() / 1000);
+    const refusal = rollRefusal(old, nowS);
+    if (refusal) throw new DomainError('conflict', `key ${keyId} ${refusal}`, { field: 'key-id' });
+    const clinic = await getClinic(this.db, clinicId);
+    if (!clinic || !isApiEligible(clinic.plan, this.opts.apiPlans)) {
+      throw new DomainError(
+        'plan_not_eligible',
+        `Clinic plan "${clinic?.plan}" does not include API access; eligible plans: ${this.opts.apiPlans.join(', ')}`,
+      );
+    }
+    const key = generateKey(this.opts.prefix);
+    const id = randomUUID();
+    const scopes = readStoredScopes(old.scopes);
+    const allowedIps = readStoredAllowedIps(old.allowed_ips);
+    const expiresAt = old.expires_at === null ? null : nowS + Math.max(1, old.expires_at - old.created_at);
+    const oldExpiresAt = old.expires_at === null ? nowS + overlapS : Math.min(old.expires_at, nowS + overlapS);
+    const row = this.newRow(id, key, clinicId, { name: old.name, scopes, allowedIps, expiresAt, createdBy, createdAt: nowS });
+    // Retried whole while SQLite's write lock is taken (the transaction rolls back each time).
+    const rolled = await whenWritable(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          if (!(await markApiKeyReplaced(trx, clinicId, keyId, id, oldExpiresAt, nowS))) return false;
+          await insertApiKey(trx, row);
+          return true;
+        }),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
+    if (!rolled) {
+      const now = await getApiKey(this.db, clinicId, keyId);
+      throw new DomainError('conflict', `key ${keyId} ${(now && rollRefusal(now, nowS)) ?? 'changed meanwhile'}`, { field: 'key-id' });
+    }
+    const issued = { id, key, hint: keyHint(key), name: old.name, clinicId, expiresAt, createdAt: nowS, scopes, allowedIps };
+    return { issued, oldExpiresAt, announced: await this.changedEverywhere(keyId) };
+  }
+
+  /** Evicts `keyId` here and tells the other instances (with REDIS_URL); whether they were told. */
+  private async changedEverywhere(keyId: string): Promise<boolean> {
+    this.evict(keyId);
+    return this.opts.announceChange ? this.opts.announceChange(keyId) : false;
+  }
+
+  /**
+   * Forgets `keyId` in this instance: drops it from the cache, so the next request reads it
+   * again, and makes a look-up already in flight read it again too. For changes made here and
+   * announced by other instances or the CLI; an unknown id costs nothing.
    */
   evict(keyId: string): void {
     const nowMs = this.now();
-    for (const [id, at] of this.revokedHere) if (nowMs - at > 2 * CACHE_TTL_MS) this.revokedHere.delete(id);
-    this.revokedHere.set(keyId, nowMs);
+    for (const [id, c] of this.changed) if (nowMs - c.at > CHANGES_KEPT_MS) this.changed.delete(id);
+    this.changed.set(keyId, { seq: ++this.changes, at: nowMs });
     for (const [k, entry] of this.cache) if (entry.key.keyId === keyId) this.cache.delete(k);
   }
 
@@ -240,7 +332,14 @@ export class KeyService {
     const nowMs = this.now();
     let entry = this.cache.get(cached);
     if (!entry || nowMs - entry.at > CACHE_TTL_MS) {
-      const loaded = await this.load(hashKey(this.opts.pepper, token));
+      const hash = hashKey(this.opts.pepper, token);
+      let started = this.changes;
+      let loaded = await this.load(hash);
+      // Changed while it was read (revoked, edited, rolled): read again, never cache the old state.
+      for (let again = 0; loaded && again < 3 && (this.changed.get(loaded.keyId)?.seq ?? 0) > started; again++) {
+        started = this.changes;
+        loaded = await this.load(hash);
+      }
       if (!loaded) {
         this.cache.delete(cached);
         return null;
@@ -253,7 +352,7 @@ export class KeyService {
   }
 
   private live(k: AuthenticatedKey, nowMs: number): AuthenticatedKey | null {
-    if (k.revoked || this.revokedHere.has(k.keyId) || (k.expiresAt !== null && k.expiresAt * 1000 <= nowMs)) return null;
+    if (k.revoked || (k.expiresAt !== null && k.expiresAt * 1000 <= nowMs)) return null;
     this.markUsed(k.keyId, Math.floor(nowMs / 1000));
     return k;
   }
@@ -267,17 +366,7 @@ export class KeyService {
     if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
     const clinic = await getClinic(this.db, row.clinic_id);
     if (!clinic) return null;
-    return {
-      keyId: row.id,
-      keyName: row.name,
-      createdAt: row.created_at,
-      clinicId: row.clinic_id,
-      clinicName: clinic.name,
-      timezone: clinic.timezone,
-      currency: clinic.currency,
-      expiresAt: row.expires_at,
-      revoked: row.revoked_at !== null,
-    };
+    return authenticatedKey(row, clinic);
   }
 
   /** last_used_at is written at most once a minute per key, off the request's path. */

@@ -31,7 +31,7 @@ export type ListFormat = 'json' | 'csv';
 
 /**
  * The tag of a list page: the clinic (its zone and currency shape the page), its data version, the
- * planned parameters (`key`), the representation, and for clientas the next instant any of the
+ * planned parameters (`key`, the key's view included), the representation, and for clientas the next instant any of the
  * clinic's citas starts (ultima_cita of some client moves exactly then; one seek of citas_by_time).
  */
 export async function listEtag(
@@ -52,15 +52,23 @@ export async function listEtag(
 
 /**
  * The tag of one record (GET /api/v1/citas/{id} ...): as a list's, from the clinic's data version
- * (every change of what the record shows, a cascade's included, bumps it) and the id; for a clienta
- * also the next start of one of HER citas (her ultima_cita moves exactly then; one seek of
- * citas_by_clienta). Made whether or not the record exists: a 404 carries no tag.
+ * (every change of what the record shows, a cascade's included, bumps it), the id and the key's
+ * view (`contact`: with contact details or without); for a clienta also the next start of one of
+ * HER citas (her ultima_cita moves exactly then; one seek of citas_by_clienta). Made whether or
+ * not the record exists: a 404 carries no tag.
  */
-export async function recordEtag(db: Kysely<DB>, ctx: ClinicContext, resource: ListResource, id: string, nowMs: number): Promise<string> {
+export async function recordEtag(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  resource: ListResource,
+  id: string,
+  nowMs: number,
+  contact: boolean,
+): Promise<string> {
   const nowSeconds = Math.floor(nowMs / 1000);
   const [v, next] = await Promise.all([
     dataVersions(db, ctx.clinicId),
     resource === 'clientas' ? nextCitaStartOf(db, ctx.clinicId, id, nowSeconds) : Promise.resolve(null),
   ]);
-  return strongEtag([`${resource}/{id}`, ctx.clinicId, ctx.timezone, ctx.currency, v.data, id, next]);
+  return strongEtag([`${resource}/{id}`, ctx.clinicId, ctx.timezone, ctx.currency, v.data, id, next, contact ? 'contact' : 'no-contact']);
 }

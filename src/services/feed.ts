@@ -5,17 +5,25 @@
 // a gap-free range that only ever grows at its end (docs/architecture.md, "Following changes").
 // The head (the clinic's last seq) is read BEFORE the events and bounds the range read: every
 // event up to the head is already committed, so next_cursor never passes an event not yet seen.
+//
+// Under scopes (domain/scopes.ts) a key sees only the event types of the collections it may read:
+// the plan's types are narrowed to those, through the same filter as an explicit `tipo`, so the
+// cursor is complete for that subset exactly as it is for a `tipo` (the range bound is the same);
+// asking for a type outside them is refused. Without contacto:read each event's datos has its
+// contact details blanked (contact-view.ts).
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { FEED_DEFAULT_LIMIT, type EventosQuery } from '../domain/api-schemas.js';
-import { EVENT_TYPES } from '../domain/records.js';
+import { EVENT_TYPES, type EventType } from '../domain/records.js';
+import { eventTypeScope, hasScope, visibleEventTypes, type ScopeBits } from '../domain/scopes.js';
 import { DomainError } from '../errors.js';
 import { dataVersions, type DataVersions } from '../repos/clinics.js';
 import { eventsAfter, type FeedRow } from '../repos/events.js';
 import { memo } from '../memo.js';
 import { formatTimestamp } from '../time.js';
 import { strongEtag } from './conditional.js';
+import { datosWithoutContact } from './contact-view.js';
 import type { ClinicContext } from './shape.js';
 
 /** Events read per request at most, matching `tipo` or not: a rare type never scans the whole log at once. */
@@ -62,11 +70,17 @@ export interface FeedPlan {
   limit: number;
   /** null: every type */
   tipos: string[] | null;
+  /** the key's view: with contact details in datos (contacto:read) or without */
+  contact: boolean;
 }
 
 const invalid = (field: string, message: string) => new DomainError('invalid_input', message, { field });
 
-export function planFeed(q: EventosQuery, clinicId: string): FeedPlan {
+/**
+ * `scopes`: the key's. A `tipo` of a collection the key may not read is refused (DomainError
+ * `insufficient_scope`, its field the scope it needs); without `tipo`, the types it may read.
+ */
+export function planFeed(q: EventosQuery, clinicId: string, scopes: ScopeBits): FeedPlan {
   let from: FeedPlan['from'] = null;
   if (q.cursor !== undefined) {
     const decoded = q.cursor === 'now' ? 'now' : decodeCursor(q.cursor, clinicId);
@@ -87,8 +101,18 @@ export function planFeed(q: EventosQuery, clinicId: string): FeedPlan {
     }
     // One canonical order: the same set asked in any order is the same request (and ETag).
     tipos = EVENT_TYPES.filter((t) => asked.includes(t));
+    const outside = tipos.find((t) => !hasScope(scopes, eventTypeScope(t as EventType)));
+    if (outside !== undefined) {
+      const needed = eventTypeScope(outside as EventType);
+      throw new DomainError('insufficient_scope', `tipo ${outside} needs the scope ${needed}, which this API key does not have`, {
+        field: needed,
+      });
+    }
+  } else {
+    const visible = visibleEventTypes(scopes);
+    if (visible.length < EVENT_TYPES.length) tipos = visible;
   }
-  return { from, limit: q.limit ?? FEED_DEFAULT_LIMIT, tipos };
+  return { from, limit: q.limit ?? FEED_DEFAULT_LIMIT, tipos, contact: hasScope(scopes, 'contacto:read') };
 }
 
 /** The clinic's feed bounds: its head and what retention removed. Read once per request, before anything else. */
@@ -111,7 +135,7 @@ function startOf(plan: FeedPlan, b: DataVersions): number {
 }
 
 /**
- * The page's tag: the clinic, the position, the page size and types, and the log's head and
+ * The page's tag: the clinic, the position, the page size, types and view, and the log's head and
  * retention mark. Events are never changed, only added at the head or removed at the tail, so
  * the same tag is the same page. Throws `expired` first, as the page would.
  */
@@ -124,6 +148,7 @@ export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): s
     after,
     plan.from === 'now' ? 'now' : plan.limit,
     plan.tipos?.join(',') ?? null,
+    plan.contact ? 'contact' : 'no-contact',
     b.eventsSeq,
     b.eventsExpired,
   ]);
@@ -137,7 +162,8 @@ export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPla
   const after = startOf(plan, b);
   if (plan.from === 'now') return page('', encodeCursor(b.eventsSeq, ctx.clinicId), false);
   const through = Math.min(b.eventsSeq, after + scan);
-  const rows = await eventsAfter(db, ctx.clinicId, after, through, plan.tipos, plan.limit);
+  // A key that may read no collection sees no event: its cursor still moves through the range.
+  const rows = plan.tipos?.length === 0 ? [] : await eventsAfter(db, ctx.clinicId, after, through, plan.tipos, plan.limit);
   // Retention removes a prefix of the log. It may have removed the start of this range after the
   // bounds were read: when the page does not begin with the event right after the cursor, ask again.
   const intact = rows.length > 0 && rows[0]!.seq === after + 1;
@@ -146,7 +172,10 @@ export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPla
   }
   const next = rows.length === plan.limit ? rows[rows.length - 1]!.seq : through;
   let eventos = '';
-  for (const r of rows) eventos += `${eventos === '' ? '' : ','}${eventJson(r, ctx.timezone)}`;
+  for (const r of rows) {
+    const event = plan.contact ? r : { ...r, datos: datosWithoutContact(r.tipo, r.datos) };
+    eventos += `${eventos === '' ? '' : ','}${eventJson(event, ctx.timezone)}`;
+  }
   return page(eventos, encodeCursor(next, ctx.clinicId), next < b.eventsSeq);
 }
 

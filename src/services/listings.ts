@@ -6,6 +6,11 @@
 // Each list is planned first (plan*: pure; the parameters with their defaults resolved against
 // "now"), so that its ETag (conditional.ts) is made from the same resolved parameters as its page
 // and a conditional request that matches costs no page at all.
+//
+// The plan also carries the view (`contact`: whether the key has contacto:read): it is part of the
+// plan's key, so the two views of a page have different ETags and are kept apart by the page
+// cache; without it the records' contact fields are null (contact-view.ts) and a search never
+// matches phone digits.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import {
@@ -33,6 +38,7 @@ import {
 } from '../repos/llamadas.js';
 import { addDays, dayRange, dayStart, parseTimestamp, todayIn } from '../time.js';
 import type { ClientasSearch } from './clientas-search/search.js';
+import { citaWithoutContact, clientaWithoutContact, llamadaWithoutContact } from './contact-view.js';
 import { looksLikePhone, normalizeName, phoneDigits } from './normalize.js';
 import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
@@ -57,6 +63,8 @@ function since(raw: string | undefined): number | null {
 interface Planned {
   limit: number;
   offset: number;
+  /** the key's view: with contact details (contacto:read) or without */
+  contact: boolean;
   key: string;
 }
 
@@ -66,7 +74,7 @@ export type CitasPlan = Planned &
     | { changed: CitasChangedFilter; desde: string | null; hasta: string | null }
   );
 
-export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number): CitasPlan {
+export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number, contact: boolean): CitasPlan {
   const limit = q.limit ?? DEFAULT_LIMITS.citas;
   const offset = q.offset ?? 0;
   const estado = q.estado ?? null;
@@ -83,7 +91,15 @@ export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number): Cit
       start: desde === null ? null : dayStart(desde, ctx.timezone),
       end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
     };
-    return { changed, desde, hasta, limit, offset, key: JSON.stringify(['citas~', updatedSince, desde, hasta, estado, limit, offset]) };
+    return {
+      changed,
+      desde,
+      hasta,
+      limit,
+      offset,
+      contact,
+      key: JSON.stringify(['citas~', updatedSince, desde, hasta, estado, limit, offset, contact]),
+    };
   }
   const today = todayIn(ctx.timezone, nowMs);
   const desde = q.desde ?? today;
@@ -94,7 +110,16 @@ export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number): Cit
   }
   const filter = { ...dayRange(desde, hasta, ctx.timezone), desde, hasta, estado };
   // The resolved days are in the key: a default window moves with the clinic's today.
-  return { changed: null, desde, hasta, filter, limit, offset, key: JSON.stringify(['citas', desde, hasta, estado, limit, offset]) };
+  return {
+    changed: null,
+    desde,
+    hasta,
+    filter,
+    limit,
+    offset,
+    contact,
+    key: JSON.stringify(['citas', desde, hasta, estado, limit, offset, contact]),
+  };
 }
 
 export async function plannedCitasPage(db: Kysely<DB>, ctx: ClinicContext, p: CitasPlan): Promise<CitasResponse> {
@@ -105,12 +130,17 @@ export async function plannedCitasPage(db: Kysely<DB>, ctx: ClinicContext, p: Ci
           listChangedCitas(db, ctx.clinicId, p.changed, p.limit, p.offset),
           countChangedCitas(db, ctx.clinicId, p.changed),
         ]);
-  return { citas: rows.map((r) => citaOut(r, ctx)), total, rango: { desde: p.desde, hasta: p.hasta }, limit: p.limit, offset: p.offset };
+  const citas = p.contact ? rows.map((r) => citaOut(r, ctx)) : rows.map((r) => citaWithoutContact(citaOut(r, ctx)));
+  return { citas, total, rango: { desde: p.desde, hasta: p.hasta }, limit: p.limit, offset: p.offset };
 }
 
 export type ClientasPlan = Planned & { filter: ClientasFilter; changedSince: number | null };
 
-export function planClientas(q: ClientasQuery): ClientasPlan {
+/**
+ * Without contact details (`contact` false) `q` matches names only: a phone-like q is then a name
+ * search like any other, so no search can tell whether a phone number is a client's.
+ */
+export function planClientas(q: ClientasQuery, contact: boolean): ClientasPlan {
   const limit = q.limit ?? DEFAULT_LIMITS.clientas;
   const offset = q.offset ?? 0;
   const search = q.q?.trim() ?? '';
@@ -118,7 +148,7 @@ export function planClientas(q: ClientasQuery): ClientasPlan {
   if (q.q !== undefined && search === '')
     throw invalidParam('q', 'q must hold a name or phone to search for (leave it out to apply no filter)');
   const nameLike = search === '' ? null : normalizeName(search);
-  const digits = search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
+  const digits = contact && search !== '' && looksLikePhone(search) ? phoneDigits(search) : null;
   const filter = { nameLike, digitsLike: digits, vip: q.vip === undefined ? null : q.vip === 'true' };
   const changedSince = since(q.updated_since);
   return {
@@ -126,7 +156,8 @@ export function planClientas(q: ClientasQuery): ClientasPlan {
     changedSince,
     limit,
     offset,
-    key: JSON.stringify(['clientas', nameLike, digits, filter.vip, changedSince, limit, offset]),
+    contact,
+    key: JSON.stringify(['clientas', nameLike, digits, filter.vip, changedSince, limit, offset, contact]),
   };
 }
 
@@ -146,7 +177,8 @@ export async function plannedClientasPage(
           listChangedClientas(db, ctx.clinicId, p.filter, p.changedSince, p.limit, p.offset, nowSeconds),
           countChangedClientas(db, ctx.clinicId, p.filter, p.changedSince),
         ]).then(([r, t]) => ({ rows: r, total: t }));
-  return { clientas: rows.map((r) => clientaOut(r, ctx)), total, limit: p.limit, offset: p.offset };
+  const shaped = p.contact ? rows.map((r) => clientaOut(r, ctx)) : rows.map((r) => clientaWithoutContact(clientaOut(r, ctx)));
+  return { clientas: shaped, total, limit: p.limit, offset: p.offset };
 }
 
 export type LlamadasPlan = Planned &
@@ -155,7 +187,7 @@ export type LlamadasPlan = Planned &
     | { changed: LlamadasChangedFilter; desde: string | null; hasta: string | null }
   );
 
-export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number): LlamadasPlan {
+export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number, contact: boolean): LlamadasPlan {
   const limit = q.limit ?? DEFAULT_LIMITS.llamadas;
   const offset = q.offset ?? 0;
   const resultado = q.resultado ?? null;
@@ -177,7 +209,8 @@ export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number
       hasta,
       limit,
       offset,
-      key: JSON.stringify(['llamadas~', updatedSince, desde, hasta, resultado, limit, offset]),
+      contact,
+      key: JSON.stringify(['llamadas~', updatedSince, desde, hasta, resultado, limit, offset, contact]),
     };
   }
   const desde = q.desde ?? addDays(todayIn(ctx.timezone, nowMs), -LLAMADAS_DEFAULT_DAYS_BACK);
@@ -185,7 +218,16 @@ export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number
     throw invalidParam(q.desde !== undefined ? 'desde' : 'hasta', `desde (${desde}) must not be after hasta (${hasta})`);
   }
   const filter = { ...dayRange(desde, hasta, ctx.timezone), desde, hasta, resultado };
-  return { changed: null, desde, hasta, filter, limit, offset, key: JSON.stringify(['llamadas', desde, hasta, resultado, limit, offset]) };
+  return {
+    changed: null,
+    desde,
+    hasta,
+    filter,
+    limit,
+    offset,
+    contact,
+    key: JSON.stringify(['llamadas', desde, hasta, resultado, limit, offset, contact]),
+  };
 }
 
 export async function plannedLlamadasPage(db: Kysely<DB>, ctx: ClinicContext, p: LlamadasPlan): Promise<LlamadasResponse> {
@@ -196,13 +238,14 @@ export async function plannedLlamadasPage(db: Kysely<DB>, ctx: ClinicContext, p:
           listChangedLlamadas(db, ctx.clinicId, p.changed, p.limit, p.offset),
           countChangedLlamadas(db, ctx.clinicId, p.changed),
         ]);
-  return { llamadas: rows.map((r) => llamadaOut(r, ctx)), total, desde: p.desde, hasta: p.hasta, limit: p.limit, offset: p.offset };
+  const llamadas = p.contact ? rows.map((r) => llamadaOut(r, ctx)) : rows.map((r) => llamadaWithoutContact(llamadaOut(r, ctx)));
+  return { llamadas, total, desde: p.desde, hasta: p.hasta, limit: p.limit, offset: p.offset };
 }
 
-// Plan and page in one call (scripts, tests, the plan checks).
+// Plan and page in one call, with contact details (scripts, tests, the plan checks).
 
 export function citasPage(db: Kysely<DB>, ctx: ClinicContext, q: CitasQuery, nowMs: number): Promise<CitasResponse> {
-  return plannedCitasPage(db, ctx, planCitas(ctx, q, nowMs));
+  return plannedCitasPage(db, ctx, planCitas(ctx, q, nowMs, true));
 }
 
 export function clientasPage(
@@ -212,9 +255,9 @@ export function clientasPage(
   nowMs: number,
   clientas: ClientasSearch,
 ): Promise<ClientasResponse> {
-  return plannedClientasPage(db, ctx, planClientas(q), nowMs, clientas);
+  return plannedClientasPage(db, ctx, planClientas(q, true), nowMs, clientas);
 }
 
 export function llamadasPage(db: Kysely<DB>, ctx: ClinicContext, q: LlamadasQuery, nowMs: number): Promise<LlamadasResponse> {
-  return plannedLlamadasPage(db, ctx, planLlamadas(ctx, q, nowMs));
+  return plannedLlamadasPage(db, ctx, planLlamadas(ctx, q, nowMs, true));
 }

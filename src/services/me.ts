@@ -14,6 +14,7 @@ export function whoAmI(key: AuthenticatedKey, limits: { rate: number; burst: num
       nombre: key.keyName,
       created_at: formatTimestamp(key.createdAt, tz),
       expires_at: key.expiresAt === null ? null : formatTimestamp(key.expiresAt, tz),
+      scopes: [...key.scopes],
     },
     rate_limit: { rps: limits.rate, burst: limits.burst },
   };

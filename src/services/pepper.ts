@@ -5,9 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 
+/** The generated pepper's file in DATA_DIR. */
+export const PEPPER_FILE = 'api-key-pepper';
+
 export function resolvePepper(config: Config): { pepper: string; generated: boolean; file: string | null } {
   if (config.apiKeyPepper) return { pepper: config.apiKeyPepper, generated: false, file: null };
-  const file = path.join(config.dataDir, 'api-key-pepper');
+  const file = path.join(config.dataDir, PEPPER_FILE);
   try {
     const pepper = fs.readFileSync(file, 'utf8').trim();
     if (pepper.length < 32) throw new Error(`${file} is shorter than 32 characters; restore it from backup or set API_KEY_PEPPER`);

@@ -9,22 +9,33 @@ import type { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
 import { citasByIds } from '../repos/citas.js';
 import { clientasByIds } from '../repos/clientas.js';
 import { llamadasByIds } from '../repos/llamadas.js';
+import { citaWithoutContact, clientaWithoutContact, llamadaWithoutContact } from './contact-view.js';
 import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
-export async function citaById(db: Kysely<DB>, ctx: ClinicContext, id: string): Promise<Cita | null> {
+/** `contact`: the key's view (contacto:read); without it the contact fields are null, as in the lists. */
+export async function citaById(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<Cita | null> {
   const [row] = await citasByIds(db, ctx.clinicId, [id]);
-  return row === undefined ? null : citaOut(row, ctx);
+  if (row === undefined) return null;
+  return contact ? citaOut(row, ctx) : citaWithoutContact(citaOut(row, ctx));
 }
 
 /** `nowMs`: ultima_cita is her latest cita that starts at or before now. */
-export async function clientaById(db: Kysely<DB>, ctx: ClinicContext, id: string, nowMs: number): Promise<Clienta | null> {
+export async function clientaById(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  id: string,
+  nowMs: number,
+  contact: boolean,
+): Promise<Clienta | null> {
   const [row] = await clientasByIds(db, ctx.clinicId, [id], Math.floor(nowMs / 1000));
-  return row === undefined ? null : clientaOut(row, ctx);
+  if (row === undefined) return null;
+  return contact ? clientaOut(row, ctx) : clientaWithoutContact(clientaOut(row, ctx));
 }
 
-export async function llamadaById(db: Kysely<DB>, ctx: ClinicContext, id: string): Promise<Llamada | null> {
+export async function llamadaById(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<Llamada | null> {
   // (its awaitingClienta is for an import reading inside its own transaction: a committed call's
   // linked clienta is always stored)
   const [row] = await llamadasByIds(db, ctx.clinicId, [id]);
-  return row === undefined ? null : llamadaOut(row, ctx);
+  if (row === undefined) return null;
+  return contact ? llamadaOut(row, ctx) : llamadaWithoutContact(llamadaOut(row, ctx));
 }

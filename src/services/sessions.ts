@@ -56,8 +56,19 @@ export function sessionId(token: string): string {
 
 /** One-time messages shown on the next page, e.g. the key that was just created. */
 export type Flash =
-  | { kind: 'created'; clinicId: string; keyId: string; name: string; key: string; expiresAt: number | null }
+  | {
+      kind: 'created';
+      clinicId: string;
+      keyId: string;
+      name: string;
+      key: string;
+      expiresAt: number | null;
+      /** a key made by rolling another: when the old one stops working */
+      oldExpiresAt?: number;
+    }
   | { kind: 'revoked'; clinicId: string; keyId: string; name: string }
+  /** a key's name, permissions or addresses changed */
+  | { kind: 'updated'; clinicId: string; keyId: string; name: string }
   /** a webhook endpoint just added: its signing secret, shown once */
   | { kind: 'webhook-created'; clinicId: string; endpointId: string; url: string; secret: string }
   /** the outcome of a webhook action (a test event, a resend, enable, disable, delete), already in the page's language */

@@ -5,6 +5,7 @@
 // runtime checks catch what types cannot see (an empty text, a `{n}` left out of a count).
 import { describe, expect, it } from 'vitest';
 import { PLANS, ROLES } from '../../src/domain/records.js';
+import { SCOPE_TEXTS, SCOPES } from '../../src/domain/scopes.js';
 import { ERROR_CODES, type ErrorCode } from '../../src/errors.js';
 import { LANG_NAMES, messages } from '../../src/admin/i18n.js';
 import { en } from '../../src/admin/locales/en.js';
@@ -58,6 +59,14 @@ describe('dashboard catalogues', () => {
         expect(form, `${lang} ${key}.${category}`).toContain('{n}');
       }
     }
+    for (const [category, form] of Object.entries(t.keys.expiresSoon))
+      expect(form, `${lang} keys.expiresSoon.${category}`).toContain('{n}');
+  });
+
+  it.each(LANGS)('%s names and explains every scope, in the words of the one list of scopes', (lang) => {
+    const t = messages(lang);
+    expect(Object.keys(t.keys.scopes)).toEqual([...SCOPES]);
+    for (const s of SCOPES) expect(t.keys.scopes[s]).toEqual(SCOPE_TEXTS[s][lang]);
   });
 
   it('looks labels up by own keys only', () => {

@@ -6,6 +6,7 @@ import type { Database } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import type { AdminTuning } from '../../src/admin/index.js';
 import type { Clinic } from '../../src/repos/clinics.js';
+import { SCOPES } from '../../src/domain/scopes.js';
 import { createClinic, createUser } from '../../src/services/accounts.js';
 import type { KeyService } from '../../src/services/api-keys.js';
 import { appFor } from '../helpers/app.js';
@@ -77,6 +78,9 @@ export async function buildDashboardApp(
 }
 
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** The create form's permissions as a browser posts them with every box ticked (the form's default). */
+export const ALL_SCOPES = { scopes: [...SCOPES] };
 
 /** The value of the first hidden _csrf field in a page. */
 export function csrfOf(html: string): string {

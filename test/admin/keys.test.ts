@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { buildDashboardApp, Client, csrfOf, EMAILS, shownKey, type DashboardApp } from './helpers.js';
+import { ALL_SCOPES, buildDashboardApp, Client, csrfOf, EMAILS, shownKey, type DashboardApp } from './helpers.js';
 
 const API = '/dashboard/settings/api';
 
@@ -20,7 +20,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   });
 
   it('creates a key, shows it exactly once, and the key works on the API at once', async () => {
-    const res = await owner.submit(API, `${API}/keys`, { name: 'Reservas web', expires: '30' });
+    const res = await owner.submit(API, `${API}/keys`, { name: 'Reservas web', expires: '30', ...ALL_SCOPES });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(API);
 
@@ -45,7 +45,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   });
 
   it('never stores the shown-once key readably: the one-time message is encrypted', async () => {
-    await owner.submit(API, `${API}/keys`, { name: 'Sealed', expires: 'never' });
+    await owner.submit(API, `${API}/keys`, { name: 'Sealed', expires: 'never', ...ALL_SCOPES });
     const rows = await t.database.db.selectFrom('dashboard_sessions').select('flash').where('flash', 'is not', null).execute();
     expect(rows.length).toBeGreaterThan(0);
     const key = shownKey((await owner.get(API)).body)!;
@@ -58,7 +58,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   });
 
   it('revokes after a confirmation page, and the API refuses the key from the next request', async () => {
-    await owner.submit(API, `${API}/keys`, { name: 'Short-lived', expires: '90' });
+    await owner.submit(API, `${API}/keys`, { name: 'Short-lived', expires: '90', ...ALL_SCOPES });
     const key = shownKey((await owner.get(API)).body)!;
     expect((await t.app.inject({ url: '/api/v1/citas', headers: bearer(key) })).statusCode).toBe(200);
     const id = (await t.keys.list(t.clinicA.id)).find((k) => k.name === 'Short-lived')!.id;
@@ -82,7 +82,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
 
   it('validates the form and keeps what was typed', async () => {
     const before = (await t.keys.list(t.clinicA.id)).length;
-    const res = await owner.submit(API, `${API}/keys`, { name: '   ', expires: '45' });
+    const res = await owner.submit(API, `${API}/keys`, { name: '   ', expires: '45', ...ALL_SCOPES });
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('Ponle a la clave un nombre de 1 a 100 caracteres.');
     expect(res.body).toContain('Elige cuándo caduca la clave.');
@@ -91,7 +91,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
   });
 
   it('escapes what people type', async () => {
-    await owner.submit(API, `${API}/keys`, { name: '<script>alert(1)</script> & "co"', expires: 'never' });
+    await owner.submit(API, `${API}/keys`, { name: '<script>alert(1)</script> & "co"', expires: 'never', ...ALL_SCOPES });
     const page = await owner.get(API);
     expect(page.body).not.toContain('<script>alert(1)');
     expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;');
@@ -101,9 +101,13 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const before = (await t.keys.list(t.clinicA.id)).length;
     const token = csrfOf((await owner.get(API)).body);
     const cases = [
-      await owner.post(`${API}/keys`, { name: 'No token', expires: 'never' }),
-      await owner.post(`${API}/keys`, { _csrf: 'x'.repeat(43), name: 'Bad token', expires: 'never' }),
-      await owner.post(`${API}/keys`, { _csrf: token, name: 'Cross-site', expires: 'never' }, { 'sec-fetch-site': 'cross-site' }),
+      await owner.post(`${API}/keys`, { name: 'No token', expires: 'never', ...ALL_SCOPES }),
+      await owner.post(`${API}/keys`, { _csrf: 'x'.repeat(43), name: 'Bad token', expires: 'never', ...ALL_SCOPES }),
+      await owner.post(
+        `${API}/keys`,
+        { _csrf: token, name: 'Cross-site', expires: 'never', ...ALL_SCOPES },
+        { 'sec-fetch-site': 'cross-site' },
+      ),
     ];
     for (const res of cases) {
       expect(res.statusCode).toBe(403);
@@ -113,7 +117,12 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     // another person's token does not fit this session
     const other = new Client(t.app);
     await other.signIn(EMAILS.ownerA);
-    const foreign = await owner.post(`${API}/keys`, { _csrf: csrfOf((await other.get(API)).body), name: 'Foreign', expires: 'never' });
+    const foreign = await owner.post(`${API}/keys`, {
+      _csrf: csrfOf((await other.get(API)).body),
+      name: 'Foreign',
+      expires: 'never',
+      ...ALL_SCOPES,
+    });
     expect(foreign.statusCode).toBe(403);
     const id = (await t.keys.list(t.clinicA.id)).find((k) => k.revoked_at === null)!.id;
     expect((await owner.post(`${API}/keys/${id}/revoke`, {})).statusCode).toBe(403);
@@ -134,7 +143,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(page.body).not.toContain('/revoke"');
 
     const token = csrfOf(page.body);
-    const create = await staff.post(`${API}/keys`, { _csrf: token, name: 'Staff key', expires: 'never' });
+    const create = await staff.post(`${API}/keys`, { _csrf: token, name: 'Staff key', expires: 'never', ...ALL_SCOPES });
     expect(create.statusCode).toBe(403);
     expect((await t.keys.list(t.clinicA.id)).map((k) => k.name)).not.toContain('Staff key');
     expect((await staff.get(`${API}/keys/${issued.id}/revoke`)).statusCode).toBe(403);
@@ -150,7 +159,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(page.body).toContain('La API no está incluida en el plan Pro.');
     expect(page.body).toContain('Pro Total, Enterprise o Premium');
     expect(page.body).not.toContain('action="/dashboard/settings/api/keys"');
-    const res = await low.post(`${API}/keys`, { _csrf: csrfOf(page.body), name: 'Sneaky', expires: 'never' });
+    const res = await low.post(`${API}/keys`, { _csrf: csrfOf(page.body), name: 'Sneaky', expires: 'never', ...ALL_SCOPES });
     expect(res.statusCode).toBe(403);
     expect(await t.keys.list(t.clinicLow.id)).toHaveLength(0);
   });
@@ -161,9 +170,9 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect((await owner.get(`${API}/keys/${bKey.id}/revoke`)).statusCode).toBe(404);
     const token = csrfOf((await owner.get(API)).body);
     expect((await owner.post(`${API}/keys/${bKey.id}/revoke`, { _csrf: token })).statusCode).toBe(404);
-    expect((await owner.post(`${API}/keys`, { _csrf: token, clinic: t.clinicB.id, name: 'Into B', expires: 'never' })).statusCode).toBe(
-      404,
-    );
+    expect(
+      (await owner.post(`${API}/keys`, { _csrf: token, clinic: t.clinicB.id, name: 'Into B', expires: 'never', ...ALL_SCOPES })).statusCode,
+    ).toBe(404);
     expect((await t.app.inject({ url: '/api/v1/citas', headers: bearer(bKey.key) })).statusCode).toBe(200);
     expect((await owner.get(API)).body).not.toContain('B integration');
     expect((await t.keys.list(t.clinicB.id)).map((k) => k.name)).toEqual(['B integration']);
@@ -180,7 +189,13 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(page.body).toContain('<html lang="en">');
     expect(page.body).toContain('Create a key');
     expect(page.body).toContain('id="clinic-switch"');
-    const res = await su.post(`${API}/keys`, { _csrf: csrfOf(page.body), clinic: t.clinicB.id, name: 'Support-made', expires: '365' });
+    const res = await su.post(`${API}/keys`, {
+      _csrf: csrfOf(page.body),
+      clinic: t.clinicB.id,
+      name: 'Support-made',
+      expires: '365',
+      ...ALL_SCOPES,
+    });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(`${API}?clinic=${t.clinicB.id}`);
     const key = shownKey((await su.get(res.headers.location as string)).body)!;
@@ -211,7 +226,13 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     const su = new Client(t.app, '203.0.113.80');
     await su.signIn(EMAILS.superadmin);
     const page = await su.get(`${API}?clinic=${t.clinicB.id}`);
-    const res = await su.post(`${API}/keys`, { _csrf: csrfOf(page.body), clinic: t.clinicB.id, name: 'Kept for B', expires: 'never' });
+    const res = await su.post(`${API}/keys`, {
+      _csrf: csrfOf(page.body),
+      clinic: t.clinicB.id,
+      name: 'Kept for B',
+      expires: 'never',
+      ...ALL_SCOPES,
+    });
     expect(res.statusCode).toBe(303);
     // a detour: another clinic, and the clinic chooser
     const other = await su.get(`${API}?clinic=${t.clinicA.id}`);
@@ -229,7 +250,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
 
   it('never compresses pages (BREACH): not the one-time key, not forms, not errors; assets still are', async () => {
     const gz = { 'accept-encoding': 'gzip, deflate, br' };
-    await owner.submit(API, `${API}/keys`, { name: 'Uncompressed', expires: 'never' });
+    await owner.submit(API, `${API}/keys`, { name: 'Uncompressed', expires: 'never', ...ALL_SCOPES });
     const keyPage = await owner.get(API, gz);
     expect(keyPage.statusCode).toBe(200);
     expect(keyPage.body.length).toBeGreaterThan(1024); // over the compression threshold
@@ -237,7 +258,7 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(shownKey(keyPage.body)).toMatch(/^svc_/); // readable as sent
     const pages = [
       await owner.get(API, gz),
-      await owner.post(`${API}/keys`, { _csrf: csrfOf(keyPage.body), name: '', expires: 'never' }, gz), // 400 with the form
+      await owner.post(`${API}/keys`, { _csrf: csrfOf(keyPage.body), name: '', expires: 'never', ...ALL_SCOPES }, gz), // 400 with the form
       await owner.get(`${API}/keys/no-such-key/revoke`, gz), // 404 page from a route
       await owner.get('/dashboard/no-such-page', gz), // the not-found handler
       await new Client(t.app).get('/dashboard/sign-in', gz),

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../helpers/db.js';
-import { buildDashboardApp, Client, cookieLine, csrfOf, EMAILS, FORM, PASSWORD, type DashboardApp } from './helpers.js';
+import { ALL_SCOPES, buildDashboardApp, Client, cookieLine, csrfOf, EMAILS, FORM, PASSWORD, type DashboardApp } from './helpers.js';
 
 describe.each(dialects())('dashboard sign-in on %s', (dialect) => {
   let t: DashboardApp;
@@ -279,7 +279,7 @@ describe.each(dialects())('dashboard session expiry on %s', (dialect) => {
     await c.signIn(EMAILS.ownerA);
     const token = csrfOf((await c.get('/dashboard/settings/api')).body);
     t.clock.now += 3_601_000;
-    const res = await c.post('/dashboard/settings/api/keys', { _csrf: token, name: 'Late', expires: 'never' });
+    const res = await c.post('/dashboard/settings/api/keys', { _csrf: token, name: 'Late', expires: 'never', ...ALL_SCOPES });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toMatch(/sign-in/);
     expect((await t.keys.list(t.clinicA.id)).map((k) => k.name)).not.toContain('Late');

@@ -156,6 +156,7 @@ describe('UsageCounter', () => {
         expires_at: null,
         revoked_at: null,
         last_used_at: null,
+        scopes: 'citas:read',
       })
       .execute();
     await u.flush();
@@ -191,6 +192,7 @@ describe('UsageCounter', () => {
         expires_at: null,
         revoked_at: null,
         last_used_at: null,
+        scopes: 'citas:read',
       })
       .execute();
     const u = new UsageCounter(db);

@@ -649,7 +649,8 @@ describe('configuration and usage errors', () => {
   it('--help prints usage on stdout and exits 0, listing every command of the README', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
-    for (const command of ['serve', 'migrate', 'clinics', 'users', 'keys', 'import', 'demo']) expect(r.stdout).toContain(command);
+    for (const command of ['serve', 'migrate', 'clinics', 'users', 'keys', 'import', 'demo', 'backup', 'restore'])
+      expect(r.stdout).toContain(command);
     const keys = await cli(['keys', '--help']);
     expect(keys.code).toBe(0);
     for (const sub of ['create', 'list', 'revoke']) expect(keys.stdout).toContain(sub);

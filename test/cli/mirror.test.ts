@@ -5,6 +5,10 @@
 // copy equals what the API answers, record for record, on both databases. No event may become
 // visible behind a cursor already passed; if one did, the copy would miss it.
 // (mirror-restart.test.ts runs the same program across a restart of the server.)
+//
+// Keys with fewer scopes follow the feed at the same time (README, "Scopes"): each sees exactly
+// the events of the collections it may read, every one of them once and in order, and without
+// contacto:read their datos carry no contact details: the completeness rule holds per key.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { Scope } from '../../src/domain/scopes.js';
 import { dataVersions } from '../../src/repos/clinics.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { createClinic } from '../../src/services/accounts.js';
@@ -45,8 +50,40 @@ afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
+async function scopedKey(rt: Runtime, clinicId: string, scopes: Scope[]): Promise<string> {
+  return (await rt.keys.create({ clinicId, name: scopes.join(' '), expiresAt: null, createdBy: null, scopes })).key;
+}
+
+interface FeedEvent {
+  id: string;
+  tipo: string;
+  datos: Record<string, unknown>;
+}
+
+/**
+ * Follows the feed with `key` from its oldest event until `head()` is known and reached, as a
+ * follower polls (every 20 ms while there is nothing new); every event it was given, in order.
+ */
+async function followFeed(address: string, key: string, clinicId: string, head: () => number | null): Promise<FeedEvent[]> {
+  const seen: FeedEvent[] = [];
+  let cursor: string | null = null;
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline;) {
+    const res = await fetch(`${address}/api/v1/eventos?limit=300${cursor === null ? '' : `&cursor=${cursor}`}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    if (res.status !== 200) throw new Error(`the feed answered ${res.status}: ${await res.text()}`);
+    const page = (await res.json()) as { eventos: FeedEvent[]; next_cursor: string; has_more: boolean };
+    seen.push(...page.eventos);
+    cursor = page.next_cursor;
+    const end = head();
+    if (!page.has_more && end !== null && decodeCursor(cursor, clinicId) === end) return seen;
+    if (!page.has_more) await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the follower did not reach the head: ${seen.length} events seen`);
+}
+
 describe.each(dialects())('a mirror kept by the README program while imports run in parallel, on %s', (dialect) => {
-  it("ends equal to the clinic's data, every record, deletions included", async () => {
+  it("ends equal to the clinic's data, every record, deletions included; keys with fewer scopes get exactly their events", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-mirror-'));
     dirs.push(dir);
     const env: Record<string, string> = {
@@ -66,6 +103,12 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       const clinic = await createClinic(db.db, { name: 'Espejo', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' });
       const other = await createClinic(db.db, { name: 'Otra', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' });
       const key = (await rt.keys.create({ clinicId: clinic.id, name: 'mirror', expiresAt: null, createdBy: null })).key;
+      // Narrower keys, each following the feed in this process while the imports run.
+      const scoped = {
+        'cita.': await scopedKey(rt, clinic.id, ['eventos:read', 'citas:read']),
+        'clienta.': await scopedKey(rt, clinic.id, ['eventos:read', 'clientas:read', 'contacto:read']),
+        'llamada.': await scopedKey(rt, clinic.id, ['eventos:read', 'llamadas:read']),
+      };
       expect((await importJsonLines(db, clinic.id, Readable.from([jsonl(base())]))).ok).toBe(true);
       const baseHead = (await dataVersions(db.db, clinic.id)).eventsSeq;
 
@@ -103,8 +146,13 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       });
       children.push(follower.proc);
 
+      let head: number | null = null;
+      const followers = Object.entries(scoped).map(([prefix, k]) =>
+        followFeed(address, k, clinic.id, () => head).then((e) => [prefix, e] as const),
+      );
+
       for (const [i, w] of (await Promise.all(writers)).entries()) expect(w.code, `writer ${i}: ${w.stderr}`).toBe(0);
-      const head = (await dataVersions(db.db, clinic.id)).eventsSeq;
+      head = (await dataVersions(db.db, clinic.id)).eventsSeq;
       const mirror = (await until(
         'the mirror to catch up',
         () => readMirror(mirrorFile),
@@ -126,6 +174,22 @@ describe.each(dialects())('a mirror kept by the README program while imports run
 
       // What the API answers now, all of it.
       await expectSameAsApi(mirror, address, key);
+      // Each narrower key saw exactly its collections' events, each once, in the log's order, and
+      // contact details only with contacto:read.
+      const log = await db.db.selectFrom('events').select(['id', 'tipo']).where('clinic_id', '=', clinic.id).orderBy('seq').execute();
+      for (const [prefix, seen] of await Promise.all(followers)) {
+        const expected = log.filter((e) => e.tipo.startsWith(prefix));
+        expect(expected.length, prefix).toBeGreaterThan(WRITERS * 50);
+        expect(
+          seen.map((e) => e.id),
+          prefix,
+        ).toEqual(expected.map((e) => e.id));
+        const contact = seen.flatMap((e) =>
+          ['telefono', 'email', 'telefono_caller', 'notas'].map((f) => e.datos[f]).filter((v) => v != null),
+        );
+        if (prefix === 'clienta.') expect(contact.length).toBeGreaterThan(0);
+        else expect(contact, prefix).toEqual([]);
+      }
       // Every writer's deletions are gone from the copy; the other clinic's records never came.
       for (let k = 0; k < WRITERS; k++) expect(mirror.clientas[uuid(1, 0, 20 + 5 * k)], `writer ${k}'s deletion`).toBeUndefined();
       expect(Object.keys(mirror.clientas).some((id) => id.startsWith('00000001-0090'))).toBe(false);

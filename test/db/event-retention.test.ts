@@ -2,6 +2,7 @@
 // older than EVENT_RETENTION_DAYS in batches, records the highest seq removed (an older cursor is
 // then 410 cursor_expired), skips a clinic being written instead of waiting for it, logs its
 // failures and never throws them, may run on several instances at once, and stops on close.
+import { ALL_SCOPE_BITS } from '../../src/domain/scopes.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,7 +81,7 @@ describe.each(dialects())('event retention on %s', (dialect) => {
     const retention = new EventRetention(db, { days: 30, now: () => T0 + 40 * DAY, log });
     const tagBefore = feedEtag(
       { clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' },
-      planFeed({}, clinic.id),
+      planFeed({}, clinic.id, ALL_SCOPE_BITS),
       await feedBounds(db.db, clinic.id),
     );
 
@@ -94,7 +95,7 @@ describe.each(dialects())('event retention on %s', (dialect) => {
     expect(
       feedEtag(
         { clinicId: clinic.id, timezone: 'Europe/Madrid', currency: 'EUR' },
-        planFeed({}, clinic.id),
+        planFeed({}, clinic.id, ALL_SCOPE_BITS),
         await feedBounds(db.db, clinic.id),
       ),
     ).not.toBe(tagBefore);

@@ -13,7 +13,7 @@ import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.j
 const runs = redisAvailable('failing open under traffic (test/fleet/fail-open.test.ts)');
 
 const DOWN =
-  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (revocations reach other instances within 5 s)";
+  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach other instances within 5 s)";
 const UP = 'Redis answers: rate limits are shared by every instance';
 const METRICS_TOKEN = 'fail-open-metrics-token-0123456789abcdef';
 
@@ -143,7 +143,7 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('reject it now (announced through Redis)');
     await server.waitForLog(
-      (l) => l.msg === 'API key revoked elsewhere: refused here from now on' && l.key === created.id,
+      (l) => l.msg === 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again' && l.key === created.id,
       5_000,
       'the revocation',
     );

@@ -1,9 +1,9 @@
 // A fleet: three real `clinic-api serve` processes on one PostgreSQL and one redis-server, as a
 // deployment behind a load balancer runs them (docs/deploy.md). What each instance kept to itself
 // before REDIS_URL is one thing for all of them now: the first-run demo, the per-key limit, the
-// failed-authentication limit per address, the dashboard's sign-in throttles, revocations (from
-// the CLI and from the dashboard of any instance), and the usage counts (nothing counted twice,
-// nothing lost when an instance exits).
+// failed-authentication limit per address, the dashboard's sign-in throttles, revocations, edits
+// and rolls of keys (from the CLI and from the dashboard of any instance), and the usage counts
+// (nothing counted twice, nothing lost when an instance exits).
 //
 // Limits are made so that time hardly moves them: a key's bucket refills at 1 request/s, so a
 // test that takes a few seconds changes the allowance by a few requests, within the 10 % that
@@ -27,6 +27,8 @@ import {
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
 
 const PEPPER = 'fleet-test-pepper-0123456789abcdefghijklmnop';
+/** What an instance logs when another (or the CLI) announces a changed key. */
+const CHANGED_ELSEWHERE = 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again';
 const hasPostgres = inject('pgAdminUrl') !== null;
 if (!hasPostgres)
   process.stdout.write(
@@ -139,7 +141,7 @@ describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => 
     expect(run.stderr).toContain(`revoked key ${k.id}; running servers reject it now (announced through Redis)`);
     for (const i of [a, b, c]) {
       // The instance received the announcement (within the contract's 5 s)...
-      await i.waitForLog((l) => l.msg === 'API key revoked elsewhere: refused here from now on' && l.key === k.id, 5_000, 'the revocation');
+      await i.waitForLog((l) => l.msg === CHANGED_ELSEWHERE && l.key === k.id, 5_000, 'the revocation');
       // ...and refuses the key although its cache entry is still fresh.
       expect((await me(i, k.key)).status).toBe(401);
     }
@@ -155,8 +157,65 @@ describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => 
     expect((await browser.post(`/dashboard/settings/api/keys/${k.id}/revoke`, { _csrf: csrfOf(confirm.body) })).status).toBe(303);
     expect((await me(b, k.key)).status).toBe(401);
     for (const i of [a, c]) {
-      await i.waitForLog((l) => l.msg === 'API key revoked elsewhere: refused here from now on' && l.key === k.id, 5_000, 'the revocation');
+      await i.waitForLog((l) => l.msg === CHANGED_ELSEWHERE && l.key === k.id, 5_000, 'the revocation');
       expect((await me(i, k.key)).status).toBe(401);
+    }
+  });
+
+  const get = (i: Instance, path: string, key: string) => request(`${i.baseUrl}${path}`, { key });
+
+  it('a key edited with the CLI: every instance reads its new scopes at once (announced through Redis)', async () => {
+    const k = await newKey('edited by the CLI');
+    // Cached as it was on every instance, all scopes.
+    for (const i of [a, b, c]) expect((await get(i, '/api/v1/clientas?limit=1', k.key)).status).toBe(200);
+    const run = await runCli(['keys', 'update', k.id, '--scopes', 'citas:read'], { dataDir: '/nonexistent', env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('running servers use it now (announced through Redis)');
+    for (const i of [a, b, c]) {
+      await i.waitForLog((l) => l.msg === CHANGED_ELSEWHERE && l.key === k.id, 5_000, 'the change');
+      const refused = await get(i, '/api/v1/clientas?limit=1', k.key);
+      expect([refused.status, JSON.parse(refused.body).error.scope]).toEqual([403, 'clientas:read']);
+      expect((await get(i, '/api/v1/citas?limit=1', k.key)).status).toBe(200);
+    }
+  });
+
+  it('a key edited on the dashboard of one instance: refused there at once, and by the others as announced', async () => {
+    const k = await newKey('edited on the dashboard');
+    // An address of its own: the refusals below spend its failed-authentication budget.
+    const from = '127.0.0.52';
+    for (const i of [a, b, c]) expect((await me(i, k.key, from)).status).toBe(200);
+    const browser = new Browser(b.baseUrl, '127.0.0.32');
+    expect((await browser.signIn(ownerEmail, ownerPassword)).status).toBe(303);
+    const form = await browser.get(`/dashboard/settings/api/keys/${k.id}/edit`);
+    expect(form.status).toBe(200);
+    const saved = await browser.post(`/dashboard/settings/api/keys/${k.id}/edit`, {
+      _csrf: csrfOf(form.body),
+      name: 'edited on the dashboard',
+      scopes: ['citas:read'],
+      // the test's requests come from 127.0.0.52: outside these
+      allowed_ips: '203.0.113.0/24',
+    });
+    expect(saved.status).toBe(303);
+    expect(JSON.parse((await me(b, k.key, from)).body).error.code).toBe('ip_not_allowed');
+    for (const i of [a, c]) {
+      await i.waitForLog((l) => l.msg === CHANGED_ELSEWHERE && l.key === k.id, 5_000, 'the change');
+      expect(JSON.parse((await me(i, k.key, from)).body).error.code).toBe('ip_not_allowed');
+    }
+  });
+
+  it('a key rolled with the CLI and no overlap: the old one refused by every instance at once, the new one answered', async () => {
+    const k = await newKey('rolled by the CLI');
+    // An address of its own: the old key's 401s below spend its failed-authentication budget.
+    const from = '127.0.0.53';
+    for (const i of [a, b, c]) expect((await me(i, k.key, from)).status).toBe(200);
+    const run = await runCli(['keys', 'roll', k.id, '--overlap', '0'], { dataDir: '/nonexistent', env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('running servers know it now (announced through Redis)');
+    const fresh = run.stdout.trim();
+    for (const i of [a, b, c]) {
+      await i.waitForLog((l) => l.msg === CHANGED_ELSEWHERE && l.key === k.id, 5_000, 'the roll');
+      expect((await me(i, k.key, from)).status).toBe(401);
+      expect((await me(i, fresh, from)).status).toBe(200);
     }
   });
 
@@ -248,12 +307,15 @@ class Browser {
     return this.keep(await request(this.base + path, { from: this.from, headers: this.headers() }));
   }
 
-  async post(path: string, form: Record<string, string>): Promise<Answer> {
+  /** A form post; an array value is a field repeated (checkboxes). */
+  async post(path: string, form: Record<string, string | string[]>): Promise<Answer> {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
     return this.keep(
       await request(this.base + path, {
         method: 'POST',
         from: this.from,
-        body: new URLSearchParams(form).toString(),
+        body: body.toString(),
         headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
       }),
     );

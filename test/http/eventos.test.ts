@@ -2,6 +2,7 @@
 // the oldest kept, from a cursor or from now; limit, tipo, next_cursor (always), has_more; 400 for
 // a cursor or type that is not one, 410 cursor_expired for a position the log no longer has;
 // ETag and 304, which still need a key and count against the rate limit.
+import { ALL_SCOPE_BITS } from '../../src/domain/scopes.js';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/domain/records.js';
@@ -149,10 +150,10 @@ describe.each(dialects())('GET /api/v1/eventos on %s', (dialect) => {
   it('reads a bounded stretch of the log per request: a rare type comes back with has_more and a cursor past what was read', async () => {
     const ctx = { clinicId: t.clinicA.id, timezone: t.clinicA.timezone, currency: t.clinicA.currency };
     const bounds = await dataVersions(t.database.db, t.clinicA.id);
-    const plan = planFeed({ tipo: 'llamada.creada' }, ctx.clinicId);
+    const plan = planFeed({ tipo: 'llamada.creada' }, ctx.clinicId, ALL_SCOPE_BITS);
     const scan = 6;
     const pages: Feed[] = [];
-    let from = planFeed({}, ctx.clinicId).from;
+    let from = planFeed({}, ctx.clinicId, ALL_SCOPE_BITS).from;
     for (;;) {
       const page = JSON.parse(await feedPage(t.database.db, ctx, { ...plan, from }, bounds, scan)) as Feed;
       pages.push(page);

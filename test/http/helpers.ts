@@ -92,3 +92,23 @@ export function expectError(res: LightMyRequestResponse, status: number, code: s
   expect(body.error.request_id).toBe(res.headers['x-request-id']);
   return body.error;
 }
+
+/**
+ * Asserts a 403 insufficient_scope (README, "Scopes"): the one error shape with `scope` naming the
+ * scope needed, and the RFC 6750 challenge naming it too.
+ */
+export function expectScopeError(res: LightMyRequestResponse, scope: string): ApiErrorBody & { scope: string } {
+  expect(res.statusCode, res.body).toBe(403);
+  expect(res.headers['content-type']).toBe(JSON_UTF8);
+  expect(res.headers['cache-control']).toBe('no-store');
+  const body = res.json() as { error: ApiErrorBody & { scope: string } };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'message', 'request_id', 'scope']);
+  expect(body.error.code).toBe('insufficient_scope');
+  expect(body.error.scope).toBe(scope);
+  expect(body.error.message).toContain(scope);
+  expect(body.error.request_id).toBe(res.headers['x-request-id']);
+  expect(res.headers['www-authenticate']).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
+  expect(res.headers.etag).toBeUndefined();
+  return body.error;
+}

@@ -132,4 +132,15 @@ describe('/llms.txt', () => {
     const res = await call(t, '/llms.txt', { method: 'POST', key: null });
     expectError(res, 405, 'method_not_allowed');
   });
+
+  it('says what each scope grants, which one each endpoint needs, and how a key without it is answered', () => {
+    expect(text).toContain('## Scopes');
+    for (const s of ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'])
+      expect(text).toMatch(new RegExp(`^- ${s}: `, 'm'));
+    expect(text).toMatch(/### GET \/api\/v1\/citas\n\n.*\nNeeds the scope citas:read\./);
+    expect(text).toMatch(/### GET \/api\/v1\/me\n\n.*\nNeeds no scope\./);
+    expect(text).toContain('403 insufficient_scope');
+    expect(text).toContain('ip_not_allowed');
+    expect(text).toContain('"scope" (insufficient_scope only)');
+  });
 });

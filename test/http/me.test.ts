@@ -25,12 +25,24 @@ describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
     expect(a).toEqual({
       clinica: { id: t.clinicA.id, nombre: 'Clínica Uno', zona_horaria: 'Europe/Madrid', moneda: 'EUR' },
       // created at the fixture's instant, 2026-03-28 12:00 UTC: in Madrid still winter time
-      api_key: { id: await keyIdOf(t.clinicA.id, 'A'), nombre: 'A', created_at: '2026-03-28T13:00:00+01:00', expires_at: null },
+      api_key: {
+        id: await keyIdOf(t.clinicA.id, 'A'),
+        nombre: 'A',
+        created_at: '2026-03-28T13:00:00+01:00',
+        expires_at: null,
+        scopes: ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'],
+      },
       rate_limit: { rps: 60, burst: 120 },
     });
     expect(b).toEqual({
       clinica: { id: t.clinicB.id, nombre: 'Clínica Dos', zona_horaria: 'America/Mexico_City', moneda: 'MXN' },
-      api_key: { id: await keyIdOf(t.clinicB.id, 'B'), nombre: 'B', created_at: '2026-03-28T06:00:00-06:00', expires_at: null },
+      api_key: {
+        id: await keyIdOf(t.clinicB.id, 'B'),
+        nombre: 'B',
+        created_at: '2026-03-28T06:00:00-06:00',
+        expires_at: null,
+        scopes: ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'],
+      },
       rate_limit: { rps: 60, burst: 120 },
     });
     expect(JSON.stringify(a)).not.toContain(t.clinicB.id);
@@ -45,7 +57,13 @@ describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
     const expiresAt = Date.UTC(2026, 2, 30, 12) / 1000;
     const k = await t.keys.create({ clinicId: t.clinicA.id, name: 'Zapier', expiresAt, createdBy: null });
     const me = await ok(t, ME_PATH, { key: k.key });
-    expect(me.api_key).toEqual({ id: k.id, nombre: 'Zapier', created_at: formatMadrid(nowS), expires_at: formatMadrid(expiresAt) });
+    expect(me.api_key).toEqual({
+      id: k.id,
+      nombre: 'Zapier',
+      created_at: formatMadrid(nowS),
+      expires_at: formatMadrid(expiresAt),
+      scopes: ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'],
+    });
     expect(me.api_key.created_at).toMatch(/\+01:00$/);
     expect(me.api_key.expires_at).toBe('2026-03-30T14:00:00+02:00');
   });

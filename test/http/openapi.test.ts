@@ -5,6 +5,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/domain/scopes.js';
 import { ERROR_CODES } from '../../src/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
@@ -302,18 +303,19 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     const conditional = CONDITIONAL.includes(path) ? ['304'] : [];
     const feed = path === FEED_PATH ? ['410'] : [];
     const record = (RECORD_PATHS as readonly string[]).includes(path) ? ['404'] : [];
-    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', ...record, ...feed, '429', '500', '503']);
-    for (const status of ['400', '401', ...record, ...feed, '429', '500', '503']) {
+    expect(Object.keys(responses).sort()).toEqual(['200', ...conditional, '400', '401', '403', ...record, ...feed, '429', '500', '503']);
+    for (const status of ['400', '401', '403', ...record, ...feed, '429', '500', '503']) {
       const schema = named(responses[status]!.content!['application/json']!.schema);
       expect(schema.required).toEqual(['error']);
       const err = named(schema.properties.error);
-      expect(Object.keys(err.properties).sort()).toEqual(['code', 'message', 'param', 'request_id']);
+      expect(Object.keys(err.properties).sort()).toEqual(['code', 'message', 'param', 'request_id', 'scope']);
       expect(err.required).toEqual(['code', 'message', 'request_id']);
       expect(err.properties.code.enum).toEqual(Object.keys(ERROR_CODES));
       expect(responses[status]!.description).not.toBe('Default Response');
     }
     expect(responses['400']!.description).toContain('invalid_parameter');
     expect(responses['401']!.description).toContain('missing_api_key');
+    expect(responses['403']!.description).toContain('ip_not_allowed');
     expect(responses['429']!.description).toContain('too_many_requests');
     expect(responses['500']!.description).toContain('database_error');
     expect(responses['503']!.description).toContain('service_unavailable');
@@ -500,6 +502,65 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
       mutate(copy);
       expect(validate(schema, copy).valid, String(mutate)).toBe(false);
     }
+  });
+
+  it('declares the scopes: the scheme describes each, every operation its own, /me none; each 403 says which', () => {
+    const scheme = doc.components.securitySchemes!['bearerAuth'] as { type: string; scheme: string; description: string };
+    expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const s of SCOPES) expect(scheme.description).toContain(`\`${s}\``);
+    const needed: Record<(typeof ALL_PATHS)[number], string[]> = {
+      '/api/v1/citas': ['citas:read'],
+      '/api/v1/clientas': ['clientas:read'],
+      '/api/v1/llamadas': ['llamadas:read'],
+      '/api/v1/citas/{id}': ['citas:read'],
+      '/api/v1/clientas/{id}': ['clientas:read'],
+      '/api/v1/llamadas/{id}': ['llamadas:read'],
+      '/api/v1/eventos': ['eventos:read'],
+      '/api/v1/me': [],
+    };
+    for (const path of ALL_PATHS) {
+      const op = doc.paths[path]!.get! as { security?: unknown; responses: Record<string, { description: string }> };
+      expect(op.security, path).toEqual([{ bearerAuth: needed[path] }]);
+      const forbidden = op.responses['403']!.description;
+      expect(forbidden).toContain('ip_not_allowed');
+      if (needed[path].length) expect(forbidden, path).toContain(`insufficient_scope: the key lacks ${needed[path][0]}`);
+      else expect(forbidden).not.toContain('insufficient_scope');
+    }
+    expect(doc.paths['/api/v1/eventos']!.get!.responses['403']!.description).toContain('tipo');
+  });
+
+  it('each contact field is nullable and says it is null without contacto:read; answers without it validate', async () => {
+    const contact: Record<string, string[]> = { Cita: ['telefono', 'notas'], Clienta: ['telefono', 'email'], Llamada: ['telefono_caller'] };
+    for (const [record, fields] of Object.entries(contact)) {
+      const props = named(doc.components.schemas[record]!).properties as Record<string, { type: string[]; description: string }>;
+      for (const f of fields) {
+        expect(props[f]!.type, `${record}.${f}`).toContain('null');
+        expect(props[f]!.description, `${record}.${f}`).toContain('null when the API key lacks the contacto:read scope');
+      }
+      // and no other field says so
+      for (const [name, prop] of Object.entries(props))
+        if (!fields.includes(name)) expect(prop.description ?? '').not.toContain('contacto:read');
+    }
+    const k = await t.keys.create({
+      clinicId: t.clinicA.id,
+      name: 'no contact',
+      expiresAt: null,
+      createdBy: null,
+      scopes: ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read'],
+    });
+    for (const path of PATHS) {
+      for (const url of SAMPLES[path]) {
+        const res = await call(t, url, { key: k.key });
+        const { valid, errors } = validate(responseSchema(path, '200'), res.json());
+        expect(valid, `${url}: ${errors}`).toBe(true);
+      }
+    }
+    const scoped = await call(t, '/api/v1/citas', {
+      key: (await t.keys.create({ clinicId: t.clinicA.id, name: 'me only', expiresAt: null, createdBy: null, scopes: ['contacto:read'] }))
+        .key,
+    });
+    expect(scoped.statusCode).toBe(403);
+    expect(validate(responseSchema('/api/v1/citas', '403'), scoped.json()).valid).toBe(true);
   });
 
   it('real error responses validate against the published error schemas', async () => {

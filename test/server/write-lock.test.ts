@@ -41,7 +41,8 @@ describe('the SQLite write lock held by another process', () => {
     return { status: res.status, body: await res.text(), location: res.headers.get('location') };
   }
 
-  const createKey = (name: string) => dashboard('POST', '/dashboard/settings/api/keys', { name, expires: 'never' });
+  // A key needs at least one permission ticked (the form refuses none).
+  const createKey = (name: string) => dashboard('POST', '/dashboard/settings/api/keys', { name, expires: 'never', scopes: 'citas:read' });
   const createWebhook = (url: string) => dashboard('POST', '/dashboard/settings/api/webhooks', { url });
 
   function holdWriteLock(): BetterSqlite3.Database {

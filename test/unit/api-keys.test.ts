@@ -172,6 +172,9 @@ describe.each(dialects())('API keys on %s', (dialect) => {
         currency: 'MXN',
         expiresAt: null,
         revoked: false,
+        scopes: ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'],
+        scopeBits: 31,
+        allowedIps: null,
       });
       // A fresh service (another instance, empty cache) agrees.
       expect(await service().verify(issued.key)).toMatchObject({ keyId: issued.id });

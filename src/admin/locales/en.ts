@@ -2,6 +2,7 @@
 // (messages.ts) with `satisfies`, so a missing or extra text is a compile error. Keep the keys in
 // the same order as es.ts, so the two files read side by side. How to add a text:
 // docs/dashboard.md, "Adding a text".
+import { enKeys } from './en-keys.js';
 import type { Messages } from './messages.js';
 
 export const en = {
@@ -44,7 +45,7 @@ export const en = {
   nameLabel: 'Name',
   nameHelp: 'So you recognise it later, e.g. “Website bookings” or “Monthly report”.',
   expiryLabel: 'Expires',
-  expiryOptions: { never: 'Never', '30': 'In 30 days', '90': 'In 90 days', '365': 'In 365 days (1 year)' },
+  expiryOptions: { never: 'Never', '30': 'In 30 days', '90': 'In 90 days', '365': 'In 365 days (1 year)', date: 'On a date' },
   createButton: 'Create key',
   nameInvalid: 'Give the key a name of 1 to 100 characters.',
   expiryInvalid: 'Choose when the key expires.',
@@ -109,6 +110,8 @@ export const en = {
     malformed_request: 'a request was not valid HTTP (a malformed request line or header)',
     missing_api_key: 'a request came without the key in the Authorization header',
     invalid_api_key: 'a request used a key that is unknown, revoked or expired',
+    insufficient_scope: 'a request asked for data the key has no permission to read (edit its permissions if it needs them)',
+    ip_not_allowed: 'a request came from an address the key does not accept (is someone using it from elsewhere?)',
     not_found: 'a request asked for a path that does not exist',
     method_not_allowed: 'a request used a method other than GET',
     request_timeout: 'a request did not arrive in full in time',
@@ -245,4 +248,5 @@ export const en = {
     back: 'Back to webhooks',
     docsHint: 'How to receive and check webhooks: docs/webhooks.md in the API’s documentation.',
   },
+  keys: enKeys,
 } satisfies Messages;

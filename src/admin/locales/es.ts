@@ -2,6 +2,7 @@
 // (messages.ts) with `satisfies`, so a missing or extra text is a compile error. Keep the keys in
 // the same order as en.ts, so the two files read side by side. How to add a text:
 // docs/dashboard.md, "Adding a text".
+import { esKeys } from './es-keys.js';
 import type { Messages } from './messages.js';
 
 export const es = {
@@ -44,7 +45,7 @@ export const es = {
   nameLabel: 'Nombre',
   nameHelp: 'Para reconocerla después, p. ej. «Reservas web» o «Informe mensual».',
   expiryLabel: 'Caduca',
-  expiryOptions: { never: 'Nunca', '30': 'En 30 días', '90': 'En 90 días', '365': 'En 365 días (1 año)' },
+  expiryOptions: { never: 'Nunca', '30': 'En 30 días', '90': 'En 90 días', '365': 'En 365 días (1 año)', date: 'En una fecha' },
   createButton: 'Crear clave',
   nameInvalid: 'Ponle a la clave un nombre de 1 a 100 caracteres.',
   expiryInvalid: 'Elige cuándo caduca la clave.',
@@ -112,6 +113,8 @@ export const es = {
     malformed_request: 'una petición no era HTTP válido (una línea de petición o una cabecera mal formada)',
     missing_api_key: 'una petición llegó sin la clave en la cabecera Authorization',
     invalid_api_key: 'una petición usó una clave desconocida, revocada o caducada',
+    insufficient_scope: 'una petición pidió datos que la clave no tiene permiso para leer (edita sus permisos si los necesita)',
+    ip_not_allowed: 'una petición llegó desde una dirección que la clave no admite (¿la usa alguien desde otro sitio?)',
     not_found: 'una petición pidió una ruta que no existe',
     method_not_allowed: 'una petición usó un método distinto de GET',
     request_timeout: 'una petición no llegó completa a tiempo',
@@ -252,4 +255,5 @@ export const es = {
     back: 'Volver a webhooks',
     docsHint: 'Cómo recibir y comprobar webhooks: docs/webhooks.md en la documentación de la API.',
   },
+  keys: esKeys,
 } satisfies Messages;

@@ -9,6 +9,9 @@ import type { Plan, Role } from '../../domain/records.js';
 import type { KeyStatus } from '../../services/api-keys.js';
 import type { Refusal } from '../../services/webhooks/destination.js';
 import type { EndpointStatus } from '../../services/webhooks/endpoints.js';
+import type { KeyMessages } from './key-messages.js';
+
+export type { KeyMessages };
 
 /** Every language the dashboard speaks, in the order the language switch lists them. */
 export const LANGS = ['es', 'en'] as const;
@@ -20,9 +23,14 @@ export type Lang = (typeof LANGS)[number];
  */
 export type Plural = { readonly other: string } & { readonly [K in Intl.LDMLPluralRule]?: string };
 
-/** The choices of the "Expires" field of the create-key form (their values are the form's). */
-export const EXPIRY_CHOICES = ['never', '30', '90', '365'] as const;
+/** The choices of the "Expires" field of the create-key form (their values are the form's); `date`: the date field's. */
+export const EXPIRY_CHOICES = ['never', '30', '90', '365', 'date'] as const;
 export type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
+
+/** How long a rolled key keeps working, in seconds (the roll form's values); the default is 24 hours. */
+export const OVERLAP_CHOICES = ['0', '3600', '86400', '259200', '604800'] as const;
+export type OverlapChoice = (typeof OVERLAP_CHOICES)[number];
+export const DEFAULT_OVERLAP: OverlapChoice = '86400';
 
 /** Why an endpoint was not added: the destination's refusals, a bad event type, the endpoint limit. */
 export type WebhookFormError = Refusal | 'events' | 'limit';
@@ -182,6 +190,9 @@ export interface Messages {
 
   /** Settings > API > Webhooks */
   wh: WebhookMessages;
+
+  /** a key's permissions, addresses, expiry date, editing and rolling (locales/<lang>-keys.ts) */
+  keys: KeyMessages;
 }
 
 export interface WebhookMessages {

@@ -1,12 +1,16 @@
 // Settings > API: the clinic's keys, creating one (shown once), revoking, and usage at a glance.
+import type { Scope } from '../../domain/scopes.js';
 import type { Clinic } from '../../services/accounts.js';
 import type { KeyStatus } from '../../services/api-keys.js';
 import type { KeyUsage } from '../../services/usage.js';
 import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter } from '../format.js';
-import { EXPIRY_CHOICES, labelOf, type Messages } from '../locales/messages.js';
+import { hasErrors, type KeyForm } from '../key-input.js';
+import { labelOf, type Messages } from '../locales/messages.js';
 import type { Flash } from '../../services/sessions.js';
 import { icons } from './icons.js';
+import { accessFields, expiryFields, nameField } from './key-form.js';
+import { keysTable } from './keys-table.js';
 import { apiTabs } from './webhooks.js';
 import { csrfInput, layout, type Person } from './layout.js';
 
@@ -19,12 +23,12 @@ export interface KeyView {
   lastUsedAt: number | null;
   expiresAt: number | null;
   status: KeyStatus;
-}
-
-export interface CreateForm {
-  name: string;
-  expires: string;
-  errors: { name?: string; expires?: string };
+  scopes: Scope[];
+  allowedIps: string[] | null;
+  /** an active key that expires within 14 days: whole days left (0: today) */
+  expiresInDays: number | null;
+  /** rolled: the key that replaced it (it works until expiresAt) */
+  replacedBy: string | null;
 }
 
 export interface ApiPageModel {
@@ -43,7 +47,10 @@ export interface ApiPageModel {
   usage: Map<string, KeyUsage>;
   days: string[];
   flash: Flash | null;
-  form: CreateForm | null;
+  /** the create form: blank, or as posted with its errors */
+  form: KeyForm;
+  /** the clinic's today, the date field's lowest value */
+  today: string;
   apiBase: string;
   keyPrefix: string;
   /** adds ?clinic= for a superadmin */
@@ -60,7 +67,7 @@ function errorHelp(t: Messages, code: string): string {
   return help === undefined ? '' : `${help} · `;
 }
 
-function timeEl(fmt: Formatter, epochS: number, text: string): Html {
+export function timeEl(fmt: Formatter, epochS: number, text: string): Html {
   return html`<time datetime="${new Date(epochS * 1000).toISOString()}" title="${fmt.dateTimeOf(epochS)}">${text}</time>`;
 }
 
@@ -82,10 +89,12 @@ function superadminBar(m: ApiPageModel): Renderable {
 function flashPanel(m: ApiPageModel): Renderable {
   const { t, flash } = m;
   if (!flash) return '';
-  if (flash.kind !== 'created' && flash.kind !== 'revoked') return '';
-  if (flash.kind === 'revoked') {
-    return html`<div class="alert alert-success" role="status">${icons.check}<div class="alert-body"><p>${t.revokedNotice(flash.name)}</p></div></div>`;
+  if (flash.kind !== 'created' && flash.kind !== 'revoked' && flash.kind !== 'updated') return '';
+  if (flash.kind === 'revoked' || flash.kind === 'updated') {
+    const text = flash.kind === 'revoked' ? t.revokedNotice(flash.name) : t.keys.updatedNotice(flash.name);
+    return html`<div class="alert alert-success" role="status">${icons.check}<div class="alert-body"><p>${text}</p></div></div>`;
   }
+  const old = flash.oldExpiresAt;
   return html`<section class="newkey" aria-labelledby="new-key-title" id="new-key-panel">
     <h2 id="new-key-title">${icons.key}${t.newKeyTitle(flash.name)}</h2>
     <p class="warn" id="new-key-warning">${icons.lock}<span>${t.newKeyWarning}</span></p>
@@ -95,6 +104,7 @@ function flashPanel(m: ApiPageModel): Renderable {
       <button type="button" class="btn" hidden data-copy-target="new-key" data-copy-status="copy-status" data-copied="${t.copied}" data-failed="${t.copyFailed}">${icons.copy}${t.copy}</button>
     </div>
     <p class="copy-status" id="copy-status" role="status" aria-live="polite"></p>
+    ${old === undefined ? '' : html`<p class="rolled" id="rolled-old">${old * 1000 <= m.fmt.nowMs ? t.keys.rolledOldEnded : t.keys.rolledOldUntil(m.fmt.dateTimeOf(old))}</p>`}
     <div class="after">
       <span>${flash.expiresAt ? t.newKeyExpires(m.fmt.dateOf(flash.expiresAt)) : t.newKeyNoExpiry}</span>
       <a class="btn btn-secondary btn-sm" href="${m.url('/dashboard/settings/api')}">${t.newKeyDone}</a>
@@ -121,65 +131,21 @@ function notices(m: ApiPageModel): Renderable {
 function createForm(m: ApiPageModel): Renderable {
   if (!m.canManage || !m.eligible) return '';
   const { t } = m;
-  const f = m.form ?? { name: '', expires: 'never', errors: {} };
-  const nameDesc = ['key-name-help', f.errors.name ? 'key-name-error' : ''].filter(Boolean).join(' ');
+  const f = m.form;
   return html`<section class="card" aria-labelledby="create-title">
   <h2 id="create-title">${t.createTitle}</h2>
-  <form method="post" action="/dashboard/settings/api/keys" class="create" novalidate>
+  <form method="post" action="/dashboard/settings/api/keys" class="create key-form" novalidate>
     ${csrfInput(m.csrf)}
     <input type="hidden" name="clinic" value="${m.clinic.id}">
-    ${f.errors.name || f.errors.expires ? html`<div class="alert alert-danger" role="alert">${icons.warning}<div class="alert-body"><p>${t.formHasErrors}</p></div></div>` : ''}
-    <div class="form-row">
-      <div class="field">
-        <label for="key-name">${t.nameLabel}</label>
-        <input type="text" id="key-name" name="name" value="${f.name}" required maxlength="100" autocomplete="off" aria-describedby="${nameDesc}" ${f.errors.name ? html`aria-invalid="true" autofocus` : ''}>
-        ${f.errors.name ? html`<p class="field-error" id="key-name-error">${f.errors.name}</p>` : ''}
-        <p class="help" id="key-name-help">${t.nameHelp}</p>
-      </div>
-      <div class="field">
-        <label for="key-expires">${t.expiryLabel}</label>
-        <select id="key-expires" name="expires" ${f.errors.expires ? html`aria-invalid="true" aria-describedby="key-expires-error" ${f.errors.name ? '' : html`autofocus`}` : ''}>
-          ${EXPIRY_CHOICES.map((c) => html`<option value="${c}" ${c === f.expires ? html`selected` : ''}>${t.expiryOptions[c]}</option>`)}
-        </select>
-        ${f.errors.expires ? html`<p class="field-error" id="key-expires-error">${f.errors.expires}</p>` : ''}
-      </div>
-      <div class="actions"><button type="submit" class="btn">${icons.key}${t.createButton}</button></div>
+    ${hasErrors(f) ? html`<div class="alert alert-danger" role="alert">${icons.warning}<div class="alert-body"><p>${t.formHasErrors}</p></div></div>` : ''}
+    <div class="form-grid">
+      ${nameField(t, f)}
+      ${expiryFields(t, f, m.today)}
     </div>
+    ${accessFields(t, f)}
+    <div class="actions"><button type="submit" class="btn">${icons.key}${t.createButton}</button></div>
   </form>
   </section>`;
-}
-
-const STATUS_ORDER: Record<KeyStatus, number> = { active: 0, expired: 1, revoked: 2 };
-
-function keysTable(m: ApiPageModel): Renderable {
-  const { t, fmt } = m;
-  // Active keys first; within a status, newest first (the order they arrive in).
-  const keys = [...m.keys].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
-  if (m.keys.length === 0) {
-    return html`<p class="empty">${t.noKeys} ${m.canManage && m.eligible ? t.noKeysCreateHint : ''}</p>`;
-  }
-  return html`<div class="table-wrap"><table class="keys">
-    <caption class="sr-only">${t.keysTitle}: ${m.clinic.name}</caption>
-    <thead><tr>
-      <th scope="col">${t.colName}</th><th scope="col">${t.colKey}</th><th scope="col">${t.colCreatedBy}</th>
-      <th scope="col">${t.colCreated}</th><th scope="col">${t.colLastUsed}</th><th scope="col">${t.colExpires}</th>
-      <th scope="col">${t.colStatus}</th>${m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''}
-    </tr></thead>
-    <tbody>
-    ${keys.map(
-      (k) => html`<tr class="${k.status === 'active' ? '' : 'is-inactive'}" data-key-id="${k.id}">
-      <td data-label="${t.colName}" class="cell-name"><span class="key-name">${k.name}</span></td>
-      <td data-label="${t.colKey}"><span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></td>
-      <td data-label="${t.colCreatedBy}">${k.createdByEmail ?? html`<span class="muted">${t.createdByCli}</span>`}</td>
-      <td data-label="${t.colCreated}" class="nowrap">${timeEl(fmt, k.createdAt, fmt.dateOf(k.createdAt))}</td>
-      <td data-label="${t.colLastUsed}" class="nowrap">${k.lastUsedAt ? timeEl(fmt, k.lastUsedAt, fmt.ago(k.lastUsedAt)) : html`<span class="muted">${t.neverUsed}</span>`}</td>
-      <td data-label="${t.colExpires}" class="nowrap">${k.expiresAt ? timeEl(fmt, k.expiresAt, fmt.dateOf(k.expiresAt)) : html`<span class="muted">${t.noExpiry}</span>`}</td>
-      <td data-label="${t.colStatus}"><span class="badge badge-${k.status}">${t.status[k.status]}</span></td>
-      ${m.canManage ? html`<td class="actions">${k.status !== 'active' ? '' : html`<a class="btn btn-sm btn-outline-danger" href="${m.url(`/dashboard/settings/api/keys/${k.id}/revoke`)}" aria-label="${t.revokeKeyNamed(k.name)}">${t.revoke}</a>`}</td>` : ''}
-    </tr>`,
-    )}
-    </tbody>
-  </table></div>`;
 }
 
 function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {

@@ -10,6 +10,7 @@ import * as m005 from './005-events.js';
 import * as m006 from './006-webhooks.js';
 import * as m007 from './007-session-language.js';
 import * as m008 from './008-webhook-event-types.js';
+import * as m009 from './009-key-scopes.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -22,6 +23,7 @@ const ordered: Record<string, DialectMigration> = {
   '006-webhooks': m006,
   '007-session-language': m007,
   '008-webhook-event-types': m008,
+  '009-key-scopes': m009,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

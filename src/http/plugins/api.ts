@@ -1,8 +1,9 @@
 // The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me behind
-// API-key authentication and rate limits (../auth.ts), with the strict validator of query strings
-// and path parameters (../query-validator.ts) and per-key usage
-// counts. Its hooks and validator apply to its own routes only (an encapsulated child scope);
-// the request's `apiKey` field is declared app-wide, since the access log reads it.
+// API-key authentication, address restrictions and rate limits (../auth.ts), each route's scope
+// (declared in its config, ../scopes.ts), the strict validator of query strings and path
+// parameters (../query-validator.ts) and per-key usage counts. Its hooks and validator apply to
+// its own routes only (an encapsulated child scope); the request's `apiKey` field is declared
+// app-wide, since the access log reads it.
 import type { Kysely } from 'kysely';
 import fp from 'fastify-plugin';
 import type { DB } from '../../db/schema.js';
@@ -12,6 +13,7 @@ import type { RateLimiter } from '../../services/rate-limit.js';
 import type { UsageCounter } from '../../services/usage.js';
 import { apiAuthHook } from '../auth.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
+import { declareScope } from '../scopes.js';
 import { v1Routes } from '../routes/v1.js';
 
 export interface ApiOptions {
@@ -36,6 +38,9 @@ export const api = fp(
         if (httpPart === 'querystring' || httpPart === 'params') return compileQueryValidator(schema as ObjectSchema);
         throw new Error(`no validator for ${httpPart}`);
       });
+      // Every route of this scope declares the scope it needs (config.scope): its check after
+      // authentication, its security requirement and 403 in the document.
+      scope.addHook('onRoute', declareScope);
       scope.addHook(
         'onRequest',
         apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })),

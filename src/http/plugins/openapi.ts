@@ -17,8 +17,10 @@ import swagger from '@fastify/swagger';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_COMPONENTS } from '../../domain/api-schemas.js';
+import { SCOPES } from '../../domain/scopes.js';
 import { SAMPLE_ENV } from '../code-samples.js';
 import { ERROR_COMPONENTS } from '../error-schemas.js';
+import { API_KEY_SCHEME, API_KEY_SCHEME_DESCRIPTION } from '../scopes.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -38,6 +40,7 @@ export const API_DESCRIPTION = [
   "Read-only access to a clinic's appointments (citas), clients (clientas) and the calls its voice assistant answered (llamadas), for CRMs, Zapier, Make, n8n, spreadsheets and custom apps.",
   '',
   'One API key belongs to one clinic and reads that clinic only. Send it as `Authorization: Bearer <key>`; the clinic owner creates and revokes keys in the dashboard (Settings > API).',
+  `A key reads only what its scopes grant (${SCOPES.map((s) => `\`${s}\``).join(', ')}: see the security scheme); without \`contacto:read\`, phones, e-mails and notes are null.`,
   "Dates (`YYYY-MM-DD`) are calendar days in the clinic's time zone; timestamps are RFC 3339 with the clinic's offset.",
   'Every parameter is validated strictly: a malformed, repeated or unknown one is a 400 that names it.',
   'Errors have one shape, `{"error": {"code", "message", "param"?, "request_id"}}`: match on `error.code`.',
@@ -104,10 +107,10 @@ export const openapi = fp(
         tags: TAGS,
         components: {
           securitySchemes: {
-            bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the clinic: `Authorization: Bearer <key>`' },
+            [API_KEY_SCHEME]: { type: 'http', scheme: 'bearer', description: API_KEY_SCHEME_DESCRIPTION },
           },
         },
-        security: [{ bearerAuth: [] }],
+        security: [{ [API_KEY_SCHEME]: [] }],
       },
       transformObject: (d) => ('openapiObject' in d ? liftRequiredHeaders(d.openapiObject) : d.swaggerObject),
     });

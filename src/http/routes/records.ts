@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { Cita, Clienta, Llamada, RecordParams, RecordQuery } from '../../domain/api-schemas.js';
 import { errors } from '../../errors.js';
+import { RESOURCE_SCOPES } from '../../domain/scopes.js';
 import { recordEtag, type ListResource } from '../../services/conditional.js';
 import type { ClinicContext } from '../../services/listings.js';
 import { citaById, clientaById, llamadaById } from '../../services/records.js';
@@ -47,6 +48,8 @@ export interface RecordRoutesOptions {
   db: Kysely<DB>;
   now: () => number;
   tenant: (req: FastifyRequest) => ClinicContext;
+  /** whether the request's key sees contact details (contacto:read) */
+  seesContact: (req: FastifyRequest) => boolean;
 }
 
 type Singular = 'cita' | 'clienta' | 'llamada';
@@ -82,11 +85,11 @@ const ROUTES = {
 function reader(db: Kysely<DB>, resource: ListResource) {
   switch (resource) {
     case 'citas':
-      return (ctx: ClinicContext, id: string) => citaById(db, ctx, id);
+      return (ctx: ClinicContext, id: string, _nowMs: number, contact: boolean) => citaById(db, ctx, id, contact);
     case 'clientas':
-      return (ctx: ClinicContext, id: string, nowMs: number) => clientaById(db, ctx, id, nowMs);
+      return (ctx: ClinicContext, id: string, nowMs: number, contact: boolean) => clientaById(db, ctx, id, nowMs, contact);
     case 'llamadas':
-      return (ctx: ClinicContext, id: string) => llamadaById(db, ctx, id);
+      return (ctx: ClinicContext, id: string, _nowMs: number, contact: boolean) => llamadaById(db, ctx, id, contact);
   }
 }
 
@@ -96,12 +99,14 @@ function reader(db: Kysely<DB>, resource: ListResource) {
  */
 export function addRecordRoute(fastify: FastifyInstance, opts: RecordRoutesOptions, resource: ListResource): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, now, tenant } = opts;
+  const { db, now, tenant, seesContact } = opts;
   const r = ROUTES[resource];
   const read = reader(db, resource);
   app.get(
     `/api/v1/${resource}/:id`,
     {
+      // The list's scope reads its records too.
+      config: { scope: RESOURCE_SCOPES[resource] },
       schema: {
         operationId: r.operationId,
         tags: [resource],
@@ -121,9 +126,10 @@ export function addRecordRoute(fastify: FastifyInstance, opts: RecordRoutesOptio
       const ctx = tenant(req);
       const nowMs = now();
       const { id } = req.params;
-      const etag = await recordEtag(db, ctx, resource, id, nowMs);
+      const contact = seesContact(req);
+      const etag = await recordEtag(db, ctx, resource, id, nowMs, contact);
       if (answeredNotModified(req, reply, etag, false)) return reply;
-      const record = await read(ctx, id, nowMs);
+      const record = await read(ctx, id, nowMs, contact);
       if (record === null) throw errors.recordNotFound(r.singular, id);
       if (answeredNotModified(req, reply, etag)) return reply;
       return record;

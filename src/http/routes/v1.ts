@@ -8,6 +8,9 @@
 // that page (../conditional.ts), else builds it. The lists also answer CSV when the client asks
 // for text/csv (../csv.ts): the same page, its own tag, the total and the next page in headers.
 //
+// Each route declares the scope it needs in its config (`config: { scope }`, ../scopes.ts); the
+// key's view of the records (contact details or not) is part of each plan, and so of its ETag.
+//
 // Each operation has an operationId (verb + resource: list<Plural> for a collection, get<Thing>
 // for one object), one tag (its resource, described in plugins/openapi.ts), a summary, a
 // description that ends with its examples (../code-samples.ts), and its responses from
@@ -29,6 +32,7 @@ import {
   Me,
   MeQuery,
 } from '../../domain/api-schemas.js';
+import { hasScope } from '../../domain/scopes.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
 import { ClientasSearch } from '../../services/clientas-search/search.js';
 import { listEtag, type ListResource } from '../../services/conditional.js';
@@ -79,6 +83,11 @@ function tenant(req: FastifyRequest): ClinicContext {
   return { clinicId: k.clinicId, timezone: k.timezone, currency: k.currency };
 }
 
+/** Whether the request's key sees contact details (contacto:read). */
+function seesContact(req: FastifyRequest): boolean {
+  return hasScope(authenticated(req).scopeBits, 'contacto:read');
+}
+
 /** The lists' and the feed's 200 carry an ETag, and a matching If-None-Match is a 304. */
 const CONDITIONAL = { headers: ['ETag' as const] };
 
@@ -118,7 +127,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   const { db, now, pages } = opts;
   // One client search per app: it keeps the counts of searches (services/clientas-search/).
   const search = new ClientasSearch();
-  const records = { db, now, tenant };
+  const records = { db, now, tenant, seesContact };
 
   /**
    * A list's answer once planned: JSON or CSV by the Accept header, each with its own ETag (304
@@ -146,6 +155,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   app.get(
     '/api/v1/citas',
     {
+      config: { scope: 'citas:read' },
       schema: {
         operationId: 'listCitas',
         tags: ['citas'],
@@ -166,7 +176,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     async (req, reply) => {
       const ctx = tenant(req);
       const nowMs = now();
-      const plan = planCitas(ctx, req.query, nowMs);
+      const plan = planCitas(ctx, req.query, nowMs, seesContact(req));
       // The next page keeps the days applied, also when they were the default window.
       const applied = { ...req.query, desde: plan.desde, hasta: plan.hasta };
       return answerList(req, reply, ctx, 'citas', plan, nowMs, () => plannedCitasPage(db, ctx, plan), applied);
@@ -177,12 +187,14 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   app.get(
     '/api/v1/clientas',
     {
+      config: { scope: 'clientas:read' },
       schema: {
         operationId: 'listClientas',
         tags: ['clientas'],
         summary: 'List and search clients',
         description: describe(
-          'Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits. ' +
+          'Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits ' +
+            "(with contacto:read only: without it q matches names only, so no search can tell whether a phone number is a client's). " +
             'With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
           SAMPLES.listClientas,
         ),
@@ -196,7 +208,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     async (req, reply) => {
       const ctx = tenant(req);
       const nowMs = now();
-      const plan = planClientas(req.query);
+      const plan = planClientas(req.query, seesContact(req));
       return answerList(req, reply, ctx, 'clientas', plan, nowMs, () => plannedClientasPage(db, ctx, plan, nowMs, search), req.query);
     },
   );
@@ -205,6 +217,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   app.get(
     '/api/v1/llamadas',
     {
+      config: { scope: 'llamadas:read' },
       schema: {
         operationId: 'listLlamadas',
         tags: ['llamadas'],
@@ -224,7 +237,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     async (req, reply) => {
       const ctx = tenant(req);
       const nowMs = now();
-      const plan = planLlamadas(ctx, req.query, nowMs);
+      const plan = planLlamadas(ctx, req.query, nowMs, seesContact(req));
       const applied = { ...req.query, desde: plan.desde, hasta: plan.hasta };
       return answerList(req, reply, ctx, 'llamadas', plan, nowMs, () => plannedLlamadasPage(db, ctx, plan), applied);
     },
@@ -234,6 +247,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   app.get(
     '/api/v1/eventos',
     {
+      config: { scope: 'eventos:read' },
       schema: {
         operationId: 'listEventos',
         tags: ['eventos'],
@@ -242,6 +256,8 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
           "Every change of the clinic's data is an event, in the order the changes were committed. Start with cursor=now " +
             "(then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none skipped. " +
             'has_more: true means more are waiting now. Events are kept at least 30 days; an older cursor is 410 cursor_expired. ' +
+            'A key sees only the event types of the collections its scopes may read (cita.* with citas:read, clienta.* with clientas:read, llamada.* with llamadas:read), ' +
+            'and its cursor is complete for those; a tipo outside them is 403 insufficient_scope. ' +
             'Send the ETag back as If-None-Match: 304 while nothing happened.',
           SAMPLES.listEventos,
         ),
@@ -251,7 +267,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     },
     async (req, reply) => {
       const ctx = tenant(req);
-      const plan = planFeed(req.query, ctx.clinicId);
+      const plan = planFeed(req.query, ctx.clinicId, authenticated(req).scopeBits);
       const bounds = await feedBounds(db, ctx.clinicId);
       if (answeredNotModified(req, reply, feedEtag(ctx, plan, bounds))) return reply;
       // Already JSON (each event's datos is stored as JSON): sent as it is, not serialized again.
@@ -264,12 +280,13 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   app.get(
     '/api/v1/me',
     {
+      config: { scope: null },
       schema: {
         operationId: 'getMe',
         tags: ['me'],
         summary: 'Who the API key is (test the connection)',
         description: describe(
-          "The key's clinic, the key itself (never its secret) and its rate limit: the call an integration platform makes to test a connection. Takes no parameters.",
+          "The key's clinic, the key itself (never its secret: its name, dates and scopes) and its rate limit: the call an integration platform makes to test a connection. Needs no scope. Takes no parameters.",
           SAMPLES.getMe,
         ),
         querystring: MeQuery,

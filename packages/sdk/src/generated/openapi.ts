@@ -123,7 +123,7 @@ export interface paths {
         };
         /**
          * List and search clients
-         * @description Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits. With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.
+         * @description Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits (with contacto:read only: without it q matches names only, so no search can tell whether a phone number is a client's). With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.
          *
          *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
          *
@@ -347,7 +347,7 @@ export interface paths {
         };
         /**
          * Follow the clinic's changes: created, changed and deleted records, oldest first
-         * @description Every change of the clinic's data is an event, in the order the changes were committed. Start with cursor=now (then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none skipped. has_more: true means more are waiting now. Events are kept at least 30 days; an older cursor is 410 cursor_expired. Send the ETag back as If-None-Match: 304 while nothing happened.
+         * @description Every change of the clinic's data is an event, in the order the changes were committed. Start with cursor=now (then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none skipped. has_more: true means more are waiting now. Events are kept at least 30 days; an older cursor is 410 cursor_expired. A key sees only the event types of the collections its scopes may read (cita.* with citas:read, clienta.* with clientas:read, llamada.* with llamadas:read), and its cursor is complete for those; a tipo outside them is 403 insufficient_scope. Send the ETag back as If-None-Match: 304 while nothing happened.
          *
          *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
          *
@@ -397,7 +397,7 @@ export interface paths {
         };
         /**
          * Who the API key is (test the connection)
-         * @description The key's clinic, the key itself (never its secret) and its rate limit: the call an integration platform makes to test a connection. Takes no parameters.
+         * @description The key's clinic, the key itself (never its secret: its name, dates and scopes) and its rate limit: the call an integration platform makes to test a connection. Needs no scope. Takes no parameters.
          *
          *     **Examples** (set `CLINIC_API_URL`, e.g. `http://127.0.0.1:3000`, and `CLINIC_API_KEY`)
          *
@@ -461,10 +461,10 @@ export interface components {
              */
             cliente_nombre: string;
             /**
-             * @description E.164
+             * @description The client's current phone, E.164; null when the API key lacks the contacto:read scope
              * @example +34600123456
              */
-            telefono: string;
+            telefono: string | null;
             /** @example Presoterapia */
             servicio: string;
             /** @example 30 */
@@ -488,7 +488,10 @@ export interface components {
             profesional_nombre: string;
             /** @example Sede Nervión */
             sede_nombre: string;
-            /** @example No usar acetona */
+            /**
+             * @description Notes on the appointment; null when there are none; null when the API key lacks the contacto:read scope
+             * @example No usar acetona
+             */
             notas: string | null;
             /**
              * Format: date-time
@@ -513,11 +516,14 @@ export interface components {
             /** @example María López García */
             nombre: string;
             /**
-             * @description E.164
+             * @description E.164; null when the API key lacks the contacto:read scope
              * @example +34600123456
              */
-            telefono: string;
-            /** @example maria.lopez@example.com */
+            telefono: string | null;
+            /**
+             * @description null when unknown; null when the API key lacks the contacto:read scope
+             * @example maria.lopez@example.com
+             */
             email: string | null;
             /**
              * @description Preferred language
@@ -584,10 +590,10 @@ export interface components {
              */
             cliente_nombre: string | null;
             /**
-             * @description E.164
+             * @description The caller's phone, E.164; null when the API key lacks the contacto:read scope
              * @example +34600123456
              */
-            telefono_caller: string;
+            telefono_caller: string | null;
             /** @example 95 */
             duracion_segundos: number;
             /**
@@ -778,6 +784,14 @@ export interface components {
              * @example 2027-11-21T10:30:00+01:00
              */
             expires_at: string | null;
+            /**
+             * @description What the key may read, in a fixed order (each is described under the security scheme); GET /api/v1/me needs none
+             * @example [
+             *       "citas:read",
+             *       "clientas:read"
+             *     ]
+             */
+            scopes: ("citas:read" | "clientas:read" | "llamadas:read" | "eventos:read" | "contacto:read")[];
         };
         /** @description The key's rate limit: a token bucket */
         RateLimitPolicy: {
@@ -801,11 +815,11 @@ export interface components {
         /** @description What went wrong */
         ErrorDetail: {
             /**
-             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter (or a record's id in the path) is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 404 not_found: no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike). 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
+             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter (or a record's id in the path) is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 403 insufficient_scope: the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types of the resources it may read, so an explicit tipo of others is refused too. 403 ip_not_allowed: the API key is restricted to addresses that do not include the caller's; the message names the address the service saw. 404 not_found: no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike). 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
              * @example invalid_parameter
              * @enum {string}
              */
-            code: "invalid_parameter" | "unknown_parameter" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "request_timeout" | "cursor_expired" | "too_many_requests" | "headers_too_large" | "database_error" | "internal_error" | "service_unavailable";
+            code: "invalid_parameter" | "unknown_parameter" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "ip_not_allowed" | "not_found" | "method_not_allowed" | "request_timeout" | "cursor_expired" | "too_many_requests" | "headers_too_large" | "database_error" | "internal_error" | "service_unavailable";
             /**
              * @description For people: what was wrong and how to fix it; may change
              * @example limit must be an integer from 1 to 500
@@ -816,6 +830,12 @@ export interface components {
              * @example limit
              */
             param?: string;
+            /**
+             * @description insufficient_scope only: the scope the request needs
+             * @example citas:read
+             * @enum {string}
+             */
+            scope?: "citas:read" | "clientas:read" | "llamadas:read" | "eventos:read" | "contacto:read";
             /**
              * @description Also in the X-Request-Id header; quote it to support
              * @example 4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90
@@ -924,8 +944,27 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
-                    /** @description How to authenticate: an API key as a bearer token. */
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks citas:read; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1059,8 +1098,27 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
-                    /** @description How to authenticate: an API key as a bearer token. */
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks citas:read; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1226,8 +1284,27 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
-                    /** @description How to authenticate: an API key as a bearer token. */
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks clientas:read; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1361,8 +1438,27 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
-                    /** @description How to authenticate: an API key as a bearer token. */
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks clientas:read; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1530,8 +1626,27 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
-                    /** @description How to authenticate: an API key as a bearer token. */
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks llamadas:read; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1665,8 +1780,27 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
-                    /** @description How to authenticate: an API key as a bearer token. */
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks llamadas:read; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1821,8 +1955,27 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
-                    /** @description How to authenticate: an API key as a bearer token. */
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks eventos:read, or tipo names an event type of a collection the key may not read (error.scope names its scope); error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1951,8 +2104,21 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
-                    /** @description How to authenticate: an API key as a bearer token. */
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
