@@ -4,7 +4,8 @@
 // is held byte for byte to what Fastify's serializer of the list's schema (fast-json-stringify,
 // as for any response schema) writes of the same page: a field added, missing, reordered or of another type
 // changes the bytes. Every mode of each list (default window, filters, updated_since with its null
-// ends, an empty page, offset), with and without the page cache.
+// ends, an empty page, offset), for a key with contact details and one without (contacto:read),
+// with and without the page cache.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_COMPONENTS, CitasList, ClientasList, LlamadasList } from '../../src/domain/api-schemas.js';
@@ -61,21 +62,27 @@ describe.each(dialects())('the lists JSON on %s', (dialect) => {
   for (const pageCacheMb of ['0', '32']) {
     describe(`PAGE_CACHE_MB=${pageCacheMb}`, () => {
       let t: TestApp;
+      let noContact: string;
       beforeAll(async () => {
         t = await buildTestApp(dialect, { env: { PAGE_CACHE_MB: pageCacheMb } });
+        const scopes = ['citas:read', 'clientas:read', 'llamadas:read'] as const;
+        noContact = (
+          await t.keys.create({ clinicId: t.clinicA.id, name: 'no contact', expiresAt: null, createdBy: null, scopes: [...scopes] })
+        ).key;
       });
       afterAll(async () => {
         await t.close();
       });
 
       it.each(URLS)('%s %s: the bytes of the schema serializer', async (list, url) => {
-        // Twice: built, then (with the cache) sent as kept.
-        for (let i = 0; i < 2; i++) {
-          const res = await call(t, url);
-          expect(res.statusCode, res.body).toBe(200);
-          const page = JSON.parse(res.body) as Record<string, unknown>;
-          expect(res.body).toBe(await serializers.write(list, page));
-        }
+        // Twice for each view: built, then (with the cache) sent as kept.
+        for (const key of [undefined, noContact])
+          for (let i = 0; i < 2; i++) {
+            const res = await call(t, url, { key });
+            expect(res.statusCode, res.body).toBe(200);
+            const page = JSON.parse(res.body) as Record<string, unknown>;
+            expect(res.body).toBe(await serializers.write(list, page));
+          }
       });
 
       it('the pages checked hold records with every field set, and nulls', async () => {
@@ -84,6 +91,13 @@ describe.each(dialects())('the lists JSON on %s', (dialect) => {
         expect(citas.length).toBeGreaterThan(1);
         expect(citas.some((c) => c['notas'] === null)).toBe(true);
         expect(citas.some((c) => typeof c['notas'] === 'string')).toBe(true);
+        const blanked = (
+          JSON.parse((await call(t, '/api/v1/citas?desde=2026-01-01&hasta=2026-12-31', { key: noContact })).body) as {
+            citas: Record<string, unknown>[];
+          }
+        ).citas;
+        expect(blanked.length).toBeGreaterThan(1);
+        expect(blanked.every((c) => c['telefono'] === null && c['notas'] === null)).toBe(true);
       });
     });
   }
