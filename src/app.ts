@@ -20,6 +20,8 @@
 //   docs          /docs: the interactive API reference (Swagger UI, this origin only), /docs/license
 //   llms-txt      /llms.txt: the API summarised for AI tools, from the OpenAPI document
 //   api           /api/v1: API-key auth, rate limits, strict validation, the three listings and /me
+//   oauth         (OAUTH_ISSUER set) the OAuth authorization server under /oauth, its metadata and
+//                 the protected resources' metadata under /.well-known
 //   admin         /dashboard: its own sessions, CSRF, HTML pages; never API keys
 //   root          / redirects to /dashboard
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -45,6 +47,7 @@ import { metricsPlugin } from './http/plugins/metrics.js';
 import { pageCacheMetrics } from './http/plugins/page-cache-metrics.js';
 import { openapi } from './http/plugins/openapi.js';
 import { overload } from './http/plugins/overload.js';
+import { oauthRoutes } from './http/oauth/mount.js';
 import { requestId, requestIdGenerator } from './http/plugins/request-id.js';
 import { ping } from './repos/health.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
@@ -126,6 +129,24 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
       else reportBackgroundError(rt.reportBackgroundError, 'usage flush on close', err);
     });
   });
+  // The request log: collected by the API, written at least once a second by the server (server.ts),
+  // everything left written on close, after the drain, before the database closes.
+  const requestLog = rt.requestLog;
+  if (requestLog !== null) {
+    app.addHook('onClose', async () => {
+      await requestLog.close().catch((err: unknown) => {
+        if (err instanceof WriterBusy)
+          app.log.warn(
+            { pending: requestLog.pending },
+            'request log entries not written on close: another process holds the database write lock',
+          );
+        else reportBackgroundError(rt.reportBackgroundError, 'request log write on close', err);
+      });
+    });
+    app.addHook('onClose', async () => {
+      await rt.requestLogRetention.stop();
+    });
+  }
   // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
   app.decorate('retention', rt.retention);
   app.addHook('onClose', async () => {
@@ -175,11 +196,23 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     usage,
     now,
     pages: rt.pages,
+    oauth: rt.oauth ? { tokens: rt.appTokens, resources: rt.oauth.resources } : null,
+    requestLog: rt.requestLog,
   });
+  if (rt.oauth) {
+    await app.register(oauthRoutes, {
+      server: rt.oauth,
+      registrationLimiter: limiters.oauthRegistration,
+      tokenLimiter: limiters.oauthToken,
+      now,
+    });
+  }
   await app.register(adminPlugin, {
     prefix: '/dashboard',
     db: rt.database.db,
     keys: rt.keys,
+    appGrants: rt.appGrants,
+    oauth: rt.oauth,
     webhooks: rt.webhooks,
     usage,
     config,

@@ -112,6 +112,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly requestLogWritten = new Counter({
+    name: 'request_log_entries_written_total',
+    help: 'Request log entries this process wrote (REQUEST_LOG_DAYS above 0)',
+    registers: [this.registry],
+  });
+
+  readonly requestLogDropped = new Counter({
+    name: 'request_log_entries_dropped_total',
+    help: 'Request log entries dropped because too many were waiting to be written (the database slow or locked)',
+    registers: [this.registry],
+  });
+
+  readonly requestLogPending = new Gauge({
+    name: 'request_log_entries_pending',
+    help: 'Request log entries collected and not yet written (after the last write)',
+    registers: [this.registry],
+  });
+
   constructor(opts: MetricsOptions = {}) {
     // nodejs_eventloop_lag_*_seconds, process_resident_memory_bytes, nodejs_heap_*, GC, handles.
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });

@@ -30,7 +30,14 @@ import { describeRedisUrl } from './redis/url.js';
 import { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
 import { EventRetention } from './services/event-retention.js';
+import { AppGrants } from './services/oauth/grants.js';
+import { oauthResources } from './services/oauth/resources.js';
+import { AuthorizationServer } from './services/oauth/server.js';
+import { AppTokens } from './services/oauth/tokens.js';
 import { PageCache } from './services/page-cache.js';
+import { RequestLog } from './services/request-log.js';
+import { RequestLogRetention } from './services/request-log-retention.js';
+import { requestLogRowMaker } from './http/request-log-row.js';
 import { resolvePepper } from './services/pepper.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import { keyChangeAnnouncer } from './services/key-changes.js';
@@ -70,6 +77,10 @@ export interface Limiters {
   api: RateLimiter;
   /** failed authentications per client address: AUTH_FAIL_RPS, AUTH_FAIL_BURST */
   authFail: RateLimiter;
+  /** OAuth app registrations per client address: OAUTH_REGISTRATIONS_PER_HOUR */
+  oauthRegistration: RateLimiter;
+  /** OAuth token and revocation requests per client address: OAUTH_TOKEN_REQUESTS_PER_MINUTE */
+  oauthToken: RateLimiter;
 }
 
 export interface Runtime {
@@ -83,6 +94,12 @@ export interface Runtime {
   /** A background task failed: logged and counted, never thrown (services/background.ts). */
   readonly reportBackgroundError: BackgroundErrorHandler;
   readonly keys: KeyService;
+  /** OAuth access tokens as principals of the API (cached like keys) */
+  readonly appTokens: AppTokens;
+  /** the grants owners gave to apps (Connected apps, the CLI's `apps`) */
+  readonly appGrants: AppGrants;
+  /** the OAuth authorization server; null without OAUTH_ISSUER */
+  readonly oauth: AuthorizationServer | null;
   readonly webhooks: WebhookService;
   /** Per-key API usage, counted in memory, written every USAGE_FLUSH_INTERVAL_S once started. */
   readonly usage: UsageCounter;
@@ -90,6 +107,10 @@ export interface Runtime {
   readonly pages: PageCache;
   /** Removes events past EVENT_RETENTION_DAYS once started. */
   readonly retention: EventRetention;
+  /** The request log's collector and batch writer; null with REQUEST_LOG_DAYS=0 (off). */
+  readonly requestLog: RequestLog | null;
+  /** Removes request-log entries past REQUEST_LOG_DAYS once started. */
+  readonly requestLogRetention: RequestLogRetention;
   /** Delivers webhooks once started. */
   readonly deliveryWorker: DeliveryWorker;
   /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
@@ -179,10 +200,15 @@ class Composed implements Runtime {
   #log?: Logger;
   #metrics?: Metrics;
   #keys?: KeyService;
+  #appTokens?: AppTokens;
+  #appGrants?: AppGrants;
+  #oauth?: AuthorizationServer | null;
   #webhooks?: WebhookService;
   #usage?: UsageCounter;
   #pages?: PageCache;
   #retention?: EventRetention;
+  #requestLog?: RequestLog | null;
+  #requestLogRetention?: RequestLogRetention;
   #worker?: DeliveryWorker;
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
@@ -221,6 +247,43 @@ class Composed implements Runtime {
     }));
   }
 
+  get appTokens(): AppTokens {
+    // On the authorization server's clock (the wall clock: oidc-provider reads Date.now), not the runtime's.
+    return (this.#appTokens ??= new AppTokens(this.database.db, {
+      pepper: this.pepper,
+      now: Date.now,
+      onBackgroundError: this.reportBackgroundError,
+    }));
+  }
+
+  get appGrants(): AppGrants {
+    return (this.#appGrants ??= new AppGrants(this.database.db, this.appTokens, {
+      pepper: this.pepper,
+      now: this.now,
+      // On the key changes' channel (services/key-changes.ts), prefixed: every instance evicts the grant at once.
+      announce: this.config.redisUrl === null ? undefined : async (message) => keyChangeAnnouncer((await this.redis())!)(message),
+    }));
+  }
+
+  get oauth(): AuthorizationServer | null {
+    if (this.#oauth !== undefined) return this.#oauth;
+    const c = this.config.oauth;
+    this.#oauth =
+      c.issuer === null
+        ? null
+        : new AuthorizationServer(
+            this.database.db,
+            this.appGrants,
+            {
+              resources: oauthResources(c.issuer),
+              accessTokenTtlS: c.accessTokenTtlS,
+              refreshTokenTtlS: c.refreshTokenDays * 86_400,
+            },
+            { pepper: this.pepper, onError: (err) => this.log.error({ err }, 'OAuth authorization server error') },
+          );
+    return this.#oauth;
+  }
+
   get webhooks(): WebhookService {
     const wh = this.config.webhooks;
     return (this.#webhooks ??= new WebhookService(this.database, {
@@ -243,6 +306,31 @@ class Composed implements Runtime {
 
   get retention(): EventRetention {
     return (this.#retention ??= new EventRetention(this.database, { days: this.config.eventRetentionDays, now: this.now, log: this.log }));
+  }
+
+  get requestLog(): RequestLog | null {
+    if (this.#requestLog !== undefined) return this.#requestLog;
+    if (this.config.requestLogDays === 0) return (this.#requestLog = null);
+    const metrics = this.metrics;
+    return (this.#requestLog = new RequestLog(this.database, {
+      toRow: requestLogRowMaker(this.config.apiKeyPrefix),
+      onError: this.reportBackgroundError,
+      now: this.now,
+      warn: (obj, msg) => this.log.warn(obj, msg),
+      observer: {
+        written: (n) => metrics.requestLogWritten.inc(n),
+        dropped: (n) => metrics.requestLogDropped.inc(n),
+        pending: (n) => metrics.requestLogPending.set(n),
+      },
+    }));
+  }
+
+  get requestLogRetention(): RequestLogRetention {
+    return (this.#requestLogRetention ??= new RequestLogRetention(this.database, {
+      days: this.config.requestLogDays,
+      now: this.now,
+      log: this.log,
+    }));
   }
 
   get deliveryWorker(): DeliveryWorker {
@@ -301,6 +389,8 @@ class Composed implements Runtime {
         // On every API request's path: decided on the instance's view while far from the limit.
         api: factory.make('key', c.rateLimitRps, c.rateLimitBurst, { localView: true }),
         authFail: factory.make('auth-fail', c.authFailRps, c.authFailBurst),
+        oauthRegistration: factory.make('oauth-registration', c.oauth.registrationsPerHour / 3600, c.oauth.registrationsPerHour),
+        oauthToken: factory.make('oauth-token', c.oauth.tokenRequestsPerMinute / 60, c.oauth.tokenRequestsPerMinute),
       };
     }));
   }
@@ -313,8 +403,11 @@ class Composed implements Runtime {
 
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
-      await Promise.all([this.#worker?.stop(), this.#retention?.stop()]);
+      await Promise.all([this.#worker?.stop(), this.#retention?.stop(), this.#requestLogRetention?.stop()]);
       await this.#usage?.close().catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'usage flush on close', err));
+      await this.#requestLog
+        ?.close()
+        .catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'request log write on close', err));
       this.#limiterFactory?.stop();
       const redis = this.#redis ? await this.#redis.catch(() => null) : null;
       await redis?.close();

@@ -32,8 +32,14 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     const log = rt.log;
     const redis = await rt.redis();
     if (redis) {
-      listenForKeyChanges(redis, rt.keys, (keyId) =>
-        log.info({ key: keyId }, 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again'),
+      listenForKeyChanges(
+        redis,
+        rt.keys,
+        (id, kind) =>
+          kind === 'key'
+            ? log.info({ key: id }, 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again')
+            : log.info({ grant: id }, 'app disconnected elsewhere: its tokens are refused here from now on'),
+        rt.appTokens,
       );
       await redis.waitUp(REDIS_START_WAIT_MS);
     }
@@ -44,6 +50,9 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     app.usage.start(config.usageFlushIntervalS * 1000);
     // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
     app.retention.start();
+    // The request log: written at least once a second; the rest on close (the app's onClose).
+    rt.requestLog?.start();
+    rt.requestLogRetention.start();
     // Webhook deliveries from the event log, in the background (stopped, its leases given up, on close).
     await app.webhookWorker.start();
     // Listen before the first run: if the port is taken, the start fails before the demo is made,

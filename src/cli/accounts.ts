@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
+import { registerClinicDelete } from './erasure.js';
 import { info, iso, plural, result, withRuntime, type CliContext } from './io.js';
 
 // Loaded when a command runs, never for --help (cli/main.ts).
@@ -101,6 +102,8 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
         active_keys: activeKeys,
       });
     });
+
+  registerClinicDelete(clinics, ctx);
 
   const users = program.command('users').description('manage dashboard users');
   users

@@ -7,8 +7,11 @@ import { withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerBackupCommands } from './backup.js';
 import { registerDataCommands } from './data.js';
+import { registerErasureCommands } from './erasure.js';
 import type { Io } from './io.js';
+import { registerAppCommands } from './apps.js';
 import { registerKeyCommands } from './keys.js';
+import { registerLogCommands } from './logs.js';
 import { registerServerCommands } from './server.js';
 import { packageVersion } from './version.js';
 import { registerWebhookCommands } from './webhooks.js';
@@ -53,9 +56,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerServerCommands(program, ctx);
   registerAccountCommands(program, ctx);
   registerKeyCommands(program, ctx);
+  registerAppCommands(program, ctx);
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
+  registerErasureCommands(program, ctx);
   registerBackupCommands(program, ctx);
+  registerLogCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,7 +1,7 @@
 // Table types for Kysely. Timestamps are epoch seconds (bigint), dates are 'YYYY-MM-DD' text,
 // booleans are 0/1 integers: the same representation on SQLite and PostgreSQL, so every query
 // and every comparison behaves identically on both.
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface ClinicsTable {
   id: string;
@@ -181,6 +181,42 @@ export interface EventsTable {
   ocurrido_at: number;
   /** JSON text of the record in the API's shape at the event ({"id": ...} for *.eliminada) */
   datos: string;
+  /** the clienta the record belongs to (hers, a cita's, a linked call's): whom the event discloses (migration 010) */
+  clienta_id: string | null;
+}
+
+/** One API request made with a known key (migration 010). */
+export interface RequestLogTable {
+  /** allocated by the writer, increasing with the time its batch was written */
+  id: Generated<number>;
+  clinic_id: string;
+  /** epoch milliseconds of the response */
+  at_ms: number;
+  request_id: string;
+  key_id: string | null;
+  /** the OAuth grant or app, once there are grants; null for API keys */
+  grant_id: string | null;
+  method: string;
+  /** secrets masked (http/log.ts) */
+  path: string;
+  /** without the `?`, every value masked but the non-personal filters'; null: none */
+  query: string | null;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  /** records returned; null: none (an error, a 304, /me) */
+  records: number | null;
+  client_ip: string | null;
+  /** truncated, secrets masked */
+  user_agent: string | null;
+  /** the JSON body of an error response, secrets masked */
+  error_body: string | null;
+}
+
+/** Which clientas a logged response disclosed (migration 010): her UUID as 16 bytes. */
+export interface RequestAccessTable {
+  log_id: number;
+  clienta: Uint8Array;
 }
 
 export interface DB {
@@ -199,8 +235,40 @@ export interface DB {
   dashboard_sessions: DashboardSessionsTable;
   api_key_usage: ApiKeyUsageTable;
   api_key_errors: ApiKeyErrorsTable;
+  request_log: RequestLogTable;
+  request_access: RequestAccessTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  oauth_artifacts: OAuthArtifactsTable;
+  oauth_grants: OAuthGrantsTable;
+}
+
+/** What the OAuth authorization server stores (migration 011): ids only as keyed hashes. Epoch seconds. */
+export interface OAuthArtifactsTable {
+  model: string;
+  id_hash: string;
+  /** oidc-provider's payload as JSON, without the id */
+  payload: string;
+  grant_id: string | null;
+  uid_hash: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+/** A clinic's consent to an app (migration 011). Epoch seconds. */
+export interface OAuthGrantsTable {
+  id: string;
+  clinic_id: string;
+  client_id: string;
+  client_name: string;
+  redirect_host: string;
+  scopes: string;
+  resource: string;
+  granted_by: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  revoked_reason: string | null;
 }
 
 /** A clinic's webhook endpoint and its delivery state (migration 006). *_ms: epoch milliseconds. */

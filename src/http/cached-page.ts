@@ -10,18 +10,29 @@
 // Node 24, 41 against 86 on Node 22 (docs/benchmarks.md, "Side by side with the bare route").
 // CSV (csv.ts) has its own tag, so its pages are kept beside the JSON ones, each with the headers
 // that belong to it (the total, the next link).
+//
+// What the page disclosed (its records, the clientas whose data it holds) is kept with it, and
+// reported for the request log either way (./disclosure.ts): a page sent again discloses the same.
 import type { FastifyReply } from 'fastify';
-import type { PageCache } from '../services/page-cache.js';
+import type { PageCache, PageDisclosure } from '../services/page-cache.js';
 import { CSV_UTF8 } from './csv.js';
+import { disclose } from './disclosure.js';
 
 export const JSON_UTF8 = 'application/json; charset=utf-8';
 
 type Page = Record<string, unknown>;
 
-/** A page written out: its text and the headers that go with it. */
+/** A page written out: its text and the headers that go with it, and what it discloses. */
 export interface RenderedPage {
   text: string;
   headers: Record<string, string>;
+  disclosed: PageDisclosure;
+}
+
+/** A page built, and what it discloses. */
+export interface BuiltPage {
+  page: Page;
+  disclosed: PageDisclosure;
 }
 
 export async function sendPage(
@@ -29,11 +40,19 @@ export async function sendPage(
   pages: PageCache,
   clinicId: string,
   etag: string,
-  build: () => Promise<Page>,
+  build: () => Promise<BuiltPage>,
 ): Promise<FastifyReply> {
-  if (!pages.enabled) return reply.type(JSON_UTF8).send(JSON.stringify(await build()));
+  if (!pages.enabled) {
+    const built = await build();
+    disclose(reply.request, built.disclosed.records, built.disclosed.clientas);
+    return reply.type(JSON_UTF8).send(JSON.stringify(built.page));
+  }
   let page = pages.get(clinicId, etag);
-  if (page === undefined) page = pages.set(clinicId, etag, JSON.stringify(await build()));
+  if (page === undefined) {
+    const built = await build();
+    page = pages.set(clinicId, etag, JSON.stringify(built.page), undefined, built.disclosed);
+  }
+  disclose(reply.request, page.disclosed.records, page.disclosed.clientas);
   return reply.type(JSON_UTF8).send(page.body);
 }
 
@@ -47,8 +66,12 @@ export async function sendCsvPage(
   let page = pages.get(clinicId, etag);
   if (page === undefined) {
     const built = await render();
-    if (!pages.enabled) return reply.headers(built.headers).type(CSV_UTF8).send(built.text);
-    page = pages.set(clinicId, etag, built.text, built.headers);
+    if (!pages.enabled) {
+      disclose(reply.request, built.disclosed.records, built.disclosed.clientas);
+      return reply.headers(built.headers).type(CSV_UTF8).send(built.text);
+    }
+    page = pages.set(clinicId, etag, built.text, built.headers, built.disclosed);
   }
+  disclose(reply.request, page.disclosed.records, page.disclosed.clientas);
   return reply.headers(page.headers).type(CSV_UTF8).send(page.body);
 }

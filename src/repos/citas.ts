@@ -39,7 +39,7 @@ export type CitaRow = Pick<
   | 'notas'
   | 'created_at'
   | 'updated_at'
-> & { cliente_nombre: string; telefono: string };
+> & { cliente_nombre: string; telefono: string; /** not shown: whom the row discloses (the access record) */ clienta_id: string };
 
 // `{}`: Kysely's type of a query with nothing selected yet.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -63,6 +63,7 @@ function withClienta(from: From) {
       'c.notas',
       'c.created_at',
       'c.updated_at',
+      'c.clienta_id',
     ]);
 }
 

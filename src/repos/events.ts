@@ -35,6 +35,7 @@ const COLUMNS: readonly (readonly [keyof EventRow, string])[] = [
   ['record_id', 'text'],
   ['ocurrido_at', 'int8'],
   ['datos', 'text'],
+  ['clienta_id', 'text'],
 ];
 const ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 400, postgres: 5000 };
 const insertStatements = new Map<string, string>();
@@ -76,7 +77,7 @@ export async function notifyEvents(db: Kysely<DB>, clinicId: string): Promise<vo
   if (dialectOf(db) === 'postgres') await sql`select pg_notify(${EVENTS_CHANNEL}, ${clinicId})`.execute(db);
 }
 
-export type FeedRow = Pick<EventRow, 'seq' | 'id' | 'tipo' | 'ocurrido_at' | 'datos'>;
+export type FeedRow = Pick<EventRow, 'seq' | 'id' | 'tipo' | 'ocurrido_at' | 'datos' | 'clienta_id'>;
 
 /** `tipos`: the types asked for, as a JSON array (one parameter however many, so the statement has one shape) */
 type AfterValues = { clinicId: string; after: number; through: number; tipos: string; limit: number };
@@ -85,7 +86,7 @@ const AFTER_VALUES = ['clinicId', 'after', 'through', 'tipos', 'limit'] as const
 function afterQuery(db: Kysely<DB>, p: AfterValues, byTipo: boolean) {
   let q = db
     .selectFrom('events')
-    .select(['seq', 'id', 'tipo', 'ocurrido_at', 'datos'])
+    .select(['seq', 'id', 'tipo', 'ocurrido_at', 'datos', 'clienta_id'])
     .where('clinic_id', '=', p.clinicId)
     .where('seq', '>', p.after)
     .where('seq', '<=', p.through);

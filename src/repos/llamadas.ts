@@ -26,7 +26,7 @@ export interface LlamadasChangedFilter {
 export type LlamadaRow = Pick<
   LlamadasTable,
   'id' | 'fecha_hora' | 'cliente_nombre' | 'telefono_caller' | 'duracion_segundos' | 'resultado' | 'idioma' | 'created_at' | 'updated_at'
->;
+> & { /** not shown: whom the row discloses (the access record); null for an unknown caller */ clienta_id: string | null };
 
 // `{}`: Kysely's type of a query with nothing selected yet.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -54,6 +54,7 @@ function withCaller(from: From) {
       'l.idioma',
       'l.created_at',
       'l.updated_at',
+      'l.clienta_id',
     ]);
 }
 
@@ -144,6 +145,6 @@ export async function llamadasByIds(
           .selectFrom('llamadas as l')
           .where('l.clinic_id', '=', clinicId)
           .where(inIds(db, 'l.id', ids));
-  const rows = await withCaller(from).select(['l.clienta_id', 'cl.id as clienta_found']).execute();
-  return rows.map(({ clienta_id, clienta_found, ...row }) => ({ ...row, awaitingClienta: clienta_id !== null && clienta_found === null }));
+  const rows = await withCaller(from).select(['cl.id as clienta_found']).execute();
+  return rows.map(({ clienta_found, ...row }) => ({ ...row, awaitingClienta: row.clienta_id !== null && clienta_found === null }));
 }

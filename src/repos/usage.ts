@@ -15,6 +15,22 @@ function chunks<T>(rows: T[]): T[][] {
   return out;
 }
 
+/**
+ * Of these rows, those whose key still exists in its clinic: a clinic deleted (`clinics delete`)
+ * since its requests were counted takes its keys with it, and its counts are dropped rather than
+ * failing the whole batch on the foreign key. Keyed by (clinic, key) pairs the rows carry: the
+ * batch spans clinics, as the flush does.
+ */
+export async function rowsOfExistingKeys<T extends { clinic_id: string; key_id: string }>(db: Kysely<DB>, rows: T[]): Promise<T[]> {
+  const ids = [...new Set(rows.map((r) => r.key_id))];
+  const existing = new Set<string>();
+  for (const part of chunks(ids)) {
+    for (const k of await db.selectFrom('api_keys').select(['id', 'clinic_id']).where('id', 'in', part).execute())
+      existing.add(`${k.clinic_id} ${k.id}`);
+  }
+  return rows.filter((r) => existing.has(`${r.clinic_id} ${r.key_id}`));
+}
+
 /** Adds each row's n to the stored count (inserting the row when new). */
 export async function addUsage(db: Kysely<DB>, rows: UsageRow[]): Promise<void> {
   for (const part of chunks(rows)) {

@@ -229,6 +229,16 @@ export class KeyService {
   }
 
   /**
+   * Keys deleted with their clinic (services/clinic-deletion.ts): evicted here and announced like
+   * any change of a key; whether every one was announced (false: no REDIS_URL, or Redis did not answer).
+   */
+  async forgetEverywhere(keyIds: readonly string[]): Promise<boolean> {
+    let announced = keyIds.length > 0;
+    for (const keyId of keyIds) if (!(await this.changedEverywhere(keyId))) announced = false;
+    return announced;
+  }
+
+  /**
    * Renames a live key or changes its scopes or addresses (only what `changes` gives), then
    * evicts it here and announces it, like a revocation: the next request anywhere reads the new
    * state. undefined when the key is unknown or another clinic's; a revoked key cannot be

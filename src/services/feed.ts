@@ -135,9 +135,10 @@ function startOf(plan: FeedPlan, b: DataVersions): number {
 }
 
 /**
- * The page's tag: the clinic, the position, the page size, types and view, and the log's head and
- * retention mark. Events are never changed, only added at the head or removed at the tail, so
- * the same tag is the same page. Throws `expired` first, as the page would.
+ * The page's tag: the clinic, the position, the page size, types and view, the log's head and
+ * retention mark, and the clinic's data version. Events are only added at the head or removed at
+ * the tail, except an erasure's rewrite of their datos, which bumps the data version: so the same
+ * tag is the same page. Throws `expired` first, as the page would.
  */
 export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): string {
   const after = startOf(plan, b);
@@ -151,6 +152,8 @@ export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): s
     plan.contact ? 'contact' : 'no-contact',
     b.eventsSeq,
     b.eventsExpired,
+    // An erasure rewrites past events' datos (services/erasure.ts) and bumps this: a page sent before is not this page.
+    b.data,
   ]);
 }
 
@@ -158,7 +161,15 @@ export function feedEtag(ctx: ClinicContext, plan: FeedPlan, b: DataVersions): s
  * The page as the API's JSON text. Each event's datos is stored as the JSON the lists would
  * have answered at the time, so it is copied, not parsed and written again.
  */
-export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPlan, b: DataVersions, scan = FEED_SCAN): Promise<string> {
+export async function feedPage(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  plan: FeedPlan,
+  b: DataVersions,
+  scan = FEED_SCAN,
+  /** told the events returned and the clientas they disclose (the request log's access record) */
+  disclosed?: (events: number, clientaIds: string[]) => void,
+): Promise<string> {
   const after = startOf(plan, b);
   if (plan.from === 'now') return page('', encodeCursor(b.eventsSeq, ctx.clinicId), false);
   const through = Math.min(b.eventsSeq, after + scan);
@@ -171,6 +182,11 @@ export async function feedPage(db: Kysely<DB>, ctx: ClinicContext, plan: FeedPla
     throw expired('The events after this cursor are older than the feed keeps (at least 30 days)');
   }
   const next = rows.length === plan.limit ? rows[rows.length - 1]!.seq : through;
+  if (disclosed !== undefined && rows.length > 0)
+    disclosed(
+      rows.length,
+      rows.flatMap((r) => (r.clienta_id === null ? [] : [r.clienta_id])),
+    );
   let eventos = '';
   for (const r of rows) {
     const event = plan.contact ? r : { ...r, datos: datosWithoutContact(r.tipo, r.datos) };

@@ -122,7 +122,15 @@ export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number, cont
   };
 }
 
-export async function plannedCitasPage(db: Kysely<DB>, ctx: ClinicContext, p: CitasPlan): Promise<CitasResponse> {
+/** Told the ids of the clientas whose data a page holds (the request log's access record), one per record that has one. */
+export type DisclosedClientas = (clientaIds: string[]) => void;
+
+export async function plannedCitasPage(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  p: CitasPlan,
+  disclosed?: DisclosedClientas,
+): Promise<CitasResponse> {
   const [rows, total] =
     p.changed === null
       ? await Promise.all([listCitas(db, ctx.clinicId, p.filter, p.limit, p.offset), countCitas(db, ctx.clinicId, p.filter)])
@@ -130,6 +138,7 @@ export async function plannedCitasPage(db: Kysely<DB>, ctx: ClinicContext, p: Ci
           listChangedCitas(db, ctx.clinicId, p.changed, p.limit, p.offset),
           countChangedCitas(db, ctx.clinicId, p.changed),
         ]);
+  disclosed?.(rows.map((r) => r.clienta_id));
   const citas = p.contact ? rows.map((r) => citaOut(r, ctx)) : rows.map((r) => citaWithoutContact(citaOut(r, ctx)));
   return { citas, total, rango: { desde: p.desde, hasta: p.hasta }, limit: p.limit, offset: p.offset };
 }
@@ -168,6 +177,7 @@ export async function plannedClientasPage(
   p: ClientasPlan,
   nowMs: number,
   clientas: ClientasSearch,
+  disclosed?: DisclosedClientas,
 ): Promise<ClientasResponse> {
   const nowSeconds = Math.floor(nowMs / 1000);
   const { rows, total } =
@@ -177,6 +187,7 @@ export async function plannedClientasPage(
           listChangedClientas(db, ctx.clinicId, p.filter, p.changedSince, p.limit, p.offset, nowSeconds),
           countChangedClientas(db, ctx.clinicId, p.filter, p.changedSince),
         ]).then(([r, t]) => ({ rows: r, total: t }));
+  disclosed?.(rows.map((r) => r.id));
   const shaped = p.contact ? rows.map((r) => clientaOut(r, ctx)) : rows.map((r) => clientaWithoutContact(clientaOut(r, ctx)));
   return { clientas: shaped, total, limit: p.limit, offset: p.offset };
 }
@@ -230,7 +241,12 @@ export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number
   };
 }
 
-export async function plannedLlamadasPage(db: Kysely<DB>, ctx: ClinicContext, p: LlamadasPlan): Promise<LlamadasResponse> {
+export async function plannedLlamadasPage(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  p: LlamadasPlan,
+  disclosed?: DisclosedClientas,
+): Promise<LlamadasResponse> {
   const [rows, total] =
     p.changed === null
       ? await Promise.all([listLlamadas(db, ctx.clinicId, p.filter, p.limit, p.offset), countLlamadas(db, ctx.clinicId, p.filter)])
@@ -238,6 +254,7 @@ export async function plannedLlamadasPage(db: Kysely<DB>, ctx: ClinicContext, p:
           listChangedLlamadas(db, ctx.clinicId, p.changed, p.limit, p.offset),
           countChangedLlamadas(db, ctx.clinicId, p.changed),
         ]);
+  disclosed?.(rows.flatMap((r) => (r.clienta_id === null ? [] : [r.clienta_id])));
   const llamadas = p.contact ? rows.map((r) => llamadaOut(r, ctx)) : rows.map((r) => llamadaWithoutContact(llamadaOut(r, ctx)));
   return { llamadas, total, desde: p.desde, hasta: p.hasta, limit: p.limit, offset: p.offset };
 }

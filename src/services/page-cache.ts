@@ -45,11 +45,21 @@ function ownBytes(text: string): Buffer {
   return body;
 }
 
-/** A kept page: its bytes, and the headers that belong to them (a CSV page's total and next link). */
+/** A kept page: its bytes, the headers that belong to them (a CSV page's total and next link), and what it discloses. */
 export interface KeptPage {
   body: Buffer;
   headers: Readonly<Record<string, string>>;
+  /** records on the page, and the ids of the clientas whose data it holds (the request log's access record) */
+  disclosed: PageDisclosure;
 }
+
+/** What a page discloses: a page sent again from the cache discloses the same clientas. */
+export interface PageDisclosure {
+  records: number;
+  clientas: readonly string[];
+}
+
+const NOTHING: PageDisclosure = Object.freeze({ records: 0, clientas: Object.freeze([]) as readonly string[] });
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -72,7 +82,9 @@ export class PageCache {
       maxBytes > 0
         ? new LRUCache<string, KeptPage>({
             maxSize: maxBytes,
-            sizeCalculation: (p, key) => p.body.length + 2 * (key.length + headerChars(p.headers)) + ENTRY_OVERHEAD_BYTES,
+            // The clientas' ids: 36 characters each, with their array's slot.
+            sizeCalculation: (p, key) =>
+              p.body.length + 2 * (key.length + headerChars(p.headers)) + 80 * p.disclosed.clientas.length + ENTRY_OVERHEAD_BYTES,
           })
         : null;
   }
@@ -95,8 +107,14 @@ export class PageCache {
   }
 
   /** Keeps the page's text as UTF-8 bytes of their own, with its headers, and returns them (to be sent). */
-  set(clinicId: string, etag: string, text: string, headers: Readonly<Record<string, string>> = NO_HEADERS): KeptPage {
-    const page = { body: ownBytes(text), headers };
+  set(
+    clinicId: string,
+    etag: string,
+    text: string,
+    headers: Readonly<Record<string, string>> = NO_HEADERS,
+    disclosed: PageDisclosure = NOTHING,
+  ): KeptPage {
+    const page = { body: ownBytes(text), headers, disclosed };
     this.lru?.set(PageCache.key(clinicId, etag), page);
     return page;
   }

@@ -12,11 +12,40 @@ import { llamadasByIds } from '../repos/llamadas.js';
 import { citaWithoutContact, clientaWithoutContact, llamadaWithoutContact } from './contact-view.js';
 import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
-/** `contact`: the key's view (contacto:read); without it the contact fields are null, as in the lists. */
+// `contact`: the key's view (contacto:read); without it the contact fields are null, as in the lists.
+
+/** A record read, and the clienta whose data it holds (null: none, an unknown caller's call). */
+export interface RecordRead<T> {
+  record: T;
+  clientaId: string | null;
+}
+
 export async function citaById(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<Cita | null> {
+  return (await citaRead(db, ctx, id, contact))?.record ?? null;
+}
+
+export async function citaRead(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<RecordRead<Cita> | null> {
   const [row] = await citasByIds(db, ctx.clinicId, [id]);
   if (row === undefined) return null;
-  return contact ? citaOut(row, ctx) : citaWithoutContact(citaOut(row, ctx));
+  return { record: contact ? citaOut(row, ctx) : citaWithoutContact(citaOut(row, ctx)), clientaId: row.clienta_id };
+}
+
+/** `nowMs`: ultima_cita is her latest cita that starts at or before now. */
+export async function clientaRead(
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  id: string,
+  nowMs: number,
+  contact: boolean,
+): Promise<RecordRead<Clienta> | null> {
+  const record = await clientaById(db, ctx, id, nowMs, contact);
+  return record === null ? null : { record, clientaId: record.id };
+}
+
+export async function llamadaRead(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<RecordRead<Llamada> | null> {
+  const [row] = await llamadasByIds(db, ctx.clinicId, [id]);
+  if (row === undefined) return null;
+  return { record: contact ? llamadaOut(row, ctx) : llamadaWithoutContact(llamadaOut(row, ctx)), clientaId: row.clienta_id };
 }
 
 /** `nowMs`: ultima_cita is her latest cita that starts at or before now. */
@@ -35,7 +64,5 @@ export async function clientaById(
 export async function llamadaById(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<Llamada | null> {
   // (its awaitingClienta is for an import reading inside its own transaction: a committed call's
   // linked clienta is always stored)
-  const [row] = await llamadasByIds(db, ctx.clinicId, [id]);
-  if (row === undefined) return null;
-  return contact ? llamadaOut(row, ctx) : llamadaWithoutContact(llamadaOut(row, ctx));
+  return (await llamadaRead(db, ctx, id, contact))?.record ?? null;
 }

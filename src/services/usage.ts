@@ -5,7 +5,15 @@
 import type { Kysely } from 'kysely';
 import { whenWritable } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
-import { addKeyErrors, addUsage, recentKeyErrors, usageForDays, type KeyErrorRow, type UsageRow } from '../repos/usage.js';
+import {
+  addKeyErrors,
+  rowsOfExistingKeys,
+  addUsage,
+  recentKeyErrors,
+  usageForDays,
+  type KeyErrorRow,
+  type UsageRow,
+} from '../repos/usage.js';
 import { localDate } from '../time.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
 import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
@@ -105,8 +113,8 @@ export class UsageCounter {
       await whenWritable(
         () =>
           this.db.transaction().execute(async (trx) => {
-            await addUsage(trx, [...counts.values()]);
-            await addKeyErrors(trx, [...errors.values()]);
+            await addUsage(trx, await rowsOfExistingKeys(trx, [...counts.values()]));
+            await addKeyErrors(trx, await rowsOfExistingKeys(trx, [...errors.values()]));
           }),
         lockWaitMs,
       );

@@ -1,5 +1,6 @@
 // Usage at a glance: counted in memory, written in batches (never a database write per API
 // request), shown per key and day with the last error codes.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -135,14 +136,6 @@ describe('UsageCounter', () => {
       .insertInto('clinics')
       .values({ id: 'c0', name: 'C0', timezone: 'UTC', currency: 'EUR', plan: 'premium', language: 'en', created_at: 0 })
       .execute();
-    const u = new UsageCounter(db);
-    const at = Date.UTC(2026, 0, 1);
-    // the key does not exist yet: the batch violates the foreign key and is rolled back
-    u.record({ keyId: 'k0', clinicId: 'c0', timezone: 'UTC', status: 200, errorCode: null, atMs: at });
-    u.record({ keyId: 'k0', clinicId: 'c0', timezone: 'UTC', status: 429, errorCode: 'too_many_requests', atMs: at });
-    await expect(u.flush()).rejects.toThrow();
-    expect(u.pending).toBe(2);
-    u.record({ keyId: 'k0', clinicId: 'c0', timezone: 'UTC', status: 200, errorCode: null, atMs: at });
     await db
       .insertInto('api_keys')
       .values({
@@ -159,6 +152,17 @@ describe('UsageCounter', () => {
         scopes: 'citas:read',
       })
       .execute();
+    const u = new UsageCounter(db);
+    const at = Date.UTC(2026, 0, 1);
+    // the table is away: the batch fails and is rolled back (a key that does not exist is dropped
+    // instead, as a clinic deleted meanwhile takes its keys: test/db/clinic-deletion.test.ts)
+    await sql`alter table api_key_usage rename to api_key_usage_away`.execute(db);
+    u.record({ keyId: 'k0', clinicId: 'c0', timezone: 'UTC', status: 200, errorCode: null, atMs: at });
+    u.record({ keyId: 'k0', clinicId: 'c0', timezone: 'UTC', status: 429, errorCode: 'too_many_requests', atMs: at });
+    await expect(u.flush()).rejects.toThrow();
+    expect(u.pending).toBe(2);
+    u.record({ keyId: 'k0', clinicId: 'c0', timezone: 'UTC', status: 200, errorCode: null, atMs: at });
+    await sql`alter table api_key_usage_away rename to api_key_usage`.execute(db);
     await u.flush();
     expect(u.pending).toBe(0);
     const rows = await db

@@ -1,17 +1,21 @@
-// The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me behind
-// API-key authentication, address restrictions and rate limits (../auth.ts), each route's scope
-// (declared in its config, ../scopes.ts), the strict validator of query strings and path
-// parameters (../query-validator.ts) and per-key usage counts. Its hooks and validator apply to
-// its own routes only (an encapsulated child scope); the request's `apiKey` field is declared
-// app-wide, since the access log reads it.
+// The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me, and
+// the MCP server at /mcp (../mcp/plugin.ts), behind API-key authentication, address restrictions
+// and rate limits (../auth.ts), each route's scope (declared in its config, ../scopes.ts), the
+// strict validator of query strings and path parameters (../query-validator.ts) and per-key usage
+// counts. Its hooks and validator apply to its own routes only (an encapsulated child scope); the
+// request's `apiKey` field is declared app-wide, since the access log reads it.
 import type { Kysely } from 'kysely';
 import fp from 'fastify-plugin';
 import type { DB } from '../../db/schema.js';
 import type { KeyService } from '../../services/api-keys.js';
+import { ClientasSearch } from '../../services/clientas-search/search.js';
 import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
+import type { RequestLog } from '../../services/request-log.js';
 import type { UsageCounter } from '../../services/usage.js';
-import { apiAuthHook } from '../auth.js';
+import { apiAuthHook, type TokenAuth } from '../auth.js';
+import { mcpRoutes } from '../mcp/plugin.js';
+import '../disclosure.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
 import { declareScope } from '../scopes.js';
 import { v1Routes } from '../routes/v1.js';
@@ -27,11 +31,29 @@ export interface ApiOptions {
   now: () => number;
   /** the lists' built pages, by ETag (services/page-cache.ts) */
   pages: PageCache;
+  /** OAuth access tokens (OAUTH_ISSUER set); null: keys only */
+  oauth: TokenAuth | null;
+  /** the request log (REQUEST_LOG_DAYS); null: off, and no hook is added */
+  requestLog: RequestLog | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** an error response's body as sent, for the request log (set only while the log is on) */
+    errorBody: string | null;
+  }
 }
 
 export const api = fp(
   async (app, opts: ApiOptions) => {
     app.decorateRequest('apiKey', null);
+    app.decorateRequest('rateLimitRefusal', null);
+    // What a response disclosed, for the request log (../disclosure.ts).
+    app.decorateRequest('disclosed', null);
+    app.decorateRequest('errorBody', null);
+    // One client search for the REST list and the MCP tools: it keeps the counts of searches.
+    const search = new ClientasSearch();
+    const rateLimit = { rate: opts.limiter.rate, burst: opts.limiter.burst };
     await app.register(async (scope) => {
       scope.setValidatorCompiler(({ schema, httpPart }) => {
         // Path parameters (a record's id) are checked by the same rules as the query string.
@@ -43,13 +65,14 @@ export const api = fp(
       scope.addHook('onRoute', declareScope);
       scope.addHook(
         'onRequest',
-        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })),
+        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit }), opts.oauth),
       );
       // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
       // Callback style: on every response, no promise to allocate.
       scope.addHook('onResponse', (req, reply, done) => {
         const k = req.apiKey;
-        if (k)
+        // Counted per key; an app's requests (an OAuth grant, not a key) show as its grant's last use instead.
+        if (k && !k.app)
           opts.usage.record({
             keyId: k.keyId,
             clinicId: k.clinicId,
@@ -60,12 +83,44 @@ export const api = fp(
           });
         done();
       });
-      await scope.register(v1Routes, {
-        db: opts.db,
-        now: opts.now,
-        rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst },
-        pages: opts.pages,
-      });
+      // The request log (services/request-log.ts): every response to a known key, collected in
+      // memory (one object pushed, no promise) and written in batches off the request's path.
+      const log = opts.requestLog;
+      if (log !== null) {
+        scope.addHook('onSend', (req, reply, payload, done) => {
+          // The error body the client got, for the log's detail (masked when written).
+          if (reply.statusCode >= 400 && req.apiKey !== null && typeof payload === 'string') req.errorBody = payload;
+          done(null, payload);
+        });
+        scope.addHook('onResponse', (req, reply, done) => {
+          const k = req.apiKey;
+          if (k) {
+            const d = req.disclosed;
+            log.record({
+              clinicId: k.clinicId,
+              atMs: opts.now(),
+              requestId: req.id,
+              // An OAuth token's principal carries its grant (its keyId is the grant's id too).
+              keyId: k.app ? null : k.keyId,
+              grantId: k.app ? k.app.grantId : null,
+              method: req.method,
+              url: req.url,
+              status: reply.statusCode,
+              errorCode: req.apiErrorCode,
+              durationMs: reply.elapsedTime,
+              records: d === null ? null : d.records,
+              ip: req.ip ?? null,
+              userAgent: req.headers['user-agent'] ?? null,
+              errorBody: req.errorBody,
+              clientas: d === null ? null : d.clientas,
+            });
+          }
+          done();
+        });
+      }
+      await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit, pages: opts.pages, search });
+      // Its own child: its body parsing and its 401 challenge are its own.
+      await scope.register(mcpRoutes, { db: opts.db, now: opts.now, rateLimit, search, oauth: opts.oauth });
     });
   },
   { name: 'api' },

@@ -17,7 +17,8 @@ import { errors } from '../../errors.js';
 import { RESOURCE_SCOPES } from '../../domain/scopes.js';
 import { recordEtag, type ListResource } from '../../services/conditional.js';
 import type { ClinicContext } from '../../services/listings.js';
-import { citaById, clientaById, llamadaById } from '../../services/records.js';
+import { citaRead, clientaRead, llamadaRead } from '../../services/records.js';
+import { disclose } from '../disclosure.js';
 import { samplesMarkdown, type SampleRequest } from '../code-samples.js';
 import { answeredNotModified } from '../conditional.js';
 import { apiResponses, NOT_MODIFIED, RECORD_NOT_FOUND } from '../route-responses.js';
@@ -85,11 +86,11 @@ const ROUTES = {
 function reader(db: Kysely<DB>, resource: ListResource) {
   switch (resource) {
     case 'citas':
-      return (ctx: ClinicContext, id: string, _nowMs: number, contact: boolean) => citaById(db, ctx, id, contact);
+      return (ctx: ClinicContext, id: string, _nowMs: number, contact: boolean) => citaRead(db, ctx, id, contact);
     case 'clientas':
-      return (ctx: ClinicContext, id: string, nowMs: number, contact: boolean) => clientaById(db, ctx, id, nowMs, contact);
+      return (ctx: ClinicContext, id: string, nowMs: number, contact: boolean) => clientaRead(db, ctx, id, nowMs, contact);
     case 'llamadas':
-      return (ctx: ClinicContext, id: string, _nowMs: number, contact: boolean) => llamadaById(db, ctx, id, contact);
+      return (ctx: ClinicContext, id: string, _nowMs: number, contact: boolean) => llamadaRead(db, ctx, id, contact);
   }
 }
 
@@ -129,10 +130,12 @@ export function addRecordRoute(fastify: FastifyInstance, opts: RecordRoutesOptio
       const contact = seesContact(req);
       const etag = await recordEtag(db, ctx, resource, id, nowMs, contact);
       if (answeredNotModified(req, reply, etag, false)) return reply;
-      const record = await read(ctx, id, nowMs, contact);
-      if (record === null) throw errors.recordNotFound(r.singular, id);
+      const found = await read(ctx, id, nowMs, contact);
+      if (found === null) throw errors.recordNotFound(r.singular, id);
       if (answeredNotModified(req, reply, etag)) return reply;
-      return record;
+      // For the request log: one record, and whose data it holds.
+      disclose(req, 1, found.clientaId === null ? [] : [found.clientaId]);
+      return found.record;
     },
   );
 }

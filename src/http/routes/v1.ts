@@ -34,7 +34,7 @@ import {
 } from '../../domain/api-schemas.js';
 import { hasScope } from '../../domain/scopes.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
-import { ClientasSearch } from '../../services/clientas-search/search.js';
+import type { ClientasSearch } from '../../services/clientas-search/search.js';
 import { listEtag, type ListResource } from '../../services/conditional.js';
 import { feedBounds, feedEtag, feedPage, planFeed } from '../../services/feed.js';
 import {
@@ -45,12 +45,14 @@ import {
   plannedClientasPage,
   plannedLlamadasPage,
   type ClinicContext,
+  type DisclosedClientas,
 } from '../../services/listings.js';
 import { whoAmI } from '../../services/me.js';
 import type { PageCache } from '../../services/page-cache.js';
 import { samplesMarkdown, type SampleRequest } from '../code-samples.js';
 import { JSON_UTF8, sendCsvPage, sendPage } from '../cached-page.js';
 import { answeredNotModified } from '../conditional.js';
+import { disclose } from '../disclosure.js';
 import { csvListPage, listFormat } from '../csv.js';
 import { apiResponses, COMMON_HEADERS, NOT_MODIFIED, RATE_LIMIT_HEADERS } from '../route-responses.js';
 import { addRecordRoute, RECORD_PATHS, RECORD_SAMPLES } from './records.js';
@@ -120,13 +122,13 @@ export interface V1Options {
   rateLimit: { rate: number; burst: number };
   /** the lists' built pages, by ETag */
   pages: PageCache;
+  /** the app's client search (it keeps the counts of searches; services/clientas-search/) */
+  search: ClientasSearch;
 }
 
 export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, now, pages } = opts;
-  // One client search per app: it keeps the counts of searches (services/clientas-search/).
-  const search = new ClientasSearch();
+  const { db, now, pages, search } = opts;
   const records = { db, now, tenant, seesContact };
 
   /**
@@ -141,15 +143,25 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
     resource: ListResource,
     plan: { key: string; limit: number; offset: number },
     nowMs: number,
-    build: () => Promise<P>,
+    build: (disclosed: DisclosedClientas) => Promise<P>,
     applied: Record<string, unknown>,
   ): Promise<FastifyReply> {
     const format = listFormat(req.headers.accept);
     const etag = await listEtag(db, ctx, resource, plan.key, nowMs, format);
     reply.header('vary', 'Accept');
     if (answeredNotModified(req, reply, etag)) return reply;
-    if (format === 'json') return sendPage(reply, pages, ctx.clinicId, etag, build);
-    return sendCsvPage(reply, pages, ctx.clinicId, etag, async () => csvListPage(resource, await build(), plan, applied));
+    // The page's records and the clientas whose data they hold, kept with the page (the request log).
+    const built = async () => {
+      let clientas: string[] = [];
+      const page = await build((ids) => (clientas = ids));
+      const items = page[resource];
+      return { page, disclosed: { records: Array.isArray(items) ? items.length : 0, clientas } };
+    };
+    if (format === 'json') return sendPage(reply, pages, ctx.clinicId, etag, built);
+    return sendCsvPage(reply, pages, ctx.clinicId, etag, async () => {
+      const b = await built();
+      return { ...csvListPage(resource, b.page, plan, applied), disclosed: b.disclosed };
+    });
   }
 
   app.get(
@@ -179,7 +191,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
       const plan = planCitas(ctx, req.query, nowMs, seesContact(req));
       // The next page keeps the days applied, also when they were the default window.
       const applied = { ...req.query, desde: plan.desde, hasta: plan.hasta };
-      return answerList(req, reply, ctx, 'citas', plan, nowMs, () => plannedCitasPage(db, ctx, plan), applied);
+      return answerList(req, reply, ctx, 'citas', plan, nowMs, (d) => plannedCitasPage(db, ctx, plan, d), applied);
     },
   );
   addRecordRoute(app, records, 'citas');
@@ -209,7 +221,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
       const ctx = tenant(req);
       const nowMs = now();
       const plan = planClientas(req.query, seesContact(req));
-      return answerList(req, reply, ctx, 'clientas', plan, nowMs, () => plannedClientasPage(db, ctx, plan, nowMs, search), req.query);
+      return answerList(req, reply, ctx, 'clientas', plan, nowMs, (d) => plannedClientasPage(db, ctx, plan, nowMs, search, d), req.query);
     },
   );
   addRecordRoute(app, records, 'clientas');
@@ -239,7 +251,7 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
       const nowMs = now();
       const plan = planLlamadas(ctx, req.query, nowMs, seesContact(req));
       const applied = { ...req.query, desde: plan.desde, hasta: plan.hasta };
-      return answerList(req, reply, ctx, 'llamadas', plan, nowMs, () => plannedLlamadasPage(db, ctx, plan), applied);
+      return answerList(req, reply, ctx, 'llamadas', plan, nowMs, (d) => plannedLlamadasPage(db, ctx, plan, d), applied);
     },
   );
   addRecordRoute(app, records, 'llamadas');
@@ -272,7 +284,9 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
       if (answeredNotModified(req, reply, feedEtag(ctx, plan, bounds))) return reply;
       // Already JSON (each event's datos is stored as JSON): sent as it is, not serialized again.
       // It is the JSON text of an EventosList, which the type of send() cannot say of a string.
-      const page = (await feedPage(db, ctx, plan, bounds)) as unknown as Static<typeof EventosList>;
+      const page = (await feedPage(db, ctx, plan, bounds, undefined, (n, clientas) => disclose(req, n, clientas))) as unknown as Static<
+        typeof EventosList
+      >;
       return reply.type(JSON_UTF8).send(page);
     },
   );

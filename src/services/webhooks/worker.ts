@@ -232,8 +232,15 @@ export class DeliveryWorker {
       if (cursor >= bounds.eventsSeq) break;
       const through = Math.min(bounds.eventsSeq, cursor + SCAN);
       const rows = await eventsAfter(db, ep.clinic_id, cursor, through, types, PAGE);
+      let reread = false;
       for (const ev of rows) {
         if (this.stopped) break;
+        // An erasure (services/erasure.ts) may have rewritten the datos of events read into this
+        // page since: it bumps the data version, and then the page is read again from the cursor.
+        if ((await dataVersions(db, ep.clinic_id)).data !== bounds.data) {
+          reread = true;
+          break;
+        }
         // The lease is renewed right before the request is written (after the address is vetted):
         // it then covers the whole attempt (at most WEBHOOK_TIMEOUT_MS) and a stall of up to
         // WEBHOOK_LEASE_MS - WEBHOOK_TIMEOUT_MS after it, however long this process took to get
@@ -270,6 +277,7 @@ export class DeliveryWorker {
         ep = { ...ep, attempts: 0, failing_since_ms: null };
       }
       if (this.stopped) break;
+      if (reread) continue;
       // A short page ended the range: the rest of it holds no event of the endpoint's types.
       if (rows.length < PAGE && cursor < through) {
         cursor = through;

@@ -71,9 +71,13 @@ export class EventLog {
       if (chunk.length === 0) continue;
       let seq = first === undefined ? await this.reserve(chunk.length) : first + i;
       const rows: EventRow[] = chunk.map((e) => {
-        const d = e.tipo.endsWith('.eliminada') ? JSON.stringify({ id: e.id }) : datos.get(e.id);
+        const read = datos.get(e.id);
+        const d = e.tipo.endsWith('.eliminada') ? JSON.stringify({ id: e.id }) : read?.json;
         // A record written or changed a moment ago is there to read: anything else is a fault of the writer.
         if (d === undefined) throw new Error(`event ${e.tipo} of ${e.id}: the record cannot be read back`);
+        // Whom the event discloses (the request log's access record): her own events, else the
+        // record's clienta as read back (a deleted cita's or call's is no longer known: it holds the id only).
+        const clienta = type === 'clienta' ? e.id : (read?.clienta ?? null);
         return {
           clinic_id: this.clinic.clinicId,
           seq: seq++,
@@ -82,6 +86,7 @@ export class EventLog {
           record_id: e.id,
           ocurrido_at: this.at,
           datos: d,
+          clienta_id: clienta,
         };
       });
       await insertEvents(this.db, rows);
@@ -89,18 +94,20 @@ export class EventLog {
     }
   }
 
-  /** The API's JSON of the records `ids` as stored now (a record not found is missing from the map). */
-  private async datos(type: RecordType, ids: string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
+  /** The API's JSON of the records `ids` as stored now, with their clienta (a record not found is missing from the map). */
+  private async datos(type: RecordType, ids: string[]): Promise<Map<string, { json: string; clienta: string | null }>> {
+    const out = new Map<string, { json: string; clienta: string | null }>();
     if (ids.length === 0) return out;
     const { db, clinic } = this;
     if (type === 'clienta') {
-      for (const r of await clientasByIds(db, clinic.clinicId, ids, this.at)) out.set(r.id, JSON.stringify(clientaOut(r, clinic)));
+      for (const r of await clientasByIds(db, clinic.clinicId, ids, this.at))
+        out.set(r.id, { json: JSON.stringify(clientaOut(r, clinic)), clienta: r.id });
     } else if (type === 'cita') {
-      for (const r of await citasByIds(db, clinic.clinicId, ids)) out.set(r.id, JSON.stringify(citaOut(r, clinic)));
+      for (const r of await citasByIds(db, clinic.clinicId, ids))
+        out.set(r.id, { json: JSON.stringify(citaOut(r, clinic)), clienta: r.clienta_id });
     } else {
       for (const r of await llamadasByIds(db, clinic.clinicId, ids))
-        if (!r.awaitingClienta) out.set(r.id, JSON.stringify(llamadaOut(r, clinic)));
+        if (!r.awaitingClienta) out.set(r.id, { json: JSON.stringify(llamadaOut(r, clinic)), clienta: r.clienta_id });
     }
     return out;
   }

@@ -11,7 +11,9 @@
 // Then the count tables' changes and the clinic's versions, and COMMIT, or ROLLBACK when any
 // line was refused: a write is all or nothing. A file with refused lines is still applied (without
 // events) when it deletes something, so that a deletion of what does not exist is reported too.
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/connect.js';
+import type { DB } from '../../db/schema.js';
 import { bumpDataVersions, ensureDataVersions } from '../../repos/clinics.js';
 import { notifyEvents } from '../../repos/events.js';
 import { danglingReferences, deletesClientas, markLaterReferences } from '../../repos/staging-references.js';
@@ -36,6 +38,18 @@ export interface WriteOptions {
   now?: () => number;
   /** phase three's progress: lines applied of those staged */
   onApply?: (done: number, total: number) => void;
+  /** more work in the same transaction (erasure: services/erasure.ts) */
+  extra?: ExtraWork;
+}
+
+/**
+ * Work that belongs to a write's transaction: `before` runs under the clinic's lock before the
+ * lines are read (it may decide what they are), `after` once they are applied, if the write is
+ * kept; it says whether it changed what the API shows (the clinic's versions are bumped then too).
+ */
+export interface ExtraWork {
+  before(trx: Kysely<DB>): Promise<void>;
+  after(trx: Kysely<DB>): Promise<boolean>;
 }
 
 export interface WriteOutcome {
@@ -64,6 +78,7 @@ export async function writeClinicData(
       withBulkCache(trx, async () => {
         await checkReferencesAt(trx, opts.mode === 'insert' ? 'statement' : 'commit');
         await lockClinicData(trx, clinic.clinicId);
+        await opts.extra?.before(trx);
         await createStaging(trx);
 
         const stager = new Stager(trx, clinic.timezone);
@@ -101,7 +116,7 @@ export async function writeClinicData(
         }
 
         const ok = !refused && missing.count === 0;
-        if (ok) await finish(ctx);
+        if (ok) await finish(ctx, (await opts.extra?.after(trx)) ?? false);
         await dropStaging(trx);
         return {
           ok,
@@ -137,13 +152,13 @@ async function applyInFileOrder(ctx: ApplyContext, missing: MissingRecords): Pro
 }
 
 /** The count tables, the versions the lists' ETags and kept search totals compare with, and the listeners. */
-async function finish(ctx: ApplyContext): Promise<void> {
+async function finish(ctx: ApplyContext, extraChanged: boolean): Promise<void> {
   const { db, clinic, counts } = ctx;
   await ctx.deltas.apply(db, clinic.clinicId);
-  if (anyChange(counts)) {
+  if (anyChange(counts) || extraChanged) {
     await ensureDataVersions(db, clinic.clinicId);
     const c = counts.clientas;
-    await bumpDataVersions(db, clinic.clinicId, c.created + c.updated + c.deleted > 0);
+    await bumpDataVersions(db, clinic.clinicId, extraChanged || c.created + c.updated + c.deleted > 0);
   }
   if ((ctx.events?.count ?? 0) > 0) await notifyEvents(db, clinic.clinicId);
 }

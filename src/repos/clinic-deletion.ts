@@ -1,0 +1,77 @@
+// Every row of one clinic, table by table (`clinic-api clinics delete`), in an order the foreign
+// keys allow: what refers to a row goes before it. CLINIC_TABLES is the list a test compares with
+// the schema (every table with a clinic_id column must be in it: test/db/clinic-deletion.test.ts).
+// The caller runs deleteClinicRows inside one writing transaction.
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+
+/** Tables with a clinic_id column, in deletion order (webhook_deliveries before their endpoints, citas before clientas ...). */
+export const CLINIC_TABLES = [
+  'webhook_deliveries',
+  'webhook_endpoints',
+  'events',
+  'api_key_usage',
+  'api_key_errors',
+  // request_access rows (no clinic_id: their log row gives the tenancy) go just before these.
+  'request_log',
+  'citas',
+  'llamadas',
+  'citas_por_dia',
+  'llamadas_por_dia',
+  'clientas_por_vip',
+  // clientas_search (SQLite's search index) rows go with their clientas (a trigger); counted here after.
+  'clientas',
+  'clientas_search',
+  'clinic_data_versions',
+  'api_keys',
+  'users',
+] as const satisfies readonly (keyof DB)[];
+
+export type ClinicTable = (typeof CLINIC_TABLES)[number] | 'dashboard_sessions' | 'clinics' | 'request_access';
+
+/** The clinic's API key ids (to evict and announce once they are gone). */
+export async function clinicKeyIds(db: Kysely<DB>, clinicId: string): Promise<string[]> {
+  const rows = await db.selectFrom('api_keys').select('id').where('clinic_id', '=', clinicId).execute();
+  return rows.map((r) => r.id);
+}
+
+async function countOf(db: Kysely<DB>, table: (typeof CLINIC_TABLES)[number], clinicId: string): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('clinic_id', '=', clinicId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Deletes every row of the clinic, the clinic last; rows deleted per table. */
+export async function deleteClinicRows(db: Kysely<DB>, clinicId: string, hasSearchTable: boolean): Promise<Record<ClinicTable, number>> {
+  const counts = {} as Record<ClinicTable, number>;
+  // Sessions of the clinic's own users (a superadmin's have no clinic and stay).
+  const sessions = await db
+    .deleteFrom('dashboard_sessions')
+    .where('user_id', 'in', db.selectFrom('users').select('id').where('clinic_id', '=', clinicId))
+    .executeTakeFirst();
+  counts.dashboard_sessions = Number(sessions.numDeletedRows);
+  // SQLite only: the clientas' delete trigger empties it (and the text index) as they go.
+  const searchRows = hasSearchTable ? await countOf(db, 'clientas_search', clinicId) : 0;
+  for (const table of CLINIC_TABLES) {
+    if (table === 'clientas_search') {
+      if (hasSearchTable) await db.deleteFrom('clientas_search').where('clinic_id', '=', clinicId).execute();
+      counts.clientas_search = searchRows;
+      continue;
+    }
+    if (table === 'request_log') {
+      const access = await db
+        .deleteFrom('request_access')
+        .where('log_id', 'in', db.selectFrom('request_log').select('id').where('clinic_id', '=', clinicId))
+        .executeTakeFirst();
+      counts.request_access = Number(access.numDeletedRows);
+    }
+    const res = await db.deleteFrom(table).where('clinic_id', '=', clinicId).executeTakeFirst();
+    counts[table] = Number(res.numDeletedRows);
+  }
+  const res = await db.deleteFrom('clinics').where('id', '=', clinicId).executeTakeFirst();
+  counts.clinics = Number(res.numDeletedRows);
+  return counts;
+}

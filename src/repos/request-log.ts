@@ -1,0 +1,242 @@
+// The request log and the client access record (migration 010): the batch writer's inserts, the
+// retention's deletes, and the readers of the dashboard and the CLI. Every reader takes the
+// clinic id; the access rows carry none and are only ever read joined to their clinic's log rows.
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { dialectOf, type Dialect } from '../db/dialect.js';
+import type { DB, RequestLogTable } from '../db/schema.js';
+
+/** A log row as written (its id allocated by insertRequestLog). */
+export type RequestLogRow = Omit<RequestLogTable, 'id'>;
+
+/** A log row as read back. */
+export type StoredRequestLogRow = RequestLogRow & { id: number };
+
+const COLUMNS = [
+  ['clinic_id', 'text'],
+  ['at_ms', 'int8'],
+  ['request_id', 'text'],
+  ['key_id', 'text'],
+  ['grant_id', 'text'],
+  ['method', 'text'],
+  ['path', 'text'],
+  ['query', 'text'],
+  ['status', 'int4'],
+  ['error_code', 'text'],
+  ['duration_ms', 'float8'],
+  ['records', 'int4'],
+  ['client_ip', 'text'],
+  ['user_agent', 'text'],
+  ['error_body', 'text'],
+] as const satisfies readonly (readonly [keyof RequestLogRow, string])[];
+
+/** SQLite: parameters per statement stay far below its limit (32,766). */
+const LOG_ROWS_PER_STATEMENT = 500;
+const ACCESS_ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 5_000, postgres: 50_000 };
+
+/** A clienta's UUID as the 16 bytes the access record stores (null: not a UUID, not recorded). */
+export function clientaBytes(id: string): Buffer | null {
+  const hex = id.replace(/-/g, '');
+  return /^[0-9a-fA-F]{32}$/.test(hex) ? Buffer.from(hex, 'hex') : null;
+}
+
+/** The UUID text of 16 stored bytes. */
+export function clientaText(b: Uint8Array): string {
+  const h = Buffer.from(b).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** `count` consecutive new ids: SQLite after the largest (the caller holds the write lock), PostgreSQL from the column's sequence. */
+async function allocateIds(trx: Kysely<DB>, count: number): Promise<number[]> {
+  if (dialectOf(trx) === 'postgres') {
+    const r = await sql<{
+      id: string;
+    }>`select nextval(pg_get_serial_sequence('request_log', 'id')) as id from generate_series(1, ${count})`.execute(trx);
+    return r.rows.map((x) => Number(x.id));
+  }
+  const r = await sql<{ last: number | null }>`select max(id) as last from request_log`.execute(trx);
+  const first = Number(r.rows[0]?.last ?? 0) + 1;
+  return Array.from({ length: count }, (_, i) => first + i);
+}
+
+/**
+ * Writes a batch of log rows and, for each, the clientas it disclosed (16-byte ids, in the same
+ * order as `rows`), inside the caller's write transaction. Returns the ids given to the rows.
+ */
+export async function insertRequestLog(
+  trx: Kysely<DB>,
+  rows: readonly RequestLogRow[],
+  clientas: readonly (readonly Buffer[])[],
+): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const dialect = dialectOf(trx);
+  const ids = await allocateIds(trx, rows.length);
+  const names = ['id', ...COLUMNS.map(([c]) => c)].join(', ');
+  for (let i = 0; i < rows.length; i += LOG_ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(i, i + LOG_ROWS_PER_STATEMENT);
+    const chunkIds = ids.slice(i, i + LOG_ROWS_PER_STATEMENT);
+    if (dialect === 'postgres') {
+      const params = [chunkIds, ...COLUMNS.map(([c]) => chunk.map((r) => r[c]))];
+      const types = ['int8', ...COLUMNS.map(([, t]) => t)];
+      await trx.executeQuery(
+        CompiledQuery.raw(
+          `insert into request_log (${names}) select * from unnest(${types.map((t, k) => `$${k + 1}::${t}[]`).join(', ')})`,
+          params,
+        ),
+      );
+    } else {
+      const one = `(${Array.from({ length: COLUMNS.length + 1 }, () => '?').join(', ')})`;
+      const params = chunk.flatMap((r, k) => [chunkIds[k], ...COLUMNS.map(([c]) => r[c])]);
+      await trx.executeQuery(CompiledQuery.raw(`insert into request_log (${names}) values ${chunk.map(() => one).join(', ')}`, params));
+    }
+  }
+  const logIds: number[] = [];
+  const blobs: Buffer[] = [];
+  clientas.forEach((list, i) => {
+    for (const b of list) {
+      logIds.push(ids[i]!);
+      blobs.push(b);
+    }
+  });
+  const step = ACCESS_ROWS_PER_STATEMENT[dialect];
+  for (let i = 0; i < logIds.length; i += step) {
+    const l = logIds.slice(i, i + step);
+    const b = blobs.slice(i, i + step);
+    if (dialect === 'postgres') {
+      await trx.executeQuery(
+        CompiledQuery.raw(
+          'insert into request_access (log_id, clienta) select * from unnest($1::int8[], $2::bytea[]) on conflict do nothing',
+          [l, b],
+        ),
+      );
+    } else {
+      await trx.executeQuery(
+        CompiledQuery.raw(
+          `insert or ignore into request_access (log_id, clienta) values ${l.map(() => '(?, ?)').join(', ')}`,
+          l.flatMap((id, k) => [id, b[k]]),
+        ),
+      );
+    }
+  }
+  return ids;
+}
+
+/**
+ * Retention: the next `limit` log rows after `afterId` in primary-key order (the id grows with the
+ * time of writing, so the oldest come first), with their time: a range read of the key.
+ */
+export async function logRowsAfter(db: Kysely<DB>, afterId: number, limit: number): Promise<{ id: number; atMs: number }[]> {
+  const rows = await db.selectFrom('request_log').select(['id', 'at_ms']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ id: Number(r.id), atMs: Number(r.at_ms) }));
+}
+
+/** Deletes log rows `ids` and their access rows (the caller's short write transaction). */
+export async function deleteLogRows(trx: Kysely<DB>, ids: readonly number[]): Promise<{ log: number; access: number }> {
+  if (ids.length === 0) return { log: 0, access: 0 };
+  const pg = dialectOf(trx) === 'postgres';
+  const inList = (col: string) => (pg ? sql`${sql.ref(col)} = any(${[...ids]}::int8[])` : sql`${sql.ref(col)} in (${sql.join([...ids])})`);
+  const access = await sql`delete from request_access where ${inList('log_id')}`.execute(trx);
+  const log = await sql`delete from request_log where ${inList('id')}`.execute(trx);
+  return { log: Number(log.numAffectedRows ?? 0), access: Number(access.numAffectedRows ?? 0) };
+}
+
+/** Filters of a clinic's log (every one optional but the clinic). */
+export interface LogFilter {
+  keyId?: string | null;
+  /** a status class (4 for 4xx) or one status */
+  status?: { class: number } | { exact: number } | null;
+  /** the path, exactly as logged (e.g. /api/v1/citas), or a prefix ending in '*' */
+  path?: string | null;
+  sinceMs?: number | null;
+  /** exclusive */
+  untilMs?: number | null;
+}
+
+/** Where a page of the log newest first starts after: the last row of the page before. */
+export interface LogCursor {
+  atMs: number;
+  id: number;
+}
+
+function numeric(r: StoredRequestLogRow): StoredRequestLogRow {
+  return {
+    ...r,
+    id: Number(r.id),
+    at_ms: Number(r.at_ms),
+    status: Number(r.status),
+    duration_ms: Number(r.duration_ms),
+    records: r.records === null ? null : Number(r.records),
+  };
+}
+
+/** A page of the clinic's log, newest first (keyset on (at_ms, id): constant cost at any depth). */
+export async function logPage(
+  db: Kysely<DB>,
+  clinicId: string,
+  f: LogFilter,
+  after: LogCursor | null,
+  limit: number,
+  order: 'desc' | 'asc' = 'desc',
+): Promise<StoredRequestLogRow[]> {
+  let q = db.selectFrom('request_log').selectAll().where('clinic_id', '=', clinicId);
+  if (f.keyId) q = q.where('key_id', '=', f.keyId);
+  if (f.status && 'class' in f.status) q = q.where('status', '>=', f.status.class * 100).where('status', '<', f.status.class * 100 + 100);
+  else if (f.status) q = q.where('status', '=', f.status.exact);
+  if (f.path)
+    q = f.path.endsWith('*') ? q.where('path', 'like', `${f.path.slice(0, -1).replace(/[\\%_]/g, '\\$&')}%`) : q.where('path', '=', f.path);
+  if (f.sinceMs != null) q = q.where('at_ms', '>=', f.sinceMs);
+  if (f.untilMs != null) q = q.where('at_ms', '<', f.untilMs);
+  if (after !== null) {
+    const op = order === 'desc' ? '<' : '>';
+    q = q.where((eb) => eb.or([eb('at_ms', op, after.atMs), eb.and([eb('at_ms', '=', after.atMs), eb('id', op, after.id)])]));
+  }
+  const rows = await q.orderBy('at_ms', order).orderBy('id', order).limit(limit).execute();
+  return rows.map(numeric);
+}
+
+/** One request of the clinic's log, or undefined (another clinic's id too). */
+export async function logEntry(db: Kysely<DB>, clinicId: string, id: number): Promise<StoredRequestLogRow | undefined> {
+  const r = await db.selectFrom('request_log').selectAll().where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  return r === undefined ? undefined : numeric(r);
+}
+
+/** The clientas a logged request disclosed (its clinic's only). */
+export async function accessOfEntry(db: Kysely<DB>, clinicId: string, id: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('request_access as a')
+    .innerJoin('request_log as l', 'l.id', 'a.log_id')
+    .select('a.clienta')
+    .where('l.clinic_id', '=', clinicId)
+    .where('a.log_id', '=', id)
+    .execute();
+  return rows.map((r) => clientaText(r.clienta));
+}
+
+/** A request that disclosed a clienta's data. */
+export type AccessRow = Pick<
+  StoredRequestLogRow,
+  'id' | 'at_ms' | 'request_id' | 'key_id' | 'grant_id' | 'method' | 'path' | 'query' | 'status'
+>;
+
+/**
+ * Every logged request of the clinic that disclosed the clienta, newest first, `limit` after
+ * `afterId` (keyset on the log id: the index (clienta, log_id) read backwards).
+ */
+export async function accessPage(
+  db: Kysely<DB>,
+  clinicId: string,
+  clientaId: string,
+  afterId: number | null,
+  limit: number,
+): Promise<AccessRow[]> {
+  const blob = clientaBytes(clientaId);
+  if (blob === null) return [];
+  let q = db
+    .selectFrom('request_access as a')
+    .innerJoin('request_log as l', 'l.id', 'a.log_id')
+    .select(['l.id', 'l.at_ms', 'l.request_id', 'l.key_id', 'l.grant_id', 'l.method', 'l.path', 'l.query', 'l.status'])
+    .where('a.clienta', '=', blob)
+    .where('l.clinic_id', '=', clinicId);
+  if (afterId !== null) q = q.where('a.log_id', '<', afterId);
+  const rows = await q.orderBy('a.log_id', 'desc').limit(limit).execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id), at_ms: Number(r.at_ms), status: Number(r.status) }));
+}

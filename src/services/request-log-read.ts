@@ -1,0 +1,70 @@
+// Reading a clinic's request log and a clienta's access record for the CLI (and the dashboard):
+// the options checked (pure), and the entries streamed page by page (keyset pages of the indexes
+// (clinic_id, at_ms, id) and (clienta, log_id)), so any size takes constant memory.
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { DomainError } from '../errors.js';
+import { accessPage, logPage, type AccessRow, type LogFilter, type StoredRequestLogRow } from '../repos/request-log.js';
+import { addDays, dayStart, isValidDate, parseTimestamp } from '../time.js';
+
+const PAGE = 1_000;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function invalid(field: string, message: string): DomainError {
+  return new DomainError('invalid_input', message, { field });
+}
+
+/** `4xx` (a class) or `404` (one status). */
+export function parseStatusFilter(raw: string): LogFilter['status'] {
+  const cls = /^([1-5])xx$/i.exec(raw);
+  if (cls) return { class: Number(cls[1]) };
+  if (/^[1-5]\d\d$/.test(raw)) return { exact: Number(raw) };
+  throw invalid('status', `--status must be a status class (2xx, 3xx, 4xx, 5xx) or a status (e.g. 404), got "${raw}"`);
+}
+
+/**
+ * A bound of --since/--until: a date (YYYY-MM-DD, a whole day in the clinic's time zone: --since
+ * from its start, --until through its end) or a timestamp with its offset (RFC 3339).
+ */
+export function parseBound(name: 'since' | 'until', raw: string, timezone: string): number {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(raw)) {
+    if (!isValidDate(raw)) throw invalid(name, `--${name} is not a calendar date: "${raw}"`);
+    return dayStart(name === 'since' ? raw : addDays(raw, 1), timezone) * 1000;
+  }
+  const s = parseTimestamp(raw);
+  if (s === null)
+    throw invalid(
+      name,
+      `--${name} must be a date (2026-03-28, in the clinic's time zone) or a timestamp with its offset (2026-03-28T09:00:00+01:00), got "${raw}"`,
+    );
+  return s * 1000;
+}
+
+export function checkClientaId(raw: string): string {
+  if (!UUID_RE.test(raw))
+    throw invalid('clienta', `--clienta must be a clienta's id (a UUID, as the API and the import show it), got "${raw}"`);
+  return raw.toLowerCase();
+}
+
+/** The clinic's entries matching `f`, oldest first, a page at a time. */
+export async function* logEntries(db: Kysely<DB>, clinicId: string, f: LogFilter): AsyncGenerator<StoredRequestLogRow> {
+  let after: { atMs: number; id: number } | null = null;
+  for (;;) {
+    const rows = await logPage(db, clinicId, f, after, PAGE, 'asc');
+    yield* rows;
+    if (rows.length < PAGE) return;
+    const last = rows[rows.length - 1]!;
+    after = { atMs: last.at_ms, id: last.id };
+  }
+}
+
+/** Every request of the clinic that disclosed the clienta's data, newest first, a page at a time. */
+export async function* accessEntries(db: Kysely<DB>, clinicId: string, clientaId: string): AsyncGenerator<AccessRow> {
+  let after: number | null = null;
+  for (;;) {
+    const rows = await accessPage(db, clinicId, clientaId, after, PAGE);
+    yield* rows;
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1]!.id;
+  }
+}

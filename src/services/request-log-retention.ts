@@ -1,0 +1,129 @@
+// Removes request-log entries (and their access rows) older than REQUEST_LOG_DAYS, in the
+// background: the first pass a minute after start, then hourly. Each batch is its own short
+// write transaction; its size adapts so that one batch holds the write lock (SQLite's, for every
+// writer of the file) for about BATCH_TARGET_MS and never much more: it halves after a slow batch
+// and doubles after a quick one. A batch that cannot get SQLite's lock at once waits for the
+// next pass (an import holds it). Several instances may run it at once: deleting twice is harmless.
+import type { Database } from '../db/connect.js';
+import { WriterBusy } from '../db/connect.js';
+import { deleteLogRows, logRowsAfter } from '../repos/request-log.js';
+import { BACKGROUND_WRITE_WAIT_MS } from './write-lock.js';
+
+const DAY_MS = 86_400_000;
+/** What one batch aims to hold the write lock for; the contract's bound is 100 ms. */
+export const BATCH_TARGET_MS = 40;
+const FIRST_BATCH = 200;
+const MIN_BATCH = 10;
+const MAX_BATCH = 5_000;
+/**
+ * Rows are in the order they were written, and their times are when they were answered: a batch
+ * written late, or by an instance whose clock is ahead, puts a newer time among older ones. The
+ * walk goes on past newer rows until it meets one this much newer than the limit.
+ */
+const SKEW_MS = 3_600_000;
+
+export interface RequestLogRetentionOptions {
+  days: number;
+  intervalMs?: number;
+  firstDelayMs?: number;
+  now?: () => number;
+  log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+export interface PurgePass {
+  /** log entries removed, and their access rows */
+  entries: number;
+  access: number;
+  batches: number;
+  /** the longest a batch's transaction took (ms): how long it held the write lock */
+  maxHoldMs: number;
+  /** stopped because another process held the write lock */
+  busy: boolean;
+}
+
+export class RequestLogRetention {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = false;
+  private batch = FIRST_BATCH;
+
+  constructor(
+    private readonly database: Database,
+    private readonly opts: RequestLogRetentionOptions,
+  ) {}
+
+  start(): void {
+    if (this.stopped || this.timer !== null || this.opts.days <= 0) return;
+    this.schedule(this.opts.firstDelayMs ?? 60_000);
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.pass()
+        .then((p) => {
+          if (p.entries > 0) this.opts.log.info({ ...p }, 'request log: old entries removed');
+        })
+        .catch((err: unknown) => this.opts.log.error({ err }, 'request log retention failed; retried at the next pass'))
+        .finally(() => {
+          this.running = null;
+          if (!this.stopped) this.schedule(this.opts.intervalMs ?? 3_600_000);
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** One pass: batches until no entry is older than the period (or stop(), or the lock is taken). */
+  async pass(): Promise<PurgePass> {
+    const out: PurgePass = { entries: 0, access: 0, batches: 0, maxHoldMs: 0, busy: false };
+    const before = (this.opts.now ?? Date.now)() - this.opts.days * DAY_MS;
+    let after = 0;
+    while (!this.stopped) {
+      const rows = await logRowsAfter(this.database.db, after, this.batch);
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1]!.id;
+      const ids = rows.filter((r) => r.atMs < before).map((r) => r.id);
+      const done = rows.length < this.batch || rows.some((r) => r.atMs >= before + SKEW_MS);
+      if (ids.length === 0) {
+        if (done) break;
+        continue;
+      }
+      let held = 0;
+      try {
+        const r = await this.database.writeTransaction(
+          async (trx) => {
+            const t0 = performance.now();
+            const n = await deleteLogRows(trx, ids);
+            held = performance.now() - t0;
+            return n;
+          },
+          { waitMs: BACKGROUND_WRITE_WAIT_MS },
+        );
+        out.entries += r.log;
+        out.access += r.access;
+      } catch (err) {
+        if (err instanceof WriterBusy) {
+          out.busy = true;
+          break;
+        }
+        throw err;
+      }
+      out.batches++;
+      out.maxHoldMs = Math.max(out.maxHoldMs, held);
+      // Adapt the next batch to the time this one held the lock.
+      if (held > BATCH_TARGET_MS) this.batch = Math.max(MIN_BATCH, Math.floor(this.batch / 2));
+      else if (held < BATCH_TARGET_MS / 2 && ids.length === this.batch) this.batch = Math.min(MAX_BATCH, this.batch * 2);
+      if (done) break;
+      // Let requests run between batches.
+      await new Promise<void>((r) => setImmediate(r));
+    }
+    return out;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

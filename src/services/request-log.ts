@@ -1,0 +1,201 @@
+// The request log's collector and batch writer (docs/architecture.md, "The request log and the
+// access record"). No database write on a request's path: the API's onResponse hook hands over
+// one plain object (record(): a push, no promise), and a timer writes what was collected at least
+// once a second, in chunks of a few hundred entries, each its own short write transaction
+// (SQLite: BEGIN IMMEDIATE attempted asynchronously, never a wait inside a statement, never a
+// long hold of the lock). At close (SIGTERM, after the drain) everything left is written.
+//
+// Memory is bounded: past `maxPending` entries (the database slow or locked for long) new entries
+// are dropped, counted (`request_log_dropped_total`) and logged once per minute at most. A failed
+// write puts its entries back for the next attempt, within the same bound. A `kill -9` loses
+// what was collected since the last write: at most about a second.
+//
+// Entries are kept raw (the URL, the user agent, the error body as sent); `toRow` (given by the
+// composition root, from the API's masking of http/log.ts) turns them into rows at write time,
+// off the request's path.
+import type { Database } from '../db/connect.js';
+import { clientaBytes, insertRequestLog, type RequestLogRow } from '../repos/request-log.js';
+import { runInBackground, type BackgroundErrorHandler } from './background.js';
+import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
+
+/** What the hook collects for one response, as it is. */
+export interface RawLogEntry {
+  clinicId: string;
+  atMs: number;
+  requestId: string;
+  keyId: string | null;
+  grantId: string | null;
+  method: string;
+  /** the request's URL as received (masked when written) */
+  url: string;
+  status: number;
+  errorCode: string | null;
+  durationMs: number;
+  /** records returned; null: none */
+  records: number | null;
+  ip: string | null;
+  userAgent: string | null;
+  /** the body of an error response as sent (masked when written) */
+  errorBody: string | null;
+  /** the clientas whose data the response disclosed */
+  clientas: Iterable<string> | null;
+}
+
+export const FLUSH_INTERVAL_MS = 1_000;
+/** Entries kept in memory at most while they cannot be written (about 1 KB each, with a page's clientas). */
+export const DEFAULT_MAX_PENDING = 100_000;
+/** Entries per write transaction, and access rows: a few milliseconds of SQLite's write lock. */
+const ENTRIES_PER_TRANSACTION = 500;
+const ACCESS_ROWS_PER_TRANSACTION = 10_000;
+const DROP_LOG_EVERY_MS = 60_000;
+
+export interface RequestLogObserver {
+  dropped(n: number): void;
+  written(n: number): void;
+  pending(n: number): void;
+}
+
+export interface RequestLogOptions {
+  /** turns a raw entry into its row: the URL split and masked, the user agent truncated and masked */
+  toRow: (e: RawLogEntry) => RequestLogRow;
+  maxPending?: number;
+  onError?: BackgroundErrorHandler;
+  observer?: RequestLogObserver;
+  warn?: (obj: object, msg: string) => void;
+  now?: () => number;
+}
+
+export class RequestLog {
+  private pendingEntries: RawLogEntry[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private droppedSinceWarn = 0;
+  private lastWarnMs = -Infinity;
+  private droppedTotal = 0;
+  private readonly maxPending: number;
+
+  constructor(
+    private readonly database: Database,
+    private readonly opts: RequestLogOptions,
+  ) {
+    this.maxPending = opts.maxPending ?? DEFAULT_MAX_PENDING;
+  }
+
+  /** Collects one response's entry. Synchronous and cheap: it is on every request's path. */
+  record(e: RawLogEntry): void {
+    if (this.pendingEntries.length >= this.maxPending) {
+      this.dropped(1);
+      return;
+    }
+    this.pendingEntries.push(e);
+  }
+
+  /** Entries collected and not yet written. */
+  get pending(): number {
+    return this.pendingEntries.length;
+  }
+
+  /** Entries dropped since the start because the bound was reached. */
+  get droppedCount(): number {
+    return this.droppedTotal;
+  }
+
+  private dropped(n: number): void {
+    this.droppedTotal += n;
+    this.droppedSinceWarn += n;
+    this.opts.observer?.dropped(n);
+    const now = (this.opts.now ?? Date.now)();
+    if (now - this.lastWarnMs >= DROP_LOG_EVERY_MS) {
+      this.opts.warn?.(
+        { dropped: this.droppedSinceWarn, pending: this.pendingEntries.length },
+        `request log entries dropped: ${this.maxPending} were already waiting to be written (the database is slow, or another process holds its write lock)`,
+      );
+      this.droppedSinceWarn = 0;
+      this.lastWarnMs = now;
+    }
+  }
+
+  /**
+   * Writes everything collected so far, chunk by chunk. Flushes never overlap. A chunk that
+   * cannot be written (SQLite's write lock held past `lockWaitMs`, a database error) goes back to
+   * the front with what is left, and the error is thrown.
+   */
+  flush(lockWaitMs = BACKGROUND_WRITE_WAIT_MS): Promise<void> {
+    const run = this.flushing.then(() => this.flushOnce(lockWaitMs));
+    this.flushing = run.catch(() => {});
+    return run;
+  }
+
+  private async flushOnce(lockWaitMs: number): Promise<void> {
+    while (this.pendingEntries.length > 0) {
+      const taken = this.pendingEntries;
+      this.pendingEntries = [];
+      let done = 0;
+      try {
+        while (done < taken.length) {
+          const { rows, access, n } = this.chunk(taken, done);
+          await this.database.writeTransaction((trx) => insertRequestLog(trx, rows, access), { waitMs: lockWaitMs });
+          done += n;
+          this.opts.observer?.written(n);
+        }
+      } catch (err) {
+        this.putBack(taken.slice(done));
+        throw err;
+      } finally {
+        this.opts.observer?.pending(this.pendingEntries.length);
+      }
+    }
+  }
+
+  private chunk(entries: RawLogEntry[], from: number): { rows: RequestLogRow[]; access: Buffer[][]; n: number } {
+    const rows: RequestLogRow[] = [];
+    const access: Buffer[][] = [];
+    let accessRows = 0;
+    let i = from;
+    while (i < entries.length && rows.length < ENTRIES_PER_TRANSACTION && (rows.length === 0 || accessRows < ACCESS_ROWS_PER_TRANSACTION)) {
+      const e = entries[i++]!;
+      rows.push(this.opts.toRow(e));
+      const ids: Buffer[] = [];
+      if (e.clientas !== null) {
+        for (const id of e.clientas) {
+          const b = clientaBytes(id);
+          if (b !== null) ids.push(b);
+        }
+      }
+      access.push(ids);
+      accessRows += ids.length;
+    }
+    return { rows, access, n: i - from };
+  }
+
+  /** Unwritten entries back in front of those collected since, within the bound (the newest past it dropped). */
+  private putBack(entries: RawLogEntry[]): void {
+    const merged = entries.concat(this.pendingEntries);
+    const over = merged.length - this.maxPending;
+    if (over > 0) {
+      merged.length = this.maxPending;
+      this.dropped(over);
+    }
+    this.pendingEntries = merged;
+  }
+
+  /** Writes every `intervalMs` until stop(). The timer never keeps the process alive. */
+  start(intervalMs = FLUSH_INTERVAL_MS): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.pendingEntries.length > 0) runInBackground('request log write', () => this.flush(), this.opts.onError);
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Stops the timer and writes everything left (before the database closes): the last chance, so it waits a little for the lock. */
+  async close(): Promise<void> {
+    this.stop();
+    await this.flush(INTERACTIVE_WRITE_WAIT_MS);
+  }
+}

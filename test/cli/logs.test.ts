@@ -1,0 +1,138 @@
+// clinic-api logs and clinic-api access (README, "CLI"): a clinic's request log and a clienta's
+// access record as JSON lines or CSV, filtered by key, status and time; another clinic's entries
+// never shown; every bad option refused with exit 2 naming it, nothing printed on stdout.
+// In-process on a temporary DATA_DIR (SQLite); the entries written by the log's own writer.
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestLogRowMaker } from '../../src/http/request-log-row.js';
+import { RequestLog, type RawLogEntry } from '../../src/services/request-log.js';
+import { runCli, tempDirs, withRuntimeAt, type Run } from './in-process.js';
+
+const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
+const CLIENTA = '0a000001-0000-4000-8000-000000000001';
+const dirs = tempDirs('clinic-logs-cli-');
+let dataDir: string;
+let clinicA: string;
+let clinicB: string;
+const cli = (argv: string[]): Promise<Run> => runCli(argv, { dataDir, now: NOW });
+
+function refused(r: Run, ...mentions: string[]) {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stdout).toBe('');
+  for (const m of mentions) expect(r.stderr).toContain(m);
+}
+
+const entry = (clinicId: string, n: number, over: Partial<RawLogEntry> = {}): RawLogEntry => ({
+  clinicId,
+  atMs: NOW - 3 * 86_400_000 + n * 3_600_000,
+  requestId: `${clinicId}-req-${n}`,
+  keyId: n % 2 === 0 ? 'key-even' : 'key-odd',
+  grantId: null,
+  method: 'GET',
+  url: `/api/v1/clientas?limit=${n + 1}`,
+  status: n % 3 === 0 ? 404 : 200,
+  errorCode: n % 3 === 0 ? 'not_found' : null,
+  durationMs: 2,
+  records: n % 3 === 0 ? null : 1,
+  ip: '10.0.0.1',
+  userAgent: 'cli-test',
+  errorBody: n % 3 === 0 ? '{"error":{"code":"not_found"}}' : null,
+  clientas: n % 3 === 0 ? null : [CLIENTA],
+  ...over,
+});
+
+beforeAll(async () => {
+  dataDir = dirs.make();
+  const make = async (name: string) => {
+    const r = await cli(['clinics', 'create', '--name', name, '--plan', 'premium']);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout.trim();
+  };
+  clinicA = await make('Clínica Uno');
+  clinicB = await make('Clínica Dos');
+  await withRuntimeAt(dataDir, async (rt) => {
+    const log = new RequestLog(rt.database, { toRow: requestLogRowMaker('svc') });
+    for (let n = 0; n < 12; n++) log.record(entry(clinicA, n));
+    for (let n = 0; n < 5; n++) log.record(entry(clinicB, n));
+    await log.flush();
+  });
+});
+afterAll(() => dirs.cleanup());
+
+describe('clinic-api logs', () => {
+  it("prints the clinic's entries oldest first as JSON lines, and none of another clinic", async () => {
+    const r = await cli(['logs', '--clinic', clinicA]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(12);
+    expect(rows.map((x) => x.request_id)).toEqual(Array.from({ length: 12 }, (_, n) => `${clinicA}-req-${n}`));
+    expect(rows[1]).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/clientas',
+      query: 'limit=2',
+      status: 200,
+      key_id: 'key-odd',
+      records: 1,
+    });
+    expect(rows[1].time).toBe(new Date(NOW - 3 * 86_400_000 + 3_600_000).toISOString());
+    expect(r.stdout).not.toContain(clinicB + '-req');
+  });
+
+  it('filters by key, status and time; CSV with a header row', async () => {
+    const byKey = await cli(['logs', '--clinic', clinicA, '--key', 'key-even', '--status', '4xx']);
+    const rows = byKey.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((x) => x.request_id!.split('-').pop())).toEqual(['0', '6']);
+    const exact = await cli([
+      'logs',
+      '--clinic',
+      clinicA,
+      '--status',
+      '404',
+      '--since',
+      new Date(NOW - 3 * 86_400_000 + 5 * 3_600_000).toISOString(),
+      '--format',
+      'csv',
+    ]);
+    expect(exact.code, exact.stderr).toBe(0);
+    const csv = parse(exact.stdout, { columns: true }) as Record<string, string>[];
+    expect(csv.map((x) => x.request_id!.split('-').pop())).toEqual(['6', '9']);
+    expect(csv[0]).toMatchObject({ status: '404', error_code: 'not_found', records: '', error_body: '{"error":{"code":"not_found"}}' });
+  });
+
+  it('refuses bad options with exit 2, naming them', async () => {
+    refused(await cli(['logs', '--clinic', clinicA, '--status', '4x']), '--status', '4xx');
+    refused(await cli(['logs', '--clinic', clinicA, '--since', '2026-02-30']), '--since');
+    refused(await cli(['logs', '--clinic', clinicA, '--until', 'yesterday']), '--until', 'timestamp');
+    refused(await cli(['logs', '--clinic', clinicA, '--since', '2026-03-28', '--until', '2026-03-01']), '--since', '--until');
+    refused(await cli(['logs', '--clinic', clinicA, '--format', 'xml']), '--format', 'jsonl or csv');
+    refused(await cli(['logs', '--clinic', 'nope']), 'no clinic with id nope');
+  });
+});
+
+describe('clinic-api access', () => {
+  it("lists every request that disclosed the clienta, newest first, of the clinic's own log only", async () => {
+    const r = await cli(['access', '--clinic', clinicA, '--clienta', CLIENTA.toUpperCase()]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((x) => Number(x.request_id!.split('-').pop()))).toEqual([11, 10, 8, 7, 5, 4, 2, 1]);
+    expect(Object.keys(rows[0]).sort()).toEqual(['grant_id', 'key_id', 'method', 'path', 'query', 'request_id', 'status', 'time'].sort());
+    const b = await cli(['access', '--clinic', clinicB, '--clienta', CLIENTA, '--format', 'csv']);
+    const csvB = parse(b.stdout, { columns: true }) as Record<string, string>[];
+    expect(csvB.every((x) => x.request_id!.startsWith(clinicB))).toBe(true);
+    expect(csvB).toHaveLength(3);
+  });
+
+  it('refuses a clienta that is not an id, with exit 2', async () => {
+    refused(await cli(['access', '--clinic', clinicA, '--clienta', 'maria']), '--clienta', 'UUID');
+    refused(await cli(['access', '--clinic', clinicA]), '--clienta');
+  });
+});

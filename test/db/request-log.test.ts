@@ -1,0 +1,207 @@
+// The request log's batch writer and retention, below HTTP (services/request-log.ts,
+// request-log-retention.ts), and migration 010's backfill of the events' clienta: entries written
+// in chunks with their access rows; a bound on what waits in memory, with the drops counted; a
+// write refused by SQLite's write lock (another process holding it) keeps its entries for the next
+// one; retention removes old entries and their access rows and nothing newer. Both databases.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Migrator, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { openDatabase, WriterBusy, type Database } from '../../src/db/connect.js';
+import { migrationsFor } from '../../src/db/migrations/index.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { requestLogRowMaker } from '../../src/http/request-log-row.js';
+import { accessOfEntry, accessPage, logPage } from '../../src/repos/request-log.js';
+import { RequestLog, type RawLogEntry } from '../../src/services/request-log.js';
+import { RequestLogRetention } from '../../src/services/request-log-retention.js';
+import { dialects, freshDatabase, freshTarget } from '../helpers/db.js';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 2, 28, 12);
+const CLINIC = 'c-1';
+const clienta = (n: number) => `0a000001-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+function entry(n: number, over: Partial<RawLogEntry> = {}): RawLogEntry {
+  return {
+    clinicId: CLINIC,
+    atMs: NOW,
+    requestId: `req-${n}`,
+    keyId: 'k-1',
+    grantId: null,
+    method: 'GET',
+    url: '/api/v1/clientas?limit=100',
+    status: 200,
+    errorCode: null,
+    durationMs: 1.25,
+    records: 3,
+    ip: '127.0.0.1',
+    userAgent: 'test',
+    errorBody: null,
+    clientas: [clienta(n), clienta(n + 1), clienta(n + 2)],
+    ...over,
+  };
+}
+
+const quiet = { info: () => {}, error: () => {} };
+
+describe.each(dialects())('request log writer and retention on %s', (dialect) => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await freshDatabase(dialect);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('writes every entry collected, with its access rows, in chunks; entries past the bound are dropped and counted', async () => {
+    const counted = { dropped: 0, written: 0 };
+    const log = new RequestLog(database, {
+      toRow: requestLogRowMaker('svc'),
+      maxPending: 1_200,
+      observer: { dropped: (n) => (counted.dropped += n), written: (n) => (counted.written += n), pending: () => {} },
+    });
+    for (let i = 0; i < 1_250; i++) log.record(entry(i));
+    expect(log.pending).toBe(1_200);
+    expect(counted.dropped).toBe(50);
+    await log.flush();
+    expect(log.pending).toBe(0);
+    expect(counted.written).toBe(1_200);
+    const rows = await logPage(database.db, CLINIC, {}, null, 5_000);
+    expect(rows).toHaveLength(1_200);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(1_200);
+    const one = rows.find((r) => r.request_id === 'req-7')!;
+    expect(one).toMatchObject({ path: '/api/v1/clientas', query: 'limit=100', records: 3, duration_ms: 1.3 });
+    expect((await accessOfEntry(database.db, CLINIC, one.id)).sort()).toEqual([clienta(7), clienta(8), clienta(9)]);
+    expect((await accessPage(database.db, CLINIC, clienta(9), null, 100)).map((r) => r.request_id).sort()).toEqual([
+      'req-7',
+      'req-8',
+      'req-9',
+    ]);
+    expect(await accessPage(database.db, 'another-clinic', clienta(9), null, 100)).toEqual([]);
+  });
+
+  it('retention removes the entries older than the period and their access rows, in batches, and keeps the newer', async () => {
+    // A database of its own: its oldest rows are first, as they are in service.
+    const database = await freshDatabase(dialect);
+    onTestFinished(() => database.close());
+    const log = new RequestLog(database, { toRow: requestLogRowMaker('svc') });
+    for (let i = 0; i < 700; i++) log.record(entry(10_000 + i, { clinicId: 'c-2', atMs: NOW - 31 * DAY + i }));
+    // written late, among older ones: kept
+    log.record(entry(20_005, { clinicId: 'c-2', atMs: NOW - 30 * DAY + 60_000 }));
+    for (let i = 0; i < 300; i++) log.record(entry(30_000 + i, { clinicId: 'c-2', atMs: NOW - 31 * DAY + 1000 + i }));
+    for (let i = 0; i < 5; i++) log.record(entry(20_000 + i, { clinicId: 'c-2', atMs: NOW - 29 * DAY }));
+    await log.flush();
+    const retention = new RequestLogRetention(database, { days: 30, now: () => NOW, log: quiet });
+    const pass = await retention.pass();
+    expect(pass.entries).toBe(1_000);
+    expect(pass.batches).toBeGreaterThan(1);
+    const left = await logPage(database.db, 'c-2', {}, null, 5_000);
+    expect(left.map((r) => r.request_id).sort()).toEqual(['req-20000', 'req-20001', 'req-20002', 'req-20003', 'req-20004', 'req-20005']);
+    expect(await accessPage(database.db, 'c-2', clienta(10_002), null, 100)).toEqual([]);
+    const orphans = await database.db
+      .selectFrom('request_access as a')
+      .leftJoin('request_log as l', 'l.id', 'a.log_id')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('l.id', 'is', null)
+      .executeTakeFirstOrThrow();
+    expect(Number(orphans.n)).toBe(0);
+    // Nothing older left: the next pass removes nothing.
+    expect((await retention.pass()).entries).toBe(0);
+  });
+});
+
+describe('request log writer on a SQLite file whose write lock another process holds', () => {
+  let dir: string;
+  let database: Database;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'reqlog-'));
+    database = await openDatabase({ kind: 'sqlite', file: join(dir, 'clinic.db'), busyTimeoutMs: 0 });
+    await migrateToLatest(database);
+  });
+  afterAll(async () => {
+    await database?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the entries of a refused write and writes them once the lock is free', async () => {
+    const log = new RequestLog(database, { toRow: requestLogRowMaker('svc') });
+    for (let i = 0; i < 3; i++) log.record(entry(i));
+    const other = new BetterSqlite3(join(dir, 'clinic.db'));
+    other.exec('begin immediate');
+    try {
+      await expect(log.flush(0)).rejects.toBeInstanceOf(WriterBusy);
+      log.record(entry(3));
+      expect(log.pending).toBe(4);
+    } finally {
+      other.exec('rollback');
+      other.close();
+    }
+    await log.flush(0);
+    expect(log.pending).toBe(0);
+    expect((await logPage(database.db, CLINIC, {}, null, 100)).map((r) => r.request_id).sort()).toEqual([
+      'req-0',
+      'req-1',
+      'req-2',
+      'req-3',
+    ]);
+  });
+});
+
+describe.each(dialects())('migration 010-request-log on %s', (dialect) => {
+  it("backfills each existing event's clienta where its record still says it", async () => {
+    const database = await openDatabase(await freshTarget(dialect));
+    try {
+      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrationsFor(database.dialect) } });
+      expect((await migrator.migrateTo('009-key-scopes')).error).toBeUndefined();
+      const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      const base = { clinic_id: 'c1', created_at: 0, updated_at: 0 };
+      await db
+        .insertInto('clinics')
+        .values({ id: 'c1', name: 'Antes', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium', language: 'es', created_at: 0 })
+        .execute();
+      await db
+        .insertInto('clientas')
+        .values(await fill(database, 'clientas', { ...base, id: clienta(1) }))
+        .execute();
+      await db
+        .insertInto('citas')
+        .values(await fill(database, 'citas', { ...base, id: 'cita-1', clienta_id: clienta(1) }))
+        .execute();
+      const ev = (seq: number, tipo: string, record: string) => ({
+        clinic_id: 'c1',
+        seq,
+        id: `e${seq}`,
+        tipo,
+        record_id: record,
+        ocurrido_at: 0,
+        datos: '{}',
+      });
+      await db
+        .insertInto('events')
+        .values([ev(1, 'clienta.creada', clienta(1)), ev(2, 'cita.creada', 'cita-1'), ev(3, 'cita.eliminada', 'cita-gone')])
+        .execute();
+      expect(await migrateToLatest(database)).toContain('010-request-log');
+      const rows = await database.db.selectFrom('events').select(['seq', 'clienta_id']).orderBy('seq').execute();
+      expect(rows.map((r) => [Number(r.seq), r.clienta_id])).toEqual([
+        [1, clienta(1)],
+        [2, clienta(1)],
+        [3, null],
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+/** The row with every other not-null column filled (a row as stored before the migration). */
+async function fill(database: Database, table: string, row: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const t = (await database.db.introspection.getTables()).find((x) => x.name === table)!;
+  const out = { ...row };
+  for (const c of t.columns) {
+    if (c.name in out || c.isNullable || c.hasDefaultValue) continue;
+    out[c.name] = /int|real|numeric|double/i.test(c.dataType) ? 1 : 'x';
+  }
+  return out;
+}
