@@ -99,11 +99,18 @@ export function parseTimestamp(value: string): number | null {
   return local - offset * 60;
 }
 
-/** One zone's memos: by 6-hour span (NaN: the span holds a transition), and by 15-minute bucket. */
+/**
+ * One zone's memos: by 6-hour span (NaN: the span holds a transition), and by 15-minute bucket;
+ * and the span asked last, with its offset: the timestamps of a page (a list in time order, each
+ * row's created and updated instants) mostly fall in the span of the one before, which then costs
+ * no memo lookup.
+ */
 interface ZoneOffsets {
   spans: (span: number) => number;
   buckets: (bucket: number) => number;
   zone: IANAZone;
+  lastSpan: number;
+  lastSpanOffset: number;
 }
 const SPAN_MS = 6 * 3_600_000;
 // Per zone in use (a few hundred exist); each bounded: a long-running process touches at most a
@@ -114,8 +121,17 @@ const zoneOffsets = memo(1_000, (name: string): ZoneOffsets => {
     zone,
     spans: memo(50_000, (span: number) => offsetThroughout(zone, span * SPAN_MS, SPAN_MS)),
     buckets: memo(10_000, (bucket: number) => offsetThroughout(zone, bucket * BUCKET_MS, BUCKET_MS)),
+    lastSpan: NaN,
+    lastSpanOffset: 0,
   };
 });
+/** The zone asked last (a page's timestamps are all in its clinic's zone). */
+let lastZone: { name: string; offsets: ZoneOffsets } = { name: '', offsets: zoneOffsets('UTC') };
+function zoneOffsetsOf(name: string): ZoneOffsets {
+  const offsets = zoneOffsets(name);
+  lastZone = { name, offsets };
+  return offsets;
+}
 
 /**
  * UTC offset of `zone` at `ms`, in minutes. Memoised per 6-hour span whose two ends agree (a
@@ -125,9 +141,15 @@ const zoneOffsets = memo(1_000, (name: string): ZoneOffsets => {
  * bucket whose ends disagree is computed exactly).
  */
 export function offsetMinutes(ms: number, zone: string): number {
-  const z = zoneOffsets(zone);
-  const whole = z.spans(Math.floor(ms / SPAN_MS));
-  if (!Number.isNaN(whole)) return whole;
+  const z = zone === lastZone.name ? lastZone.offsets : zoneOffsetsOf(zone);
+  const span = Math.floor(ms / SPAN_MS);
+  if (span === z.lastSpan) return z.lastSpanOffset;
+  const whole = z.spans(span);
+  if (!Number.isNaN(whole)) {
+    z.lastSpan = span;
+    z.lastSpanOffset = whole;
+    return whole;
+  }
   const steady = z.buckets(Math.floor(ms / BUCKET_MS));
   return Number.isNaN(steady) ? z.zone.offset(ms) : steady;
 }
@@ -140,6 +162,9 @@ function offsetThroughout(zone: IANAZone, start: number, length: number): number
 
 const DAY_S = 86_400;
 const TWO = Array.from({ length: 60 }, (_, i) => (i < 10 ? '0' : '') + i);
+/** `HH:MM` of each minute of the day, and `:SS` of each second: a timestamp is then three joins, not eight. */
+const HOUR_MINUTE = Array.from({ length: 1440 }, (_, i) => `${TWO[Math.floor(i / 60)]}:${TWO[i % 60]}`);
+const COLON_SECOND = TWO.map((ss) => ':' + ss);
 /** `YYYY-MM-DD` of a UTC day number (days since 1970-01-01), memoised. */
 const dayString = memo(100_000, (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10));
 
@@ -149,19 +174,31 @@ const offsetString = memo(1_000, (off: number): string => {
   return `${off < 0 ? '-' : '+'}${TWO[Math.floor(abs / 60)] ?? Math.floor(abs / 60)}:${TWO[abs % 60]}`;
 });
 
+/** The day and the offset formatTimestamp wrote last, with their texts: most timestamps of a page share them. */
+let lastDay = NaN;
+let lastDayT = '';
+let lastOffset = NaN;
+let lastOffsetText = '';
+
 /** RFC 3339 with the zone's offset at that instant and whole seconds: `2026-11-21T10:30:00+01:00`. */
 export function formatTimestamp(epochSeconds: number, zone: string): string {
   const ms = epochSeconds * 1000;
   const off = offsetMinutes(ms, zone);
-  // Hot path (two per serialized row): the date part from a per-day cache, the time by arithmetic.
+  // Hot path (three per row of a citas page): the date part from a per-day cache, the time by arithmetic.
   if (Number.isInteger(off)) {
     const local = Math.floor(epochSeconds) + off * 60;
     const day = Math.floor(local / DAY_S);
+    if (day !== lastDay) {
+      lastDayT = dayString(day) + 'T';
+      lastDay = day;
+    }
+    if (off !== lastOffset) {
+      lastOffsetText = offsetString(off);
+      lastOffset = off;
+    }
     const sod = local - day * DAY_S;
-    const h = Math.floor(sod / 3600);
-    const rest = sod - h * 3600;
-    const m = Math.floor(rest / 60);
-    return dayString(day) + 'T' + TWO[h]! + ':' + TWO[m]! + ':' + TWO[rest - m * 60]! + offsetString(off);
+    const minute = Math.floor(sod / 60);
+    return lastDayT + HOUR_MINUTE[minute]! + COLON_SECOND[sod - minute * 60]! + lastOffsetText;
   }
   // Historical local mean time offsets are not whole minutes.
   const local = new Date(ms + off * 60_000).toISOString().slice(0, 19);

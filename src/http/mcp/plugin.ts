@@ -18,6 +18,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { sendError, toApiError } from '../error-handler.js';
+import { oauthChallenge, type TokenAuth } from '../auth.js';
 import { requestOrigin } from '../plugins/openapi.js';
 import { MCP_PATH } from './paths.js';
 import { mcpServer, onlyToolCalls, visibleTools } from './server.js';
@@ -78,14 +79,19 @@ function parseBody(text: string): { value: unknown } | null {
   }
 }
 
-export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: () => number }) {
+export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: () => number; oauth: TokenAuth | null }) {
   // The body as text, whatever its type: the transport checks the media type and the JSON-RPC
   // itself (415, 400 -32700), where Fastify's parsers would answer in the API's shape.
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   scope.setErrorHandler((err: FastifyError, req, reply) => {
     let e = toApiError(err, req);
-    if (e.statusCode === 401) e = new ApiError(e.code, e.message, e.param, { ...e.headers, 'www-authenticate': mcpChallenge(req) });
+    // With OAuth on, the challenge names /mcp's resource metadata (RFC 9728), as the MCP
+    // authorization spec asks: a client discovers the authorization server from it.
+    if (e.statusCode === 401)
+      e = env.oauth
+        ? oauthChallenge(e, env.oauth.resources, req.url)
+        : new ApiError(e.code, e.message, e.param, { ...e.headers, 'www-authenticate': mcpChallenge(req) });
     return sendError(e, req, reply);
   });
 

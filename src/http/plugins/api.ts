@@ -13,7 +13,7 @@ import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
 import type { RequestLog } from '../../services/request-log.js';
 import type { UsageCounter } from '../../services/usage.js';
-import { apiAuthHook } from '../auth.js';
+import { apiAuthHook, type TokenAuth } from '../auth.js';
 import { mcpRoutes } from '../mcp/plugin.js';
 import '../disclosure.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
@@ -31,6 +31,8 @@ export interface ApiOptions {
   now: () => number;
   /** the lists' built pages, by ETag (services/page-cache.ts) */
   pages: PageCache;
+  /** OAuth access tokens (OAUTH_ISSUER set); null: keys only */
+  oauth: TokenAuth | null;
   /** the request log (REQUEST_LOG_DAYS); null: off, and no hook is added */
   requestLog: RequestLog | null;
 }
@@ -63,13 +65,14 @@ export const api = fp(
       scope.addHook('onRoute', declareScope);
       scope.addHook(
         'onRequest',
-        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })),
+        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit }), opts.oauth),
       );
       // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
       // Callback style: on every response, no promise to allocate.
       scope.addHook('onResponse', (req, reply, done) => {
         const k = req.apiKey;
-        if (k)
+        // Counted per key; an app's requests (an OAuth grant, not a key) show as its grant's last use instead.
+        if (k && !k.app)
           opts.usage.record({
             keyId: k.keyId,
             clinicId: k.clinicId,
@@ -97,8 +100,9 @@ export const api = fp(
               clinicId: k.clinicId,
               atMs: opts.now(),
               requestId: req.id,
-              keyId: k.keyId,
-              grantId: null,
+              // An OAuth token's principal carries its grant (its keyId is the grant's id too).
+              keyId: k.app ? null : k.keyId,
+              grantId: k.app ? k.app.grantId : null,
               method: req.method,
               url: req.url,
               status: reply.statusCode,
@@ -116,7 +120,7 @@ export const api = fp(
       }
       await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit, pages: opts.pages, search });
       // Its own child: its body parsing and its 401 challenge are its own.
-      await scope.register(mcpRoutes, { db: opts.db, now: opts.now, rateLimit, search });
+      await scope.register(mcpRoutes, { db: opts.db, now: opts.now, rateLimit, search, oauth: opts.oauth });
     });
   },
   { name: 'api' },
