@@ -24,6 +24,7 @@ import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
 import { keyChangeRoutes } from './routes-key-changes.js';
 import { keyRoutes } from './routes-keys.js';
+import { logRoutes } from './routes-logs.js';
 import { webhookRoutes } from './routes-webhooks.js';
 import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
 import { cookieOptions, SESSION_COOKIE, type CookieSecure } from './session.js';
@@ -189,6 +190,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   await keyRoutes(app, ctx);
   await keyChangeRoutes(app, ctx);
   await webhookRoutes(app, ctx);
+  await logRoutes(app, ctx);
   await languageRoutes(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => renderErrorPage(new DomainError('not_found', 'no such page'), req, reply));
