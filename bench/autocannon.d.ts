@@ -38,6 +38,7 @@ declare module 'autocannon' {
     timeout?: number;
     pipelining?: number;
     method?: string;
+    body?: string;
     headers?: Record<string, string>;
     overallRate?: number;
     connectionRate?: number;

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
 import { backupEnd, backupSection, backupStart, backupTables } from './lib/backup-report.js';
 import { limitsEnd, limitsSection, limitsStart, limitsTables, limitsVerdicts } from './lib/limits-report.js';
+import { mcpEnd, mcpSection, mcpStart, mcpTables, mcpVerdicts } from './lib/mcp-report.js';
 import { log, parseOptions, ROOT } from './lib/options.js';
 import { installHooks } from './lib/processes.js';
 import { machine, resultsSection, scaleSection, writeResults, type ScaleReport } from './lib/report.js';
@@ -49,6 +50,12 @@ async function main(): Promise<void> {
       const report = await runScale(opts, scale, tmpRoot, build, mods, pg, opts.limits && scale === opts.scales[0]);
       reports.push(report);
       if (opts.cases.length) process.stdout.write(`\n${scaleSection(report)}\n\n`);
+      if (report.mcp)
+        process.stdout.write(
+          `\n### MCP vs REST (scale ${scale})\n\n${mcpTables(report.mcp)}\n\n${mcpVerdicts(report.mcp)
+            .map((v) => `- ${v}`)
+            .join('\n')}\n\n`,
+        );
       if (report.sdkPaging)
         process.stdout.write(
           `\n### The SDK's auto-paging (scale ${scale})\n\n${sdkPagingTables(report.sdkPaging)}\n\n${sdkPagingVerdicts(report.sdkPaging)
@@ -78,6 +85,8 @@ async function main(): Promise<void> {
   if (opts.doc) {
     // Each part has its own section: `--cases limits` alone leaves the cases' figures alone.
     if (opts.cases.length) writeResults(opts.doc, opts.db, resultsSection(m, opts.db, reports));
+    const mcp = reports.flatMap((r) => (r.mcp ? [{ citas: r.dataset.big.citas, scale: r.dataset.big.scale, report: r.mcp }] : []));
+    if (mcp.length) writeResults(opts.doc, opts.db, mcpSection(m, opts.db, mcp), { start: mcpStart(opts.db), end: mcpEnd(opts.db) });
     const paging = reports.flatMap((r) => (r.sdkPaging ? [r.sdkPaging] : []));
     if (paging.length)
       writeResults(opts.doc, opts.db, sdkPagingSection(m, opts.db, paging), { start: sdkPagingStart(opts.db), end: sdkPagingEnd(opts.db) });

@@ -20,6 +20,8 @@
 //   docs          /docs: the interactive API reference (Swagger UI, this origin only), /docs/license
 //   llms-txt      /llms.txt: the API summarised for AI tools, from the OpenAPI document
 //   api           /api/v1: API-key auth, rate limits, strict validation, the three listings and /me
+//   oauth         (OAUTH_ISSUER set) the OAuth authorization server under /oauth, its metadata and
+//                 the protected resources' metadata under /.well-known
 //   admin         /dashboard: its own sessions, CSRF, HTML pages; never API keys
 //   root          / redirects to /dashboard
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -45,6 +47,7 @@ import { metricsPlugin } from './http/plugins/metrics.js';
 import { pageCacheMetrics } from './http/plugins/page-cache-metrics.js';
 import { openapi } from './http/plugins/openapi.js';
 import { overload } from './http/plugins/overload.js';
+import { oauthRoutes } from './http/oauth/mount.js';
 import { requestId, requestIdGenerator } from './http/plugins/request-id.js';
 import { ping } from './repos/health.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
@@ -193,12 +196,23 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     usage,
     now,
     pages: rt.pages,
+    oauth: rt.oauth ? { tokens: rt.appTokens, resources: rt.oauth.resources } : null,
     requestLog: rt.requestLog,
   });
+  if (rt.oauth) {
+    await app.register(oauthRoutes, {
+      server: rt.oauth,
+      registrationLimiter: limiters.oauthRegistration,
+      tokenLimiter: limiters.oauthToken,
+      now,
+    });
+  }
   await app.register(adminPlugin, {
     prefix: '/dashboard',
     db: rt.database.db,
     keys: rt.keys,
+    appGrants: rt.appGrants,
+    oauth: rt.oauth,
     webhooks: rt.webhooks,
     usage,
     config,

@@ -30,6 +30,10 @@ import { describeRedisUrl } from './redis/url.js';
 import { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
 import { EventRetention } from './services/event-retention.js';
+import { AppGrants } from './services/oauth/grants.js';
+import { oauthResources } from './services/oauth/resources.js';
+import { AuthorizationServer } from './services/oauth/server.js';
+import { AppTokens } from './services/oauth/tokens.js';
 import { PageCache } from './services/page-cache.js';
 import { RequestLog } from './services/request-log.js';
 import { RequestLogRetention } from './services/request-log-retention.js';
@@ -73,6 +77,10 @@ export interface Limiters {
   api: RateLimiter;
   /** failed authentications per client address: AUTH_FAIL_RPS, AUTH_FAIL_BURST */
   authFail: RateLimiter;
+  /** OAuth app registrations per client address: OAUTH_REGISTRATIONS_PER_HOUR */
+  oauthRegistration: RateLimiter;
+  /** OAuth token and revocation requests per client address: OAUTH_TOKEN_REQUESTS_PER_MINUTE */
+  oauthToken: RateLimiter;
 }
 
 export interface Runtime {
@@ -86,6 +94,12 @@ export interface Runtime {
   /** A background task failed: logged and counted, never thrown (services/background.ts). */
   readonly reportBackgroundError: BackgroundErrorHandler;
   readonly keys: KeyService;
+  /** OAuth access tokens as principals of the API (cached like keys) */
+  readonly appTokens: AppTokens;
+  /** the grants owners gave to apps (Connected apps, the CLI's `apps`) */
+  readonly appGrants: AppGrants;
+  /** the OAuth authorization server; null without OAUTH_ISSUER */
+  readonly oauth: AuthorizationServer | null;
   readonly webhooks: WebhookService;
   /** Per-key API usage, counted in memory, written every USAGE_FLUSH_INTERVAL_S once started. */
   readonly usage: UsageCounter;
@@ -186,6 +200,9 @@ class Composed implements Runtime {
   #log?: Logger;
   #metrics?: Metrics;
   #keys?: KeyService;
+  #appTokens?: AppTokens;
+  #appGrants?: AppGrants;
+  #oauth?: AuthorizationServer | null;
   #webhooks?: WebhookService;
   #usage?: UsageCounter;
   #pages?: PageCache;
@@ -228,6 +245,43 @@ class Composed implements Runtime {
       // With REDIS_URL every running server evicts a changed (revoked, edited, rolled) key at once (services/key-changes.ts).
       announceChange: this.config.redisUrl === null ? undefined : async (keyId) => keyChangeAnnouncer((await this.redis())!)(keyId),
     }));
+  }
+
+  get appTokens(): AppTokens {
+    // On the authorization server's clock (the wall clock: oidc-provider reads Date.now), not the runtime's.
+    return (this.#appTokens ??= new AppTokens(this.database.db, {
+      pepper: this.pepper,
+      now: Date.now,
+      onBackgroundError: this.reportBackgroundError,
+    }));
+  }
+
+  get appGrants(): AppGrants {
+    return (this.#appGrants ??= new AppGrants(this.database.db, this.appTokens, {
+      pepper: this.pepper,
+      now: this.now,
+      // On the key changes' channel (services/key-changes.ts), prefixed: every instance evicts the grant at once.
+      announce: this.config.redisUrl === null ? undefined : async (message) => keyChangeAnnouncer((await this.redis())!)(message),
+    }));
+  }
+
+  get oauth(): AuthorizationServer | null {
+    if (this.#oauth !== undefined) return this.#oauth;
+    const c = this.config.oauth;
+    this.#oauth =
+      c.issuer === null
+        ? null
+        : new AuthorizationServer(
+            this.database.db,
+            this.appGrants,
+            {
+              resources: oauthResources(c.issuer),
+              accessTokenTtlS: c.accessTokenTtlS,
+              refreshTokenTtlS: c.refreshTokenDays * 86_400,
+            },
+            { pepper: this.pepper, onError: (err) => this.log.error({ err }, 'OAuth authorization server error') },
+          );
+    return this.#oauth;
   }
 
   get webhooks(): WebhookService {
@@ -335,6 +389,8 @@ class Composed implements Runtime {
         // On every API request's path: decided on the instance's view while far from the limit.
         api: factory.make('key', c.rateLimitRps, c.rateLimitBurst, { localView: true }),
         authFail: factory.make('auth-fail', c.authFailRps, c.authFailBurst),
+        oauthRegistration: factory.make('oauth-registration', c.oauth.registrationsPerHour / 3600, c.oauth.registrationsPerHour),
+        oauthToken: factory.make('oauth-token', c.oauth.tokenRequestsPerMinute / 60, c.oauth.tokenRequestsPerMinute),
       };
     }));
   }

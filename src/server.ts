@@ -32,8 +32,14 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     const log = rt.log;
     const redis = await rt.redis();
     if (redis) {
-      listenForKeyChanges(redis, rt.keys, (keyId) =>
-        log.info({ key: keyId }, 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again'),
+      listenForKeyChanges(
+        redis,
+        rt.keys,
+        (id, kind) =>
+          kind === 'key'
+            ? log.info({ key: id }, 'API key changed elsewhere (revoked, edited or rolled): its next request reads it again')
+            : log.info({ grant: id }, 'app disconnected elsewhere: its tokens are refused here from now on'),
+        rt.appTokens,
       );
       await redis.waitUp(REDIS_START_WAIT_MS);
     }

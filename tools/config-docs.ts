@@ -10,7 +10,7 @@ import { VAR, type Variable } from '../src/config/kinds.js';
 import { CROSS_RULES } from '../src/config/rules.js';
 
 /** The files holding generated tables, from the repository's root. */
-export const CONFIG_DOC_FILES = ['README.md', 'docs/operations.md', 'docs/postgres.md', 'docs/webhooks.md'];
+export const CONFIG_DOC_FILES = ['README.md', 'docs/operations.md', 'docs/postgres.md', 'docs/webhooks.md', 'docs/oauth.md'];
 
 const BLOCK_RE = /(<!-- config-table: ([A-Za-z0-9_,]+) -->\n)[\s\S]*?(<!-- \/config-table -->)/g;
 

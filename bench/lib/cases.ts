@@ -11,6 +11,10 @@ export interface Case {
   label: string;
   target: Target;
   path: string;
+  /** POST with this body (an MCP tool call); default GET */
+  post?: string;
+  /** the request as the report shows it, when its path alone does not say it */
+  shown?: string;
   headers?: Record<string, string>;
   /** The status every answer must have (default 200); a 304 case is checked on its headers only. */
   status?: number;
@@ -54,6 +58,22 @@ function listCheck(key: string, exactly: number | null, opts: { total?: (ds: Dat
 
 const auth = (ds: Dataset) => ({ authorization: `Bearer ${ds.apiKey}`, 'accept-encoding': 'identity' });
 
+/** A tool call of the MCP server (POST /mcp, JSON-RPC, stateless: no initialize before it). */
+export function mcpToolCall(name: string, args: Json): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+}
+export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** `check` of a tool call's answer: a result that is not an error, its structuredContent checked by `inner`. */
+function toolCheck(inner: Case['check']): Case['check'] {
+  return (body, res, ds) => {
+    const result = body.result as Json | undefined;
+    if (!result) return `no JSON-RPC result: ${JSON.stringify(body).slice(0, 200)}`;
+    if (result.isError === true) return `a tool error: ${JSON.stringify(result.content).slice(0, 200)}`;
+    return inner(result.structuredContent as Json, res, ds);
+  };
+}
+
 /** The feed at its head with the ETag of that answer: what a follower that is up to date sends. */
 async function currentFeed(server: ChildServer, ds: Dataset) {
   const now = await fetch(`${server.baseUrl}/api/v1/eventos?cursor=now`, { headers: auth(ds) });
@@ -79,6 +99,17 @@ export const CASES: Case[] = [
     target: 'service',
     path: '/api/v1/citas?limit=100',
     check: listCheck('citas', 100, { timestamp: 'fecha_hora' }),
+  },
+  {
+    // The same page as a tool call of the MCP server, right after it: the verdict compares the two.
+    id: 'mcp-citas',
+    label: 'citas as an MCP tool call (list_citas)',
+    target: 'service',
+    path: '/mcp',
+    post: mcpToolCall('list_citas', { limit: 100 }),
+    shown: 'POST /mcp: tools/call list_citas {"limit":100}',
+    headers: MCP_HEADERS,
+    check: toolCheck(listCheck('citas', 100, { timestamp: 'fecha_hora' })),
   },
   {
     id: 'citas-br',
@@ -207,10 +238,12 @@ export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (li
   const res = await fetch(url, {
     // fetch() would ask for gzip by default; ask for what the load will ask for.
     headers: { authorization: `Bearer ${ds.apiKey}`, 'accept-encoding': 'identity', ...c.headers },
+    ...(c.post !== undefined ? { method: 'POST', body: c.post } : {}),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await res.text();
-  if (res.status !== (c.status ?? 200)) throw new Error(`case ${c.id}: GET ${c.path} answered ${res.status}: ${text.slice(0, 300)}`);
+  const request = `${c.post !== undefined ? 'POST' : 'GET'} ${c.path}`;
+  if (res.status !== (c.status ?? 200)) throw new Error(`case ${c.id}: ${request} answered ${res.status}: ${text.slice(0, 300)}`);
   if (c.status === 304) {
     if (text !== '' || !res.headers.get('etag')) throw new Error(`case ${c.id}: a 304 with a body or without an ETag`);
     log(`  ok  ${c.id.padEnd(17)} 304, ETag ${res.headers.get('etag')}`);
@@ -218,7 +251,7 @@ export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (li
   }
   if (c.checkText) {
     const problem = c.checkText(text, res);
-    if (problem) throw new Error(`case ${c.id}: GET ${c.path}: unexpected body: ${problem}`);
+    if (problem) throw new Error(`case ${c.id}: ${request}: unexpected body: ${problem}`);
     log(`  ok  ${c.id.padEnd(17)} 200, X-Total-Count ${String(res.headers.get('x-total-count'))}, ${res.headers.get('content-type')}`);
     return { total: Number(res.headers.get('x-total-count')) };
   }
@@ -226,11 +259,12 @@ export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (li
   try {
     body = JSON.parse(text) as Json;
   } catch {
-    throw new Error(`case ${c.id}: GET ${c.path} did not answer JSON: ${text.slice(0, 300)}`);
+    throw new Error(`case ${c.id}: ${request} did not answer JSON: ${text.slice(0, 300)}`);
   }
   const problem = c.check(body, res, ds);
-  if (problem) throw new Error(`case ${c.id}: GET ${c.path}: unexpected body: ${problem}`);
+  if (problem) throw new Error(`case ${c.id}: ${request}: unexpected body: ${problem}`);
   const enc = res.headers.get('content-encoding');
-  log(`  ok  ${c.id.padEnd(17)} 200, total=${String(body.total)}${enc ? `, content-encoding: ${enc}` : ''}`);
+  const total = body.total ?? ((body.result as Json | undefined)?.structuredContent as Json | undefined)?.total;
+  log(`  ok  ${c.id.padEnd(17)} 200, total=${String(total)}${enc ? `, content-encoding: ${enc}` : ''}`);
   return body;
 }

@@ -12,6 +12,8 @@ export const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** The id of the rate-limit comparison in --cases. */
 export const LIMITS_ID = 'limits';
+/** The id of the MCP server's comparison with REST in --cases (lib/mcp.ts). */
+export const MCP_ID = 'mcp';
 /** The id of the SDK's auto-paging walk (lib/sdk-paging.ts) in --cases. */
 export const SDK_PAGING_ID = 'sdk-paging';
 
@@ -33,10 +35,15 @@ const USAGE = `Usage: npm run bench -- [options]
                          machine to go quiet (default 60; 0: do not wait)
   --cases LIST           run only these cases (ids: CASE_IDS), the rate-limit
                          comparison only if the list names \`limits\` (e.g. --cases limits),
-                         and the SDK's auto-paging only if it names \`sdk-paging\`;
+                         the MCP comparison only if it names \`mcp\`, and the SDK's
+                         auto-paging only if it names \`sdk-paging\`;
                          \`backup\` (SQLite; only when named): \`clinic-api backup\` of the data
                          set while the service answers the citas page at 100 req/s, then a
                          restore of it; e.g. --scale 600 --cases backup (1M records)
+  --no-mcp               skip the MCP server's comparison with REST (alternating rounds of the
+                         same page as a tool call and as a GET; then 1,000 requests from 50
+                         connections to a fresh process per side and round, for memory), which
+                         otherwise runs after the cases; --cases mcp runs it alone
   --no-sdk-paging        skip the SDK's auto-paging walk: every cita of the big clinic read with
                          @clinic-api/sdk's for-await (packages/sdk/dist: npm install builds it),
                          its requests counted and its heap sampled (runs after the cases)
@@ -59,7 +66,7 @@ const USAGE = `Usage: npm run bench -- [options]
 export function parseOptions(argv?: string[]) {
   const cli = commandLine({
     name: 'bench',
-    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), LIMITS_ID, SDK_PAGING_ID, BACKUP_ID].join(', ')),
+    usage: USAGE.replace('CASE_IDS', [...CASES.map((c) => c.id), MCP_ID, LIMITS_ID, SDK_PAGING_ID, BACKUP_ID].join(', ')),
     argv,
     options: {
       db: { type: 'string', default: 'sqlite' },
@@ -82,6 +89,7 @@ export function parseOptions(argv?: string[]) {
       doc: { type: 'string', default: 'docs/benchmarks.md' },
       'no-doc': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
+      'no-mcp': { type: 'boolean', default: false },
       'no-sdk-paging': { type: 'boolean', default: false },
     },
   });
@@ -92,15 +100,19 @@ export function parseOptions(argv?: string[]) {
   const scales = cli.numbers('scale', values.scale, 0.01, 10_000);
   let cases = CASES;
   let limits = !values['no-limits'];
+  let mcp = !values['no-mcp'];
   let sdkPaging = !values['no-sdk-paging'];
   // It copies the whole data set (a gigabyte at 1M records): only when asked for.
   let backup = false;
   if (values.cases) {
     const ids = values.cases.split(',').map((s) => s.trim());
-    const unknown = ids.filter((id) => id !== LIMITS_ID && id !== SDK_PAGING_ID && id !== BACKUP_ID && !CASES.some((c) => c.id === id));
+    const unknown = ids.filter(
+      (id) => id !== LIMITS_ID && id !== MCP_ID && id !== SDK_PAGING_ID && id !== BACKUP_ID && !CASES.some((c) => c.id === id),
+    );
     if (unknown.length) fail(`unknown case(s): ${unknown.join(', ')}`);
     cases = CASES.filter((c) => ids.includes(c.id));
     limits = ids.includes(LIMITS_ID) && limits;
+    mcp = ids.includes(MCP_ID) && mcp;
     sdkPaging = ids.includes(SDK_PAGING_ID) && sdkPaging;
     backup = ids.includes(BACKUP_ID);
   }
@@ -111,7 +123,7 @@ export function parseOptions(argv?: string[]) {
     cases = cases.filter((c) => c.target !== 'bare');
     process.stderr.write('bench: --db postgres: the bare route is SQLite only, skipping it\n');
   }
-  if (cases.length === 0 && !limits && !sdkPaging && !backup) fail('no cases left to run');
+  if (cases.length === 0 && !limits && !mcp && !sdkPaging && !backup) fail('no cases left to run');
   return {
     db,
     scales,
@@ -126,6 +138,8 @@ export function parseOptions(argv?: string[]) {
     cases,
     /** the rate-limit comparison (lib/limits.ts) */
     limits,
+    /** the MCP server's comparison with REST (lib/mcp.ts) */
+    mcp,
     /** the SDK's auto-paging walk (lib/sdk-paging.ts) */
     sdkPaging,
     /** the backup case (lib/backup.ts) */

@@ -4,6 +4,7 @@ import os from 'node:os';
 import type { Dataset } from './dataset.js';
 import type { BackupReport } from './backup.js';
 import type { LimitsReport } from './limits.js';
+import type { McpReport } from './mcp.js';
 import type { SdkPagingReport } from './sdk-paging.js';
 
 export type Db = 'sqlite' | 'postgres';
@@ -94,6 +95,8 @@ export interface ScaleReport {
   serviceIdleRssMiB: number;
   bareHwmMiB: number | null;
   verdicts: string[];
+  /** the MCP server's comparison with REST (lib/mcp.ts), null when it did not run */
+  mcp: McpReport | null;
   /** the rate-limit comparison (lib/limits.ts), null when it did not run at this scale */
   limits: LimitsReport | null;
   /** the SDK's auto-paging walk (lib/sdk-paging.ts), null when it did not run */

@@ -9,6 +9,7 @@ import { runBackupCase } from './backup.js';
 import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';
 import { runLimits } from './limits.js';
+import { runMcp } from './mcp.js';
 import { runSdkPaging } from './sdk-paging.js';
 import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
 import { percentile } from './open-loop.js';
@@ -102,6 +103,10 @@ export async function runScale(
     loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
 
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
+    // After the cases' memory figures: its memory rounds start processes of their own.
+    const mcp = opts.mcp
+      ? await runMcp({ opts, build, dataDir, databaseUrl, apiKey: ds.apiKey, pids: run.pids, dbPids: run.dbPids, log }, service!)
+      : null;
     // After the cases and their memory figures: a client of the service like any other.
     const sdkPaging = opts.sdkPaging ? await runSdkPaging(service!, ds, log) : null;
     // After the cases and their memory figures: it starts processes of its own.
@@ -145,6 +150,7 @@ export async function runScale(
         hwmBeforeCompressionMiB: compressedLast ? hwmBeforeCompression : null,
         bareSkipped: opts.db === 'postgres' && opts.skippedBare,
       }),
+      mcp,
       limits,
       sdkPaging,
       backup,
@@ -209,13 +215,13 @@ async function loadCase(run: UnderLoad, c: Case, firstMs: number | undefined): P
   const m = await medianOf(
     opts.repeat,
     (x) => x.result.requests.average,
-    () => measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts)),
+    () => measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts, c.post)),
   );
   const r = m.result;
   const row: LoadRow = {
     id: c.id,
     label: c.label,
-    path: c.path + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
+    path: (c.shown ?? c.path) + (c.headers?.['accept-encoding'] ? ' (Accept-Encoding: br)' : ''),
     reqPerSec: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,

@@ -86,8 +86,9 @@ export async function startServers(
       servers.all.push(servers.bare);
       log(`bare route listening on ${servers.bare.baseUrl} (pid ${servers.bare.pid})`);
     }
-    // The rate-limit comparison measures the service as well (its in-memory figures); the SDK walks it; the backup case serves from it.
-    if (opts.cases.some((c) => c.target === 'service') || opts.limits || opts.sdkPaging || opts.backup) {
+    // The rate-limit comparison measures the service as well (its in-memory figures), the MCP
+    // comparison's time rounds run on it, the SDK walks it, and the backup case serves from it.
+    if (opts.cases.some((c) => c.target === 'service') || opts.limits || opts.mcp || opts.sdkPaging || opts.backup) {
       const port = await freePort();
       const prof = opts.cpuProf
         ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProf}`, `--cpu-prof-name=service-${opts.db}-scale-${scale}-${Date.now()}.cpuprofile`]

@@ -8,6 +8,8 @@ import type { DB } from '../db/schema.js';
 import type { Role } from '../domain/records.js';
 import type { Clinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
+import type { AppGrants } from '../services/oauth/grants.js';
+import type { AuthorizationServer } from '../services/oauth/server.js';
 import type { WebhookService } from '../services/webhooks/endpoints.js';
 import type { UsageCounter } from '../services/usage.js';
 import type { Html } from './html.js';
@@ -46,6 +48,10 @@ declare module 'fastify' {
 export interface AdminContext {
   db: Kysely<DB>;
   keys: KeyService;
+  /** the grants owners gave to apps (Connected apps) */
+  appGrants: AppGrants;
+  /** the OAuth authorization server (the consent page); null without OAUTH_ISSUER */
+  oauth: AuthorizationServer | null;
   webhooks: WebhookService;
   usage: UsageCounter;
   config: Config;

@@ -12,6 +12,8 @@ import { ROLES, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../services/accounts.js';
 import type { KeyService } from '../services/api-keys.js';
+import type { AppGrants } from '../services/oauth/grants.js';
+import type { AuthorizationServer } from '../services/oauth/server.js';
 import type { WebhookService } from '../services/webhooks/endpoints.js';
 import type { RateLimiters } from '../services/shared-rate-limit.js';
 import type { UsageCounter } from '../services/usage.js';
@@ -25,6 +27,7 @@ import { authRoutes } from './routes-auth.js';
 import { keyChangeRoutes } from './routes-key-changes.js';
 import { keyRoutes } from './routes-keys.js';
 import { logRoutes } from './routes-logs.js';
+import { oauthRoutes } from './routes-oauth.js';
 import { webhookRoutes } from './routes-webhooks.js';
 import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
 import { cookieOptions, SESSION_COOKIE, type CookieSecure } from './session.js';
@@ -71,6 +74,8 @@ export interface AdminTuning {
 export interface AdminOptions extends AdminTuning {
   db: Kysely<DB>;
   keys: KeyService;
+  appGrants: AppGrants;
+  oauth: AuthorizationServer | null;
   webhooks: WebhookService;
   usage: UsageCounter;
   config: Config;
@@ -101,6 +106,8 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   const ctx: AdminContext = {
     db: opts.db,
     keys: opts.keys,
+    appGrants: opts.appGrants,
+    oauth: opts.oauth,
     webhooks: opts.webhooks,
     usage: opts.usage,
     config: opts.config,
@@ -191,6 +198,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   await keyChangeRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await logRoutes(app, ctx);
+  await oauthRoutes(app, ctx);
   await languageRoutes(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => renderErrorPage(new DomainError('not_found', 'no such page'), req, reply));

@@ -13,6 +13,7 @@ import { asLang, messages } from './i18n.js';
 import type { Lang } from './locales/messages.js';
 import { preferredLang } from './negotiate.js';
 import { isToken, newToken, PRESESSION_COOKIE, SESSION_COOKIE } from './session.js';
+import { safeNext } from './routes-oauth.js';
 import { takeSignInAttempt } from './throttle.js';
 import { signInPage, type SignInModel } from './views/sign-in.js';
 
@@ -59,10 +60,12 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
   app.get('/', PAGE_ROUTE, async (req, reply) => reply.redirect(req.viewer ? '/dashboard/settings/api' : '/dashboard/sign-in', 303));
 
   app.get('/sign-in', PAGE_ROUTE, async (req, reply) => {
-    if (req.viewer) return reply.redirect('/dashboard/settings/api', 303);
     const q = req.query;
+    // An app's consent page sends someone who is not signed in here first, then back (only there: no open redirect).
+    const next = safeNext(field(q, 'next'));
+    if (req.viewer) return reply.redirect(next ?? '/dashboard/settings/api', 303);
     const notice = field(q, 'expired') || req.sessionState === 'expired' ? 'expired' : field(q, 'signed_out') ? 'signed_out' : null;
-    return render(req, reply, 200, asLang(field(q, 'lang')), { notice });
+    return render(req, reply, 200, asLang(field(q, 'lang')), { notice, next });
   });
 
   app.post('/sign-in', PAGE_ROUTE, async (req, reply) => {
@@ -73,6 +76,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
       throw new DomainError('csrf_failed', 'form refused (CSRF)');
 
     const email = field(body, 'email').trim().toLowerCase().slice(0, 254);
+    const next = safeNext(field(body, 'next'));
     const password = field(body, 'password');
 
     // The attempt is paid for before the password is checked: parallel requests cannot all pass.
@@ -81,7 +85,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
       const wait = verdict.retryAfterSeconds;
       reply.header('retry-after', String(wait));
       req.log.warn({ ip: req.ip, throttled: verdict.scope }, 'dashboard sign-in throttled');
-      return render(req, reply, 429, langParam, { email, error: { kind: 'throttled', minutes: Math.max(1, Math.ceil(wait / 60)) } });
+      return render(req, reply, 429, langParam, { email, next, error: { kind: 'throttled', minutes: Math.max(1, Math.ceil(wait / 60)) } });
     }
 
     const user = email ? await findUserByEmail(ctx.db, email) : undefined;
@@ -94,12 +98,12 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
       // Too many checks already running or waiting: answered at once, without hashing.
       reply.header('retry-after', '1');
       req.log.warn({ ip: req.ip, running: ctx.verifySlots.inUse }, 'dashboard sign-in refused: password checks busy');
-      return render(req, reply, 503, langParam, { email, error: { kind: 'busy' } });
+      return render(req, reply, 503, langParam, { email, next, error: { kind: 'busy' } });
     }
 
     if (!checked || !user) {
       req.log.info({ ip: req.ip }, 'dashboard sign-in failed');
-      return render(req, reply, 401, langParam, { email, error: { kind: 'bad_credentials' } });
+      return render(req, reply, 401, langParam, { email, next, error: { kind: 'bad_credentials' } });
     }
 
     // A fresh token at every sign-in (no session fixation); the old one, if any, ends here.
@@ -112,7 +116,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     reply.setCookie(SESSION_COOKIE, token, ctx.cookies);
     reply.clearCookie(PRESESSION_COOKIE, ctx.cookies);
     req.log.info({ user: user.id }, 'dashboard sign-in');
-    return reply.redirect('/dashboard/settings/api', 303);
+    return reply.redirect(next ?? '/dashboard/settings/api', 303);
   });
 
   app.post('/sign-out', PAGE_ROUTE, async (req, reply) => {

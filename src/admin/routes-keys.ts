@@ -59,6 +59,8 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
       form: form ?? blankKeyForm(),
       today,
       apiBase: `${req.protocol}://${req.host}/api/v1/`,
+      // http/mcp/paths.ts's MCP_PATH (admin/ does not import http/; test/admin/keys.test.ts calls the URL shown)
+      mcpUrl: `${req.protocol}://${req.host}/mcp`,
       keyPrefix: prefix,
       url: (p) => listUrl(v, clinic, p),
     });

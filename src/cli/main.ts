@@ -9,6 +9,7 @@ import { registerBackupCommands } from './backup.js';
 import { registerDataCommands } from './data.js';
 import { registerErasureCommands } from './erasure.js';
 import type { Io } from './io.js';
+import { registerAppCommands } from './apps.js';
 import { registerKeyCommands } from './keys.js';
 import { registerLogCommands } from './logs.js';
 import { registerServerCommands } from './server.js';
@@ -55,6 +56,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerServerCommands(program, ctx);
   registerAccountCommands(program, ctx);
   registerKeyCommands(program, ctx);
+  registerAppCommands(program, ctx);
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
   registerErasureCommands(program, ctx);

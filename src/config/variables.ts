@@ -65,6 +65,18 @@ function databaseUrlProblem(raw: string): string | null {
   return null;
 }
 
+/** OAUTH_ISSUER: an origin (no path, query or fragment), https unless the host is a loopback one. */
+function oauthIssuerProblem(raw: string): string | null {
+  const fix = 'e.g. https://api.example.com (the address apps and browsers reach the service at)';
+  if (!URL.canParse(raw)) return `is not a URL, ${fix}`;
+  const u = new URL(raw);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)))
+    return `must use https (http only for 127.0.0.1, localhost or [::1]), ${fix}`;
+  if ((u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.hash !== '' || u.username !== '')
+    return `must be an origin only, without a path, query, fragment or user, ${fix}`;
+  return null;
+}
+
 function planList(raw: string): string[] {
   return raw
     .split(',')
@@ -370,6 +382,41 @@ export const ConfigSchema = Type.Object({
       minimum: 10,
       maximum: 60_000,
       description: "how often each instance looks for due webhook endpoints (PostgreSQL also wakes it at each import's commit)",
+    }),
+  }),
+  /** The OAuth authorization server (docs/oauth.md). */
+  oauth: Type.Object({
+    issuer: optionalText('OAUTH_ISSUER', {
+      problem: () => 'must be the public https:// origin of the service, such as https://api.example.com',
+      refine: oauthIssuerProblem,
+      defaultDoc: 'unset (OAuth off: apps connect with keys only)',
+      allowedDoc: '`https://host[:port]` (`http://` only for a loopback host)',
+      description:
+        'the public origin apps reach the service at; set, the service is an OAuth 2.1 authorization server for the API and `/mcp` (docs/oauth.md)',
+    }),
+    accessTokenTtlS: int('OAUTH_ACCESS_TOKEN_TTL_S', {
+      default: 3600,
+      minimum: 60,
+      maximum: 3600,
+      description: "an access token's lifetime in seconds (at most one hour)",
+    }),
+    refreshTokenDays: int('OAUTH_REFRESH_TOKEN_DAYS', {
+      default: 30,
+      minimum: 1,
+      maximum: 365,
+      description: "a refresh token's lifetime in days; each use replaces it with a new one",
+    }),
+    registrationsPerHour: int('OAUTH_REGISTRATIONS_PER_HOUR', {
+      default: 20,
+      minimum: 1,
+      maximum: 100_000,
+      description: 'app registrations allowed per client address per hour (bursts of the same size)',
+    }),
+    tokenRequestsPerMinute: int('OAUTH_TOKEN_REQUESTS_PER_MINUTE', {
+      default: 60,
+      minimum: 1,
+      maximum: 1_000_000,
+      description: 'token and revocation requests allowed per client address per minute (bursts of the same size)',
     }),
   }),
 });

@@ -239,6 +239,36 @@ export interface DB {
   request_access: RequestAccessTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  oauth_artifacts: OAuthArtifactsTable;
+  oauth_grants: OAuthGrantsTable;
+}
+
+/** What the OAuth authorization server stores (migration 011): ids only as keyed hashes. Epoch seconds. */
+export interface OAuthArtifactsTable {
+  model: string;
+  id_hash: string;
+  /** oidc-provider's payload as JSON, without the id */
+  payload: string;
+  grant_id: string | null;
+  uid_hash: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+/** A clinic's consent to an app (migration 011). Epoch seconds. */
+export interface OAuthGrantsTable {
+  id: string;
+  clinic_id: string;
+  client_id: string;
+  client_name: string;
+  redirect_host: string;
+  scopes: string;
+  resource: string;
+  granted_by: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  revoked_reason: string | null;
 }
 
 /** A clinic's webhook endpoint and its delivery state (migration 006). *_ms: epoch milliseconds. */

@@ -71,7 +71,7 @@ const updatedSinceParam = Type.Optional(
   Type.String({
     format: 'date-time',
     description:
-      'Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z; send + as %2B), ordered by updated_at then id; ' +
+      'Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z or 2026-03-28T10:00:00+01:00; in a URL, send + as %2B), ordered by updated_at then id; ' +
       'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed',
   }),
 );

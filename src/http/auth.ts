@@ -1,16 +1,31 @@
 // API-key authentication, the key's address restriction and rate limiting, run first for every
 // API request (onRequest) so that a caller without a valid key learns nothing about parameters or
 // data; then each route's scope (requireScope, added to each route by scopes.ts). All of it
-// reads the cached key only: no database read of its own.
+// reads the cached key only: no database read of its own. An OAuth access token (OAUTH_ISSUER
+// set) is the other kind of credential: it becomes the same principal as a key
+// (services/oauth/tokens.ts), with its grant as the rate-limit bucket, and is accepted only on the
+// resource it is bound to (the API or /mcp). With OAuth on, every 401 names the resource's
+// metadata (RFC 9728) in its challenge, from which an app finds the authorization server.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { SCOPE_BIT, type Scope } from '../domain/scopes.js';
-import { errors } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import type { AuthenticatedKey, KeyService } from '../services/api-keys.js';
+import { resourceMetadataUrl, resourceOfPath, type OAuthResources } from '../services/oauth/resources.js';
+import { isTokenShaped, type AppTokens } from '../services/oauth/tokens.js';
 import { policyHeader, stateHeader, type RateLimiter } from '../services/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: AuthenticatedKey | null;
+    /**
+     * The key's 429, left here instead of thrown on a route that answers it itself
+     * (config.answersRateLimit: /mcp, as a tool result); null when the key is within its limit.
+     */
+    rateLimitRefusal: ApiError | null;
+  }
+  interface FastifyContextConfig {
+    /** The route answers the key's rate limit itself: the hook leaves the 429 in req.rateLimitRefusal. */
+    answersRateLimit?: boolean;
   }
 }
 
@@ -20,14 +35,32 @@ const POLICY_NAME = 'key';
 /** Which limit refused a request (for the metrics). */
 export type LimitName = 'key' | 'auth_failures';
 
+/** OAuth access tokens on the API: the token cache and the resources they are bound to. */
+export interface TokenAuth {
+  tokens: AppTokens;
+  resources: OAuthResources;
+}
+
+/** A 401 whose challenge also names the resource's metadata (RFC 9728) and, for a bad credential, RFC 6750's error. */
+export function oauthChallenge(err: ApiError, resources: OAuthResources, path: string): ApiError {
+  const metadata = resourceMetadataUrl(resources, resourceOfPath(resources, path));
+  const error = err.code === 'invalid_api_key' ? ', error="invalid_token"' : '';
+  return new ApiError(err.code, err.message, err.param, {
+    ...err.headers,
+    'www-authenticate': `Bearer realm="api"${error}, resource_metadata="${metadata}"`,
+  });
+}
+
 export function apiAuthHook(
   keys: KeyService,
   limiter: RateLimiter,
   authFailLimiter: RateLimiter,
   now: () => number,
   onLimited: (limit: LimitName) => void = () => {},
+  oauth: TokenAuth | null = null,
 ) {
   const policy = policyHeader(POLICY_NAME, limiter);
+  const refused = (err: ApiError, req: FastifyRequest) => (oauth ? oauthChallenge(err, oauth.resources, req.url) : err);
   return async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = req.headers.authorization;
     const ip = req.ip;
@@ -37,8 +70,9 @@ export function apiAuthHook(
     // A key this instance verified in the last few seconds (still in its cache) passes whatever
     // its address's failed-authentication budget, so one bad integration behind a shared address
     // does not lock out the others; asked first, it costs no limiter call (with REDIS_URL, no
-    // round trip to Redis: the key's own bucket below is the request's one call).
-    let key: AuthenticatedKey | null | undefined = token ? keys.verifyCached(token) : null;
+    // round trip to Redis: the key's own bucket below is the request's one call). The same holds
+    // for an access token in the token cache.
+    let key: AuthenticatedKey | null | undefined = token ? keys.verifyCached(token) || oauth?.tokens.verifyCached(token) : null;
     if (!key) {
       // An address over its budget gets no new key checked: no guessing at speed, no database work.
       const ipState = await authFailLimiter.peek(ip, nowMs);
@@ -46,15 +80,25 @@ export function apiAuthHook(
         onLimited('auth_failures');
         throw errors.tooManyRequests(ipState.retryAfterSeconds);
       }
-      key = token ? await keys.verify(token) : null;
+      // Access tokens are 43 characters; a key is longer (its prefix, '_', 43 characters): one look-up either way.
+      key = !token ? null : oauth && isTokenShaped(token) ? await oauth.tokens.verify(token) : await keys.verify(token);
       if (!key) {
         const failed = await authFailLimiter.consume(ip, nowMs);
         if (!failed.allowed) {
           onLimited('auth_failures');
           throw errors.tooManyRequests(failed.retryAfterSeconds);
         }
-        throw header === undefined ? errors.missingApiKey() : errors.invalidApiKey();
+        throw refused(header === undefined ? errors.missingApiKey() : errors.invalidApiKey(), req);
       }
+    }
+    // A token is good for the resource it was issued for only (RFC 8707): an /mcp token is refused by the REST API and the reverse.
+    if (key.app && oauth && key.app.resource !== resourceOfPath(oauth.resources, req.url)) {
+      const failed = await authFailLimiter.consume(ip, nowMs);
+      if (!failed.allowed) {
+        onLimited('auth_failures');
+        throw errors.tooManyRequests(failed.retryAfterSeconds);
+      }
+      throw refused(errors.invalidApiKey(), req);
     }
     req.apiKey = key;
 
@@ -76,7 +120,9 @@ export function apiAuthHook(
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
     if (!d.allowed) {
       onLimited('key');
-      throw errors.tooManyRequests(d.retryAfterSeconds);
+      const refusal = errors.tooManyRequests(d.retryAfterSeconds);
+      if (req.routeOptions.config.answersRateLimit !== true) throw refusal;
+      req.rateLimitRefusal = refusal;
     }
   };
 }

@@ -1,5 +1,5 @@
-// A strict validator of a route's query string (and of its path parameters: the same rules, one
-// place), compiled from the route's TypeBox schema. Ajv would coerce ("1e2" -> 100, arrays ->
+// A strict validator of a route's query string (and of its path parameters, and of an MCP tool's
+// arguments: the same rules, one place), compiled from the route's TypeBox schema. Ajv would coerce ("1e2" -> 100, arrays ->
 // first item) and strip unknown keys; the contract wants every malformed, repeated or unknown
 // parameter refused with a message naming it.
 import { UUID_RE } from '../domain/records.js';
@@ -23,11 +23,19 @@ export interface ObjectSchema {
 
 type Check = (raw: string) => { value: unknown } | { error: ApiError };
 
+export interface ValidatorOptions {
+  /**
+   * The values came in a URL's query string (default). false: as JSON (an MCP tool's arguments),
+   * where a "+" is sent as it is, so the messages show it as it is and give no URL-encoding hint.
+   */
+  inUrl?: boolean;
+}
+
 const INT_RE = /^(0|[1-9][0-9]{0,15})$/;
 const MIN_YEAR = '1900';
 const MAX_YEAR = '2199';
 
-function compileProp(name: string, s: PropSchema): Check {
+function compileProp(name: string, s: PropSchema, inUrl: boolean): Check {
   if (s.type === 'integer') {
     const min = s.minimum ?? 0;
     const max = s.maximum ?? Number.MAX_SAFE_INTEGER;
@@ -59,11 +67,12 @@ function compileProp(name: string, s: PropSchema): Check {
     return (raw) => {
       if (parseTimestamp(raw) !== null) return { value: raw };
       // A "+" in a query string reads as a space: the most common way to send a good offset badly.
-      const hint = / \d{2}:\d{2}$/.test(raw) ? ' (a "+" in a URL must be sent as %2B)' : '';
+      const hint = inUrl && / \d{2}:\d{2}$/.test(raw) ? ' (a "+" in a URL must be sent as %2B)' : '';
+      const plus = inUrl ? '%2B' : '+';
       return {
         error: errors.invalidParameter(
           name,
-          `${name} must be an RFC 3339 timestamp with an offset or Z, e.g. 2026-03-01T10:30:00%2B01:00 or 2026-03-01T09:30:00Z${hint}`,
+          `${name} must be an RFC 3339 timestamp with an offset or Z, e.g. 2026-03-01T10:30:00${plus}01:00 or 2026-03-01T09:30:00Z${hint}`,
         ),
       };
     };
@@ -82,9 +91,10 @@ function compileProp(name: string, s: PropSchema): Check {
   return (raw) => (raw.length >= minLength && raw.length <= maxLength ? { value: raw } : { error: errors.invalidParameter(name, message) });
 }
 
-export function compileQueryValidator(schema: ObjectSchema) {
+export function compileQueryValidator(schema: ObjectSchema, opts: ValidatorOptions = {}) {
+  const inUrl = opts.inUrl ?? true;
   const checks = new Map<string, Check>();
-  for (const [name, prop] of Object.entries(schema.properties ?? {})) checks.set(name, compileProp(name, prop));
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) checks.set(name, compileProp(name, prop, inUrl));
   const allowed = [...checks.keys()];
   return (query: unknown): { value: Record<string, unknown> } | { error: ApiError } => {
     const out: Record<string, unknown> = {};

@@ -37,3 +37,8 @@ export async function listUsersOfClinic(db: Kysely<DB>, clinicId: string): Promi
 export async function updateUserPassword(db: Kysely<DB>, userId: string, passwordHash: string): Promise<void> {
   await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
 }
+
+/** A user by id (the OAuth server's account look-up: a grant names the user who gave it). */
+export async function findUserById(db: Kysely<DB>, id: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -10,6 +10,8 @@
 // upgrade instances of either version hear each other's announcements.
 import type { RedisLink } from '../redis/link.js';
 import type { KeyService } from './api-keys.js';
+import { GRANT_MESSAGE_PREFIX } from './oauth/grants.js';
+import type { AppTokens } from './oauth/tokens.js';
 
 export const KEY_CHANGE_CHANNEL = 'clinic-api:api-key-revoked';
 
@@ -24,11 +26,25 @@ export function keyChangeAnnouncer(link: RedisLink): (keyId: string) => Promise<
   return (keyId) => link.publish(KEY_CHANGE_CHANNEL, keyId, ANNOUNCE_CONNECT_MS);
 }
 
-/** Evicts every key announced as changed from `keys`' cache; `onEvicted` is told which (for the log). */
-export function listenForKeyChanges(link: RedisLink, keys: KeyService, onEvicted?: (keyId: string) => void): void {
+/**
+ * Evicts every key announced as changed from `keys`' cache, and every OAuth grant announced as
+ * ended (`oauth-grant:<id>`, services/oauth/grants.ts) from `tokens`' cache; `onEvicted` is told
+ * which (for the log).
+ */
+export function listenForKeyChanges(
+  link: RedisLink,
+  keys: KeyService,
+  onEvicted?: (id: string, kind: 'key' | 'grant') => void,
+  tokens?: AppTokens,
+): void {
   link.subscribe(KEY_CHANGE_CHANNEL, (message) => {
-    if (!KEY_ID_RE.test(message)) return;
-    keys.evict(message);
-    onEvicted?.(message);
+    if (KEY_ID_RE.test(message)) {
+      keys.evict(message);
+      onEvicted?.(message, 'key');
+    } else if (tokens && message.startsWith(GRANT_MESSAGE_PREFIX) && message.length < 200) {
+      const grantId = message.slice(GRANT_MESSAGE_PREFIX.length);
+      tokens.evictGrant(grantId);
+      onEvicted?.(grantId, 'grant');
+    }
   });
 }

@@ -37,6 +37,12 @@ export interface AuthenticatedKey {
   scopeBits: ScopeBits;
   /** the addresses the key may be used from, parsed once; null: any address */
   allowedIps: AddressRules | null;
+  /**
+   * Set when the request came with an OAuth access token instead of a key (services/oauth/tokens.ts):
+   * the app, its grant (the rate-limit bucket is the grant's: keyId is the grant id) and the
+   * resource the token is bound to.
+   */
+  app?: { grantId: string; clientId: string; clientName: string; resource: string };
 }
 
 export interface IssuedKey {

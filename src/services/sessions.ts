@@ -72,7 +72,9 @@ export type Flash =
   /** a webhook endpoint just added: its signing secret, shown once */
   | { kind: 'webhook-created'; clinicId: string; endpointId: string; url: string; secret: string }
   /** the outcome of a webhook action (a test event, a resend, enable, disable, delete), already in the page's language */
-  | { kind: 'webhook-notice'; clinicId: string; tone: 'success' | 'danger'; text: string };
+  | { kind: 'webhook-notice'; clinicId: string; tone: 'success' | 'danger'; text: string }
+  /** an app just disconnected (Settings > API > Connected apps) */
+  | { kind: 'app-disconnected'; clinicId: string; grantId: string; name: string };
 
 export type Resolved = { status: 'ok'; session: SessionWithUser } | { status: 'expired' } | { status: 'none' };
 

@@ -80,6 +80,33 @@ describe.each(dialects())('dashboard API keys on %s', (dialect) => {
     expect(list.body).not.toContain(`${API}/keys/${id}/revoke`);
   });
 
+  it('shows the MCP server’s address for AI assistants beside the keys, in both languages, and it answers with a key', async () => {
+    const page = await owner.get(API);
+    const shown = /<code id="mcp-url">([^<]+)<\/code>/.exec(page.body)?.[1];
+    expect(shown).toMatch(/^http:\/\/localhost(:80)?\/mcp$/);
+    expect(page.body).toContain('Asistentes de IA');
+    expect(page.body).toContain('se conectan a esta dirección (un servidor MCP)');
+    expect(page.body).toContain('deja sin marcar «Datos de contacto»');
+    const english = new Client(t.app);
+    await english.signIn(EMAILS.ownerA);
+    await english.post('/dashboard/language', { _csrf: csrfOf((await english.get(API)).body), next: API, lang: 'en' });
+    const en = await english.get(API);
+    expect(en.body).toContain('<html lang="en">');
+    expect(en.body).toContain('AI assistants');
+    expect(en.body).toContain('leave “Contact details” unticked');
+    expect(en.body).toContain(`<code id="mcp-url">${shown}</code>`);
+    // the address is the MCP server's: a tool call with a key of the clinic answers there
+    const { key } = await t.keys.create({ clinicId: t.clinicA.id, name: 'Assistant', expiresAt: null, createdBy: null });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: new URL(shown!).pathname,
+      headers: { ...bearer(key), accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_clinic', arguments: {} } },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().result.structuredContent.clinica.id).toBe(t.clinicA.id);
+  });
+
   it('validates the form and keeps what was typed', async () => {
     const before = (await t.keys.list(t.clinicA.id)).length;
     const res = await owner.submit(API, `${API}/keys`, { name: '   ', expires: '45', ...ALL_SCOPES });

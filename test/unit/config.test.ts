@@ -63,6 +63,7 @@ describe('loadConfig defaults', () => {
         leaseMs: 30_000,
         pollMs: 250,
       },
+      oauth: { issuer: null, accessTokenTtlS: 3600, refreshTokenDays: 30, registrationsPerHour: 20, tokenRequestsPerMinute: 60 },
       pageCacheBytes: 32 * 1024 * 1024,
     });
   });
@@ -309,4 +310,17 @@ describe('loadConfig validation names the bad variable', () => {
   it('the error does not echo the metrics token it refused', () => {
     expect(configError({ METRICS_TOKEN: 'tiny-secret' }).message).not.toContain('tiny-secret');
   });
+});
+
+describe('OAUTH_ISSUER', () => {
+  it('takes an https origin, or http on a loopback host', () => {
+    expect(loadConfig({ OAUTH_ISSUER: 'https://api.example.com' }).oauth.issuer).toBe('https://api.example.com');
+    expect(loadConfig({ OAUTH_ISSUER: 'http://127.0.0.1:3000' }).oauth.issuer).toBe('http://127.0.0.1:3000');
+  });
+  it.each(['http://api.example.com', 'https://api.example.com/v1', 'https://api.example.com?x=1', 'not a url'])(
+    'refuses %s, naming the variable',
+    (v) => {
+      expect(() => loadConfig({ OAUTH_ISSUER: v })).toThrow(/OAUTH_ISSUER/);
+    },
+  );
 });

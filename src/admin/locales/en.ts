@@ -41,6 +41,11 @@ export const en = {
   howToTitle: 'How a program uses a key',
   howToText: 'It sends the key in every request, in this header:',
   howToMore: 'Each key belongs to this clinic only and can only read data; it can change nothing.',
+  mcpTitle: 'AI assistants',
+  mcpText:
+    'Claude, ChatGPT, Cursor, VS Code and other AI assistants connect to this address (an MCP server), with a key sent in the same header:',
+  mcpMore: (contact) =>
+    `Create a key for each assistant, so you can revoke it alone, and leave “${contact}” unticked: it then answers about appointments, clients and calls by name without ever seeing a phone number, an e-mail or a note. Like any key, it only reads this clinic’s data.`,
 
   createTitle: 'Create a key',
   nameLabel: 'Name',

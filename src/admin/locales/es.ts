@@ -41,6 +41,11 @@ export const es = {
   howToTitle: 'Cómo usa un programa la clave',
   howToText: 'La envía en cada petición, en esta cabecera:',
   howToMore: 'Cada clave es solo de esta clínica y solo permite leer datos; no puede cambiar nada.',
+  mcpTitle: 'Asistentes de IA',
+  mcpText:
+    'Claude, ChatGPT, Cursor, VS Code y otros asistentes de IA se conectan a esta dirección (un servidor MCP), con una clave enviada en la misma cabecera:',
+  mcpMore: (contact) =>
+    `Crea una clave para cada asistente, así podrás revocarla sola, y deja sin marcar «${contact}»: responderá sobre citas, clientas y llamadas por el nombre sin ver nunca un teléfono, un correo ni una nota. Como cualquier clave, solo lee los datos de esta clínica.`,
 
   createTitle: 'Crear una clave',
   nameLabel: 'Nombre',

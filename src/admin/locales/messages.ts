@@ -82,6 +82,11 @@ export interface Messages {
   howToTitle: Text;
   howToText: Text;
   howToMore: Text;
+  /** the MCP server's address for AI assistants, beside the keys */
+  mcpTitle: Text;
+  mcpText: Text;
+  /** `contact`: the contacto:read scope's label in this language */
+  mcpMore: (contact: string) => Text;
 
   createTitle: Text;
   nameLabel: Text;

@@ -52,6 +52,8 @@ export interface ApiPageModel {
   /** the clinic's today, the date field's lowest value */
   today: string;
   apiBase: string;
+  /** the MCP server's address (/mcp), for AI assistants */
+  mcpUrl: string;
   keyPrefix: string;
   /** adds ?clinic= for a superadmin */
   url: (path: string) => string;
@@ -232,6 +234,10 @@ export function apiKeysPage(m: ApiPageModel): Html {
     <pre><code>Authorization: Bearer ${m.keyPrefix}_…
 curl -H "Authorization: Bearer ${m.keyPrefix}_…" "${m.apiBase}citas?limit=5"</code></pre>
     <p class="muted small">${t.howToMore}</p>
+    <h3 id="mcp-title">${t.mcpTitle}</h3>
+    <p>${t.mcpText}</p>
+    <pre><code id="mcp-url">${m.mcpUrl}</code></pre>
+    <p class="muted small">${t.mcpMore(t.keys.scopes['contacto:read'].label)}</p>
   </section>
   <p class="page-foot">${t.timesIn(m.clinic.timezone)}</p>`;
   return layout({

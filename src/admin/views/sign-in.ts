@@ -7,6 +7,8 @@ import { authLayout, csrfInput } from './layout.js';
 
 export interface SignInModel {
   t: Messages;
+  /** where to go once signed in (an app's consent page), already checked */
+  next?: string | null;
   /**
    * The address's `?lang=` (or the form's copy of it), carried by the form so that a failed attempt
    * and the session stay in it; null when the page's language came from elsewhere.
@@ -40,6 +42,7 @@ export function signInPage(m: SignInModel): Html {
     <form method="post" action="/dashboard/sign-in" novalidate>
       ${csrfInput(m.csrf)}
       ${m.langParam ? html`<input type="hidden" name="lang" value="${m.langParam}">` : ''}
+      ${m.next ? html`<input type="hidden" name="next" value="${m.next}">` : ''}
       <div class="field">
         <label for="email">${t.email}</label>
         <input type="email" id="email" name="email" value="${m.email ?? ''}" autocomplete="username" required maxlength="254" spellcheck="false" autocapitalize="none"

@@ -12,6 +12,7 @@ import * as m007 from './007-session-language.js';
 import * as m008 from './008-webhook-event-types.js';
 import * as m009 from './009-key-scopes.js';
 import * as m010 from './010-request-log.js';
+import * as m011 from './011-oauth.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -26,6 +27,7 @@ const ordered: Record<string, DialectMigration> = {
   '008-webhook-event-types': m008,
   '009-key-scopes': m009,
   '010-request-log': m010,
+  '011-oauth': m011,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

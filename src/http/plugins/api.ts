@@ -1,18 +1,20 @@
-// The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me behind
-// API-key authentication, address restrictions and rate limits (../auth.ts), each route's scope
-// (declared in its config, ../scopes.ts), the strict validator of query strings and path
-// parameters (../query-validator.ts) and per-key usage counts. Its hooks and validator apply to
-// its own routes only (an encapsulated child scope); the request's `apiKey` field is declared
-// app-wide, since the access log reads it.
+// The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me, and
+// the MCP server at /mcp (../mcp/plugin.ts), behind API-key authentication, address restrictions
+// and rate limits (../auth.ts), each route's scope (declared in its config, ../scopes.ts), the
+// strict validator of query strings and path parameters (../query-validator.ts) and per-key usage
+// counts. Its hooks and validator apply to its own routes only (an encapsulated child scope); the
+// request's `apiKey` field is declared app-wide, since the access log reads it.
 import type { Kysely } from 'kysely';
 import fp from 'fastify-plugin';
 import type { DB } from '../../db/schema.js';
 import type { KeyService } from '../../services/api-keys.js';
+import { ClientasSearch } from '../../services/clientas-search/search.js';
 import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
 import type { RequestLog } from '../../services/request-log.js';
 import type { UsageCounter } from '../../services/usage.js';
-import { apiAuthHook } from '../auth.js';
+import { apiAuthHook, type TokenAuth } from '../auth.js';
+import { mcpRoutes } from '../mcp/plugin.js';
 import '../disclosure.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
 import { declareScope } from '../scopes.js';
@@ -29,6 +31,8 @@ export interface ApiOptions {
   now: () => number;
   /** the lists' built pages, by ETag (services/page-cache.ts) */
   pages: PageCache;
+  /** OAuth access tokens (OAUTH_ISSUER set); null: keys only */
+  oauth: TokenAuth | null;
   /** the request log (REQUEST_LOG_DAYS); null: off, and no hook is added */
   requestLog: RequestLog | null;
 }
@@ -43,9 +47,13 @@ declare module 'fastify' {
 export const api = fp(
   async (app, opts: ApiOptions) => {
     app.decorateRequest('apiKey', null);
+    app.decorateRequest('rateLimitRefusal', null);
     // What a response disclosed, for the request log (../disclosure.ts).
     app.decorateRequest('disclosed', null);
     app.decorateRequest('errorBody', null);
+    // One client search for the REST list and the MCP tools: it keeps the counts of searches.
+    const search = new ClientasSearch();
+    const rateLimit = { rate: opts.limiter.rate, burst: opts.limiter.burst };
     await app.register(async (scope) => {
       scope.setValidatorCompiler(({ schema, httpPart }) => {
         // Path parameters (a record's id) are checked by the same rules as the query string.
@@ -57,13 +65,14 @@ export const api = fp(
       scope.addHook('onRoute', declareScope);
       scope.addHook(
         'onRequest',
-        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit })),
+        apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit }), opts.oauth),
       );
       // Per-key usage for the dashboard: counted in memory, written in batches (services/usage.ts).
       // Callback style: on every response, no promise to allocate.
       scope.addHook('onResponse', (req, reply, done) => {
         const k = req.apiKey;
-        if (k)
+        // Counted per key; an app's requests (an OAuth grant, not a key) show as its grant's last use instead.
+        if (k && !k.app)
           opts.usage.record({
             keyId: k.keyId,
             clinicId: k.clinicId,
@@ -91,8 +100,9 @@ export const api = fp(
               clinicId: k.clinicId,
               atMs: opts.now(),
               requestId: req.id,
-              keyId: k.keyId,
-              grantId: null,
+              // An OAuth token's principal carries its grant (its keyId is the grant's id too).
+              keyId: k.app ? null : k.keyId,
+              grantId: k.app ? k.app.grantId : null,
               method: req.method,
               url: req.url,
               status: reply.statusCode,
@@ -108,12 +118,9 @@ export const api = fp(
           done();
         });
       }
-      await scope.register(v1Routes, {
-        db: opts.db,
-        now: opts.now,
-        rateLimit: { rate: opts.limiter.rate, burst: opts.limiter.burst },
-        pages: opts.pages,
-      });
+      await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit, pages: opts.pages, search });
+      // Its own child: its body parsing and its 401 challenge are its own.
+      await scope.register(mcpRoutes, { db: opts.db, now: opts.now, rateLimit, search, oauth: opts.oauth });
     });
   },
   { name: 'api' },

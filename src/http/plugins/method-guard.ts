@@ -2,8 +2,10 @@
 // the method alone, before the body is parsed and before authentication (POST with a malformed
 // body, PROPFIND, QUERY ...), so it reveals nothing about data. That holds for a record's path too
 // (/api/v1/citas/<anything>), whatever the id: a DELETE of a malformed id is a 405, not a 400.
+// The MCP server's path exists for POST only (stateless: no stream to GET, no session to DELETE).
 import fp from 'fastify-plugin';
 import { errors } from '../../errors.js';
+import { MCP_PATH } from '../mcp/paths.js';
 import { API_PATHS, RECORD_PATHS } from '../routes/v1.js';
 import { DOCS_PATH, LICENSE_PATH, LLMS_PATH, OPENAPI_PATH } from './openapi.js';
 
@@ -26,7 +28,9 @@ export const methodGuard = fp(
   async (app) => {
     // Callback style: on every request's path, no promise to allocate.
     app.addHook('onRequest', (req, _reply, done) => {
-      const refused = req.method !== 'GET' && req.method !== 'HEAD' && isReadOnlyPath(req.url.split('?')[0] ?? '');
+      const path = req.url.split('?')[0] ?? '';
+      if (path === MCP_PATH) return done(req.method === 'POST' ? undefined : errors.methodNotAllowed(req.method, 'POST'));
+      const refused = req.method !== 'GET' && req.method !== 'HEAD' && isReadOnlyPath(path);
       done(refused ? errors.methodNotAllowed(req.method, ALLOW) : undefined);
     });
   },

@@ -73,15 +73,23 @@ function liftRequiredHeaders(doc: Json): Json {
 const HOST_RE = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /**
- * The document as served to `req`: info.license.url made absolute with the request's origin
- * (the Host header, or X-Forwarded-* through a trusted proxy). A Host that is not a plain host
- * name or address leaves it relative, which OpenAPI allows.
+ * The origin the request was made to (`https://host:port`): the Host header, or X-Forwarded-*
+ * through a trusted proxy. null when the Host is not a plain host name or address.
+ */
+export function requestOrigin(req: FastifyRequest): string | null {
+  const host = req.host;
+  return HOST_RE.test(host) ? `${req.protocol}://${host}` : null;
+}
+
+/**
+ * The document as served to `req`: info.license.url made absolute with the request's origin. A
+ * Host that is not a plain host name or address leaves it relative, which OpenAPI allows.
  */
 export function documentFor(doc: Readonly<Json>, req: FastifyRequest): Json {
-  const host = req.host;
-  if (!HOST_RE.test(host)) return doc;
+  const origin = requestOrigin(req);
+  if (origin === null) return doc;
   const info = doc['info'] as Json;
-  return { ...doc, info: { ...info, license: { ...info['license'], url: `${req.protocol}://${host}${LICENSE_PATH}` } } };
+  return { ...doc, info: { ...info, license: { ...info['license'], url: `${origin}${LICENSE_PATH}` } } };
 }
 
 export const openapi = fp(

@@ -34,7 +34,7 @@ import {
 } from '../../domain/api-schemas.js';
 import { hasScope } from '../../domain/scopes.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
-import { ClientasSearch } from '../../services/clientas-search/search.js';
+import type { ClientasSearch } from '../../services/clientas-search/search.js';
 import { listEtag, type ListResource } from '../../services/conditional.js';
 import { feedBounds, feedEtag, feedPage, planFeed } from '../../services/feed.js';
 import {
@@ -122,13 +122,13 @@ export interface V1Options {
   rateLimit: { rate: number; burst: number };
   /** the lists' built pages, by ETag */
   pages: PageCache;
+  /** the app's client search (it keeps the counts of searches; services/clientas-search/) */
+  search: ClientasSearch;
 }
 
 export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, now, pages } = opts;
-  // One client search per app: it keeps the counts of searches (services/clientas-search/).
-  const search = new ClientasSearch();
+  const { db, now, pages, search } = opts;
   const records = { db, now, tenant, seesContact };
 
   /**

@@ -864,7 +864,7 @@ export interface operations {
                 hasta?: string;
                 /** @description Only appointments in this status */
                 estado?: "pendiente" | "confirmada" | "completada" | "cancelada" | "no_asistio";
-                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
+                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z or 2026-03-28T10:00:00+01:00; in a URL, send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
                 updated_since?: string;
                 /** @description Page size, 1 to 500 (default 100) */
                 limit?: number;
@@ -1204,7 +1204,7 @@ export interface operations {
                 q?: string;
                 /** @description true: VIP clients only; false: non-VIP only */
                 vip?: "true" | "false";
-                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
+                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z or 2026-03-28T10:00:00+01:00; in a URL, send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
                 updated_since?: string;
                 /** @description Page size, 1 to 500 (default 200) */
                 limit?: number;
@@ -1546,7 +1546,7 @@ export interface operations {
                 hasta?: string;
                 /** @description Only calls with this outcome */
                 resultado?: "agendada" | "cancelada" | "info" | "transferida" | "sin_accion";
-                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z; send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
+                /** @description Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z or 2026-03-28T10:00:00+01:00; in a URL, send + as %2B), ordered by updated_at then id; the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed */
                 updated_since?: string;
                 /** @description Page size, 1 to 500 (default 100) */
                 limit?: number;

@@ -1,0 +1,69 @@
+// The consent page of an app's "Connect" (OAuth): who asks (the app's name, where the browser
+// returns), for which clinic (a superadmin picks one), and which of the scopes it asked for, each
+// one a checkbox the owner may untick, in plain words; Allow or Deny.
+import type { Clinic } from '../../services/accounts.js';
+import { SCOPE_TEXTS, type Scope } from '../../domain/scopes.js';
+import { html, type Html } from '../html.js';
+import type { Messages } from '../locales/messages.js';
+import type { OAuthMessages } from '../locales/oauth-messages.js';
+import { icons } from './icons.js';
+import { csrfInput, layout, type Person } from './layout.js';
+
+export interface ConsentModel {
+  t: Messages;
+  o: OAuthMessages;
+  person: Person;
+  csrf: string;
+  uid: string;
+  clientName: string;
+  redirectHost: string;
+  /** the clinics this person may connect (one for an owner) */
+  clinics: Clinic[];
+  scopes: Scope[];
+  /** what was ticked when the form comes back with an error */
+  checked: Scope[];
+  error: string | null;
+  here: string;
+}
+
+export function consentPage(m: ConsentModel): Html {
+  const { t, o } = m;
+  const lang = t.htmlLang;
+  const clinicField =
+    m.clinics.length === 1
+      ? html`<dd id="consent-clinic">${m.clinics[0]!.name}<input type="hidden" name="clinic" value="${m.clinics[0]!.id}"></dd>`
+      : html`<dd><select name="clinic" id="consent-clinic" aria-describedby="consent-clinic-help">${m.clinics.map(
+          (c) => html`<option value="${c.id}">${c.name}</option>`,
+        )}</select></dd>`;
+  const body = html`<div class="card narrow confirm" id="consent">
+    <h1>${o.consentTitle(m.clientName)}</h1>
+    <p class="lead">${o.consentLead}</p>
+    ${m.error ? html`<div class="alert alert-danger" role="alert" id="consent-error">${icons.warning}<div class="alert-body"><p>${m.error}</p></div></div>` : ''}
+    <form method="post" action="/dashboard/oauth/consent">
+      ${csrfInput(m.csrf)}
+      <input type="hidden" name="uid" value="${m.uid}">
+      <dl class="facts">
+        <dt>${o.consentApp}</dt><dd id="consent-app">${m.clientName}</dd>
+        <dt>${o.consentRedirect}</dt><dd><code id="consent-redirect">${m.redirectHost}</code><p class="help">${o.consentRedirectHelp}</p></dd>
+        <dt><label for="consent-clinic">${o.consentClinic}</label></dt>${clinicField}
+      </dl>
+      <p class="help" id="consent-clinic-help">${o.consentClinicHelp}</p>
+      <fieldset class="field">
+        <legend>${o.consentScopes}</legend>
+        <p class="help">${o.consentScopesHelp}</p>
+        <div class="checks">
+        ${m.scopes.map(
+          (s) =>
+            html`<label class="check"><input type="checkbox" name="scope" value="${s}" ${m.checked.includes(s) ? html`checked` : ''}> <strong>${SCOPE_TEXTS[s][lang].label}</strong>: ${SCOPE_TEXTS[s][lang].description}</label>`,
+        )}
+        </div>
+      </fieldset>
+      <div class="btn-row">
+        <button type="submit" name="action" value="allow" class="btn" id="consent-allow">${o.consentAllow}</button>
+        <button type="submit" name="action" value="deny" class="btn btn-secondary" id="consent-deny">${o.consentDeny}</button>
+      </div>
+    </form>
+    <p class="help">${o.consentFoot}</p>
+  </div>`;
+  return layout({ t, title: o.consentTitle(m.clientName), person: m.person, csrf: m.csrf, body, here: m.here });
+}

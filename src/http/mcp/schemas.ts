@@ -1,0 +1,90 @@
+// The tools' input and output schemas, derived from the API's own (domain/api-schemas.ts): a
+// tool's parameters are its REST route's, with the same rules, and its result has the shape of
+// the REST answer. Only `search` and `fetch`, which have no REST route, are defined here, in the
+// shapes ChatGPT's connectors expect, their rules taken from the API's where they share one.
+//
+// MCP clients compile each tool's schemas on their own (the official SDK's client with Ajv), so a
+// published schema must stand alone: the API's named schemas point at each other by `$ref`
+// (`Cita` in `CitasList`), which standalone() replaces by the schema pointed at; and no `$id` may
+// remain (two tools' output schemas would declare the same id to one Ajv, which refuses that).
+import { Type, type TSchema } from '@sinclair/typebox';
+import { API_COMPONENTS, ClientasQuery } from '../../domain/api-schemas.js';
+
+export type JsonSchema = { [key: string]: unknown };
+
+const NAMED = new Map<string, TSchema>(API_COMPONENTS.map((s) => [s.$id!, s]));
+
+function inline(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(inline);
+  if (node === null || typeof node !== 'object') return node;
+  const { $ref, ...rest } = node as JsonSchema;
+  if (typeof $ref === 'string') {
+    const target = NAMED.get($ref);
+    if (!target) throw new Error(`no named schema ${$ref}`);
+    return { ...(inline(JSON.parse(JSON.stringify(target))) as JsonSchema), ...(inline(rest) as JsonSchema) };
+  }
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(rest)) if (k !== '$id') out[k] = inline(v);
+  return out;
+}
+
+/**
+ * A TypeBox schema as plain, self-contained JSON Schema: TypeBox's own (symbol) keys dropped by
+ * the JSON round trip, every `$ref` to a named schema of the API replaced by that schema, no `$id`.
+ */
+export function standalone(schema: TSchema): JsonSchema {
+  return inline(JSON.parse(JSON.stringify(schema))) as JsonSchema;
+}
+
+/** The kinds of record `fetch` reads, by the prefix of their ids (`cita:<uuid>`). */
+export const RECORD_KINDS = ['cita', 'clienta', 'llamada'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+const q = ClientasQuery.properties.q;
+
+/** search: ChatGPT's shape (one `query`), with the rules of the clients list's `q`. */
+export const SearchInput = Type.Object(
+  {
+    query: Type.String({
+      minLength: q.minLength,
+      maxLength: q.maxLength,
+      description:
+        "A client's name or part of it (case- and accent-insensitive: 'maria' finds 'María'), or digits of her phone number ('600 12')",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SearchOutput = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      id: Type.String({ description: 'The id to pass to fetch: clienta:<uuid>, cita:<uuid> or llamada:<uuid>' }),
+      title: Type.String(),
+      url: Type.String({ description: "The record's address in the REST API (GET it with the same key)" }),
+    }),
+  ),
+});
+
+/** fetch: ChatGPT's shape (one `id`, as search returned it). */
+export const FetchInput = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'An id as search returns it: clienta:<uuid>, cita:<uuid> or llamada:<uuid> (a bare UUID is looked up in all three)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const FetchOutput = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  text: Type.String({ description: 'The whole record, written out' }),
+  url: Type.String(),
+  metadata: Type.Object({
+    tipo: Type.Unsafe<RecordKind>({ type: 'string', enum: [...RECORD_KINDS] }),
+    zona_horaria: Type.String({ description: "The clinic's IANA time zone: the record's dates and times are in it" }),
+    updated_at: Type.String({ format: 'date-time' }),
+  }),
+});

@@ -1,0 +1,161 @@
+// `search` and `fetch` in the shapes ChatGPT's connectors (deep research, developer mode) expect:
+// search(query) -> { results: [{ id, title, url }] }, fetch(id) -> { id, title, text, url,
+// metadata }, each answered as ONE text item holding that object's JSON (which is what they read),
+// and as structuredContent too. search finds clients by name or phone digits: the clients list's
+// `q`, with its rules and view. An id names a record and its kind, `clienta:<uuid>`, `cita:<uuid>`
+// or `llamada:<uuid>` (a bare UUID is looked up in every kind the key may read); its url is the
+// record's address in the REST API, readable with the same key.
+import { UUID_RE } from '../../domain/records.js';
+import { hasScope, RESOURCE_SCOPES, type Scope } from '../../domain/scopes.js';
+import { DomainError } from '../../errors.js';
+import { planClientas, plannedClientasPage } from '../../services/listings.js';
+import { citaRead, clientaById, llamadaRead } from '../../services/records.js';
+import { when, citaText, clientaText, llamadaText } from './render.js';
+import { FetchInput, FetchOutput, SearchInput, SearchOutput, type RecordKind } from './schemas.js';
+import { seesContact, ToolRefusal, type ToolCall, type ToolEnv, type ToolSpec } from './tools.js';
+
+/** Results per search: a first page of matches, each to be fetched. */
+export const SEARCH_RESULTS = 20;
+
+const PATHS: Record<RecordKind, string> = { cita: 'citas', clienta: 'clientas', llamada: 'llamadas' };
+const SCOPE_OF: Record<RecordKind, Scope> = {
+  cita: RESOURCE_SCOPES.citas,
+  clienta: RESOURCE_SCOPES.clientas,
+  llamada: RESOURCE_SCOPES.llamadas,
+};
+/** A bare UUID is looked up in this order (a client is what a search finds). */
+const LOOKUP_ORDER: readonly RecordKind[] = ['clienta', 'cita', 'llamada'];
+const ID_RE = /^(cita|clienta|llamada):(.+)$/;
+
+function recordUrl(call: ToolCall, kind: RecordKind, id: string): string {
+  return `${call.origin}/api/v1/${PATHS[kind]}/${id}`;
+}
+
+interface Found {
+  kind: RecordKind;
+  id: string;
+  title: string;
+  text: string;
+  updatedAt: string;
+  /** whose data the record holds, for the request log */
+  clienta: string | null;
+}
+
+async function read(kind: RecordKind, id: string, call: ToolCall, env: ToolEnv): Promise<Found | null> {
+  const tz = call.ctx.timezone;
+  switch (kind) {
+    case 'cita': {
+      const found = await citaRead(env.db, call.ctx, id, seesContact(call));
+      if (found === null) return null;
+      const c = found.record;
+      const title = `Appointment: ${c.cliente_nombre}, ${when(c.fecha_hora)}, ${c.servicio} (${c.estado})`;
+      return { kind, id: c.id, title, text: citaText(c, tz), updatedAt: c.updated_at, clienta: found.clientaId };
+    }
+    case 'clienta': {
+      const c = await clientaById(env.db, call.ctx, id, call.nowMs, seesContact(call));
+      if (c === null) return null;
+      return {
+        kind,
+        id: c.id,
+        title: `Client: ${c.nombre}${c.vip ? ' (VIP)' : ''}`,
+        text: clientaText(c, tz),
+        updatedAt: c.updated_at,
+        clienta: c.id,
+      };
+    }
+    case 'llamada': {
+      const found = await llamadaRead(env.db, call.ctx, id, seesContact(call));
+      if (found === null) return null;
+      const l = found.record;
+      const title = `Call: ${when(l.fecha_hora)}, ${l.cliente_nombre ?? 'unknown caller'} (${l.resultado})`;
+      return { kind, id: l.id, title, text: llamadaText(l, tz), updatedAt: l.updated_at, clienta: found.clientaId };
+    }
+  }
+}
+
+function refuseScope(kind: RecordKind): ToolRefusal {
+  return new ToolRefusal(
+    `This API key does not have the scope ${SCOPE_OF[kind]}, which reading a ${kind} needs; the clinic owner can grant it in the dashboard (Settings > API).`,
+    'insufficient_scope',
+  );
+}
+
+export const SEARCH_SPECS: ToolSpec[] = [
+  {
+    name: 'search',
+    title: "Search the clinic's clients",
+    scope: 'clientas:read',
+    jsonText: true,
+    describe: ({ contact }) =>
+      "Search the clinic's clients (clientas) by name (case- and accent-insensitive, any part of it)" +
+      (contact ? ' or by digits of their phone number. ' : ' (not by phone number: this key does not see contact details). ') +
+      `Returns up to ${SEARCH_RESULTS} matches, by name, each with an id to pass to fetch for the whole record. ` +
+      'For every match with paging and counts, or for appointments and calls, use list_clientas, list_citas and list_llamadas.',
+    input: SearchInput,
+    output: SearchOutput,
+    run: async (args, call, env) => {
+      const query = args.query as string;
+      if (query.trim() === '')
+        throw new DomainError('invalid_input', 'query must hold a name, or digits of a phone number', { field: 'query' });
+      const page = await plannedClientasPage(
+        env.db,
+        call.ctx,
+        planClientas({ q: query, limit: SEARCH_RESULTS }, seesContact(call)),
+        call.nowMs,
+        env.search,
+      );
+      const results = page.clientas.map((c) => ({
+        id: `clienta:${c.id}`,
+        title: `${c.nombre}${c.vip ? ' (VIP client)' : ' (client)'}`,
+        url: recordUrl(call, 'clienta', c.id),
+      }));
+      return { structured: { results }, text: '', records: results.length, clientas: page.clientas.map((c) => c.id) };
+    },
+  },
+  {
+    name: 'fetch',
+    title: 'One record, written out in full',
+    scope: 'any-record',
+    jsonText: true,
+    describe: ({ tz }) =>
+      'The whole record of an id that search returned (clienta:<uuid>), or of an appointment, client or call by kind and id (cita:<uuid>, clienta:<uuid>, llamada:<uuid>; ' +
+      `a bare UUID is looked up in every kind), as text, with the link to it in the REST API. Times in the clinic's time zone (${tz}).`,
+    input: FetchInput,
+    output: FetchOutput,
+    run: async (args, call, env) => {
+      const raw = (args.id as string).trim();
+      const m = ID_RE.exec(raw);
+      const uuid = m ? m[2]! : raw;
+      if (!UUID_RE.test(uuid)) {
+        throw new DomainError('invalid_input', 'id must be an id as search returns it: clienta:<uuid>, cita:<uuid> or llamada:<uuid>', {
+          field: 'id',
+        });
+      }
+      const id = uuid.toLowerCase();
+      let kinds: readonly RecordKind[];
+      if (m) {
+        const kind = m[1] as RecordKind;
+        if (!hasScope(call.key.scopeBits, SCOPE_OF[kind])) throw refuseScope(kind);
+        kinds = [kind];
+      } else {
+        kinds = LOOKUP_ORDER.filter((k) => hasScope(call.key.scopeBits, SCOPE_OF[k]));
+      }
+      for (const kind of kinds) {
+        const found = await read(kind, id, call, env);
+        if (found === null) continue;
+        const structured = {
+          id: `${kind}:${found.id}`,
+          title: found.title,
+          text: found.text,
+          url: recordUrl(call, kind, found.id),
+          metadata: { tipo: kind, zona_horaria: call.ctx.timezone, updated_at: found.updatedAt },
+        };
+        return { structured, text: '', records: 1, clientas: found.clienta === null ? [] : [found.clienta] };
+      }
+      throw new ToolRefusal(
+        `No ${m ? m[1] : 'record'} with id ${id} in this clinic. Ids come from search (or the list_* tools).`,
+        'not_found',
+      );
+    },
+  },
+];

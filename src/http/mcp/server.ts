@@ -1,0 +1,160 @@
+// One MCP server per HTTP request (the official SDK's stateless pattern: a transport serves one
+// request, and a server one transport), made from what is built once here: the tools, their
+// published schemas and argument checks, and one JSON Schema validator for all servers (each
+// would otherwise make its own Ajv). The SDK's low-level Server is used because its McpServer
+// takes tool schemas as zod only, and ours are the API's TypeBox schemas (plain JSON Schema); the
+// low-level Server validates no arguments, which ./args.ts does with the REST rules.
+//
+// A tool call's refusals (a bad argument, a scope the key lacks, the key's rate limit, a record
+// the clinic does not have, a database that did not answer) are tool results with isError: true
+// and a text that says what to do, never protocol errors: the model reads them and can act.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { DATABASE_RETRY_AFTER_SECONDS, type ApiError } from '../../errors.js';
+import { memo } from '../../memo.js';
+import { disclose } from '../disclosure.js';
+import { toApiError } from '../error-handler.js';
+import { SEARCH_SPECS } from './search.js';
+import { mayUse, prepare, scopeNeeded, seesContact, ToolRefusal, TOOL_SPECS, type Tool, type ToolCall, type ToolEnv } from './tools.js';
+
+export const SERVER_NAME = 'clinic-api';
+
+/** Every tool, in the order tools/list gives them. */
+export const TOOLS: readonly Tool[] = [...TOOL_SPECS, ...SEARCH_SPECS].map(prepare);
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+/** Every tool only reads the key's clinic: nothing outside it, nothing changed, the same answer twice. */
+export const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+const validator = new AjvJsonSchemaValidator();
+
+/** Said of every tool that returns records, to a key without contacto:read. */
+const NO_CONTACT =
+  ' This API key does not see contact details: phone numbers, e-mails and appointment notes are null (the scope contacto:read grants them).';
+
+/**
+ * The tools as listed, by the key's view: the clinic's time zone (their descriptions name it) and
+ * whether it sees contact details (they say what a key without them gets). A few zones in practice.
+ */
+const listedByView = memo(1_000, (view: string): Map<string, McpTool> => {
+  const contact = view.startsWith('+');
+  const tz = view.slice(1);
+  return new Map(
+    TOOLS.map((t) => [
+      t.name,
+      {
+        name: t.name,
+        title: t.title,
+        description: t.describe({ tz, contact }) + (contact || t.scope === null ? '' : NO_CONTACT),
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+        annotations: { title: t.title, ...ANNOTATIONS },
+      },
+    ]),
+  );
+});
+
+const listed = (tz: string, contact: boolean) => listedByView(`${contact ? '+' : '-'}${tz}`);
+
+/** The names of the tools `key` may see and call. */
+export function visibleTools(call: Pick<ToolCall, 'key'>): string[] {
+  return TOOLS.filter((t) => mayUse(call.key, t)).map((t) => t.name);
+}
+
+function instructions(call: ToolCall): string {
+  const tz = call.ctx.timezone;
+  return (
+    `Read-only access to one clinic's data: ${call.clinicName} (time zone ${tz}, currency ${call.ctx.currency}): its appointments (citas), ` +
+    'clients (clientas), the calls its voice assistant answered (llamadas) and the feed of their changes (eventos). ' +
+    `Dates are calendar days in ${tz}; times are RFC 3339 with that zone's UTC offset. Lists are paged with limit and offset, and their total counts every match. ` +
+    'Nothing can be changed through these tools.'
+  );
+}
+
+function refusal(call: ToolCall, code: string, text: string): CallToolResult {
+  call.req.apiErrorCode ??= code;
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** What a model is told when a tool failed for a reason of the API's (the catalogue's error). */
+function failureText(e: ApiError, tool: string, requestId: string): string {
+  switch (e.code) {
+    case 'invalid_parameter':
+    case 'unknown_parameter':
+      return `Invalid argument ${e.param ?? ''}: ${e.message}. Correct it and call ${tool} again.`;
+    case 'cursor_expired':
+      return e.message;
+    case 'insufficient_scope':
+      // (the feed's tipo of a collection the key may not read: the message names the scope)
+      return `${e.message}. Without tipo, ${tool} gives every event this key may read.`;
+    case 'database_error':
+      return `The clinic's database did not answer; nothing was read. Retry this call in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`;
+    default:
+      return `Internal error (request id ${requestId}); nothing was read. If it happens again, give the request id to whoever runs this service.`;
+  }
+}
+
+/**
+ * The server for one request. `rateLimited`: the key is over its rate limit (the API's 429,
+ * deferred by the auth hook for /mcp): every tool call of this request is answered with it.
+ */
+export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLimited: ApiError | null): Server {
+  const server = new Server(
+    { name: SERVER_NAME, title: 'Clinic API', version },
+    { capabilities: { tools: { listChanged: false } }, instructions: instructions(call), jsonSchemaValidator: validator },
+  );
+  const tools = listed(call.ctx.timezone, seesContact(call));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: call.visible.map((name) => tools.get(name)!) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    const tool = BY_NAME.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. The tools are: ${call.visible.join(', ')}`);
+    if (!mayUse(call.key, tool)) {
+      const scope = scopeNeeded(tool);
+      return refusal(
+        call,
+        'insufficient_scope',
+        `This API key does not have the scope ${scope}, which ${name} needs; the clinic owner can grant it in the dashboard (Settings > API).`,
+      );
+    }
+    if (rateLimited) {
+      return refusal(
+        call,
+        rateLimited.code,
+        `Rate limited: this API key may make ${env.rateLimit.rate} requests per second (bursts of ${env.rateLimit.burst}) and is over that now. ` +
+          `Nothing was read. Retry this call in ${rateLimited.headers['retry-after'] ?? '1'} second(s).`,
+      );
+    }
+    const checked = tool.check(args);
+    if ('error' in checked) return refusal(call, 'invalid_parameter', checked.error);
+    try {
+      const answer = await tool.run(checked.value, call, env);
+      disclose(call.req, answer.records, answer.clientas);
+      const text = tool.jsonText ? JSON.stringify(answer.structured) : answer.text;
+      return { content: [{ type: 'text', text }], structuredContent: answer.structured };
+    } catch (err) {
+      if (err instanceof ToolRefusal) return refusal(call, err.code, err.message);
+      const e = toApiError(err, call.req);
+      return refusal(call, e.code, failureText(e, name, call.req.id));
+    }
+  });
+  return server;
+}
+
+/** Whether every request in a JSON-RPC body is a tools/call (notifications and responses aside). */
+export function onlyToolCalls(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.every((m) => {
+    if (m === null || typeof m !== 'object') return false;
+    const { method, id } = m as { method?: unknown; id?: unknown };
+    return method === undefined || id === undefined || method === 'tools/call';
+  });
+}

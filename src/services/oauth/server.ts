@@ -1,0 +1,317 @@
+// The OAuth 2.1 authorization server of the API and /mcp, on oidc-provider (a certified,
+// standards-tested implementation; docs/architecture.md says why): authorization code with PKCE
+// S256 only, public clients registered dynamically (RFC 7591) with exact https (or loopback http)
+// redirect URIs, resource indicators (RFC 8707) binding each opaque access token (at most 1 hour)
+// to the API or to /mcp, refresh tokens rotated on every use (a reused one, or a code used twice,
+// ends the whole grant), token revocation (RFC 7009; revoking any token ends its grant). No
+// implicit or password grant, no ID tokens. Storage: adapter.ts (keyed hashes only).
+//
+// Consent is the dashboard's (admin/routes-oauth.ts): every authorization request is sent to its
+// consent page, which reads the request through interaction() and answers with allow() or deny().
+// http/oauth/ mounts the provider's endpoints under /oauth and serves the metadata documents.
+import { URL } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Kysely } from 'kysely';
+import Provider, { errors as oidcErrors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { DB } from '../../db/schema.js';
+import { canonicalScopes, isScope, SCOPES, type Scope } from '../../domain/scopes.js';
+import { DomainError } from '../../errors.js';
+import { findUserById } from '../../repos/users.js';
+import { adapterClass } from './adapter.js';
+import type { AppGrants } from './grants.js';
+import type { OAuthResources } from './resources.js';
+import { cookieKeys, signingJwk } from './secrets.js';
+
+/** Where the provider's endpoints are mounted (http/oauth/mount.ts). */
+export const OAUTH_PREFIX = '/oauth';
+/** The dashboard's consent page (admin/routes-oauth.ts). */
+export const CONSENT_PATH = '/dashboard/oauth/consent';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+export interface OAuthSettings {
+  resources: OAuthResources;
+  /** access tokens' lifetime (at most 3600) */
+  accessTokenTtlS: number;
+  /** refresh tokens' lifetime; each rotation starts a new one */
+  refreshTokenTtlS: number;
+}
+
+/** What the consent page shows of an authorization request. */
+export interface ConsentRequest {
+  uid: string;
+  clientId: string;
+  clientName: string;
+  redirectUri: string;
+  /** the redirect address's host, shown to the owner (where the browser goes next) */
+  redirectHost: string;
+  /** the API's scopes the app asked for, in SCOPES order (all of them when it named none) */
+  scopes: Scope[];
+  resource: string;
+}
+
+/**
+ * Why a redirect URI is refused at registration, or null: https, or http on a loopback host
+ * (RFC 8252), absolute, no fragment, no user information. Matched exactly afterwards.
+ */
+export function redirectUriProblem(uri: unknown): string | null {
+  if (typeof uri !== 'string') return 'each redirect_uri must be a string';
+  const u = URL.canParse(uri) ? new URL(uri) : null;
+  if (!u) return `redirect_uri ${uri} is not an absolute URL`;
+  if (u.hash !== '' || uri.includes('#')) return `redirect_uri ${uri} must not have a fragment`;
+  if (u.username !== '' || u.password !== '') return `redirect_uri ${uri} must not hold a user or password`;
+  if (u.protocol === 'https:') return null;
+  if (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname)) return null;
+  return `redirect_uri ${uri} must use https (http only on a loopback address: 127.0.0.1, [::1] or localhost)`;
+}
+
+/** The API's scopes named in a scope parameter; all of them when it names none. */
+export function requestedScopes(scopeParam: unknown): Scope[] {
+  const named = typeof scopeParam === 'string' ? scopeParam.split(' ').filter(isScope) : [];
+  return named.length > 0 ? canonicalScopes(named) : [...SCOPES];
+}
+
+function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: string, _value: unknown, metadata: Record<string, unknown>) {
+  // Called once per listed property; the checks are of the whole metadata, so run them once.
+  if (key !== 'software_id') return;
+  const uris = metadata.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0) throw new oidcErrors.InvalidRedirectUri('redirect_uris is required');
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new oidcErrors.InvalidRedirectUri(problem);
+  }
+  // 'native' would let loopback ports match loosely and allow custom schemes: 'web' compares exactly.
+  metadata.application_type = 'web';
+  const grants = (metadata.grant_types as string[] | undefined) ?? ['authorization_code', 'refresh_token'];
+  if (grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
+    throw new oidcErrors.InvalidClientMetadata('grant_types may be authorization_code and refresh_token only');
+  metadata.grant_types = grants;
+}
+
+export class AuthorizationServer {
+  readonly provider: Provider;
+  readonly resources: OAuthResources;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly grants: AppGrants,
+    settings: OAuthSettings,
+    opts: { pepper: string; onError?: (err: unknown) => void },
+  ) {
+    this.resources = settings.resources;
+    const resources = settings.resources;
+    const all = new Set([resources.api, resources.mcp]);
+    const Adapter = adapterClass(db, {
+      pepper: opts.pepper,
+      now: Date.now,
+      // A reused refresh token or code ends its grant on the token endpoint; a revocation on the revocation endpoint.
+      onGrantRevoked: (grantId) => grants.endedByFlow(grantId, Provider.ctx?.oidc?.route === 'revocation' ? 'revoked' : 'reuse'),
+    });
+    const { Check, base } = interactionPolicy;
+    const policy = base();
+    // The dashboard's session is the authority, never the provider's own: every authorization
+    // request goes to the consent page, except the resume right after it answered.
+    policy
+      .get('login')!
+      .checks.add(
+        new Check('dashboard_consent', 'the clinic owner consents on the dashboard', (ctx) =>
+          ctx.oidc.result?.login ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT,
+        ),
+        0,
+      );
+
+    const configuration: Configuration = {
+      adapter: Adapter as unknown as Configuration['adapter'],
+      jwks: { keys: [signingJwk(opts.pepper)] },
+      cookies: { keys: cookieKeys(opts.pepper), long: { httpOnly: true, sameSite: 'lax' }, short: { httpOnly: true, sameSite: 'lax' } },
+      responseTypes: ['code'],
+      pkce: { required: () => true },
+      clientAuthMethods: ['none'],
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        id_token_signed_response_alg: 'ES256',
+      },
+      enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+      extraClientMetadata: { properties: ['software_id', 'software_version'], validator: validateClientMetadata },
+      // The API's scopes are the resources' (getResourceServerInfo) and also accepted in a client's
+      // registration: the MCP SDK's client registers with the scopes the resource metadata lists.
+      scopes: ['openid', 'offline_access', ...SCOPES],
+      features: {
+        devInteractions: { enabled: false },
+        registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+        revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
+        userinfo: { enabled: false },
+        rpInitiatedLogout: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          // An app that names no resource gets a token for the REST API.
+          defaultResource: (_ctx, _client, oneOf) => (oneOf as string | undefined) ?? resources.api,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx, resource) => {
+            if (!all.has(resource)) throw new oidcErrors.InvalidTarget(`unknown resource; the resources are ${[...all].join(' and ')}`);
+            return { scope: SCOPES.join(' '), audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: settings.accessTokenTtlS };
+          },
+        },
+      },
+      // At every code and refresh exchange: a user removed since stops getting tokens.
+      findAccount: async (_ctx, sub) => {
+        const user = await findUserById(this.db, sub);
+        if (!user || (user.role !== 'owner' && user.role !== 'superadmin')) return undefined;
+        return { accountId: sub, claims: () => ({ sub }) };
+      },
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      rotateRefreshToken: true,
+      // Revoking any token of a grant (RFC 7009) ends the whole grant.
+      revokeGrantPolicy: () => true,
+      expiresWithSession: async () => false,
+      loadExistingGrant: async (ctx) => {
+        const grantId = ctx.oidc.result?.consent?.grantId as string | undefined;
+        return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+      },
+      ttl: {
+        AccessToken: settings.accessTokenTtlS,
+        AuthorizationCode: 60,
+        RefreshToken: settings.refreshTokenTtlS,
+        Grant: 10 * 365 * 86_400,
+        Interaction: 3_600,
+        Session: 3_600,
+      },
+      interactions: { policy, url: (_ctx, interaction) => `${CONSENT_PATH}?uid=${interaction.uid}` },
+      // Errors shown to a person (never redirected: an unknown client or redirect_uri); the rest go back to the app.
+      renderError: async (ctx, out) => {
+        ctx.type = 'html';
+        ctx.body = errorPage(out.error, out.error_description);
+      },
+    };
+    const provider = new Provider(resources.issuer, configuration);
+    // Koa trusts X-Forwarded-*: http/oauth/mount.ts overwrites them from Fastify's own view.
+    provider.proxy = true;
+    provider.use(async (ctx, next) => {
+      // An app that asks for none of the API's scopes asks for all of them (the owner removes what it should not have).
+      if (ctx.method === 'GET' && ctx.path === '/auth') {
+        const q = ctx.query as Record<string, unknown>;
+        const named = typeof q.scope === 'string' ? q.scope.split(' ') : [];
+        if (!named.some(isScope)) {
+          ctx.query = { ...q, scope: [...named.filter((s) => s !== ''), ...SCOPES].join(' ') };
+          // The provider finds its mount path in originalUrl minus url: keep them in step.
+          (ctx.req as IncomingMessage & { originalUrl?: string }).originalUrl = OAUTH_PREFIX + ctx.url;
+        }
+      }
+      await next();
+      if (ctx.oidc?.route === 'discovery' && ctx.status === 200) {
+        const b = ctx.body as Record<string, unknown>;
+        b.scopes_supported = [...SCOPES];
+        for (const k of [
+          'claims_supported',
+          'claims_parameter_supported',
+          'id_token_signing_alg_values_supported',
+          'subject_types_supported',
+          'claim_types_supported',
+          'request_uri_parameter_supported',
+          'request_parameter_supported',
+        ])
+          delete b[k];
+      }
+    });
+    provider.on('server_error', (_ctx: unknown, err: unknown) => opts.onError?.(err));
+    this.provider = provider;
+  }
+
+  /** The authorization request behind the consent page's uid (its interaction cookie must match). */
+  async interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<ConsentRequest> {
+    const details = await this.details(req, res, uid);
+    const params = details.params as Record<string, string | undefined>;
+    const client = await this.provider.Client.find(String(params.client_id));
+    if (!client) throw new DomainError('not_found', 'this app is no longer registered');
+    const redirectUri = String(params.redirect_uri ?? client.redirectUris?.[0] ?? '');
+    return {
+      uid: details.uid,
+      clientId: client.clientId,
+      clientName: client.clientName ?? client.clientId,
+      redirectUri,
+      redirectHost: URL.canParse(redirectUri) ? new URL(redirectUri).host : redirectUri,
+      scopes: requestedScopes(params.scope),
+      resource: typeof params.resource === 'string' ? params.resource : this.resources.api,
+    };
+  }
+
+  /** Consent given: a grant of `scopes` (never more than asked) to the clinic; where the browser goes next. */
+  async allow(
+    req: IncomingMessage,
+    res: ServerResponse,
+    uid: string,
+    input: { userId: string; clinicId: string; scopes: readonly Scope[] },
+  ): Promise<string> {
+    const asked = await this.interaction(req, res, uid);
+    const chosen = canonicalScopes(input.scopes.filter((s) => asked.scopes.includes(s)));
+    if (chosen.length === 0) throw new DomainError('invalid_input', 'choose at least one permission', { field: 'scope' });
+    const details = await this.details(req, res, uid);
+    const params = details.params as Record<string, string | undefined>;
+    const grant = new this.provider.Grant({ accountId: input.userId, clientId: asked.clientId });
+    const refused = SCOPES.filter((s) => !chosen.includes(s));
+    grant.addResourceScope(asked.resource, chosen.join(' '));
+    // What was not granted is marked refused, else the provider would ask again at once.
+    if (refused.length > 0) grant.rejectResourceScope(asked.resource, refused.join(' '));
+    // Every scope the provider knows is also an OIDC scope to it (the API's are listed for
+    // registrations, see `scopes` above): none is granted as one, so none is asked about again.
+    const oidcScopes = String(params.scope ?? '')
+      .split(' ')
+      .filter((s) => s === 'openid' || s === 'offline_access' || isScope(s));
+    if (oidcScopes.length > 0) grant.rejectOIDCScope(oidcScopes.join(' '));
+    const grantId = await grant.save();
+    await this.grants.recordConsent({
+      grantId,
+      clinicId: input.clinicId,
+      clientId: asked.clientId,
+      clientName: asked.clientName,
+      redirectHost: asked.redirectHost,
+      scopes: chosen,
+      resource: asked.resource,
+      grantedBy: input.userId,
+    });
+    return this.provider.interactionResult(
+      req,
+      res,
+      { login: { accountId: input.userId, remember: false }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
+  }
+
+  /** Consent refused: the app gets access_denied on its redirect URI. */
+  async deny(req: IncomingMessage, res: ServerResponse, uid: string): Promise<string> {
+    await this.details(req, res, uid);
+    return this.provider.interactionResult(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The clinic owner denied the request' },
+      { mergeWithLastSubmission: false },
+    );
+  }
+
+  private async details(req: IncomingMessage, res: ServerResponse, uid: string) {
+    let details;
+    try {
+      details = await this.provider.interactionDetails(req, res);
+    } catch (err) {
+      if (err instanceof oidcErrors.SessionNotFound) throw new DomainError('not_found', 'this authorization request has expired');
+      throw err;
+    }
+    if (details.uid !== uid) throw new DomainError('not_found', 'this authorization request has expired');
+    return details;
+  }
+}
+
+function esc(s: unknown): string {
+  return String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The page of an error that is not sent back to the app (RFC 6749: never redirect to an unverified URI). */
+function errorPage(error: string, description: string | undefined): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title></head><body>
+<h1>The app's authorization request cannot be completed</h1>
+<p><code>${esc(error)}</code>${description ? `: ${esc(description)}` : ''}</p>
+<p>Go back to the app and try to connect again; if it keeps failing, tell its maker this error.</p>
+</body></html>`;
+}

@@ -1,0 +1,294 @@
+// The OAuth flow end to end on a real server (both databases), driven by a real OAuth client
+// library (oauth4webapi) as an app, and a cookie-keeping fetch as the owner's browser on the
+// dashboard's real pages: discovery from a 401, registration, consent (allow, deny, fewer scopes,
+// the clinic a superadmin picks), the code with PKCE, tokens on the API like keys, refresh
+// rotation and reuse detection, revocation, disconnect, and the flow's refusals.
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects } from '../helpers/db.js';
+import { App, Browser, csrf, EMAILS, insecure, REDIRECT, startOAuthServer, type OAuthServer } from './helpers.js';
+
+describe.each(dialects())('OAuth on %s', (dialect) => {
+  let s: OAuthServer;
+  let api: string;
+  let mcp: string;
+  let owner: Browser;
+  let app: App;
+  beforeAll(async () => {
+    s = await startOAuthServer(dialect);
+    api = `${s.origin}/api/v1`;
+    mcp = `${s.origin}/mcp`;
+    owner = new Browser(s.origin);
+    await owner.signIn(EMAILS.ownerA);
+    app = await App.register(s.origin, api);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  const me = (token: string, path = '/api/v1/me') => fetch(`${s.origin}${path}`, { headers: { authorization: `Bearer ${token}` } });
+
+  it('a 401 names the resource metadata, which names the authorization server and its metadata', async () => {
+    const res = await fetch(`${s.origin}/api/v1/citas`);
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate')!;
+    expect(challenge).toBe(`Bearer realm="api", resource_metadata="${s.origin}/.well-known/oauth-protected-resource/api/v1"`);
+    const bad = await me('x'.repeat(43));
+    expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+
+    const rs = await oauth.processResourceDiscoveryResponse(new URL(api), await oauth.resourceDiscoveryRequest(new URL(api), insecure));
+    expect(rs.authorization_servers).toEqual([s.origin]);
+    expect(rs.scopes_supported).toContain('citas:read');
+    const rsMcp = await oauth.processResourceDiscoveryResponse(new URL(mcp), await oauth.resourceDiscoveryRequest(new URL(mcp), insecure));
+    expect(rsMcp.resource).toBe(mcp);
+
+    const as = app.as;
+    expect(as.issuer).toBe(s.origin);
+    expect(as.code_challenge_methods_supported).toEqual(['S256']);
+    expect(as.response_types_supported).toEqual(['code']);
+    expect(as.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
+    expect(as.token_endpoint).toBe(`${s.origin}/oauth/token`);
+    expect(as.registration_endpoint).toBe(`${s.origin}/oauth/reg`);
+    expect(as.revocation_endpoint).toBe(`${s.origin}/oauth/token/revocation`);
+    expect(as.token_endpoint_auth_methods_supported).toEqual(['none']);
+  });
+
+  it('registration refuses redirect URIs that are not https or loopback http, fragments and other grants', async () => {
+    const register = (md: Partial<oauth.Client>) => oauth.dynamicClientRegistrationRequest(app.as, md, insecure);
+    for (const bad of ['http://evil.example/cb', 'myapp:/cb', 'https://ok.example/cb#frag', 'http://192.168.1.5/cb']) {
+      const res = await register({ redirect_uris: [bad] });
+      expect(res.status, bad).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    }
+    const implicit = await register({ redirect_uris: ['https://ok.example/cb'], grant_types: ['implicit'] });
+    expect(implicit.status).toBe(400);
+    const secret = await register({ redirect_uris: ['https://ok.example/cb'], token_endpoint_auth_method: 'client_secret_basic' });
+    expect(secret.status).toBe(400);
+  });
+
+  it('consent with fewer scopes than asked: a token of the clinic with those scopes, stored only as a keyed hash', async () => {
+    const c = await app.consent(owner, { scope: 'citas:read clientas:read', allow: ['citas:read'] });
+    // The consent page shows the app, where the browser returns, the clinic, and only the scopes asked for.
+    expect(c.page).toContain('Test CRM');
+    expect(c.page).toContain('127.0.0.1:5555');
+    expect(c.page).toContain('Clínica Uno');
+    expect(c.page).toContain('value="citas:read"');
+    expect(c.page).toContain('value="clientas:read"');
+    expect(c.page).not.toContain('value="contacto:read"');
+    expect(c.callback.origin + c.callback.pathname).toBe(REDIRECT);
+    const t = await app.exchange(c);
+    expect(t.scope).toBe('citas:read');
+    expect(t.expires_in).toBeLessThanOrEqual(3600);
+    expect(t.refresh_token).toBeTruthy();
+    const res = await me(t.access_token);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(JSON.stringify(body)).toContain(s.clinicA.id);
+    expect((await me(t.access_token, '/api/v1/citas')).status).toBe(200);
+    // Outside the granted scopes: the API's 403, as for a key with those scopes.
+    const outside = await me(t.access_token, '/api/v1/clientas');
+    expect(outside.status).toBe(403);
+    expect(((await outside.json()) as { error: { code: string; scope: string } }).error).toMatchObject({
+      code: 'insufficient_scope',
+      scope: 'clientas:read',
+    });
+    expect((body.api_key as { scopes: string[]; nombre: string }).scopes).toEqual(['citas:read']);
+    expect((body.api_key as { nombre: string }).nombre).toBe('Test CRM');
+
+    const rows = await s.database.db.selectFrom('oauth_artifacts').selectAll().execute();
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(t.access_token);
+    expect(dump).not.toContain(t.refresh_token!);
+    expect(rows.some((r) => r.model === 'AccessToken')).toBe(true);
+
+    // The request log names the grant (the app), not a key.
+    await s.rt.requestLog!.flush();
+    const logged = await s.database.db
+      .selectFrom('request_log')
+      .select(['key_id', 'grant_id', 'status'])
+      .where('clinic_id', '=', s.clinicA.id)
+      .where('path', '=', '/api/v1/clientas')
+      .execute();
+    const [grant] = (await s.appGrantsOf()).filter((g) => g.clinic_id === s.clinicA.id);
+    expect(logged).toContainEqual({ key_id: null, grant_id: grant!.id, status: 403 });
+  });
+
+  it('a token for /mcp is refused by the REST API (bound to its resource)', async () => {
+    const mcpApp = new App(app.as, app.client, mcp);
+    const t = await mcpApp.exchange(await mcpApp.consent(owner, { scope: 'citas:read', allow: ['citas:read'] }));
+    const res = await me(t.access_token);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+  });
+
+  it('deny sends access_denied back to the app', async () => {
+    const c = await app.consent(owner, { allow: false });
+    expect(() => oauth.validateAuthResponse(app.as, app.client, c.callback, c.state)).toThrow(
+      expect.objectContaining({ error: 'access_denied' }) as Error,
+    );
+  });
+
+  it('PKCE: missing or plain is refused at the authorization request, a wrong verifier at the token endpoint', async () => {
+    const browser = owner;
+    const none = await app.authorizationUrl({ pkce: false });
+    let res = await browser.request(none.url);
+    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    const plain = await app.authorizationUrl({ pkce: false, extra: { code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' } });
+    res = await browser.request(plain.url);
+    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+
+    const c = await app.consent(owner, { allow: ['citas:read'] });
+    await expect(app.exchange({ ...c, verifier: oauth.generateRandomCodeVerifier() })).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('a code used twice: refused, and the tokens of its first use are revoked', async () => {
+    const c = await app.consent(owner, { allow: ['citas:read'] });
+    const t = await app.exchange(c);
+    expect((await me(t.access_token)).status).toBe(200);
+    await expect(app.exchange(c)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await me(t.access_token)).status).toBe(401);
+  });
+
+  it('a redirect URI that differs is shown as an error, never redirected to', async () => {
+    for (const bad of ['http://127.0.0.1:5556/callback', `${REDIRECT}/`, 'https://evil.example/cb']) {
+      const { url } = await app.authorizationUrl({ extra: { redirect_uri: bad } });
+      const res = await owner.request(url);
+      expect(res.status, bad).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      const text = await res.text();
+      expect(text).toContain('invalid_redirect_uri');
+      expect(text).not.toContain('at ');
+    }
+  });
+
+  it('refresh tokens rotate; a reused one ends the whole grant', async () => {
+    const t1 = await app.exchange(await app.consent(owner, { allow: ['citas:read'] }));
+    const t2 = await app.refresh(t1.refresh_token!);
+    expect(t2.refresh_token).not.toBe(t1.refresh_token);
+    expect((await me(t2.access_token)).status).toBe(200);
+    await expect(app.refresh(t1.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await me(t2.access_token)).status).toBe(401);
+    expect((await me(t1.access_token)).status).toBe(401);
+    await expect(app.refresh(t2.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    const grants = await s.appGrantsOf();
+    expect(grants.some((g) => g.revoked_reason === 'reuse')).toBe(true);
+  });
+
+  it('revocation (RFC 7009) ends the grant at once', async () => {
+    const t = await app.exchange(await app.consent(owner, { allow: ['citas:read'] }));
+    expect((await me(t.access_token)).status).toBe(200);
+    await app.revoke(t.access_token);
+    expect((await me(t.access_token)).status).toBe(401);
+    await expect(app.refresh(t.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('Connected apps lists the grant; Disconnect refuses its tokens at once', async () => {
+    const named = await App.register(s.origin, api, 'Agenda Partner');
+    const t = await named.exchange(await named.consent(owner, { allow: ['citas:read', 'llamadas:read'] }));
+    expect((await me(t.access_token)).status).toBe(200);
+    const list = await (await owner.request('/dashboard/settings/api/apps')).text();
+    expect(list).toContain('Agenda Partner');
+    expect(list).toContain(EMAILS.ownerA);
+    const grantId = new RegExp(`data-grant-id="([^"]+)">\\s*<td[^>]*><span class="key-name">Agenda Partner`).exec(list)![1]!;
+    const confirm = await (await owner.request(`/dashboard/settings/api/apps/${grantId}/disconnect`)).text();
+    const res = await owner.request(`/dashboard/settings/api/apps/${grantId}/disconnect`, { form: { _csrf: csrf(confirm) } });
+    expect(res.status).toBe(303);
+    expect((await me(t.access_token)).status).toBe(401);
+    await expect(named.refresh(t.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    const after = await (await owner.request('/dashboard/settings/api/apps')).text();
+    expect(after).toContain('Agenda Partner se ha desconectado.');
+  });
+
+  it('two clinics: a superadmin picks the clinic; each token reads its own clinic only', async () => {
+    const root = new Browser(s.origin);
+    await root.signIn(EMAILS.superadmin);
+    const { url } = await app.authorizationUrl({ scope: 'citas:read' });
+    const consentUrl = (await root.request(url)).headers.get('location')!;
+    const page = await (await root.request(consentUrl)).text();
+    expect(page).toContain(`<option value="${s.clinicA.id}">`);
+    expect(page).toContain(`<option value="${s.clinicB.id}">`);
+    expect(page).not.toContain(`<option value="${s.clinicLow.id}">`);
+    const tB = await app.exchange(await app.consent(root, { allow: ['citas:read'], clinic: s.clinicB.id }));
+    const tA = await app.exchange(await app.consent(owner, { allow: ['citas:read'] }));
+    const meB = JSON.stringify(await (await me(tB.access_token)).json());
+    const meA = JSON.stringify(await (await me(tA.access_token)).json());
+    expect(meB).toContain(s.clinicB.id);
+    expect(meB).not.toContain(s.clinicA.id);
+    expect(meA).toContain(s.clinicA.id);
+    // Clinic A's owner sees only A's grants.
+    const list = await (await owner.request('/dashboard/settings/api/apps')).text();
+    expect(list).not.toContain(EMAILS.superadmin);
+  });
+
+  it('staff cannot grant; someone signed out signs in first and comes back to the consent page', async () => {
+    const staff = new Browser(s.origin);
+    await staff.signIn(EMAILS.staffA);
+    const { url } = await app.authorizationUrl({ scope: 'citas:read' });
+    const consentUrl = (await staff.request(url)).headers.get('location')!;
+    expect((await staff.request(consentUrl)).status).toBe(403);
+
+    const fresh = new Browser(s.origin);
+    const a = await app.authorizationUrl({ scope: 'citas:read' });
+    const to = (await fresh.request(a.url)).headers.get('location')!;
+    const toSignIn = await fresh.request(to);
+    expect(toSignIn.status).toBe(303);
+    const signIn = toSignIn.headers.get('location')!;
+    expect(signIn).toContain('next=');
+    const page = await (await fresh.request(signIn)).text();
+    const res = await fresh.request('/dashboard/sign-in', {
+      form: {
+        _csrf: csrf(page),
+        email: EMAILS.ownerA,
+        password: 'correct horse battery',
+        next: /name="next" value="([^"]+)"/.exec(page)![1]!.replaceAll('&amp;', '&'),
+      },
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(to);
+    expect((await fresh.request(to)).status).toBe(200);
+  });
+
+  it('a consent form without its CSRF token is refused', async () => {
+    const { url } = await app.authorizationUrl({ scope: 'citas:read' });
+    const consentUrl = (await owner.request(url)).headers.get('location')!;
+    const page = await (await owner.request(consentUrl)).text();
+    const uid = /name="uid" value="([^"]+)"/.exec(page)![1]!;
+    const res = await owner.request('/dashboard/oauth/consent', {
+      form: { uid, clinic: s.clinicA.id, action: 'allow', scope: 'citas:read' },
+    });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('OAuth limits per address', () => {
+  let s: OAuthServer;
+  beforeAll(async () => {
+    s = await startOAuthServer('sqlite', { OAUTH_REGISTRATIONS_PER_HOUR: '2', OAUTH_TOKEN_REQUESTS_PER_MINUTE: '3' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('registration and the token endpoint answer 429 with Retry-After past their limits, in OAuth’s error shape', async () => {
+    const reg = () =>
+      fetch(`${s.origin}/oauth/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+      });
+    expect((await reg()).status).toBe(201);
+    expect((await reg()).status).toBe(201);
+    const refused = await reg();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
+
+    const token = () =>
+      fetch(`${s.origin}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'y' }),
+      });
+    for (let i = 0; i < 3; i++) expect((await token()).status).not.toBe(429);
+    expect((await token()).status).toBe(429);
+  });
+});
