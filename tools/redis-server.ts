@@ -7,9 +7,9 @@
 // watchdog thaws and kills redis-server, so a crashed test worker never leaves a server behind.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './net.js';
 
 export interface RedisServer {
   /** redis://127.0.0.1:PORT */
@@ -233,16 +233,4 @@ async function launch(exe: string, dir: string, port: number, log?: (line: strin
   await exited;
   if (/Address already in use/.test(text)) throw new PortInUseError(`port ${port} in use`);
   throw new Error(`redis-server on port ${port} ${outcome === 'timeout' ? 'did not become ready' : 'exited'}:\n${text.slice(-2000)}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }

@@ -2,22 +2,7 @@
 // that always happens (also on errors and Ctrl-C), so no server outlives the run.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-
-export const HOST = '127.0.0.1';
-
-/** A port that was free a moment ago on the loopback interface (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, HOST } from '../../tools/net.js';
 
 export interface ChildServer {
   name: string;
@@ -318,3 +303,5 @@ export function postgresPids(port: number): number[] {
   if (postmaster < 0) return [];
   return [postmaster, ...[...ppid].filter(([, pp]) => pp === postmaster).map(([pid]) => pid)];
 }
+
+export { freePort, HOST };

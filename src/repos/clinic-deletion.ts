@@ -15,6 +15,8 @@ export const CLINIC_TABLES = [
   'api_key_errors',
   // request_access rows (no clinic_id: their log row gives the tenancy) go just before these.
   'request_log',
+  // oauth_artifacts rows (tokens and codes, no clinic_id: their grant gives the tenancy) go just before these.
+  'oauth_grants',
   'citas',
   'llamadas',
   'citas_por_dia',
@@ -28,7 +30,7 @@ export const CLINIC_TABLES = [
   'users',
 ] as const satisfies readonly (keyof DB)[];
 
-export type ClinicTable = (typeof CLINIC_TABLES)[number] | 'dashboard_sessions' | 'clinics' | 'request_access';
+export type ClinicTable = (typeof CLINIC_TABLES)[number] | 'dashboard_sessions' | 'clinics' | 'request_access' | 'oauth_artifacts';
 
 /** The clinic's API key ids (to evict and announce once they are gone). */
 export async function clinicKeyIds(db: Kysely<DB>, clinicId: string): Promise<string[]> {
@@ -72,6 +74,13 @@ export async function deleteClinicRows(db: Kysely<DB>, clinicId: string, hasSear
         .where('log_id', 'in', db.selectFrom('request_log').select('id').where('clinic_id', '=', clinicId))
         .executeTakeFirst();
       counts.request_access = Number(access.numDeletedRows);
+    }
+    if (table === 'oauth_grants') {
+      const artifacts = await db
+        .deleteFrom('oauth_artifacts')
+        .where('grant_id', 'in', db.selectFrom('oauth_grants').select('id').where('clinic_id', '=', clinicId))
+        .executeTakeFirst();
+      counts.oauth_artifacts = Number(artifacts.numDeletedRows);
     }
     const res = await db.deleteFrom(table).where('clinic_id', '=', clinicId).executeTakeFirst();
     counts[table] = Number(res.numDeletedRows);

@@ -4,7 +4,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -15,6 +14,7 @@ import { ESTADOS, RESULTADOS } from '../../src/domain/records.js';
 import { openRuntime } from '../../src/runtime.js';
 import { serve } from '../../src/server.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
+import { freePort } from '../../tools/net.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CURL_RE = /curl -H "Authorization: Bearer (svc_[A-Za-z0-9_-]{43})" "(http:\/\/127\.0\.0\.1:(\d+)\/api\/v1\/citas\?limit=5)"/;
@@ -25,15 +25,6 @@ function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-first-run-'));
   tempDirs.push(dir);
   return dir;
-}
-
-/** A port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 interface Started {

@@ -2,24 +2,12 @@
 // (../admin/helpers.ts), a browser stand-in that keeps cookies by path and follows no redirect by
 // itself, and an app driven by a real OAuth client library (oauth4webapi) through the whole flow:
 // discovery, registration, the consent page, the code exchange with PKCE, refresh, revocation.
-import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import type { Dialect } from '../../src/db/dialect.js';
 import { buildDashboardApp, EMAILS, PASSWORD, type DashboardApp } from '../admin/helpers.js';
+import { freePort } from '../../tools/net.js';
 
 export { EMAILS };
-
-/** A port nothing listens on now (the issuer must be known before the app is built). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface OAuthServer extends DashboardApp {
   origin: string;
@@ -199,3 +187,5 @@ export class App {
     await oauth.processRevocationResponse(await oauth.revocationRequest(this.as, this.client, oauth.None(), token, insecure));
   }
 }
+
+export { freePort };

@@ -5,13 +5,13 @@
 // import. The variable is set by the steps themselves, never by the test.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { until } from '../helpers/receiver.js';
+import { freePort } from '../../tools/net.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DOC = fs.readFileSync(path.join(ROOT, 'docs/webhooks.md'), 'utf8');
@@ -34,14 +34,6 @@ afterAll(async () => {
   await server?.kill();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 it('the four steps: the server and the CLI with WEBHOOK_ALLOW_PRIVATE, the SDK receiver, a ping and an event', async () => {
   // 1. the service with the variable exported

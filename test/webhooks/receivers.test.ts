@@ -4,7 +4,6 @@
 // resend (same webhook-id) not handled twice.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { citaRecord, clientaRecord } from '../helpers/fixtures.js';
 import { until } from '../helpers/receiver.js';
+import { freePort } from '../../tools/net.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DOC = fs.readFileSync(path.join(ROOT, 'docs/webhooks.md'), 'utf8');
@@ -22,14 +22,6 @@ function block(lang: string, first: string): string {
   const m = new RegExp('```' + lang + '\\n(' + first.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '[\\s\\S]*?)```').exec(DOC);
   if (!m) throw new Error(`docs/webhooks.md has no \`\`\`${lang} block starting with "${first}"`);
   return m[1]!;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 const EXAMPLES = [
