@@ -22,13 +22,14 @@ const arg = (name: string, def: number) => {
 const ENTRIES = arg('entries', 20_000);
 const PER_PAGE = arg('per-page', 100);
 const NOW = Date.UTC(2026, 2, 28, 12);
+const CLINIC = '5d0b4c7e-1b1a-4c55-9f0e-3f4b2a1c9d10';
 
 function entries(clientas: string[]): RawLogEntry[] {
   const out: RawLogEntry[] = [];
   for (let i = 0; i < ENTRIES; i++) {
     const start = (i * PER_PAGE) % (clientas.length - PER_PAGE);
     out.push({
-      clinicId: '5d0b4c7e-1b1a-4c55-9f0e-3f4b2a1c9d10',
+      clinicId: CLINIC,
       atMs: NOW + i * 86,
       requestId: randomUUID(),
       keyId: '8f14e45f-ceea-467a-9575-3b1e4e0c1c2a',
@@ -67,6 +68,11 @@ async function sizes(database: Database, file: string | null): Promise<Record<st
 
 async function run(database: Database, label: string, file: string | null) {
   await migrateToLatest(database);
+  // The writer writes only entries of clinics that exist.
+  await database.db
+    .insertInto('clinics')
+    .values({ id: CLINIC, name: 'Bench', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium', language: 'es', created_at: NOW })
+    .execute();
   const clientas = Array.from({ length: 20_000 }, () => randomUUID());
   const log = new RequestLog(database, { toRow: requestLogRowMaker('svc'), maxPending: ENTRIES + 1 });
   for (const e of entries(clientas)) log.record(e);

@@ -4,7 +4,8 @@ import type { Dataset } from './dataset.js';
 import type { ChildServer } from './processes.js';
 
 export type Json = Record<string, unknown>;
-export type Target = 'bare' | 'service';
+/** `service-nolog`: the same service with REQUEST_LOG_DAYS=0 (no request log), for the log's cost side by side. */
+export type Target = 'bare' | 'service' | 'service-nolog';
 
 export interface Case {
   id: string;
@@ -97,6 +98,15 @@ export const CASES: Case[] = [
     id: 'citas',
     label: 'citas, default 30 days',
     target: 'service',
+    path: '/api/v1/citas?limit=100',
+    check: listCheck('citas', 100, { timestamp: 'fecha_hora' }),
+  },
+  {
+    // The same cold page (no page cache) from a second service with the request log off
+    // (REQUEST_LOG_DAYS=0), right after it: the verdict compares the two (the log's cost).
+    id: 'citas-nolog',
+    label: 'citas, default 30 days, request log off (REQUEST_LOG_DAYS=0)',
+    target: 'service-nolog',
     path: '/api/v1/citas?limit=100',
     check: listCheck('citas', 100, { timestamp: 'fecha_hora' }),
   },

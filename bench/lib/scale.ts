@@ -67,11 +67,11 @@ export async function runScale(
       },
     });
     servers = await startServers(opts, ROOT, scale, dataDir, databaseUrl, ds, build, defaultCitasRange(ds, mods), log);
-    const { bare, service } = servers;
+    const { bare, service, serviceNoLog } = servers;
     const idleRss = service ? (readMemory(service.pid)?.rss ?? NaN) / MiB : NaN;
     // PostgreSQL's processes are part of the system under test, not other programs' load.
     const pgPort = pg ? Number(new URL(pg.url).port) : 0;
-    const serverOf = (t: Target) => (t === 'bare' ? bare : service)!;
+    const serverOf = (t: Target) => (t === 'bare' ? bare : t === 'service-nolog' ? serviceNoLog : service)!;
     const cases = await Promise.all(
       opts.cases.map(async (c) => {
         if (!c.prepare) return c;

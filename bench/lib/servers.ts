@@ -43,12 +43,16 @@ export function serviceEnv(dataDir: string, port: number, databaseUrl: string | 
     // hits, not the queries and the serialization they are there for. A case that measures the
     // cache turns it on in its own environment (lib/limits.ts).
     PAGE_CACHE_MB: '0',
+    // The request log on (its default), whatever the caller's environment: citas-nolog compares.
+    REQUEST_LOG_DAYS: '30',
   };
 }
 
 export interface Servers {
   bare: ChildServer | null;
   service: ChildServer | null;
+  /** the service with REQUEST_LOG_DAYS=0, when a case needs it */
+  serviceNoLog: ChildServer | null;
   all: ChildServer[];
 }
 
@@ -64,7 +68,7 @@ export async function startServers(
   range: { start: number; end: number },
   log: (line: string) => void,
 ): Promise<Servers> {
-  const servers: Servers = { bare: null, service: null, all: [] };
+  const servers: Servers = { bare: null, service: null, serviceNoLog: null, all: [] };
   try {
     if (opts.cases.some((c) => c.target === 'bare')) {
       const port = await freePort();
@@ -104,6 +108,19 @@ export async function startServers(
       });
       servers.all.push(servers.service);
       log(`service listening on ${servers.service.baseUrl} (pid ${servers.service.pid})`);
+    }
+    if (opts.cases.some((c) => c.target === 'service-nolog')) {
+      const port = await freePort();
+      servers.serviceNoLog = await startServer({
+        name: 'service without request log',
+        port,
+        readyPath: '/api/v1/openapi.json',
+        cwd: root,
+        args: [...opts.nodeArgs, build.bin, 'serve'],
+        env: { ...serviceEnv(dataDir, port, databaseUrl), REQUEST_LOG_DAYS: '0' },
+      });
+      servers.all.push(servers.serviceNoLog);
+      log(`service with REQUEST_LOG_DAYS=0 listening on ${servers.serviceNoLog.baseUrl} (pid ${servers.serviceNoLog.pid})`);
     }
     return servers;
   } catch (err) {

@@ -28,6 +28,9 @@ export interface VerdictInput {
   bareSkipped: boolean;
 }
 
+/** The request log's cost bound: with it on, a cold citas page keeps at least this share of its req/s. */
+const REQUEST_LOG_MIN_RATIO = 0.9;
+
 export function verdicts(v: VerdictInput): string[] {
   const out: string[] = [];
   const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
@@ -39,6 +42,14 @@ export function verdicts(v: VerdictInput): string[] {
       `Service vs bare route, same query, same run: ${citasRow.reqPerSec.toFixed(0)} vs ${bareRow.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
         `server CPU ${citasRow.cpuMsPerReq.toFixed(3)} vs ${bareRow.cpuMsPerReq.toFixed(3)} ms/req (${(bareRow.cpuMsPerReq / citasRow.cpuMsPerReq).toFixed(2)}× less), ` +
         `p99 ${citasRow.p99.toFixed(1)} vs ${bareRow.p99.toFixed(1)} ms: ${mark(ratio >= CITAS_VS_BARE)} (target: at least ${CITAS_VS_BARE}× the bare route's req/s).`,
+    );
+  }
+  const noLogRow = v.load.find((r) => r.id === 'citas-nolog');
+  if (citasRow && noLogRow) {
+    const ratio = citasRow.reqPerSec / noLogRow.reqPerSec;
+    out.push(
+      `Cold citas page with the request log and access record on vs off (REQUEST_LOG_DAYS=30 vs 0), same run: ${citasRow.reqPerSec.toFixed(0)} vs ${noLogRow.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
+        `p99 ${citasRow.p99.toFixed(1)} vs ${noLogRow.p99.toFixed(1)} ms: ${mark(ratio >= REQUEST_LOG_MIN_RATIO)} (target: at least ${REQUEST_LOG_MIN_RATIO}×).`,
     );
   }
   const bare304 = v.load.find((r) => r.id === 'bare-304');

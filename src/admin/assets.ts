@@ -210,6 +210,12 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 /* how-to */
 .howto pre { background: #101828; color: #e4e7ec; padding: 12px 14px; border-radius: 8px; overflow-x: auto; font-size: .85rem; margin: 8px 0 12px; }
 .howto pre code { background: none; padding: 0; color: inherit; }
+.error-body { background: #101828; color: #e4e7ec; padding: 12px 14px; border-radius: 8px; overflow-x: auto; font-size: .85rem; margin: 8px 0 0; }
+.error-body code { background: none; padding: 0; color: inherit; white-space: pre; }
+.pager { justify-content: flex-end; }
+.disclosed, .clienta-matches { list-style: none; padding: 0; margin: 8px 0 0; display: grid; gap: 6px; }
+.clienta-matches li { display: flex; gap: 12px; align-items: center; justify-content: space-between; padding: 8px 0; border-bottom: 1px solid var(--border); }
+.log-filters .form-grid { grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 0 16px; }
 
 /* superadmin bar */
 .su-bar { display: flex; align-items: center; gap: 12px 16px; flex-wrap: wrap; background: #f4f3ff; border: 1px solid #d9d6fe; color: #3e1c96; border-radius: var(--radius); padding: 12px 16px; margin-bottom: 20px; }

@@ -26,6 +26,7 @@ import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
 import { keyChangeRoutes } from './routes-key-changes.js';
 import { keyRoutes } from './routes-keys.js';
+import { logRoutes } from './routes-logs.js';
 import { oauthRoutes } from './routes-oauth.js';
 import { webhookRoutes } from './routes-webhooks.js';
 import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
@@ -196,6 +197,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   await keyRoutes(app, ctx);
   await keyChangeRoutes(app, ctx);
   await webhookRoutes(app, ctx);
+  await logRoutes(app, ctx);
   await oauthRoutes(app, ctx);
   await languageRoutes(app, ctx);
 

@@ -3,6 +3,7 @@
 // the schema (every table with a clinic_id column must be in it: test/db/clinic-deletion.test.ts).
 // The caller runs deleteClinicRows inside one writing transaction.
 import type { Kysely } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 
 /** Tables with a clinic_id column, in deletion order (webhook_deliveries before their endpoints, citas before clientas ...). */
@@ -49,6 +50,10 @@ async function countOf(db: Kysely<DB>, table: (typeof CLINIC_TABLES)[number], cl
 /** Deletes every row of the clinic, the clinic last; rows deleted per table. */
 export async function deleteClinicRows(db: Kysely<DB>, clinicId: string, hasSearchTable: boolean): Promise<Record<ClinicTable, number>> {
   const counts = {} as Record<ClinicTable, number>;
+  // PostgreSQL: the clinic's row locked first, so a request-log write that found the clinic alive
+  // (liveClinics, repos/request-log.ts) commits before its rows are deleted below, and one that
+  // starts now waits and finds it gone. SQLite's single writer already orders them.
+  if (dialectOf(db) === 'postgres') await db.selectFrom('clinics').select('id').where('id', '=', clinicId).forUpdate().execute();
   // Sessions of the clinic's own users (a superadmin's have no clinic and stay).
   const sessions = await db
     .deleteFrom('dashboard_sessions')

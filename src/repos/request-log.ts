@@ -121,6 +121,42 @@ export async function insertRequestLog(
 }
 
 /**
+ * Which of `clinicIds` still exist, inside the batch writer's transaction: entries of a clinic
+ * deleted meanwhile (its keys still served for up to a second) are not written. On PostgreSQL the
+ * clinics' rows are locked (FOR KEY SHARE) until the transaction ends, and a deletion locks the row
+ * it deletes first (deleteClinicRows), so the two never interleave: either the deletion waits and
+ * then removes what this write added, or this write waits and sees the clinic gone. SQLite's
+ * single writer serialises them already.
+ */
+export async function liveClinics(trx: Kysely<DB>, clinicIds: readonly string[]): Promise<Set<string>> {
+  if (clinicIds.length === 0) return new Set();
+  const q = trx
+    .selectFrom('clinics')
+    .select('id')
+    .where('id', 'in', [...clinicIds]);
+  const rows = await (dialectOf(trx) === 'postgres' ? q.forKeyShare() : q).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Retention of deleted clinics' rows: the smallest clinic id in the log after `after` (null: the
+ * first), one seek of the index (clinic_id, at_ms, id) each, so walking the log's clinics costs a
+ * seek per clinic, not a scan of the log.
+ */
+export async function loggedClinicAfter(db: Kysely<DB>, after: string | null): Promise<string | null> {
+  let q = db.selectFrom('request_log').select((eb) => eb.fn.min('clinic_id').as('c'));
+  if (after !== null) q = q.where('clinic_id', '>', after);
+  const r = await q.executeTakeFirst();
+  return r?.c ?? null;
+}
+
+/** Up to `limit` ids of the clinic's log rows (retention of a deleted clinic's rows). */
+export async function logIdsOfClinic(db: Kysely<DB>, clinicId: string, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('request_log').select('id').where('clinic_id', '=', clinicId).limit(limit).execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/**
  * Retention: the next `limit` log rows after `afterId` in primary-key order (the id grows with the
  * time of writing, so the oldest come first), with their time: a range read of the key.
  */

@@ -1,11 +1,25 @@
-// Reading a clinic's request log and a clienta's access record for the CLI (and the dashboard):
+// Reading a clinic's request log and a clienta's access record for the CLI and the dashboard:
 // the options checked (pure), and the entries streamed page by page (keyset pages of the indexes
 // (clinic_id, at_ms, id) and (clienta, log_id)), so any size takes constant memory.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { DomainError } from '../errors.js';
-import { accessPage, logPage, type AccessRow, type LogFilter, type StoredRequestLogRow } from '../repos/request-log.js';
+import { clientasByIds, type ClientaRow } from '../repos/clientas.js';
+import {
+  accessOfEntry,
+  accessPage,
+  logEntry,
+  logPage,
+  type AccessRow,
+  type LogCursor,
+  type LogFilter,
+  type StoredRequestLogRow,
+} from '../repos/request-log.js';
+import type { ClientasSearch } from './clientas-search/search.js';
+import { normalizeName } from './normalize.js';
 import { addDays, dayStart, isValidDate, parseTimestamp } from '../time.js';
+
+export type { AccessRow, LogCursor, LogFilter, StoredRequestLogRow };
 
 const PAGE = 1_000;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -67,4 +81,49 @@ export async function* accessEntries(db: Kysely<DB>, clinicId: string, clientaId
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1]!.id;
   }
+}
+
+// The dashboard's pages (Settings > API > Logs): a page at a time, newest first, the caller's
+// clinic in every query (another clinic's log id is simply not found).
+
+/** A page of the clinic's log, newest first, after `cursor` (the last row of the page before). */
+export function recentRequests(db: Kysely<DB>, clinicId: string, f: LogFilter, cursor: LogCursor | null, limit: number) {
+  return logPage(db, clinicId, f, cursor, limit, 'desc');
+}
+
+/** One logged request of the clinic with the clientas it disclosed, or undefined (another clinic's too). */
+export async function requestDetail(
+  db: Kysely<DB>,
+  clinicId: string,
+  id: number,
+): Promise<{ entry: StoredRequestLogRow; clientas: string[] } | undefined> {
+  const entry = await logEntry(db, clinicId, id);
+  if (entry === undefined) return undefined;
+  return { entry, clientas: (await accessOfEntry(db, clinicId, id)).sort() };
+}
+
+/** A page of the requests that disclosed the clienta, newest first, after log id `afterId`. */
+export function clientaAccessPage(db: Kysely<DB>, clinicId: string, clientaId: string, afterId: number | null, limit: number) {
+  return accessPage(db, clinicId, clientaId, afterId, limit);
+}
+
+/** The clinic's clientas whose name holds `name` (the API's client search), at most `limit`, by name. */
+export async function findClientas(
+  db: Kysely<DB>,
+  search: ClientasSearch,
+  clinicId: string,
+  name: string,
+  limit: number,
+  nowMs: number,
+): Promise<{ rows: Pick<ClientaRow, 'id' | 'nombre'>[]; total: number }> {
+  const nameLike = normalizeName(name.trim());
+  if (nameLike === '') return { rows: [], total: 0 };
+  const page = await search.page(db, clinicId, { nameLike, digitsLike: null, vip: null }, limit, 0, Math.floor(nowMs / 1000));
+  return { rows: page.rows.map((r) => ({ id: r.id, nombre: r.nombre })), total: page.total };
+}
+
+/** The clienta's name, or null when the clinic has no such clienta (erased: her access record stays, by id). */
+export async function clientaName(db: Kysely<DB>, clinicId: string, clientaId: string, nowMs: number): Promise<string | null> {
+  const [row] = await clientasByIds(db, clinicId, [clientaId], Math.floor(nowMs / 1000));
+  return row?.nombre ?? null;
 }

@@ -3,10 +3,12 @@
 // write transaction; its size adapts so that one batch holds the write lock (SQLite's, for every
 // writer of the file) for about BATCH_TARGET_MS and never much more: it halves after a slow batch
 // and doubles after a quick one. A batch that cannot get SQLite's lock at once waits for the
-// next pass (an import holds it). Several instances may run it at once: deleting twice is harmless.
+// next pass (an import holds it). Entries of clinics that no longer exist go too, whatever their
+// age. Several instances may run it at once: deleting twice is harmless.
 import type { Database } from '../db/connect.js';
 import { WriterBusy } from '../db/connect.js';
-import { deleteLogRows, logRowsAfter } from '../repos/request-log.js';
+import { getClinic } from '../repos/clinics.js';
+import { deleteLogRows, loggedClinicAfter, logIdsOfClinic, logRowsAfter } from '../repos/request-log.js';
 import { BACKGROUND_WRITE_WAIT_MS } from './write-lock.js';
 
 const DAY_MS = 86_400_000;
@@ -73,7 +75,12 @@ export class RequestLogRetention {
     this.timer.unref();
   }
 
-  /** One pass: batches until no entry is older than the period (or stop(), or the lock is taken). */
+  /**
+   * One pass: batches until no entry is older than the period (or stop(), or the lock is taken);
+   * then the entries of clinics that no longer exist, whatever their age (a clinic deleted while
+   * a batch of its entries was being written elsewhere: the writer skips deleted clinics, this
+   * catches what a race or an older version left).
+   */
   async pass(): Promise<PurgePass> {
     const out: PurgePass = { entries: 0, access: 0, batches: 0, maxHoldMs: 0, busy: false };
     const before = (this.opts.now ?? Date.now)() - this.opts.days * DAY_MS;
@@ -88,36 +95,53 @@ export class RequestLogRetention {
         if (done) break;
         continue;
       }
-      let held = 0;
-      try {
-        const r = await this.database.writeTransaction(
-          async (trx) => {
-            const t0 = performance.now();
-            const n = await deleteLogRows(trx, ids);
-            held = performance.now() - t0;
-            return n;
-          },
-          { waitMs: BACKGROUND_WRITE_WAIT_MS },
-        );
-        out.entries += r.log;
-        out.access += r.access;
-      } catch (err) {
-        if (err instanceof WriterBusy) {
-          out.busy = true;
-          break;
-        }
-        throw err;
-      }
-      out.batches++;
-      out.maxHoldMs = Math.max(out.maxHoldMs, held);
-      // Adapt the next batch to the time this one held the lock.
-      if (held > BATCH_TARGET_MS) this.batch = Math.max(MIN_BATCH, Math.floor(this.batch / 2));
-      else if (held < BATCH_TARGET_MS / 2 && ids.length === this.batch) this.batch = Math.min(MAX_BATCH, this.batch * 2);
+      if (!(await this.deleteBatch(ids, out))) return out;
       if (done) break;
       // Let requests run between batches.
       await new Promise<void>((r) => setImmediate(r));
     }
+    for (let clinic = await loggedClinicAfter(this.database.db, null); clinic !== null && !this.stopped;) {
+      if ((await getClinic(this.database.db, clinic)) === undefined) {
+        for (;;) {
+          const ids = await logIdsOfClinic(this.database.db, clinic, this.batch);
+          if (ids.length === 0 || !(await this.deleteBatch(ids, out))) break;
+          await new Promise<void>((r) => setImmediate(r));
+        }
+        if (out.busy) return out;
+      }
+      clinic = await loggedClinicAfter(this.database.db, clinic);
+    }
     return out;
+  }
+
+  /** Deletes one batch in its own short write transaction; false when another process holds SQLite's lock (out.busy). */
+  private async deleteBatch(ids: number[], out: PurgePass): Promise<boolean> {
+    let held = 0;
+    try {
+      const r = await this.database.writeTransaction(
+        async (trx) => {
+          const t0 = performance.now();
+          const n = await deleteLogRows(trx, ids);
+          held = performance.now() - t0;
+          return n;
+        },
+        { waitMs: BACKGROUND_WRITE_WAIT_MS },
+      );
+      out.entries += r.log;
+      out.access += r.access;
+    } catch (err) {
+      if (err instanceof WriterBusy) {
+        out.busy = true;
+        return false;
+      }
+      throw err;
+    }
+    out.batches++;
+    out.maxHoldMs = Math.max(out.maxHoldMs, held);
+    // Adapt the next batch to the time this one held the lock.
+    if (held > BATCH_TARGET_MS) this.batch = Math.max(MIN_BATCH, Math.floor(this.batch / 2));
+    else if (held < BATCH_TARGET_MS / 2 && ids.length === this.batch) this.batch = Math.min(MAX_BATCH, this.batch * 2);
+    return true;
   }
 
   async stop(): Promise<void> {

@@ -12,9 +12,9 @@
 //
 // Entries are kept raw (the URL, the user agent, the error body as sent); `toRow` (given by the
 // composition root, from the API's masking of http/log.ts) turns them into rows at write time,
-// off the request's path.
+// off the request's path. Entries of a clinic deleted since they were collected are not written.
 import type { Database } from '../db/connect.js';
-import { clientaBytes, insertRequestLog, type RequestLogRow } from '../repos/request-log.js';
+import { clientaBytes, insertRequestLog, liveClinics, type RequestLogRow } from '../repos/request-log.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
 import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
@@ -134,7 +134,19 @@ export class RequestLog {
       try {
         while (done < taken.length) {
           const { rows, access, n } = this.chunk(taken, done);
-          await this.database.writeTransaction((trx) => insertRequestLog(trx, rows, access), { waitMs: lockWaitMs });
+          await this.database.writeTransaction(
+            async (trx) => {
+              // Entries of clinics deleted since (their keys served until every instance refuses them) are not written.
+              const live = await liveClinics(trx, [...new Set(rows.map((r) => r.clinic_id))]);
+              const keep = rows.map((r) => live.has(r.clinic_id));
+              await insertRequestLog(
+                trx,
+                rows.filter((_, k) => keep[k]),
+                access.filter((_, k) => keep[k]),
+              );
+            },
+            { waitMs: lockWaitMs },
+          );
           done += n;
           this.opts.observer?.written(n);
         }

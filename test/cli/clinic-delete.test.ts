@@ -39,9 +39,6 @@ async function tablesWithClinicId(database: Database): Promise<string[]> {
 async function rowsOf(database: Database, clinicId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const t of await tablesWithClinicId(database)) {
-    // The running servers' request logs write the entries of requests served with the clinic's
-    // key until it is refused (up to a second later): counted by clinic-deletion.test.ts, not here.
-    if (t === 'request_log') continue;
     const r = await sql<{ n: number }>`select count(*) as n from ${sql.table(t)} where clinic_id = ${clinicId}`.execute(database.db);
     out[t] = Number(r.rows[0]!.n);
   }
@@ -85,6 +82,20 @@ async function refusedWithin(server: ServerProcess, key: string, ms: number): Pr
     await new Promise((r) => setTimeout(r, 50));
   }
   return false;
+}
+
+/**
+ * Makes a request with `key` and waits until the server's request log has written its entry: a
+ * server writes its entries in the order they were answered, so every earlier one is written too.
+ */
+async function loggedThrough(database: Database, server: ServerProcess, key: string): Promise<void> {
+  const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
+  const id = res.headers.get('x-request-id')!;
+  await until(
+    async () => (await database.db.selectFrom('request_log').select('id').where('request_id', '=', id).execute()).length > 0,
+    `log entry ${id}`,
+  );
 }
 
 const status = async (server: ServerProcess, key: string, p = '/api/v1/me') => {
@@ -163,9 +174,21 @@ describe.each(dialects())('clinics delete (%s)', (dialect) => {
           async () => (await rowsOf(database, a)).api_key_usage! > 0 && (await rowsOf(database, a)).api_key_errors! > 0,
           'usage rows',
         );
+        // The request log too: every entry of the requests above written.
+        await Promise.all(fleet.map((s) => loggedThrough(database, s, keyA)));
         const beforeA = await rowsOf(database, a);
         const beforeB = await rowsOf(database, b);
-        for (const t of ['clientas', 'citas', 'events', 'api_keys', 'users', 'webhook_endpoints', 'api_key_usage', 'api_key_errors'])
+        for (const t of [
+          'clientas',
+          'citas',
+          'events',
+          'api_keys',
+          'users',
+          'webhook_endpoints',
+          'api_key_usage',
+          'api_key_errors',
+          'request_log',
+        ])
           expect(beforeA[t], t).toBeGreaterThan(0);
 
         // A name that is not exactly the clinic's: refused, nothing changed.
@@ -179,20 +202,29 @@ describe.each(dialects())('clinics delete (%s)', (dialect) => {
         expect(unknown.stderr).toMatch(/no clinic with id/);
         expect(await rowsOf(database, a)).toEqual(beforeA);
         for (const s of fleet) expect(await status(s, keyA)).toBe(200);
+        // Those requests' entries written (and counted) before the deletion.
+        await Promise.all(fleet.map((s) => loggedThrough(database, s, keyA)));
+        const deletedA = await rowsOf(database, a);
 
         const r = await cli(['--json', 'clinics', 'delete', a, '--confirm', 'Centro Alba'], undefined, { REDIS_URL: redis.url });
         expect(r.code, r.stderr).toBe(0);
         const out = JSON.parse(r.stdout) as { announced: boolean; rows: Record<string, number> };
         expect(out.announced).toBe(true);
-        for (const [t, n] of Object.entries(beforeA)) expect(out.rows[t], t).toBe(n);
+        for (const [t, n] of Object.entries(deletedA)) expect(out.rows[t], t).toBe(n);
         expect(r.stderr).toContain('announced through Redis');
 
         // Every instance refuses the key within 5 s (the one without Redis when its key cache expires).
         const refused = await Promise.all(fleet.map((s) => refusedWithin(s, keyA, 5_000)));
         expect(refused).toEqual([true, true, true]);
-        expect(Object.values(await rowsOf(database, a)).every((n) => n === 0)).toBe(true);
-        // The other clinic: every row, and its key works everywhere.
-        expect(await rowsOf(database, b)).toEqual(beforeB);
+        // The entries of the requests served with the key until then (and collected before the
+        // deletion) are not written: every server's log written through a later request of the other clinic.
+        await Promise.all(fleet.map((s) => loggedThrough(database, s, keyB)));
+        expect(await rowsOf(database, a)).toEqual(Object.fromEntries(Object.keys(beforeA).map((t) => [t, 0])));
+        // The other clinic: every row (with the log entries and usage of the requests just made), and its key works everywhere.
+        const afterB = await rowsOf(database, b);
+        expect(afterB.request_log).toBe(beforeB.request_log! + 3);
+        const untouched = (r: Record<string, number>) => ({ ...r, request_log: 0, api_key_usage: 0 });
+        expect(untouched(afterB)).toEqual(untouched(beforeB));
         for (const s of fleet) expect(await status(s, keyB, '/api/v1/citas?desde=2026-01-01')).toBe(200);
       } finally {
         await database.close();

@@ -11,6 +11,7 @@ import { Migrator, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { openDatabase, WriterBusy, type Database } from '../../src/db/connect.js';
 import { migrationsFor } from '../../src/db/migrations/index.js';
+import type { DB } from '../../src/db/schema.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { requestLogRowMaker } from '../../src/http/request-log-row.js';
 import { accessOfEntry, accessPage, logPage } from '../../src/repos/request-log.js';
@@ -46,10 +47,20 @@ function entry(n: number, over: Partial<RawLogEntry> = {}): RawLogEntry {
 
 const quiet = { info: () => {}, error: () => {} };
 
+/** The clinics the entries belong to: the writer writes only entries of clinics that exist. */
+async function addClinics(db: Kysely<DB>, ...ids: string[]): Promise<void> {
+  for (const id of ids)
+    await db
+      .insertInto('clinics')
+      .values({ id, name: id, timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium', language: 'es', created_at: NOW })
+      .execute();
+}
+
 describe.each(dialects())('request log writer and retention on %s', (dialect) => {
   let database: Database;
   beforeAll(async () => {
     database = await freshDatabase(dialect);
+    await addClinics(database.db, CLINIC);
   });
   afterAll(async () => {
     await database?.close();
@@ -86,6 +97,7 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
     // A database of its own: its oldest rows are first, as they are in service.
     const database = await freshDatabase(dialect);
     onTestFinished(() => database.close());
+    await addClinics(database.db, 'c-2');
     const log = new RequestLog(database, { toRow: requestLogRowMaker('svc') });
     for (let i = 0; i < 700; i++) log.record(entry(10_000 + i, { clinicId: 'c-2', atMs: NOW - 31 * DAY + i }));
     // written late, among older ones: kept
@@ -110,6 +122,44 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
     // Nothing older left: the next pass removes nothing.
     expect((await retention.pass()).entries).toBe(0);
   });
+
+  it('writes no entry of a clinic that no longer exists, and retention removes any left of one, whatever their age', async () => {
+    const database = await freshDatabase(dialect);
+    onTestFinished(() => database.close());
+    await addClinics(database.db, 'c-live', 'c-gone');
+    const log = new RequestLog(database, { toRow: requestLogRowMaker('svc') });
+    // Written while the clinic existed (as by another instance just before its deletion) ...
+    for (let i = 0; i < 30; i++) log.record(entry(40_000 + i, { clinicId: 'c-gone' }));
+    await log.flush();
+    await database.db.deleteFrom('clinics').where('id', '=', 'c-gone').execute();
+    // ... and collected after it: not written; the live clinic's entries in the same batch are.
+    for (let i = 0; i < 3; i++) {
+      log.record(entry(50_000 + i, { clinicId: 'c-gone' }));
+      log.record(entry(60_000 + i, { clinicId: 'c-live' }));
+    }
+    log.record(entry(70_000, { clinicId: 'never-existed' }));
+    await log.flush();
+    expect(log.pending).toBe(0);
+    expect((await logPage(database.db, 'c-gone', {}, null, 100)).map((r) => r.request_id).filter((r) => r >= 'req-50000')).toEqual([]);
+    expect(await logPage(database.db, 'never-existed', {}, null, 100)).toEqual([]);
+    expect((await logPage(database.db, 'c-live', {}, null, 100)).map((r) => r.request_id).sort()).toEqual([
+      'req-60000',
+      'req-60001',
+      'req-60002',
+    ]);
+    expect(await accessPage(database.db, 'c-live', clienta(60_001), null, 100)).toHaveLength(2);
+
+    // Retention (nothing is old) removes the deleted clinic's 30 entries and their access rows, and only them.
+    const pass = await new RequestLogRetention(database, { days: 30, now: () => NOW, log: quiet }).pass();
+    expect(pass).toMatchObject({ entries: 30, access: 90 });
+    expect(await logPage(database.db, 'c-gone', {}, null, 100)).toEqual([]);
+    expect(await logPage(database.db, 'c-live', {}, null, 100)).toHaveLength(3);
+    const access = await database.db
+      .selectFrom('request_access')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(access.n)).toBe(9);
+  });
 });
 
 describe('request log writer on a SQLite file whose write lock another process holds', () => {
@@ -119,6 +169,7 @@ describe('request log writer on a SQLite file whose write lock another process h
     dir = mkdtempSync(join(tmpdir(), 'reqlog-'));
     database = await openDatabase({ kind: 'sqlite', file: join(dir, 'clinic.db'), busyTimeoutMs: 0 });
     await migrateToLatest(database);
+    await addClinics(database.db, CLINIC);
   });
   afterAll(async () => {
     await database?.close();

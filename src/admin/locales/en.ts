@@ -3,6 +3,7 @@
 // the same order as es.ts, so the two files read side by side. How to add a text:
 // docs/dashboard.md, "Adding a text".
 import { enKeys } from './en-keys.js';
+import { enLogs } from './en-logs.js';
 import type { Messages } from './messages.js';
 
 export const en = {
@@ -254,4 +255,5 @@ export const en = {
     docsHint: 'How to receive and check webhooks: docs/webhooks.md in the API’s documentation.',
   },
   keys: enKeys,
+  logs: enLogs,
 } satisfies Messages;

@@ -3,6 +3,7 @@
 // the same order as en.ts, so the two files read side by side. How to add a text:
 // docs/dashboard.md, "Adding a text".
 import { esKeys } from './es-keys.js';
+import { esLogs } from './es-logs.js';
 import type { Messages } from './messages.js';
 
 export const es = {
@@ -261,4 +262,5 @@ export const es = {
     docsHint: 'Cómo recibir y comprobar webhooks: docs/webhooks.md en la documentación de la API.',
   },
   keys: esKeys,
+  logs: esLogs,
 } satisfies Messages;

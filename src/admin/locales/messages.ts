@@ -10,8 +10,9 @@ import type { KeyStatus } from '../../services/api-keys.js';
 import type { Refusal } from '../../services/webhooks/destination.js';
 import type { EndpointStatus } from '../../services/webhooks/endpoints.js';
 import type { KeyMessages } from './key-messages.js';
+import type { LogMessages } from './log-messages.js';
 
-export type { KeyMessages };
+export type { KeyMessages, LogMessages };
 
 /** Every language the dashboard speaks, in the order the language switch lists them. */
 export const LANGS = ['es', 'en'] as const;
@@ -198,6 +199,9 @@ export interface Messages {
 
   /** a key's permissions, addresses, expiry date, editing and rolling (locales/<lang>-keys.ts) */
   keys: KeyMessages;
+
+  /** Settings > API > Logs (locales/<lang>-logs.ts) */
+  logs: LogMessages;
 }
 
 export interface WebhookMessages {

@@ -212,7 +212,7 @@ export function apiKeysPage(m: ApiPageModel): Html {
   const body = html`
   <nav class="crumbs" aria-label="breadcrumb"><ol><li>${t.settings}</li><li aria-current="page">${t.api}</li></ol></nav>
   ${superadminBar(m)}
-  ${apiTabs(t, m.url, 'keys')}
+  ${apiTabs(t, m.url, 'keys', m.canManage)}
   <div class="page-head">
     <div><h1>${t.pageTitle}</h1><p class="lead">${t.pageLead}</p></div>
     <div class="clinic-card">

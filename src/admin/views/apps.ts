@@ -60,7 +60,7 @@ export function appsPage(m: AppsModel): Html {
     <thead><tr><th scope="col">${o.colApp}</th><th scope="col">${o.colScopes}</th><th scope="col">${o.colGrantedBy}</th><th scope="col">${o.colGranted}</th><th scope="col">${o.colLastUsed}</th><th scope="col">${o.colState}</th>${m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''}</tr></thead>
     <tbody>${rows}</tbody></table></div>`;
   const body = html`<nav class="crumbs" aria-label="breadcrumb"><ol><li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${o.appsTitle}</li></ol></nav>
-  ${apiTabs(t, m.url, 'apps')}
+  ${apiTabs(t, m.url, 'apps', m.canManage)}
   <div class="page-head"><div><h1>${o.appsTitle}</h1><p class="lead">${o.appsLead}</p></div>
     <div class="clinic-card"><div class="name">${m.clinic.name}</div></div></div>
   ${flash}

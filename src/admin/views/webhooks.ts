@@ -47,17 +47,17 @@ export interface EndpointPageModel extends Common {
 
 const base = '/dashboard/settings/api/webhooks';
 
-/** The two tabs of Settings > API. */
-export function apiTabs(t: Messages, url: (p: string) => string, current: 'keys' | 'webhooks' | 'apps'): Html {
-  const tab = (id: 'keys' | 'webhooks' | 'apps', href: string, label: string) =>
+/** The tabs of Settings > API; Logs only for those who may see it (owners and superadmins). */
+export function apiTabs(t: Messages, url: (p: string) => string, current: 'keys' | 'webhooks' | 'apps' | 'logs', logs: boolean): Html {
+  const tab = (id: 'keys' | 'webhooks' | 'apps' | 'logs', href: string, label: string) =>
     html`<li><a href="${url(href)}" ${current === id ? html`aria-current="page" class="active"` : ''}>${label}</a></li>`;
-  return html`<nav class="tabs" aria-label="${t.api}"><ul>${tab('keys', '/dashboard/settings/api', t.wh.tabKeys)}${tab('webhooks', base, t.wh.tabWebhooks)}${tab('apps', '/dashboard/settings/api/apps', oauthMessages(t.htmlLang).tabApps)}</ul></nav>`;
+  return html`<nav class="tabs" aria-label="${t.api}"><ul>${tab('keys', '/dashboard/settings/api', t.wh.tabKeys)}${tab('webhooks', base, t.wh.tabWebhooks)}${tab('apps', '/dashboard/settings/api/apps', oauthMessages(t.htmlLang).tabApps)}${logs ? tab('logs', '/dashboard/settings/api/logs', t.logs.tab) : ''}</ul></nav>`;
 }
 
 function head(m: Common, title: string, lead: string | null): Html {
   const { t } = m;
   return html`<nav class="crumbs" aria-label="breadcrumb"><ol><li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${t.wh.pageTitle}</li></ol></nav>
-  ${apiTabs(t, m.url, 'webhooks')}
+  ${apiTabs(t, m.url, 'webhooks', m.canManage)}
   <div class="page-head"><div><h1>${title}</h1>${lead ? html`<p class="lead">${lead}</p>` : ''}</div>
     <div class="clinic-card"><div class="name">${m.clinic.name}</div></div></div>`;
 }

@@ -1,0 +1,169 @@
+// Settings > API > Logs: the clinic's request log, one request, and the client access record
+// (views/logs.ts). Owners see their clinic's, superadmins any clinic's; staff are refused (the log
+// shows what every integration did and with whose data: it belongs with managing the keys). Every
+// read takes the clinic in view: a log id or clienta of another clinic is simply not found.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LogCursor, LogFilter } from '../services/request-log-read.js';
+import type { Clinic } from '../services/accounts.js';
+import { ClientasSearch } from '../services/clientas-search/search.js';
+import {
+  checkClientaId,
+  clientaAccessPage,
+  clientaName,
+  findClientas,
+  parseBound,
+  recentRequests,
+  requestDetail,
+} from '../services/request-log-read.js';
+import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import { csrfToken } from './csrf.js';
+import { Formatter } from './format.js';
+import { actingClinic, notFound, requireViewer, viewerOf } from './guards.js';
+import { asLang, messages } from './i18n.js';
+import { STATUS_CLASSES, type StatusClass } from './locales/log-messages.js';
+import { messagePage } from './views/message.js';
+import { accessPage, detailPage, logsPage, type LogFilterForm } from './views/logs.js';
+
+const ROUTE = '/settings/api/logs';
+const PAGE = 50;
+const MATCHES = 20;
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+const LOG_ID_RE = /^[1-9]\d{0,15}$/;
+
+/** The filters of the form as typed, and the log's filter from those that can be used. */
+function readFilter(query: unknown, clinic: Clinic, keyIds: ReadonlySet<string>): { form: LogFilterForm; filter: LogFilter; bad: boolean } {
+  const form: LogFilterForm = {
+    key: field(query, 'key'),
+    status: field(query, 'status'),
+    endpoint: field(query, 'endpoint').trim(),
+    since: field(query, 'since'),
+    until: field(query, 'until'),
+  };
+  const filter: LogFilter = {};
+  let bad = false;
+  if (form.key) {
+    if (keyIds.has(form.key)) filter.keyId = form.key;
+    else bad = true;
+  }
+  if (form.status) {
+    if ((STATUS_CLASSES as readonly string[]).includes(form.status)) filter.status = { class: Number((form.status as StatusClass)[0]) };
+    else bad = true;
+  }
+  if (form.endpoint) {
+    if (form.endpoint.startsWith('/') && form.endpoint.length <= 200) filter.path = form.endpoint;
+    else bad = true;
+  }
+  for (const name of ['since', 'until'] as const) {
+    const raw = form[name];
+    if (!raw) continue;
+    if (!DATE_RE.test(raw)) {
+      bad = true;
+      continue;
+    }
+    try {
+      const ms = parseBound(name, raw, clinic.timezone);
+      if (name === 'since') filter.sinceMs = ms;
+      else filter.untilMs = ms;
+    } catch {
+      bad = true;
+    }
+  }
+  return { form, filter, bad };
+}
+
+/** `before=<at_ms>.<id>`: the last row of the page before (null: the first page). */
+function readCursor(raw: string): LogCursor | null {
+  const m = /^(\d{1,16})\.(\d{1,16})$/.exec(raw);
+  return m ? { atMs: Number(m[1]), id: Number(m[2]) } : null;
+}
+
+export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
+  const search = new ClientasSearch();
+
+  /** The clinic in view and what every page needs; staff get the refusal page instead (null). */
+  async function common(req: FastifyRequest, reply: FastifyReply, v: Viewer) {
+    const clinic = await actingClinic(ctx, req, v, field(req.query, 'clinic'));
+    if (!clinic) {
+      await reply.redirect('/dashboard/settings/api', 303);
+      return null;
+    }
+    req.lang = asLang(clinic.language);
+    const t = messages(pageLang(req));
+    const csrf = csrfToken(v.token);
+    if (!canManageKeys(v, clinic.id)) {
+      await sendPage(
+        reply,
+        403,
+        messagePage({ t, title: t.forbiddenTitle, text: t.logs.staffCannot, person: v, csrf, tone: 'warning', here: '/dashboard' }),
+      );
+      return null;
+    }
+    const keys = await ctx.keys.list(clinic.id);
+    const keyNames = new Map(keys.map((k) => [k.id, k.name]));
+    const link = (path: string, params: Record<string, string | null> = {}) => {
+      const q = new URLSearchParams();
+      if (v.role === 'superadmin') q.set('clinic', clinic.id);
+      for (const [k, val] of Object.entries(params)) if (val) q.set(k, val);
+      const s = q.toString();
+      return s ? `${path}?${s}` : path;
+    };
+    return { t, fmt: new Formatter(t, clinic.timezone, ctx.now()), person: v, csrf, clinic, link, keyNames };
+  }
+
+  app.get(ROUTE, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+    const c = await common(req, reply, viewerOf(req));
+    if (!c) return reply;
+    const { form, filter, bad } = readFilter(req.query, c.clinic, new Set(c.keyNames.keys()));
+    const cursor = readCursor(field(req.query, 'before'));
+    const rows = await recentRequests(ctx.db, c.clinic.id, filter, cursor, PAGE + 1);
+    const more = rows.length > PAGE;
+    if (more) rows.length = PAGE;
+    const last = rows[rows.length - 1];
+    return sendPage(
+      reply,
+      200,
+      logsPage({
+        ...c,
+        days: ctx.config.requestLogDays,
+        form,
+        badFilter: bad,
+        rows,
+        next: more && last ? `${last.at_ms}.${last.id}` : null,
+        paged: cursor !== null,
+      }),
+    );
+  });
+
+  app.get(`${ROUTE}/access`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+    const c = await common(req, reply, viewerOf(req));
+    if (!c) return reply;
+    const q = field(req.query, 'q').trim().slice(0, 100);
+    const rawClienta = field(req.query, 'clienta');
+    let clienta: { id: string; name: string | null } | null = null;
+    if (rawClienta) {
+      let id: string;
+      try {
+        id = checkClientaId(rawClienta);
+      } catch {
+        throw notFound();
+      }
+      clienta = { id, name: await clientaName(ctx.db, c.clinic.id, id, ctx.now()) };
+    }
+    const before = field(req.query, 'before');
+    const afterId = LOG_ID_RE.test(before) ? Number(before) : null;
+    const rows = clienta ? await clientaAccessPage(ctx.db, c.clinic.id, clienta.id, afterId, PAGE + 1) : [];
+    const more = rows.length > PAGE;
+    if (more) rows.length = PAGE;
+    const matches = q ? await findClientas(ctx.db, search, c.clinic.id, q, MATCHES, ctx.now()) : null;
+    return sendPage(reply, 200, accessPage({ ...c, q, matches, clienta, rows, next: more ? String(rows[rows.length - 1]!.id) : null }));
+  });
+
+  app.get(`${ROUTE}/:id`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+    const c = await common(req, reply, viewerOf(req));
+    if (!c) return reply;
+    const id = (req.params as { id: string }).id;
+    const found = LOG_ID_RE.test(id) ? await requestDetail(ctx.db, c.clinic.id, Number(id)) : undefined;
+    if (!found) throw notFound();
+    return sendPage(reply, 200, detailPage({ ...c, ...found }));
+  });
+}
