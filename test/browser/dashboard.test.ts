@@ -21,8 +21,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
 
   beforeAll(async () => {
     t = await buildDashboardApp('sqlite');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -2,7 +2,6 @@
 // page renders every operation from the OpenAPI document, its examples, and "Try it out" calls
 // this server; it loads nothing from any other origin (every request counted: 0) and violates
 // its Content-Security-Policy nowhere (violations counted: 0).
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -29,8 +28,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
 
   beforeAll(async () => {
     t = await buildTestApp('sqlite');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
     w = await open('/docs');
   });

@@ -2,7 +2,6 @@
 // server, as a clinic owner meets them: ticking permissions and typing addresses when creating a
 // key, an expiry date, a refused form that keeps what was typed, editing a key, rolling it; in
 // Spanish and in English. The API is asked over HTTP after each step.
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboardApp, EMAILS, PASSWORD, type DashboardApp } from '../admin/helpers.js';
@@ -22,8 +21,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
 
   beforeAll(async () => {
     t = await buildDashboardApp('sqlite');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -2,7 +2,6 @@
 // over HTTP with the clinic's key are written by the log's writer; an owner opens the Logs tab,
 // filters to the client errors, opens one and reads its error body, then finds a clienta by name
 // and sees the requests that disclosed her data. Keyboard and clicks only, no CSP violation.
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +24,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
 
   beforeAll(async () => {
     t = await buildDashboardApp('sqlite');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
     const line = JSON.stringify({
       type: 'clienta',

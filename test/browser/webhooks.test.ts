@@ -2,7 +2,6 @@
 // worker runs, with a real receiver: an owner adds an endpoint for one event type, copies the
 // secret shown once, an import's event arrives and shows among the deliveries, then a test event,
 // resend, disable/enable and delete, all by clicking; staff see the page without its forms.
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,9 +26,8 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
 
   beforeAll(async () => {
     t = await buildDashboardApp('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20' } });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     await t.app.webhookWorker.start();
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     browser = await launchChromium();
     r = await startReceiver('/hook', () => ({ status }));
   });

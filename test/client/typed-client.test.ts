@@ -3,7 +3,6 @@
 // record and /me, their fields typed
 // as the document says. `npm run typecheck` checks this file, so the type assertions below
 // (expectTypeOf, @ts-expect-error) fail the build when the document and the client disagree.
-import type { AddressInfo } from 'node:net';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -16,8 +15,7 @@ describe('the generated client against a real server', () => {
   let base: string;
   beforeAll(async () => {
     t = await buildTestApp('sqlite');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await t.close();

@@ -7,7 +7,6 @@
 // the query turns into messages (the statuses of its ManualStatusHandling) must be the API's JSON
 // with error.message.
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DefaultSettings, TaskUtils } from '@microsoft/powerquery-parser';
@@ -57,8 +56,7 @@ describe.each(dialects())('the requests of the Excel query against a real server
   let base: string;
   beforeAll(async () => {
     t = await buildTestApp(dialect);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await t.close();

@@ -9,7 +9,6 @@
 // answers them with CSV and its paging headers, and its errors with the JSON the query reads.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -110,8 +109,7 @@ describe.each(dialects())('the Google Sheets script against a real server (%s)',
         notas: 'Línea 1\r\n"dos", tres',
       }),
     ]);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await t.close();
@@ -183,8 +181,7 @@ describe.each(dialects())('the Google Sheets script against a real server (%s)',
     });
     expect(bad.errors[0]).toMatch(/^Citas: the request was refused \(400 invalid_parameter\)\. The server said: .*estado.*Check this sheet's line in COPIES\.$/);
     const closed = await buildTestApp(dialect, { seed: false });
-    await closed.app.listen({ port: 0, host: '127.0.0.1' });
-    const gone = `http://127.0.0.1:${(closed.app.server.address() as AddressInfo).port}`;
+    const gone = await closed.app.listen({ port: 0, host: '127.0.0.1' });
     await closed.close();
     const unreachable = await runAppsScript({
       properties: { CLINIC_API_URL: gone, CLINIC_API_KEY: t.keyA },

@@ -4,7 +4,6 @@
 // API answered, which must be data of the key's clinic; a single record's first takes an id from
 // its list.
 import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -32,8 +31,7 @@ describe('the examples of each operation', () => {
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     t = await buildTestApp('sqlite');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     env = { PATH: process.env.PATH, CLINIC_API_URL: base, CLINIC_API_KEY: t.keyA };
     doc = (await call(t, '/api/v1/openapi.json', { key: null })).json();
   });

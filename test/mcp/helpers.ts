@@ -4,14 +4,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
+import type { FastifyInstance } from 'fastify';
 import type { TestApp } from '../helpers/app.js';
 
 /** Listens on a free port of 127.0.0.1; returns the /mcp URL. */
-export async function listen(t: TestApp): Promise<URL> {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('not listening on a port');
-  return new URL(`http://127.0.0.1:${address.port}/mcp`);
+export async function listenApp(app: FastifyInstance): Promise<URL> {
+  return new URL('/mcp', await app.listen({ port: 0, host: '127.0.0.1' }));
+}
+
+/** The test app listening (listenApp); returns the /mcp URL. */
+export function listen(t: TestApp): Promise<URL> {
+  return listenApp(t.app);
 }
 
 /** A connected client (initialize done) sending `key` as Bearer on every request. */

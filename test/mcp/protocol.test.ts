@@ -7,7 +7,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { localDate } from '../../src/time.js';
@@ -17,7 +16,7 @@ import { A, B, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
 import { accessOfEntry, logPage } from '../../src/repos/request-log.js';
 import { anotherInstance } from '../helpers/runtime.js';
 import { citaA, JSON_UTF8, tick } from '../http/helpers.js';
-import { callError, callOk, connect, listen } from './helpers.js';
+import { callError, callOk, connect, listen, listenApp } from './helpers.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const MISSING = '0a000009-0000-4000-8000-000000000999';
@@ -358,13 +357,6 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
     }
   });
 });
-
-async function listenApp(app: FastifyInstance): Promise<URL> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('not listening on a port');
-  return new URL(`http://127.0.0.1:${address.port}/mcp`);
-}
 
 describe.each(dialects())('the rate limit over /mcp on %s', (dialect) => {
   let t: TestApp;

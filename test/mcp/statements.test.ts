@@ -14,7 +14,7 @@ import { dialects } from '../helpers/db.js';
 import { A } from '../helpers/fixtures.js';
 import { anotherInstance, type TestRuntime } from '../helpers/runtime.js';
 import { citaA, llamadaA } from '../http/helpers.js';
-import { callOk, connect } from './helpers.js';
+import { callOk, connect, listenApp } from './helpers.js';
 
 /** [tool, its arguments, the same request to REST] */
 const CASES: [string, Record<string, unknown>, string][] = [
@@ -48,9 +48,7 @@ describe.each(dialects())('database statements of /mcp on %s', (dialect) => {
     cap = capturing(t.database.db);
     rt = anotherInstance(t.rt, { ...t.database, db: cap.db });
     app = await buildApp(rt);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address() as { port: number };
-    client = await connect(new URL(`http://127.0.0.1:${address.port}/mcp`), t.keyA);
+    client = await connect(await listenApp(app), t.keyA);
   });
   afterAll(async () => {
     await client.close();

@@ -1,7 +1,6 @@
 // Shared by the SDK's tests (not a test file itself): the real app (test/helpers/app.ts, both
 // databases) listening on 127.0.0.1, so the SDK talks HTTP to it as to a deployed service, and a
 // fetch that records the requests the SDK makes.
-import type { AddressInfo } from 'node:net';
 import { buildTestApp, type TestApp, type TestAppOptions } from '../../../test/helpers/app.js';
 import type { Dialect } from '../../../src/db/dialect.js';
 
@@ -12,8 +11,7 @@ export interface ListeningApp extends TestApp {
 /** The test app (two clinics, fixtures, a key each) on a real port. */
 export async function listeningApp(dialect: Dialect, opts: TestAppOptions = {}): Promise<ListeningApp> {
   const t = await buildTestApp(dialect, opts);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  return Object.assign(t, { baseUrl: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}` });
+  return Object.assign(t, { baseUrl: await t.app.listen({ port: 0, host: '127.0.0.1' }) });
 }
 
 export interface Recorded {

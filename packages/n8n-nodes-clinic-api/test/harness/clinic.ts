@@ -3,7 +3,6 @@
 // repository's test helpers on a fresh SQLite or PostgreSQL database with its two fixture
 // clinics, listening on a free port. Nothing of it is faked; the test owns its clock.
 import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 
 import type { Dialect } from '../../../../src/db/dialect.js';
@@ -39,8 +38,7 @@ export interface Clinic {
 
 export async function startClinic(dialect: Dialect): Promise<Clinic> {
 	const t = await buildTestApp(dialect);
-	await t.app.listen({ port: 0, host: '127.0.0.1' });
-	const baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+	const baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 	const requests: URL[] = [];
 	// A second listener only watches: Fastify's own handler answers every request.
 	t.app.server.on('request', (req: IncomingMessage) =>
