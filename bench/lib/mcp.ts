@@ -99,7 +99,9 @@ export async function runMcp(run: McpRun, service: ChildServer): Promise<McpRepo
   const memoryOpts = {
     nodeArgs: opts.nodeArgs,
     bin: run.build.bin,
-    env: (port: number) => serviceEnv(run.dataDir, port, run.databaseUrl),
+    // Overload protection off: on a busy machine a burst of 50 connections passed its event-loop
+    // threshold and some answers were 503s, which do none of a page's work (and hold none of its memory).
+    env: (port: number) => ({ ...serviceEnv(run.dataDir, port, run.databaseUrl), OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' }),
     quietWait: opts.quietWait,
     pids: run.pids,
     dbPids: run.dbPids(),
