@@ -121,13 +121,26 @@ export function mcpTables(r: McpReport): string {
   ].join('\n');
 }
 
+/** The options this run was given, without where it kept its files (to reproduce it elsewhere). */
+function commandLine(): string {
+  const args = process.argv.slice(2);
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--data-dir' || a === '--doc') i++;
+    else if (!a.startsWith('--data-dir=') && !a.startsWith('--doc=')) kept.push(a);
+  }
+  return kept.join(' ');
+}
+
 export function mcpSection(m: Machine, db: Db, runs: { citas: number; scale: number; report: McpReport }[]): string {
   return [
     mcpStart(db),
     '',
     `## MCP vs REST: ${db === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
     '',
-    `Written by \`npm run bench -- --db ${db}\` (or \`--cases mcp\`); the rest of this file is not touched.`,
+    `Written by \`npm run bench -- --db ${db}\` (or \`--cases mcp\`); the rest of this file is not touched. ` +
+      `This run: \`npm run bench -- ${commandLine()}\`. On a machine shared with other programs, the "other load" columns say how much of its ${m.cores} cores they took.`,
     '',
     machineTable(m),
     '',
