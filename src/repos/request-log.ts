@@ -89,8 +89,10 @@ async function insertAccessSets(trx: Kysely<DB>, sets: readonly AccessSet[]): Pr
   const clientas: Buffer[] = [];
   for (const s of sets) {
     for (const c of s.clientas) {
+      const b = clientaBytes(c);
+      if (b === null) continue;
       setIds.push(s.id);
-      clientas.push(c);
+      clientas.push(b);
     }
   }
   const step = SET_ROWS_PER_STATEMENT[dialect];

@@ -17,7 +17,11 @@
 // The clientas a response disclosed are stored as a set, once per clinic and day
 // (domain/access-set.ts): the writer remembers for an hour which sets it has stored, and writes a
 // set's members only the first time. An hour, because a set it stored is then named by a log row
-// of the last hour, which retention (a day at least) cannot have removed with the set.
+// of the last hour, which retention (a day at least) cannot have removed with the set. The set's
+// id is computed in record(), on the request's path (a digest of about 4 KB of text, a few µs),
+// and the entry keeps only that id: a hundred ids kept per entry for a second were copied by every
+// young-generation GC and then promoted, which cost more CPU than the digest and doubled the RSS
+// under load. The members are kept once per set not yet stored (`unstored`).
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connect.js';
 import { accessSet, type AccessSet } from '../domain/access-set.js';
@@ -44,8 +48,10 @@ export interface RawLogEntry {
   userAgent: string | null;
   /** the body of an error response as sent (masked when written) */
   errorBody: string | null;
-  /** the clientas whose data the response disclosed */
+  /** the clientas whose data the response disclosed (record() replaces them with their set's id) */
   clientas: Iterable<string> | null;
+  /** set by record(): the hex id of the access set the response disclosed, null: nobody */
+  accessSet?: string | null;
 }
 
 export const FLUSH_INTERVAL_MS = 1_000;
@@ -85,6 +91,8 @@ export class RequestLog {
   private readonly maxPending: number;
   /** hex ids of the access sets this writer stored in the last hour */
   private readonly storedSets = new LRUCache<string, true>({ max: STORED_SETS_MAX, ttl: STORED_SET_TTL_MS });
+  /** sets named by pending entries and not stored yet, by hex id */
+  private readonly unstored = new Map<string, { clinicId: string; set: AccessSet }>();
 
   constructor(
     private readonly database: Database,
@@ -98,6 +106,14 @@ export class RequestLog {
     if (this.pendingEntries.length >= this.maxPending) {
       this.dropped(1);
       return;
+    }
+    if (e.clientas === null) e.accessSet = null;
+    else {
+      const set = accessSet(e.clinicId, e.atMs, e.clientas);
+      e.clientas = null;
+      e.accessSet = set === null ? null : set.id.toString('hex');
+      if (set !== null && !this.unstored.has(e.accessSet!) && !this.storedSets.has(e.accessSet!))
+        this.unstored.set(e.accessSet!, { clinicId: e.clinicId, set });
     }
     this.pendingEntries.push(e);
   }
@@ -160,7 +176,11 @@ export class RequestLog {
             },
             { waitMs: lockWaitMs },
           );
-          for (const s of stored) this.storedSets.set(s.id.toString('hex'), true);
+          for (const s of stored) {
+            const hex = s.id.toString('hex');
+            this.storedSets.set(hex, true);
+            this.unstored.delete(hex);
+          }
           done += n;
           this.opts.observer?.written(n);
         }
@@ -171,9 +191,11 @@ export class RequestLog {
         this.opts.observer?.pending(this.pendingEntries.length);
       }
     }
+    // Nothing pending: what is left was named only by entries dropped at the bound.
+    this.unstored.clear();
   }
 
-  /** The next rows to write from `from`, and the access sets they name that this writer has not stored lately (by hex id). */
+  /** The next rows to write from `from`, and the access sets they name that are not stored yet (by hex id). */
   private chunk(
     entries: RawLogEntry[],
     from: number,
@@ -184,13 +206,12 @@ export class RequestLog {
     let i = from;
     while (i < entries.length && rows.length < ENTRIES_PER_TRANSACTION && (rows.length === 0 || accessRows < ACCESS_ROWS_PER_TRANSACTION)) {
       const e = entries[i++]!;
-      const set = e.clientas === null ? null : accessSet(e.clinicId, e.atMs, e.clientas);
-      rows.push({ ...this.opts.toRow(e), access_set: set?.id ?? null });
-      if (set === null) continue;
-      const hex = set.id.toString('hex');
-      if (!sets.has(hex) && !this.storedSets.has(hex)) {
-        sets.set(hex, { clinicId: e.clinicId, set });
-        accessRows += set.clientas.length;
+      const hex = e.accessSet ?? null;
+      rows.push({ ...this.opts.toRow(e), access_set: hex === null ? null : Buffer.from(hex, 'hex') });
+      const unstored = hex === null || sets.has(hex) ? undefined : this.unstored.get(hex);
+      if (unstored !== undefined) {
+        sets.set(hex!, unstored);
+        accessRows += unstored.set.clientas.length;
       }
     }
     return { rows, sets, n: i - from };

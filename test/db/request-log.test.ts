@@ -100,19 +100,20 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
     await addClinics(database.db, 'c-3');
     const page = Array.from({ length: 100 }, (_, i) => clienta(80_000 + i));
     const log = new RequestLog(database, { toRow: requestLogRowMaker('svc') });
-    // The same page polled 1,200 times (in two flushes), in another order and with a repeat now and then.
-    for (let i = 0; i < 600; i++)
-      log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: i % 2 ? page : [...page].reverse() }));
+    // The same page polled 1,200 times (in two flushes), a repeated id now and then.
+    for (let i = 0; i < 600; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: new Set(page) }));
     await log.flush();
-    for (let i = 600; i < 1_200; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: [...page, page[0]!] }));
-    // ... and once the next day: a set of that day.
+    for (let i = 600; i < 1_199; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: [...page, page[0]!] }));
+    // The same clientas in another order: a set of its own (the same page read again keeps its order).
+    log.record(entry(0, { clinicId: 'c-3', requestId: 'reversed', clientas: [...page].reverse() }));
+    // ... and the page the next day: a set of that day.
     log.record(entry(0, { clinicId: 'c-3', requestId: 'next-day', atMs: NOW + DAY, clientas: page }));
     await log.flush();
     const setRows = await database.db
       .selectFrom('request_access_sets')
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
-    expect(Number(setRows.n)).toBe(200);
+    expect(Number(setRows.n)).toBe(300);
     const her = await accessPage(database.db, 'c-3', clienta(80_042), null, 5_000);
     expect(her).toHaveLength(1_201);
     expect(her[0]!.request_id).toBe('next-day');

@@ -10,7 +10,7 @@
 //    for the join and for retention (a set goes when no log row names it any more).
 // The rows of 010's request_access are converted (grouped by log row) and that table dropped.
 import { sql, type Kysely } from 'kysely';
-import { accessSet } from '../../domain/access-set.js';
+import { accessSet, clientaBytes, clientaUuid } from '../../domain/access-set.js';
 import type { Dialect } from '../dialect.js';
 
 /** Log rows converted per round: bounded memory on a large log. */
@@ -37,19 +37,21 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       const first = Number(logs.rows[0]!.id);
       after = Number(logs.rows[logs.rows.length - 1]!.id);
       const access = await sql<{ log_id: number | string; clienta: Uint8Array }>`
-        select log_id, clienta from request_access where log_id >= ${first} and log_id <= ${after}`.execute(trx);
+        select log_id, clienta from request_access where log_id >= ${first} and log_id <= ${after} order by log_id, clienta`.execute(trx);
       const byLog = new Map<number, string[]>();
       for (const a of access.rows) {
-        const hex = Buffer.from(a.clienta).toString('hex');
+        const uuid = clientaUuid(a.clienta);
         const list = byLog.get(Number(a.log_id));
-        if (list) list.push(hex);
-        else byLog.set(Number(a.log_id), [hex]);
+        if (list) list.push(uuid);
+        else byLog.set(Number(a.log_id), [uuid]);
       }
       for (const l of logs.rows) {
         const set = accessSet(l.clinic_id, Number(l.at_ms), byLog.get(Number(l.id)) ?? []);
         if (set === null) continue;
         for (const c of set.clientas) {
-          await sql`insert into request_access_sets (set_id, clienta) values (${set.id}, ${c}) on conflict do nothing`.execute(trx);
+          await sql`insert into request_access_sets (set_id, clienta) values (${set.id}, ${clientaBytes(c)!}) on conflict do nothing`.execute(
+            trx,
+          );
         }
         await sql`update request_log set access_set = ${set.id} where id = ${Number(l.id)}`.execute(trx);
       }
