@@ -1,4 +1,6 @@
-// The one switch between SQLite and PostgreSQL, and the only code that knows the drivers.
+// The one switch between SQLite and PostgreSQL, and the only code that knows the drivers. Longer
+// than 300 lines on purpose: both drivers' opening, write transactions and error mapping side by
+// side, so a difference between the two databases is visible in one file.
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';

@@ -1,7 +1,8 @@
 // The API's queries and responses as TypeBox schemas (plain JSON Schema, no HTTP): the single
 // source of truth for the listing use-cases' input and output types (services/listings.ts, via
 // Static<>), query validation (http/query-validator.ts), response serialization
-// (fast-json-stringify) and the OpenAPI document (@fastify/swagger).
+// (fast-json-stringify) and the OpenAPI document (@fastify/swagger). Longer than 300 lines on
+// purpose: one schema per shape of the API, in one file, so the contract reads as one document.
 //
 // Every object a client receives is a named schema (named(): its `$id` is its name under the
 // OpenAPI document's components.schemas), and other schemas and routes point at it with ref(),
