@@ -4,7 +4,8 @@
 // consumed in a fixed order (clinic setup, clientas, citas, llamadas), and "today"/"now" are
 // passed in, never read from the machine. It has to stay fast at scale 1000 (1.7 M records), so
 // the inner loops do no luxon work: local wall-clock times go through WallClock's cache
-// (./wall-clock.ts); the seeded PRNG is ./random.ts.
+// (./wall-clock.ts); the seeded PRNG is ./random.ts. Over 300 lines on purpose: the records are
+// made here in the order the PRNG is consumed, and that order is what keeps the output stable.
 import type { Estado, ImportRecord, Resultado } from '../domain/records.js';
 import { memo } from '../memo.js';
 import { isValidDate, isValidTimeZone } from '../time.js';
