@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, isAlive, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
+import { createDatabase } from '../../tools/postgres-database.js';
+import { isAlive, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
