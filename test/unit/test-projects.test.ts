@@ -21,7 +21,10 @@ function testFiles(): string[] {
     .sort();
 }
 
-/** The first file on the way from `file` (relative) to a module that starts processes, or null. Imports of src/ are not followed: the service starts none. */
+/**
+ * The first file on the way from `file` (relative) to a module that starts processes, or null.
+ * Imports of src/ are not followed: the service starts none.
+ */
 function startsProcesses(file: string, seen = new Set<string>()): string | null {
   if (seen.has(file)) return null;
   seen.add(file);
