@@ -14,7 +14,8 @@ import { pause, untilRead } from '../helpers/wait.js';
 const runs = redisAvailable('failing open under traffic (test/fleet/fail-open.test.ts)');
 
 const DOWN =
-  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach other instances within 5 s)";
+  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach " +
+  'other instances within 5 s)';
 const UP = 'Redis answers: rate limits are shared by every instance';
 const METRICS_TOKEN = 'fail-open-metrics-token-0123456789abcdef';
 
