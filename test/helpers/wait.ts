@@ -30,9 +30,9 @@ export async function untilRead<T>(
 }
 
 /**
- * A fixed wait, for the few tests whose subject is time itself (a TTL running out, a client that
- * sends a byte every 200 ms, a fault that lasts a while): every caller says why no condition can
- * stand in for it. Everything else waits with until().
+ * A fixed wait: the pace of a poll, or a time that is the test's subject (a client that sends a
+ * byte every 200 ms, a fault that lasts a while, nothing happening for a while). Every caller says
+ * which; a wait for something to happen is until()'s.
  */
 export function pause(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
