@@ -374,7 +374,8 @@ class Composed implements Runtime {
         if (state === 'down')
           this.log.warn(
             { redis: name, reason },
-            "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach other instances within 5 s)",
+            "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes " +
+              'reach other instances within 5 s)',
           );
         else
           this.log.info(

@@ -9,7 +9,10 @@ import type { ServiceModules } from './service.js';
 
 /** Bumped whenever what the data set holds changes, so a kept --data-dir is rebuilt. */
 const DATASET_VERSION = 2;
-/** Clientas of the big clinic renamed by an import after the demo: events for the feed's cases (each rename also changes her citas and calls). */
+/**
+ * Clientas of the big clinic renamed by an import after the demo: events for the feed's cases
+ * (each rename also changes her citas and calls).
+ */
 const RENAMED = 300;
 const META_FILE = 'bench-dataset.json';
 
