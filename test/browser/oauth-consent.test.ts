@@ -3,8 +3,9 @@
 // a real HTTP server on 127.0.0.1 that records what the browser brings back. The owner signs in,
 // reads the consent page (the app's name, where she returns, the scopes in plain words, in her
 // language), unticks one scope and allows: the app's token lacks it. A deny brings access_denied
-// back; staff are refused; Connected apps lists the grant and Disconnect ends it. Clicks and
-// keyboard only, and no Content Security Policy violation (the form's redirect to the app included).
+// back; staff are refused; the request log names the app and filters by it; Connected apps
+// lists the grant and Disconnect ends it. Clicks and keyboard only, and no Content Security
+// Policy violation (the form's redirect to the app included).
 import { createServer, type Server } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -22,7 +23,9 @@ const TITLE = chromiumPresent
 async function callbackServer(): Promise<{ server: Server; url: string; received: URL[] }> {
   const received: URL[] = [];
   const server = createServer((req, res) => {
-    received.push(new URL(req.url ?? '/', `http://${req.headers.host}`));
+    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+    // Chromium also asks the page's host for /favicon.ico: only the callback counts.
+    if (url.pathname === '/callback') received.push(url);
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('the app got the answer');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -112,6 +115,22 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     const refused = await api(tokens.access_token, '/api/v1/clientas');
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { scope: string } }).error.scope).toBe('clientas:read');
+
+    // Settings > API > Logs: the app's requests under its name, and the filter by app.
+    await s.rt.requestLog!.flush();
+    await page.goto(`${s.origin}/dashboard/settings/api/logs`);
+    await page.getByLabel('Aplicación', { exact: true }).selectOption({ label: 'Agenda Partner' });
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.waitForURL(/app=/);
+    const logged = page.locator('table.request-log tbody tr');
+    expect(await logged.count()).toBe(3);
+    expect(await logged.first().textContent()).toContain('Agenda Partner');
+    await logged
+      .first()
+      .getByRole('link', { name: /Detalles/ })
+      .click();
+    await page.waitForURL(/\/logs\/\d+$/);
+    expect(await page.locator('#request-app').textContent()).toContain('Agenda Partner');
 
     // Settings > API > Connected apps: the grant, its scopes in words, who granted it.
     await page.goto(`${s.origin}/dashboard/settings/api`);
