@@ -1,6 +1,11 @@
 // npm run screenshots: renders the dashboard's main states into docs/screenshots/*.png with
 // headless Chromium (CHROMIUM_PATH, default /usr/bin/chromium), on an in-memory database seeded
-// with realistic clinics, people, keys and a week of API usage. Nothing is downloaded.
+// with realistic clinics, people, keys and a week of API usage. Nothing is downloaded, and the
+// browser reaches nothing but the local server (an app's redirect is answered in the browser).
+//
+//   npm run screenshots              # every image
+//   npm run screenshots -- 17 18     # only the images whose names start with these
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +17,7 @@ import type { Scope } from '../src/domain/scopes.js';
 import { createClinic, createUser } from '../src/services/accounts.js';
 import { insertWebhookDelivery } from '../src/repos/webhooks.js';
 import { openRuntime } from '../src/runtime.js';
+import { freePort } from '../tools/net.js';
 
 const OUT = path.resolve('docs/screenshots');
 const PASSWORD = 'demo-password-123';
@@ -20,7 +26,13 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 async function seed() {
-  const config = loadConfig({ DATA_DIR: path.join(tmpdir(), 'clinic-api-screens'), API_KEY_PEPPER: PEPPER });
+  // OAuth on (the consent page and Connected apps): its issuer is the server's own address.
+  const port = await freePort();
+  const config = loadConfig({
+    DATA_DIR: path.join(tmpdir(), 'clinic-api-screens'),
+    API_KEY_PEPPER: PEPPER,
+    OAUTH_ISSUER: `http://127.0.0.1:${port}`,
+  });
   const real = Date.now();
   const clock = { now: real };
   // Webhook destinations as a clinic would have them: a public host name (resolved here to a
@@ -104,8 +116,28 @@ async function seed() {
   record(smileKey.id, smile.id, smile.timezone, real - 26 * HOUR, 429, 'too_many_requests', 40);
   await usage.flush();
 
+  // An app Ana connected two weeks ago, used this morning (Connected apps lists it beside the one
+  // connected on camera).
+  clock.now = real - 14 * DAY;
+  await rt.appGrants.recordConsent({
+    grantId: randomBytes(32).toString('base64url'),
+    clinicId: aurora.id,
+    clientId: 'agenda-partner-crm',
+    clientName: 'Agenda Partner CRM',
+    redirectHost: 'app.agendapartner.example',
+    scopes: ['citas:read', 'clientas:read'],
+    resource: `http://127.0.0.1:${port}/api/v1`,
+    grantedBy: ana.id,
+  });
+  clock.now = real;
+  await db
+    .updateTable('oauth_grants')
+    .set({ last_used_at: Math.floor((real - 2 * HOUR) / 1000) })
+    .where('clinic_id', '=', aurora.id)
+    .execute();
+
   const app = await buildApp(rt);
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = await app.listen({ port, host: '127.0.0.1' });
   return { app, rt, database, address, aurora, webhooks };
 }
 
@@ -145,6 +177,32 @@ async function seedDeliveries(database: Awaited<ReturnType<typeof seed>>['databa
     .execute();
 }
 
+/** An AI assistant's "Connect": it registers (RFC 7591) and sends the browser to this authorization URL. */
+async function connectUrl(base: string): Promise<{ url: string; redirect: string }> {
+  const redirect = 'https://claude.ai/api/mcp/auth_callback';
+  const res = await fetch(`${base}/oauth/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Claude', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+  });
+  if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${await res.text()}`);
+  const { client_id } = (await res.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${base}/oauth/auth`);
+  for (const [k, v] of Object.entries({
+    client_id,
+    redirect_uri: redirect,
+    response_type: 'code',
+    resource: `${base}/mcp`,
+    scope: 'citas:read clientas:read llamadas:read contacto:read',
+    state: randomBytes(16).toString('base64url'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }))
+    url.searchParams.set(k, v);
+  return { url: url.href, redirect };
+}
+
 async function signIn(page: Page, base: string, email: string) {
   await page.goto(`${base}/dashboard/sign-in`);
   await page.getByLabel(/correo|e-mail/i).fill(email);
@@ -180,7 +238,9 @@ async function main() {
         `--disk-cache-dir=${profile}`,
       ],
     });
+    const only = process.argv.slice(2);
     const shot = async (page: Page, name: string, fullPage = true) => {
+      if (only.length > 0 && !only.some((prefix) => name.startsWith(prefix))) return;
       await page.screenshot({ path: path.join(OUT, name), fullPage });
       process.stderr.write(`wrote docs/screenshots/${name}\n`);
     };
@@ -284,6 +344,25 @@ async function main() {
     await page.getByRole('link', { name: 'Ya lo he copiado' }).click();
     await page.waitForSelector('#endpoint-status');
     await shot(page, '12-webhook-endpoint.png');
+    await ctx.close();
+
+    // An AI assistant's "Connect": the consent page (one permission unticked), then Connected apps.
+    ctx = await browser.newContext(desktop);
+    page = await ctx.newPage();
+    await signIn(page, address, 'ana.garcia@aurora.example');
+    const connect = await connectUrl(address);
+    // The redirect back to the assistant is answered here: the browser contacts nothing outside.
+    await page.route(`${connect.redirect}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'connected' }));
+    await page.goto(connect.url);
+    await page.waitForSelector('#consent');
+    await page.getByRole('checkbox', { name: /^Datos de contacto/ }).uncheck();
+    await page.mouse.move(0, 0);
+    await shot(page, '17-oauth-consent.png');
+    await page.getByRole('button', { name: 'Permitir' }).click();
+    await page.waitForURL((u) => u.href.startsWith(connect.redirect));
+    await page.goto(`${address}/dashboard/settings/api/apps`);
+    await page.waitForSelector('#apps');
+    await shot(page, '18-connected-apps.png', false);
     await ctx.close();
   } finally {
     await browser?.close();

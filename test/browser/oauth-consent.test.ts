@@ -96,9 +96,8 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     // Only what the app asked for, in plain words, each one ticked to start with.
     const boxes = page.getByRole('checkbox');
     expect(await boxes.count()).toBe(3);
-    const labels = await page.locator('#consent label.check').allTextContents();
-    expect(labels.map((l) => l.split(':')[0]!.trim())).toEqual(['Citas', 'Clientas', 'Datos de contacto']);
-    expect(labels[0]).toContain('Fecha y hora, servicio, precio');
+    expect(await page.locator('#consent .scope-name').allTextContents()).toEqual(['Citas', 'Clientas', 'Datos de contacto']);
+    expect(await page.locator('#consent .scope-what').first().textContent()).toContain('Fecha y hora, servicio, precio');
     for (const name of [/^Citas/, /^Clientas/, /^Datos de contacto/])
       expect(await page.getByRole('checkbox', { name }).isChecked()).toBe(true);
 
@@ -166,9 +165,8 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await page.waitForURL(/\/dashboard\/oauth\/consent\?uid=/);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Agenda Partner wants to access your clinic’s data');
     expect(await page.locator('#consent-clinic').textContent()).toBe('Clinic Two');
-    const labels = await page.locator('#consent label.check').allTextContents();
-    expect(labels.map((l) => l.split(':')[0]!.trim())).toEqual(['Calls', 'Changes']);
-    expect(labels[0]).toContain('The calls the voice assistant answered');
+    expect(await page.locator('#consent .scope-name').allTextContents()).toEqual(['Calls', 'Changes']);
+    expect(await page.locator('#consent .scope-what').first().textContent()).toContain('The calls the voice assistant answered');
     expect(await page.getByRole('button', { name: 'Allow' }).isVisible()).toBe(true);
 
     const before = cb.received.length;
