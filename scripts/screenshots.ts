@@ -5,7 +5,6 @@
 //
 //   npm run screenshots              # every image
 //   npm run screenshots -- 17 18     # only the images whose names start with these
-import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { createClinic, createUser } from '../src/services/accounts.js';
 import { insertWebhookDelivery } from '../src/repos/webhooks.js';
 import { openRuntime } from '../src/runtime.js';
 import { freePort } from '../tools/net.js';
+import { seedConnectedApp, shootApps } from './screenshots-apps.js';
 
 const OUT = path.resolve('docs/screenshots');
 const PASSWORD = 'demo-password-123';
@@ -118,23 +118,7 @@ async function seed() {
 
   // An app Ana connected two weeks ago, used this morning (Connected apps lists it beside the one
   // connected on camera).
-  clock.now = real - 14 * DAY;
-  await rt.appGrants.recordConsent({
-    grantId: randomBytes(32).toString('base64url'),
-    clinicId: aurora.id,
-    clientId: 'agenda-partner-crm',
-    clientName: 'Agenda Partner CRM',
-    redirectHost: 'app.agendapartner.example',
-    scopes: ['citas:read', 'clientas:read'],
-    resource: `http://127.0.0.1:${port}/api/v1`,
-    grantedBy: ana.id,
-  });
-  clock.now = real;
-  await db
-    .updateTable('oauth_grants')
-    .set({ last_used_at: Math.floor((real - 2 * HOUR) / 1000) })
-    .where('clinic_id', '=', aurora.id)
-    .execute();
+  await seedConnectedApp(rt, clock, aurora.id, ana.id, `http://127.0.0.1:${port}/api/v1`);
 
   const app = await buildApp(rt);
   const address = await app.listen({ port, host: '127.0.0.1' });
@@ -175,32 +159,6 @@ async function seedDeliveries(database: Awaited<ReturnType<typeof seed>>['databa
     .set({ failing_since_ms: real - 31 * 60_000, last_error: 'HTTP 502', attempts: 3, created_at: Math.floor((real - 8 * DAY) / 1000) })
     .where('id', '=', endpointId)
     .execute();
-}
-
-/** An AI assistant's "Connect": it registers (RFC 7591) and sends the browser to this authorization URL. */
-async function connectUrl(base: string): Promise<{ url: string; redirect: string }> {
-  const redirect = 'https://claude.ai/api/mcp/auth_callback';
-  const res = await fetch(`${base}/oauth/reg`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Claude', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
-  });
-  if (res.status !== 201) throw new Error(`registration answered ${res.status}: ${await res.text()}`);
-  const { client_id } = (await res.json()) as { client_id: string };
-  const verifier = randomBytes(32).toString('base64url');
-  const url = new URL(`${base}/oauth/auth`);
-  for (const [k, v] of Object.entries({
-    client_id,
-    redirect_uri: redirect,
-    response_type: 'code',
-    resource: `${base}/mcp`,
-    scope: 'citas:read clientas:read llamadas:read contacto:read',
-    state: randomBytes(16).toString('base64url'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }))
-    url.searchParams.set(k, v);
-  return { url: url.href, redirect };
 }
 
 async function signIn(page: Page, base: string, email: string) {
@@ -348,21 +306,7 @@ async function main() {
 
     // An AI assistant's "Connect": the consent page (one permission unticked), then Connected apps.
     ctx = await browser.newContext(desktop);
-    page = await ctx.newPage();
-    await signIn(page, address, 'ana.garcia@aurora.example');
-    const connect = await connectUrl(address);
-    // The redirect back to the assistant is answered here: the browser contacts nothing outside.
-    await page.route(`${connect.redirect}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'connected' }));
-    await page.goto(connect.url);
-    await page.waitForSelector('#consent');
-    await page.getByRole('checkbox', { name: /^Datos de contacto/ }).uncheck();
-    await page.mouse.move(0, 0);
-    await shot(page, '17-oauth-consent.png');
-    await page.getByRole('button', { name: 'Permitir' }).click();
-    await page.waitForURL((u) => u.href.startsWith(connect.redirect));
-    await page.goto(`${address}/dashboard/settings/api/apps`);
-    await page.waitForSelector('#apps');
-    await shot(page, '18-connected-apps.png', false);
+    await shootApps(await ctx.newPage(), address, shot, (page) => signIn(page, address, 'ana.garcia@aurora.example'));
     await ctx.close();
   } finally {
     await browser?.close();
