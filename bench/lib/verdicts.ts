@@ -57,15 +57,14 @@ export function verdicts(v: VerdictInput): string[] {
   const meKey = v.load.find((r) => r.id === 'me');
   const meToken = v.load.find((r) => r.id === 'me-token');
   if (meKey && meToken) {
-    // Both measures, as for CSV: the throughput the goal names, and the server's CPU per request
-    // (the steadier one on a shared machine). The target holds when both are within it.
+    // The goal is in requests/s; the server's CPU per request is shown beside it, as the steadier
+    // measure on a shared machine (a difference there with none in req/s is worth a profile).
     const ratio = meToken.reqPerSec / meKey.reqPerSec;
     const cpuRatio = meToken.cpuMsPerReq / meKey.cpuMsPerReq;
     out.push(
       `GET /api/v1/me with an OAuth access token vs an API key of the same scopes, same run: ${meToken.reqPerSec.toFixed(0)} vs ${meKey.reqPerSec.toFixed(0)} req/s (${ratio.toFixed(2)}×), ` +
         `server CPU ${meToken.cpuMsPerReq.toFixed(4)} vs ${meKey.cpuMsPerReq.toFixed(4)} ms/req (${cpuRatio.toFixed(2)}×), p99 ${meToken.p99.toFixed(1)} vs ${meKey.p99.toFixed(1)} ms: ` +
-        `${mark(ratio >= TOKEN_VS_KEY && cpuRatio <= 2 - TOKEN_VS_KEY && meToken.bad === 0)} ` +
-        `(target: at least ${TOKEN_VS_KEY}× the key's req/s, and at most ${(2 - TOKEN_VS_KEY).toFixed(2)}× its CPU per request).`,
+        `${mark(ratio >= TOKEN_VS_KEY && meToken.bad === 0)} (target: at least ${TOKEN_VS_KEY}× the key's req/s).`,
     );
   }
   const bare304 = v.load.find((r) => r.id === 'bare-304');

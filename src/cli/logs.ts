@@ -67,7 +67,7 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
     .option('--key <key-id>', "only this key's requests (its id, as keys list shows it)")
     .option(
       '--app <grant-or-client-id>',
-      "only this OAuth app's requests: a client id (every grant of the app) or one grant id, as apps list shows them",
+      "only this OAuth app's requests: a client id (every grant of the app) or one grant id, as apps list --json shows them",
     )
     .option('--since <date>', "from this date (YYYY-MM-DD, the clinic's time zone) or timestamp with offset")
     .option('--until <date>', 'through this date, or before this timestamp')

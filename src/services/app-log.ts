@@ -43,7 +43,7 @@ export function requireApp(apps: readonly ClinicApp[], raw: string, clinicId: st
   throw new DomainError(
     'invalid_input',
     `--app must be a grant id or a client id of an app connected to clinic ${clinicId} ` +
-      `(\`clinic-api apps list --clinic ${clinicId}\` shows them), got "${raw}"`,
+      `(\`clinic-api apps list --clinic ${clinicId}\` shows the grant ids, with --json the client ids too), got "${raw}"`,
     { field: 'app' },
   );
 }
