@@ -1,8 +1,9 @@
-// Bytes per request-log entry and per access row, and the retention's longest hold of the write
-// lock, on both databases (docs/benchmarks.md, "Request log"). Run: npm run bench:request-log
-// [-- --entries N --per-page N]. Writes N entries of a polling integration (each disclosing
-// --per-page clientas) with the log's own writer, measures the tables and indexes, then makes
-// them all older than the period and times the purge's batches.
+// Bytes per request-log entry and per access-set row, and the retention's longest hold of the
+// write lock, on both databases (docs/benchmarks.md, "Request log"). Run: npm run bench:request-log
+// [-- --entries N --per-page N --pages N]. Writes N entries of a polling integration (each
+// disclosing --per-page clientas, cycling through --pages distinct pages; --pages 0: every entry
+// a page of its own, the worst case for the access sets) with the log's own writer, measures the
+// tables and indexes, then makes them all older than the period and times the purge's batches.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,13 +22,14 @@ const arg = (name: string, def: number) => {
 };
 const ENTRIES = arg('entries', 20_000);
 const PER_PAGE = arg('per-page', 100);
+const PAGES = arg('pages', 200);
 const NOW = Date.UTC(2026, 2, 28, 12);
 const CLINIC = '5d0b4c7e-1b1a-4c55-9f0e-3f4b2a1c9d10';
 
 function entries(clientas: string[]): RawLogEntry[] {
   const out: RawLogEntry[] = [];
   for (let i = 0; i < ENTRIES; i++) {
-    const start = (i * PER_PAGE) % (clientas.length - PER_PAGE);
+    const start = PAGES === 0 ? i % (clientas.length - PER_PAGE) : ((i % PAGES) * PER_PAGE) % (clientas.length - PER_PAGE);
     out.push({
       clinicId: CLINIC,
       atMs: NOW + i * 86,
@@ -52,7 +54,7 @@ function entries(clientas: string[]): RawLogEntry[] {
 async function sizes(database: Database, file: string | null): Promise<Record<string, number>> {
   if (database.dialect === 'postgres') {
     const r = await sql<{ name: string; bytes: string }>`select c.relname as name, pg_relation_size(c.oid) as bytes from pg_class c
-      where c.relname in ('request_log', 'request_log_pkey', 'request_log_by_time', 'request_access', 'request_access_pkey', 'request_access_by_clienta')`.execute(
+      where c.relname in ('request_log', 'request_log_pkey', 'request_log_by_time', 'request_log_by_access_set', 'request_access_sets', 'request_access_sets_pkey', 'request_access_sets_by_clienta')`.execute(
       database.db,
     );
     return Object.fromEntries(r.rows.map((x) => [x.name, Number(x.bytes)]));
@@ -79,7 +81,7 @@ async function run(database: Database, label: string, file: string | null) {
   const t0 = performance.now();
   await log.flush(60_000);
   const writeMs = performance.now() - t0;
-  if (database.dialect === 'postgres') await sql`vacuum analyze request_log, request_access`.execute(database.db);
+  if (database.dialect === 'postgres') await sql`vacuum analyze request_log, request_access_sets`.execute(database.db);
   const s = await sizes(database, file);
   const logBytes = Object.entries(s)
     .filter(([k]) => k.startsWith('request_log'))
@@ -87,7 +89,9 @@ async function run(database: Database, label: string, file: string | null) {
   const accessBytes = Object.entries(s)
     .filter(([k]) => !k.startsWith('request_log'))
     .reduce((n, [, v]) => n + v, 0);
-  const accessRows = ENTRIES * PER_PAGE;
+  const [{ n: accessRows }] = (await sql<{ n: number }>`select count(*) as n from request_access_sets`.execute(database.db)).rows as [
+    { n: number },
+  ];
   const retention = new RequestLogRetention(database, {
     days: 30,
     now: () => NOW + 31 * 86_400_000 + ENTRIES * 86,
@@ -101,9 +105,11 @@ async function run(database: Database, label: string, file: string | null) {
       database: label,
       entries: ENTRIES,
       clientasPerEntry: PER_PAGE,
+      distinctPages: PAGES === 0 ? ENTRIES : PAGES,
+      accessSetRows: Number(accessRows),
       writeMs: Math.round(writeMs),
       bytesPerEntry: Math.round(logBytes / ENTRIES),
-      bytesPerAccessRow: Math.round(accessBytes / accessRows),
+      bytesPerAccessSetRow: Math.round(accessBytes / Number(accessRows)),
       perMillionRequestsMB: Math.round((((logBytes + accessBytes) / ENTRIES) * 1e6) / 1e6),
       tables: s,
       purge: { ...pass, maxHoldMs: Math.round(pass.maxHoldMs * 10) / 10, totalMs: Math.round(purgeMs) },

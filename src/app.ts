@@ -188,6 +188,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
   // Built list pages kept by their ETag (PAGE_CACHE_MB); its counts in /metrics.
   await app.register(pageCacheMetrics, { pages: rt.pages });
+  const oauth = await rt.oauthServer();
   await app.register(api, {
     db: rt.database.db,
     keys: rt.keys,
@@ -196,12 +197,12 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     usage,
     now,
     pages: rt.pages,
-    oauth: rt.oauth ? { tokens: rt.appTokens, resources: rt.oauth.resources } : null,
+    oauth: oauth ? { tokens: rt.appTokens, resources: oauth.resources } : null,
     requestLog: rt.requestLog,
   });
-  if (rt.oauth) {
+  if (oauth) {
     await app.register(oauthRoutes, {
-      server: rt.oauth,
+      server: oauth,
       registrationLimiter: limiters.oauthRegistration,
       tokenLimiter: limiters.oauthToken,
       now,
@@ -212,7 +213,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     db: rt.database.db,
     keys: rt.keys,
     appGrants: rt.appGrants,
-    oauth: rt.oauth,
+    oauth,
     webhooks: rt.webhooks,
     usage,
     config,

@@ -32,7 +32,7 @@ import { reportBackgroundError, type BackgroundErrorHandler } from './services/b
 import { EventRetention } from './services/event-retention.js';
 import { AppGrants } from './services/oauth/grants.js';
 import { oauthResources } from './services/oauth/resources.js';
-import { AuthorizationServer } from './services/oauth/server.js';
+import type { AuthorizationServer } from './services/oauth/server.js';
 import { AppTokens } from './services/oauth/tokens.js';
 import { PageCache } from './services/page-cache.js';
 import { RequestLog } from './services/request-log.js';
@@ -98,8 +98,11 @@ export interface Runtime {
   readonly appTokens: AppTokens;
   /** the grants owners gave to apps (Connected apps, the CLI's `apps`) */
   readonly appGrants: AppGrants;
-  /** the OAuth authorization server; null without OAUTH_ISSUER */
-  readonly oauth: AuthorizationServer | null;
+  /**
+   * The OAuth authorization server; null without OAUTH_ISSUER. Loaded on first use: oidc-provider
+   * and what it brings (Koa, jose) take about 44 MiB that a service without OAuth never needs.
+   */
+  oauthServer(): Promise<AuthorizationServer | null>;
   readonly webhooks: WebhookService;
   /** Per-key API usage, counted in memory, written every USAGE_FLUSH_INTERVAL_S once started. */
   readonly usage: UsageCounter;
@@ -202,7 +205,7 @@ class Composed implements Runtime {
   #keys?: KeyService;
   #appTokens?: AppTokens;
   #appGrants?: AppGrants;
-  #oauth?: AuthorizationServer | null;
+  #oauth?: Promise<AuthorizationServer | null>;
   #webhooks?: WebhookService;
   #usage?: UsageCounter;
   #pages?: PageCache;
@@ -265,23 +268,24 @@ class Composed implements Runtime {
     }));
   }
 
-  get oauth(): AuthorizationServer | null {
-    if (this.#oauth !== undefined) return this.#oauth;
+  oauthServer(): Promise<AuthorizationServer | null> {
+    return (this.#oauth ??= this.makeOAuthServer());
+  }
+
+  private async makeOAuthServer(): Promise<AuthorizationServer | null> {
     const c = this.config.oauth;
-    this.#oauth =
-      c.issuer === null
-        ? null
-        : new AuthorizationServer(
-            this.database.db,
-            this.appGrants,
-            {
-              resources: oauthResources(c.issuer),
-              accessTokenTtlS: c.accessTokenTtlS,
-              refreshTokenTtlS: c.refreshTokenDays * 86_400,
-            },
-            { pepper: this.pepper, onError: (err) => this.log.error({ err }, 'OAuth authorization server error') },
-          );
-    return this.#oauth;
+    if (c.issuer === null) return null;
+    const { AuthorizationServer } = await import('./services/oauth/server.js');
+    return new AuthorizationServer(
+      this.database.db,
+      this.appGrants,
+      {
+        resources: oauthResources(c.issuer),
+        accessTokenTtlS: c.accessTokenTtlS,
+        refreshTokenTtlS: c.refreshTokenDays * 86_400,
+      },
+      { pepper: this.pepper, onError: (err) => this.log.error({ err }, 'OAuth authorization server error') },
+    );
   }
 
   get webhooks(): WebhookService {

@@ -211,11 +211,13 @@ export interface RequestLogTable {
   user_agent: string | null;
   /** the JSON body of an error response, secrets masked */
   error_body: string | null;
+  /** the set of clientas the response disclosed (request_access_sets); null: nobody */
+  access_set: Uint8Array | null;
 }
 
-/** Which clientas a logged response disclosed (migration 010): her UUID as 16 bytes. */
-export interface RequestAccessTable {
-  log_id: number;
+/** The distinct sets of clientas responses disclosed (migration 012): her UUID as 16 bytes. */
+export interface RequestAccessSetsTable {
+  set_id: Uint8Array;
   clienta: Uint8Array;
 }
 
@@ -236,7 +238,7 @@ export interface DB {
   api_key_usage: ApiKeyUsageTable;
   api_key_errors: ApiKeyErrorsTable;
   request_log: RequestLogTable;
-  request_access: RequestAccessTable;
+  request_access_sets: RequestAccessSetsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   oauth_artifacts: OAuthArtifactsTable;

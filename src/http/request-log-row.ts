@@ -14,7 +14,7 @@ export const USER_AGENT_MAX = 200;
 /** Error bodies are kept to this many characters (the API's are far shorter). */
 export const ERROR_BODY_MAX = 4_000;
 
-export function requestLogRowMaker(keyPrefix: string): (e: RawLogEntry) => RequestLogRow {
+export function requestLogRowMaker(keyPrefix: string): (e: RawLogEntry) => Omit<RequestLogRow, 'access_set'> {
   const mask = secretMasker(keyPrefix);
   return (e) => {
     const url = redactUrl(e.url, mask);

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
+import { deleteUnnamedSets } from './request-log.js';
 
 /** Tables with a clinic_id column, in deletion order (webhook_deliveries before their endpoints, citas before clientas ...). */
 export const CLINIC_TABLES = [
@@ -13,7 +14,7 @@ export const CLINIC_TABLES = [
   'events',
   'api_key_usage',
   'api_key_errors',
-  // request_access rows (no clinic_id: their log row gives the tenancy) go just before these.
+  // request_access_sets rows (no clinic_id: the log rows naming them give the tenancy) go just after these.
   'request_log',
   // oauth_artifacts rows (tokens and codes, no clinic_id: their grant gives the tenancy) go just before these.
   'oauth_grants',
@@ -30,7 +31,7 @@ export const CLINIC_TABLES = [
   'users',
 ] as const satisfies readonly (keyof DB)[];
 
-export type ClinicTable = (typeof CLINIC_TABLES)[number] | 'dashboard_sessions' | 'clinics' | 'request_access' | 'oauth_artifacts';
+export type ClinicTable = (typeof CLINIC_TABLES)[number] | 'dashboard_sessions' | 'clinics' | 'request_access_sets' | 'oauth_artifacts';
 
 /** The clinic's API key ids (to evict and announce once they are gone). */
 export async function clinicKeyIds(db: Kysely<DB>, clinicId: string): Promise<string[]> {
@@ -69,11 +70,21 @@ export async function deleteClinicRows(db: Kysely<DB>, clinicId: string, hasSear
       continue;
     }
     if (table === 'request_log') {
-      const access = await db
-        .deleteFrom('request_access')
-        .where('log_id', 'in', db.selectFrom('request_log').select('id').where('clinic_id', '=', clinicId))
-        .executeTakeFirst();
-      counts.request_access = Number(access.numDeletedRows);
+      // The clinic's sets (a set is one clinic's: its id digests the clinic) go once no log row names them.
+      const sets = await db
+        .selectFrom('request_log')
+        .select('access_set')
+        .distinct()
+        .where('clinic_id', '=', clinicId)
+        .where('access_set', 'is not', null)
+        .execute();
+      const res = await db.deleteFrom(table).where('clinic_id', '=', clinicId).executeTakeFirst();
+      counts.request_log = Number(res.numDeletedRows);
+      counts.request_access_sets = await deleteUnnamedSets(
+        db,
+        sets.map((s) => s.access_set!),
+      );
+      continue;
     }
     if (table === 'oauth_grants') {
       const artifacts = await db

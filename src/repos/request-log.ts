@@ -1,15 +1,17 @@
-// The request log and the client access record (migration 010): the batch writer's inserts, the
-// retention's deletes, and the readers of the dashboard and the CLI. Every reader takes the
-// clinic id; the access rows carry none and are only ever read joined to their clinic's log rows.
+// The request log and the client access record (migrations 010 and 012): the batch writer's
+// inserts, the retention's deletes, and the readers of the dashboard and the CLI. Every reader
+// takes the clinic id; the access sets carry none and are only ever read joined to their clinic's
+// log rows.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { DB, RequestLogTable } from '../db/schema.js';
+import { clientaBytes, clientaUuid, type AccessSet } from '../domain/access-set.js';
 
-/** A log row as written (its id allocated by insertRequestLog). */
+/** A log row as written (its id allocated by insertRequestLog; access_set: see domain/access-set.ts). */
 export type RequestLogRow = Omit<RequestLogTable, 'id'>;
 
-/** A log row as read back. */
-export type StoredRequestLogRow = RequestLogRow & { id: number };
+/** A log row as read back (its access set is read through accessOfEntry). */
+export type StoredRequestLogRow = Omit<RequestLogTable, 'id' | 'access_set'> & { id: number };
 
 const COLUMNS = [
   ['clinic_id', 'text'],
@@ -27,23 +29,14 @@ const COLUMNS = [
   ['client_ip', 'text'],
   ['user_agent', 'text'],
   ['error_body', 'text'],
+  ['access_set', 'bytea'],
 ] as const satisfies readonly (readonly [keyof RequestLogRow, string])[];
+
+const READ_COLUMNS = ['id', ...COLUMNS.map(([c]) => c).filter((c) => c !== 'access_set')] as (keyof StoredRequestLogRow)[];
 
 /** SQLite: parameters per statement stay far below its limit (32,766). */
 const LOG_ROWS_PER_STATEMENT = 500;
-const ACCESS_ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 5_000, postgres: 50_000 };
-
-/** A clienta's UUID as the 16 bytes the access record stores (null: not a UUID, not recorded). */
-export function clientaBytes(id: string): Buffer | null {
-  const hex = id.replace(/-/g, '');
-  return /^[0-9a-fA-F]{32}$/.test(hex) ? Buffer.from(hex, 'hex') : null;
-}
-
-/** The UUID text of 16 stored bytes. */
-export function clientaText(b: Uint8Array): string {
-  const h = Buffer.from(b).toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+const SET_ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 5_000, postgres: 50_000 };
 
 /** `count` consecutive new ids: SQLite after the largest (the caller holds the write lock), PostgreSQL from the column's sequence. */
 async function allocateIds(trx: Kysely<DB>, count: number): Promise<number[]> {
@@ -59,16 +52,14 @@ async function allocateIds(trx: Kysely<DB>, count: number): Promise<number[]> {
 }
 
 /**
- * Writes a batch of log rows and, for each, the clientas it disclosed (16-byte ids, in the same
- * order as `rows`), inside the caller's write transaction. Returns the ids given to the rows.
+ * Writes a batch of log rows, and the access sets they name that may not be stored yet (a set
+ * already stored is left as it is), inside the caller's write transaction. Returns the ids given
+ * to the rows.
  */
-export async function insertRequestLog(
-  trx: Kysely<DB>,
-  rows: readonly RequestLogRow[],
-  clientas: readonly (readonly Buffer[])[],
-): Promise<number[]> {
+export async function insertRequestLog(trx: Kysely<DB>, rows: readonly RequestLogRow[], sets: readonly AccessSet[]): Promise<number[]> {
   if (rows.length === 0) return [];
   const dialect = dialectOf(trx);
+  await insertAccessSets(trx, sets);
   const ids = await allocateIds(trx, rows.length);
   const names = ['id', ...COLUMNS.map(([c]) => c)].join(', ');
   for (let i = 0; i < rows.length; i += LOG_ROWS_PER_STATEMENT) {
@@ -89,35 +80,41 @@ export async function insertRequestLog(
       await trx.executeQuery(CompiledQuery.raw(`insert into request_log (${names}) values ${chunk.map(() => one).join(', ')}`, params));
     }
   }
-  const logIds: number[] = [];
-  const blobs: Buffer[] = [];
-  clientas.forEach((list, i) => {
-    for (const b of list) {
-      logIds.push(ids[i]!);
-      blobs.push(b);
+  return ids;
+}
+
+async function insertAccessSets(trx: Kysely<DB>, sets: readonly AccessSet[]): Promise<void> {
+  const dialect = dialectOf(trx);
+  const setIds: Buffer[] = [];
+  const clientas: Buffer[] = [];
+  for (const s of sets) {
+    for (const c of s.clientas) {
+      const b = clientaBytes(c);
+      if (b === null) continue;
+      setIds.push(s.id);
+      clientas.push(b);
     }
-  });
-  const step = ACCESS_ROWS_PER_STATEMENT[dialect];
-  for (let i = 0; i < logIds.length; i += step) {
-    const l = logIds.slice(i, i + step);
-    const b = blobs.slice(i, i + step);
+  }
+  const step = SET_ROWS_PER_STATEMENT[dialect];
+  for (let i = 0; i < setIds.length; i += step) {
+    const ids = setIds.slice(i, i + step);
+    const cs = clientas.slice(i, i + step);
     if (dialect === 'postgres') {
       await trx.executeQuery(
         CompiledQuery.raw(
-          'insert into request_access (log_id, clienta) select * from unnest($1::int8[], $2::bytea[]) on conflict do nothing',
-          [l, b],
+          'insert into request_access_sets (set_id, clienta) select * from unnest($1::bytea[], $2::bytea[]) on conflict do nothing',
+          [ids, cs],
         ),
       );
     } else {
       await trx.executeQuery(
         CompiledQuery.raw(
-          `insert or ignore into request_access (log_id, clienta) values ${l.map(() => '(?, ?)').join(', ')}`,
-          l.flatMap((id, k) => [id, b[k]]),
+          `insert or ignore into request_access_sets (set_id, clienta) values ${ids.map(() => '(?, ?)').join(', ')}`,
+          ids.flatMap((id, k) => [id, cs[k]]),
         ),
       );
     }
   }
-  return ids;
 }
 
 /**
@@ -165,14 +162,33 @@ export async function logRowsAfter(db: Kysely<DB>, afterId: number, limit: numbe
   return rows.map((r) => ({ id: Number(r.id), atMs: Number(r.at_ms) }));
 }
 
-/** Deletes log rows `ids` and their access rows (the caller's short write transaction). */
+/**
+ * Deletes log rows `ids` and then the access sets they named that no remaining row names (the
+ * caller's short write transaction); returns the log rows and the set rows removed.
+ */
 export async function deleteLogRows(trx: Kysely<DB>, ids: readonly number[]): Promise<{ log: number; access: number }> {
   if (ids.length === 0) return { log: 0, access: 0 };
   const pg = dialectOf(trx) === 'postgres';
-  const inList = (col: string) => (pg ? sql`${sql.ref(col)} = any(${[...ids]}::int8[])` : sql`${sql.ref(col)} in (${sql.join([...ids])})`);
-  const access = await sql`delete from request_access where ${inList('log_id')}`.execute(trx);
-  const log = await sql`delete from request_log where ${inList('id')}`.execute(trx);
-  return { log: Number(log.numAffectedRows ?? 0), access: Number(access.numAffectedRows ?? 0) };
+  const idList = pg ? sql`id = any(${[...ids]}::int8[])` : sql`id in (${sql.join([...ids])})`;
+  const named = await sql<{
+    s: Uint8Array;
+  }>`select distinct access_set as s from request_log where ${idList} and access_set is not null`.execute(trx);
+  const log = await sql`delete from request_log where ${idList}`.execute(trx);
+  const access = await deleteUnnamedSets(
+    trx,
+    named.rows.map((r) => r.s),
+  );
+  return { log: Number(log.numAffectedRows ?? 0), access };
+}
+
+/** Removes those of `setIds` no log row names any more; the set rows removed. */
+export async function deleteUnnamedSets(trx: Kysely<DB>, setIds: readonly Uint8Array[]): Promise<number> {
+  if (setIds.length === 0) return 0;
+  const pg = dialectOf(trx) === 'postgres';
+  const r = await sql`delete from request_access_sets
+    where ${pg ? sql`set_id = any(${[...setIds]}::bytea[])` : sql`set_id in (${sql.join([...setIds])})`}
+    and not exists (select 1 from request_log l where l.access_set = request_access_sets.set_id)`.execute(trx);
+  return Number(r.numAffectedRows ?? 0);
 }
 
 /** Filters of a clinic's log (every one optional but the clinic). */
@@ -213,7 +229,7 @@ export async function logPage(
   limit: number,
   order: 'desc' | 'asc' = 'desc',
 ): Promise<StoredRequestLogRow[]> {
-  let q = db.selectFrom('request_log').selectAll().where('clinic_id', '=', clinicId);
+  let q = db.selectFrom('request_log').select(READ_COLUMNS).where('clinic_id', '=', clinicId);
   if (f.keyId) q = q.where('key_id', '=', f.keyId);
   if (f.status && 'class' in f.status) q = q.where('status', '>=', f.status.class * 100).where('status', '<', f.status.class * 100 + 100);
   else if (f.status) q = q.where('status', '=', f.status.exact);
@@ -231,20 +247,25 @@ export async function logPage(
 
 /** One request of the clinic's log, or undefined (another clinic's id too). */
 export async function logEntry(db: Kysely<DB>, clinicId: string, id: number): Promise<StoredRequestLogRow | undefined> {
-  const r = await db.selectFrom('request_log').selectAll().where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
+  const r = await db
+    .selectFrom('request_log')
+    .select(READ_COLUMNS)
+    .where('clinic_id', '=', clinicId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return r === undefined ? undefined : numeric(r);
 }
 
 /** The clientas a logged request disclosed (its clinic's only). */
 export async function accessOfEntry(db: Kysely<DB>, clinicId: string, id: number): Promise<string[]> {
   const rows = await db
-    .selectFrom('request_access as a')
-    .innerJoin('request_log as l', 'l.id', 'a.log_id')
+    .selectFrom('request_log as l')
+    .innerJoin('request_access_sets as a', 'a.set_id', 'l.access_set')
     .select('a.clienta')
     .where('l.clinic_id', '=', clinicId)
-    .where('a.log_id', '=', id)
+    .where('l.id', '=', id)
     .execute();
-  return rows.map((r) => clientaText(r.clienta));
+  return rows.map((r) => clientaUuid(r.clienta));
 }
 
 /** A request that disclosed a clienta's data. */
@@ -255,7 +276,8 @@ export type AccessRow = Pick<
 
 /**
  * Every logged request of the clinic that disclosed the clienta, newest first, `limit` after
- * `afterId` (keyset on the log id: the index (clienta, log_id) read backwards).
+ * `afterId` (keyset on the log id): her sets through (clienta, set_id), their rows through
+ * (access_set, id). A page sorts the rows of her sets (one set per distinct page a day).
  */
 export async function accessPage(
   db: Kysely<DB>,
@@ -267,12 +289,12 @@ export async function accessPage(
   const blob = clientaBytes(clientaId);
   if (blob === null) return [];
   let q = db
-    .selectFrom('request_access as a')
-    .innerJoin('request_log as l', 'l.id', 'a.log_id')
+    .selectFrom('request_access_sets as a')
+    .innerJoin('request_log as l', 'l.access_set', 'a.set_id')
     .select(['l.id', 'l.at_ms', 'l.request_id', 'l.key_id', 'l.grant_id', 'l.method', 'l.path', 'l.query', 'l.status'])
     .where('a.clienta', '=', blob)
     .where('l.clinic_id', '=', clinicId);
-  if (afterId !== null) q = q.where('a.log_id', '<', afterId);
-  const rows = await q.orderBy('a.log_id', 'desc').limit(limit).execute();
+  if (afterId !== null) q = q.where('l.id', '<', afterId);
+  const rows = await q.orderBy('l.id', 'desc').limit(limit).execute();
   return rows.map((r) => ({ ...r, id: Number(r.id), at_ms: Number(r.at_ms), status: Number(r.status) }));
 }

@@ -13,8 +13,19 @@
 // Entries are kept raw (the URL, the user agent, the error body as sent); `toRow` (given by the
 // composition root, from the API's masking of http/log.ts) turns them into rows at write time,
 // off the request's path. Entries of a clinic deleted since they were collected are not written.
+//
+// The clientas a response disclosed are stored as a set, once per clinic and day
+// (domain/access-set.ts): the writer remembers for an hour which sets it has stored, and writes a
+// set's members only the first time. An hour, because a set it stored is then named by a log row
+// of the last hour, which retention (a day at least) cannot have removed with the set. The set's
+// id is computed in record(), on the request's path (a digest of about 4 KB of text, a few µs),
+// and the entry keeps only that id: a hundred ids kept per entry for a second were copied by every
+// young-generation GC and then promoted, which cost more CPU than the digest and doubled the RSS
+// under load. The members are kept once per set not yet stored (`unstored`).
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connect.js';
-import { clientaBytes, insertRequestLog, liveClinics, type RequestLogRow } from '../repos/request-log.js';
+import { accessSet, type AccessSet } from '../domain/access-set.js';
+import { insertRequestLog, liveClinics, type RequestLogRow } from '../repos/request-log.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
 import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
@@ -37,8 +48,10 @@ export interface RawLogEntry {
   userAgent: string | null;
   /** the body of an error response as sent (masked when written) */
   errorBody: string | null;
-  /** the clientas whose data the response disclosed */
+  /** the clientas whose data the response disclosed (record() replaces them with their set's id) */
   clientas: Iterable<string> | null;
+  /** set by record(): the hex id of the access set the response disclosed, null: nobody */
+  accessSet?: string | null;
 }
 
 export const FLUSH_INTERVAL_MS = 1_000;
@@ -47,6 +60,9 @@ export const DEFAULT_MAX_PENDING = 100_000;
 /** Entries per write transaction, and access rows: a few milliseconds of SQLite's write lock. */
 const ENTRIES_PER_TRANSACTION = 500;
 const ACCESS_ROWS_PER_TRANSACTION = 10_000;
+/** Sets remembered as stored, and for how long (see the header). */
+const STORED_SETS_MAX = 20_000;
+const STORED_SET_TTL_MS = 3_600_000;
 const DROP_LOG_EVERY_MS = 60_000;
 
 export interface RequestLogObserver {
@@ -57,7 +73,7 @@ export interface RequestLogObserver {
 
 export interface RequestLogOptions {
   /** turns a raw entry into its row: the URL split and masked, the user agent truncated and masked */
-  toRow: (e: RawLogEntry) => RequestLogRow;
+  toRow: (e: RawLogEntry) => Omit<RequestLogRow, 'access_set'>;
   maxPending?: number;
   onError?: BackgroundErrorHandler;
   observer?: RequestLogObserver;
@@ -73,6 +89,10 @@ export class RequestLog {
   private lastWarnMs = -Infinity;
   private droppedTotal = 0;
   private readonly maxPending: number;
+  /** hex ids of the access sets this writer stored in the last hour */
+  private readonly storedSets = new LRUCache<string, true>({ max: STORED_SETS_MAX, ttl: STORED_SET_TTL_MS });
+  /** sets named by pending entries and not stored yet, by hex id */
+  private readonly unstored = new Map<string, { clinicId: string; set: AccessSet }>();
 
   constructor(
     private readonly database: Database,
@@ -86,6 +106,14 @@ export class RequestLog {
     if (this.pendingEntries.length >= this.maxPending) {
       this.dropped(1);
       return;
+    }
+    if (e.clientas === null) e.accessSet = null;
+    else {
+      const set = accessSet(e.clinicId, e.atMs, e.clientas);
+      e.clientas = null;
+      e.accessSet = set === null ? null : set.id.toString('hex');
+      if (set !== null && !this.unstored.has(e.accessSet!) && !this.storedSets.has(e.accessSet!))
+        this.unstored.set(e.accessSet!, { clinicId: e.clinicId, set });
     }
     this.pendingEntries.push(e);
   }
@@ -133,20 +161,26 @@ export class RequestLog {
       let done = 0;
       try {
         while (done < taken.length) {
-          const { rows, access, n } = this.chunk(taken, done);
-          await this.database.writeTransaction(
+          const { rows, sets, n } = this.chunk(taken, done);
+          const stored = await this.database.writeTransaction(
             async (trx) => {
               // Entries of clinics deleted since (their keys served until every instance refuses them) are not written.
               const live = await liveClinics(trx, [...new Set(rows.map((r) => r.clinic_id))]);
-              const keep = rows.map((r) => live.has(r.clinic_id));
+              const newSets = [...sets].filter(([, s]) => live.has(s.clinicId)).map(([, s]) => s.set);
               await insertRequestLog(
                 trx,
-                rows.filter((_, k) => keep[k]),
-                access.filter((_, k) => keep[k]),
+                rows.filter((r) => live.has(r.clinic_id)),
+                newSets,
               );
+              return newSets;
             },
             { waitMs: lockWaitMs },
           );
+          for (const s of stored) {
+            const hex = s.id.toString('hex');
+            this.storedSets.set(hex, true);
+            this.unstored.delete(hex);
+          }
           done += n;
           this.opts.observer?.written(n);
         }
@@ -157,27 +191,30 @@ export class RequestLog {
         this.opts.observer?.pending(this.pendingEntries.length);
       }
     }
+    // Nothing pending: what is left was named only by entries dropped at the bound.
+    this.unstored.clear();
   }
 
-  private chunk(entries: RawLogEntry[], from: number): { rows: RequestLogRow[]; access: Buffer[][]; n: number } {
+  /** The next rows to write from `from`, and the access sets they name that are not stored yet (by hex id). */
+  private chunk(
+    entries: RawLogEntry[],
+    from: number,
+  ): { rows: RequestLogRow[]; sets: Map<string, { clinicId: string; set: AccessSet }>; n: number } {
     const rows: RequestLogRow[] = [];
-    const access: Buffer[][] = [];
+    const sets = new Map<string, { clinicId: string; set: AccessSet }>();
     let accessRows = 0;
     let i = from;
     while (i < entries.length && rows.length < ENTRIES_PER_TRANSACTION && (rows.length === 0 || accessRows < ACCESS_ROWS_PER_TRANSACTION)) {
       const e = entries[i++]!;
-      rows.push(this.opts.toRow(e));
-      const ids: Buffer[] = [];
-      if (e.clientas !== null) {
-        for (const id of e.clientas) {
-          const b = clientaBytes(id);
-          if (b !== null) ids.push(b);
-        }
+      const hex = e.accessSet ?? null;
+      rows.push({ ...this.opts.toRow(e), access_set: hex === null ? null : Buffer.from(hex, 'hex') });
+      const unstored = hex === null || sets.has(hex) ? undefined : this.unstored.get(hex);
+      if (unstored !== undefined) {
+        sets.set(hex!, unstored);
+        accessRows += unstored.set.clientas.length;
       }
-      access.push(ids);
-      accessRows += ids.length;
     }
-    return { rows, access, n: i - from };
+    return { rows, sets, n: i - from };
   }
 
   /** Unwritten entries back in front of those collected since, within the bound (the newest past it dropped). */

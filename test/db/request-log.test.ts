@@ -1,8 +1,9 @@
 // The request log's batch writer and retention, below HTTP (services/request-log.ts,
-// request-log-retention.ts), and migration 010's backfill of the events' clienta: entries written
-// in chunks with their access rows; a bound on what waits in memory, with the drops counted; a
-// write refused by SQLite's write lock (another process holding it) keeps its entries for the next
-// one; retention removes old entries and their access rows and nothing newer. Both databases.
+// request-log-retention.ts), migration 010's backfill of the events' clienta and 012's conversion
+// of the access record to sets: entries written in chunks with their access sets, each distinct
+// set once a day; a bound on what waits in memory, with the drops counted; a write refused by
+// SQLite's write lock (another process holding it) keeps its entries for the next one; retention
+// removes old entries and the sets no entry names any more, and nothing newer. Both databases.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +94,39 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
     expect(await accessPage(database.db, 'another-clinic', clienta(9), null, 100)).toEqual([]);
   });
 
-  it('retention removes the entries older than the period and their access rows, in batches, and keeps the newer', async () => {
+  it('stores each distinct set of clientas once a day, however many responses disclosed it', async () => {
+    const database = await freshDatabase(dialect);
+    onTestFinished(() => database.close());
+    await addClinics(database.db, 'c-3');
+    const page = Array.from({ length: 100 }, (_, i) => clienta(80_000 + i));
+    const log = new RequestLog(database, { toRow: requestLogRowMaker('svc') });
+    // The same page polled 1,200 times (in two flushes), a repeated id now and then.
+    for (let i = 0; i < 600; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: new Set(page) }));
+    await log.flush();
+    for (let i = 600; i < 1_199; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: [...page, page[0]!] }));
+    // The same clientas in another order: a set of its own (the same page read again keeps its order).
+    log.record(entry(0, { clinicId: 'c-3', requestId: 'reversed', clientas: [...page].reverse() }));
+    // ... and the page the next day: a set of that day.
+    log.record(entry(0, { clinicId: 'c-3', requestId: 'next-day', atMs: NOW + DAY, clientas: page }));
+    await log.flush();
+    const setRows = await database.db
+      .selectFrom('request_access_sets')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(setRows.n)).toBe(300);
+    const her = await accessPage(database.db, 'c-3', clienta(80_042), null, 5_000);
+    expect(her).toHaveLength(1_201);
+    expect(her[0]!.request_id).toBe('next-day');
+    expect(her.map((r) => r.id)).toEqual([...her.map((r) => r.id)].sort((a, b) => b - a));
+    // Paging: after the first 1,000, the rest.
+    const rest = await accessPage(database.db, 'c-3', clienta(80_042), her[999]!.id, 5_000);
+    expect(rest.map((r) => r.id)).toEqual(her.slice(1_000).map((r) => r.id));
+    const one = (await logPage(database.db, 'c-3', {}, null, 1))[0]!;
+    expect((await accessOfEntry(database.db, 'c-3', one.id)).sort()).toEqual([...page].sort());
+    expect(await accessOfEntry(database.db, CLINIC, one.id)).toEqual([]);
+  });
+
+  it('retention removes the entries older than the period and the sets no entry names, in batches, and keeps the newer', async () => {
     // A database of its own: its oldest rows are first, as they are in service.
     const database = await freshDatabase(dialect);
     onTestFinished(() => database.close());
@@ -112,13 +145,15 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
     const left = await logPage(database.db, 'c-2', {}, null, 5_000);
     expect(left.map((r) => r.request_id).sort()).toEqual(['req-20000', 'req-20001', 'req-20002', 'req-20003', 'req-20004', 'req-20005']);
     expect(await accessPage(database.db, 'c-2', clienta(10_002), null, 100)).toEqual([]);
-    const orphans = await database.db
-      .selectFrom('request_access as a')
-      .leftJoin('request_log as l', 'l.id', 'a.log_id')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('l.id', 'is', null)
-      .executeTakeFirstOrThrow();
-    expect(Number(orphans.n)).toBe(0);
+    // Each left entry's set is kept (3 clientas each), and no set that no entry names.
+    const sets = await database.db
+      .selectFrom('request_access_sets as a')
+      .leftJoin('request_log as l', 'l.access_set', 'a.set_id')
+      .select(['a.set_id', 'l.id'])
+      .execute();
+    expect(sets.filter((r) => r.id === null)).toEqual([]);
+    expect(sets).toHaveLength(18);
+    expect(await accessPage(database.db, 'c-2', clienta(20_006), null, 100)).toHaveLength(2);
     // Nothing older left: the next pass removes nothing.
     expect((await retention.pass()).entries).toBe(0);
   });
@@ -155,7 +190,7 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
     expect(await logPage(database.db, 'c-gone', {}, null, 100)).toEqual([]);
     expect(await logPage(database.db, 'c-live', {}, null, 100)).toHaveLength(3);
     const access = await database.db
-      .selectFrom('request_access')
+      .selectFrom('request_access_sets')
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
     expect(Number(access.n)).toBe(9);
@@ -240,6 +275,53 @@ describe.each(dialects())('migration 010-request-log on %s', (dialect) => {
         [2, clienta(1)],
         [3, null],
       ]);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe.each(dialects())('migration 012-access-sets on %s', (dialect) => {
+  it("converts 010's access rows into sets named by their log rows, equal sets stored once", async () => {
+    const database = await openDatabase(await freshTarget(dialect));
+    try {
+      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrationsFor(database.dialect) } });
+      expect((await migrator.migrateTo('011-oauth')).error).toBeUndefined();
+      const db = database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      const row = (id: number, clinic: string, atMs: number) => ({
+        id,
+        clinic_id: clinic,
+        at_ms: atMs,
+        request_id: `r${id}`,
+        method: 'GET',
+        path: '/api/v1/clientas',
+        status: 200,
+        duration_ms: 1,
+      });
+      // 1 and 2: the same clientas on the same day; 3: the same a day later; 4: another clinic; 5: nobody.
+      await db
+        .insertInto('request_log')
+        .values([row(1, 'c1', NOW), row(2, 'c1', NOW + 1000), row(3, 'c1', NOW + DAY), row(4, 'c2', NOW), row(5, 'c1', NOW)])
+        .execute();
+      const bytes = (n: number) => Buffer.from(clienta(n).replace(/-/g, ''), 'hex');
+      const access = [1, 2, 3].flatMap((log) => [1, 2].map((n) => ({ log_id: log, clienta: bytes(n) })));
+      await db
+        .insertInto('request_access')
+        .values([...access, { log_id: 4, clienta: bytes(1) }])
+        .execute();
+      expect(await migrateToLatest(database)).toContain('012-access-sets');
+      const logs = await database.db.selectFrom('request_log').select(['id', 'access_set']).orderBy('id').execute();
+      const hex = logs.map((r) => (r.access_set === null ? null : Buffer.from(r.access_set).toString('hex')));
+      expect(hex[0]).toBe(hex[1]);
+      expect(new Set(hex.slice(0, 4)).size).toBe(3);
+      expect(hex[4]).toBeNull();
+      const sets = await database.db.selectFrom('request_access_sets').select('set_id').execute();
+      expect(sets).toHaveLength(5);
+      expect((await accessOfEntry(database.db, 'c1', 2)).sort()).toEqual([clienta(1), clienta(2)]);
+      expect((await accessPage(database.db, 'c1', clienta(1), null, 10)).map((r) => r.id)).toEqual([3, 2, 1]);
+      expect((await accessPage(database.db, 'c2', clienta(1), null, 10)).map((r) => r.id)).toEqual([4]);
+      const tables = (await database.db.introspection.getTables()).map((t) => t.name);
+      expect(tables).not.toContain('request_access');
     } finally {
       await database.close();
     }

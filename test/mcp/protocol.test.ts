@@ -7,7 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { localDate } from '../../src/time.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -323,8 +323,13 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
       for (const [, , path] of calls) rest.push(await fetch(new URL(path, url2), { headers: { authorization: `Bearer ${k.key}` } }));
       expect(rest.map((r) => r.status)).toEqual(calls.map(() => 200));
 
-      await rt2.requestLog!.flush();
-      const entries = await logPage(t.database.db, t.clinicA.id, { keyId: k.id }, null, 100, 'asc');
+      // A response's entry is collected when its last byte has been sent, which may be just after the client has it.
+      const entries = await vi.waitFor(async () => {
+        await rt2.requestLog!.flush();
+        const all = await logPage(t.database.db, t.clinicA.id, { keyId: k.id }, null, 100, 'asc');
+        expect(all).toHaveLength(2 + calls.length + 2 + calls.length);
+        return all;
+      });
       const mcp = entries.filter((e) => e.path === '/mcp');
       expect(mcp.map((e) => [e.method, e.status, e.error_code])).toEqual([
         ['POST', 200, null],

@@ -13,6 +13,7 @@ import * as m008 from './008-webhook-event-types.js';
 import * as m009 from './009-key-scopes.js';
 import * as m010 from './010-request-log.js';
 import * as m011 from './011-oauth.js';
+import * as m012 from './012-access-sets.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -28,6 +29,7 @@ const ordered: Record<string, DialectMigration> = {
   '009-key-scopes': m009,
   '010-request-log': m010,
   '011-oauth': m011,
+  '012-access-sets': m012,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -15,7 +15,8 @@ import { SCOPES } from '../../domain/scopes.js';
 import { errors } from '../../errors.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
 import { resourceMetadataUrl } from '../../services/oauth/resources.js';
-import { OAUTH_PREFIX, type AuthorizationServer } from '../../services/oauth/server.js';
+import { OAUTH_PREFIX } from '../../services/oauth/resources.js';
+import type { AuthorizationServer } from '../../services/oauth/server.js';
 
 export interface OAuthMountOptions {
   server: AuthorizationServer;

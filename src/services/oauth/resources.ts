@@ -1,6 +1,9 @@
 // The two protected resources of the authorization server (RFC 8707 resource indicators): the
 // REST API and the MCP server, named by their URLs under the issuer (OAUTH_ISSUER). A token is
 // bound to one of them (its audience) and refused by the other. Pure.
+/** Where the authorization server's own endpoints are mounted. */
+export const OAUTH_PREFIX = '/oauth';
+
 export interface OAuthResources {
   issuer: string;
   /** `${issuer}/api/v1` */

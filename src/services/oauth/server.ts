@@ -19,11 +19,10 @@ import { DomainError } from '../../errors.js';
 import { findUserById } from '../../repos/users.js';
 import { adapterClass } from './adapter.js';
 import type { AppGrants } from './grants.js';
-import type { OAuthResources } from './resources.js';
+import { OAUTH_PREFIX, type OAuthResources } from './resources.js';
 import { cookieKeys, signingJwk } from './secrets.js';
 
 /** Where the provider's endpoints are mounted (http/oauth/mount.ts). */
-export const OAUTH_PREFIX = '/oauth';
 /** The dashboard's consent page (admin/routes-oauth.ts). */
 export const CONSENT_PATH = '/dashboard/oauth/consent';
 
