@@ -1,7 +1,8 @@
 // The request log of one OAuth app: a page of the clinic's log restricted to the app's grants
 // (request_log.grant_id), with the same filters, order and keyset as logPage in request-log.ts.
-// It sits apart from that file while the access record's storage is being changed there; once
-// that lands, the grant condition belongs in logPage's LogFilter and this file goes.
+// It was kept apart from that file while the access record's storage was being changed there;
+// the grant condition belongs in logPage's LogFilter (and this file goes) when that file is next
+// changed.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { LogCursor, LogFilter, StoredRequestLogRow } from './request-log.js';
@@ -30,8 +31,9 @@ export async function appLogPage(
     q = q.where((eb) => eb.or([eb('at_ms', op, after.atMs), eb.and([eb('at_ms', '=', after.atMs), eb('id', op, after.id)])]));
   }
   const rows = await q.orderBy('at_ms', order).orderBy('id', order).limit(limit).execute();
-  // PostgreSQL's int8 and float8 arrive as strings or numbers by driver: numbers, as logPage returns.
-  return rows.map((r) => ({
+  // The row as logPage returns it: without the access set's id (the access record's, not the
+  // entry's), and PostgreSQL's int8 and float8 (strings or numbers by driver) as numbers.
+  return rows.map(({ access_set: _set, ...r }) => ({
     ...r,
     id: Number(r.id),
     at_ms: Number(r.at_ms),

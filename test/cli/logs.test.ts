@@ -177,6 +177,9 @@ describe('clinic-api logs --app', () => {
   };
 
   it("by client id (every grant of the app) or by one grant id, the clinic's own apps only", async () => {
+    // The same fields as the unfiltered log.
+    const keysOf = (r: Run) => Object.keys(JSON.parse(r.stdout.trim().split('\n')[0]!) as object).sort();
+    expect(keysOf(await cli(['logs', '--clinic', clinicC, '--app', 'agenda']))).toEqual(keysOf(await cli(['logs', '--clinic', clinicC])));
     expect(requests(await cli(['logs', '--clinic', clinicC, '--app', 'agenda']))).toEqual([1, 2]);
     expect(requests(await cli(['logs', '--clinic', clinicC, '--app', grant('b')]))).toEqual([2]);
     expect(requests(await cli(['logs', '--clinic', clinicC, '--app', 'claude', '--status', '2xx']))).toEqual([3]);
