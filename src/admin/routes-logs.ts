@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LogCursor, LogFilter } from '../services/request-log-read.js';
 import type { Clinic } from '../services/accounts.js';
-import { appsOfGrants, findApp, recentAppRequests, type ClinicApp } from '../services/app-log.js';
+import { appsOfGrants, findApp, type ClinicApp } from '../services/app-log.js';
 import { ClientasSearch } from '../services/clientas-search/search.js';
 import {
   checkClientaId,
@@ -135,9 +135,7 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (!c) return reply;
     const { form, filter, grantIds, bad } = readFilter(req.query, c.clinic, new Set(c.keyNames.keys()), c.apps);
     const cursor = readCursor(field(req.query, 'before'));
-    const rows = grantIds
-      ? await recentAppRequests(ctx.db, c.clinic.id, grantIds, filter, cursor, PAGE + 1)
-      : await recentRequests(ctx.db, c.clinic.id, filter, cursor, PAGE + 1);
+    const rows = await recentRequests(ctx.db, c.clinic.id, { ...filter, grantIds }, cursor, PAGE + 1);
     const more = rows.length > PAGE;
     if (more) rows.length = PAGE;
     const last = rows[rows.length - 1];

@@ -95,9 +95,7 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
         // --app: the clinic's own apps only (another clinic's id is refused like an unknown one).
         const grantIds =
           o.app === undefined ? null : byApp.requireApp(byApp.appsOfGrants(await rt.appGrants.list(clinic.id)), o.app, clinic.id);
-        const rows = grantIds
-          ? byApp.appLogEntries(rt.database.db, clinic.id, grantIds, filter)
-          : read.logEntries(rt.database.db, clinic.id, filter);
+        const rows = read.logEntries(rt.database.db, clinic.id, { ...filter, grantIds });
         return emit(
           ctx.io.stdout,
           fmt,

@@ -1,14 +1,9 @@
 // The request log by OAuth app, for the dashboard's filter and `clinic-api logs --app`: the
 // clinic's apps (one per client, with every grant the clinic gave it: each consent is a grant),
 // the app a filter names (a client id or a grant id, of this clinic only: another clinic's is
-// unknown), and the log entries of those grants, a page at a time (constant memory for any size).
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+// unknown). Its entries are the log's own pages with the app's grants in the filter
+// (LogFilter.grantIds: services/request-log-read.ts).
 import { DomainError } from '../errors.js';
-import { appLogPage } from '../repos/app-request-log.js';
-import type { LogCursor, LogFilter, StoredRequestLogRow } from '../repos/request-log.js';
-
-const PAGE = 1_000;
 
 /** An app as the clinic knows it: its client id, its name, and the grants the clinic gave it. */
 export interface ClinicApp {
@@ -46,33 +41,4 @@ export function requireApp(apps: readonly ClinicApp[], raw: string, clinicId: st
       `(\`clinic-api apps list --clinic ${clinicId}\` shows the grant ids, with --json the client ids too), got "${raw}"`,
     { field: 'app' },
   );
-}
-
-/** A page of the app's entries, newest first, after `cursor` (the dashboard's list). */
-export function recentAppRequests(
-  db: Kysely<DB>,
-  clinicId: string,
-  grantIds: readonly string[],
-  f: LogFilter,
-  cursor: LogCursor | null,
-  limit: number,
-) {
-  return appLogPage(db, clinicId, grantIds, f, cursor, limit, 'desc');
-}
-
-/** The app's entries matching `f`, oldest first, a page at a time (the CLI). */
-export async function* appLogEntries(
-  db: Kysely<DB>,
-  clinicId: string,
-  grantIds: readonly string[],
-  f: LogFilter,
-): AsyncGenerator<StoredRequestLogRow> {
-  let after: LogCursor | null = null;
-  for (;;) {
-    const rows = await appLogPage(db, clinicId, grantIds, f, after, PAGE, 'asc');
-    yield* rows;
-    if (rows.length < PAGE) return;
-    const last = rows[rows.length - 1]!;
-    after = { atMs: last.at_ms, id: last.id };
-  }
 }
