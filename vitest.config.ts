@@ -1,10 +1,12 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { ALL_TESTS, PROCESS_TEST_GLOBS } from './test/projects.js';
 
 // n8n-workflow as the n8n package resolves it (its dev dependency).
 const fromN8nPackage = createRequire(new URL('./packages/n8n-nodes-clinic-api/package.json', import.meta.url));
 
-export default defineConfig({
+/** What both projects share; each adds its files and time limits. */
+const shared: TestProjectInlineConfiguration = {
   resolve: {
     // n8n-workflow ships an ESM and a CommonJS build. n8n-core (CommonJS) require()s the CommonJS
     // one; the n8n package's nodes and tests get that same copy, as inside n8n, so there is one
@@ -12,15 +14,54 @@ export default defineConfig({
     alias: [{ find: /^n8n-workflow$/, replacement: fromN8nPackage.resolve('n8n-workflow') }],
   },
   test: {
-    // The packages' tests run here too, on the same databases and helpers (npm test builds them first).
-    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
-    // The suite runs with the machine in UTC and also under a far-off zone in time.test.ts:
+    // The suite runs with the machine in UTC and also under far-off zones in time-zones.test.ts:
     // no assertion may depend on process.env.TZ. n8n's logger (n8n-core's error reporter writes a
     // failed node's message to it) stays quiet in the n8n package's tests.
     env: { TZ: 'UTC', N8N_LOG_LEVEL: 'silent' },
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
     pool: 'forks',
+  },
+};
+
+// Two projects, both run by `npm test` (`npx vitest run --project fast` runs one alone):
+//  - fast: everything in the test's own process (app.inject, real SQLite and PostgreSQL, HTTP on
+//    127.0.0.1): seconds per file;
+//  - processes: the files that start processes (test/projects.ts says which, and
+//    test/unit/test-projects.test.ts keeps that list true): `clinic-api` commands and servers,
+//    redis-server, a PostgreSQL of their own, Chromium, npm pack.
+export default defineConfig({
+  test: {
+    // Run once for both projects (vitest runs the root's global setup and gives its projects
+    // what it provides): the one PostgreSQL of the run.
+    globalSetup: ['test/global-setup.ts'],
+    projects: [
+      {
+        ...shared,
+        test: {
+          ...shared.test,
+          name: 'fast',
+          // The packages' tests run here too, on the same databases and helpers (npm test builds them first).
+          include: ALL_TESTS,
+          exclude: [...configDefaults.exclude, ...PROCESS_TEST_GLOBS],
+          // About 4x the slowest test (4 s) and hook (5 s: an app on a fresh database per dialect)
+          // seen on two cores busy with other suites; slower means something is wrong.
+          testTimeout: 15_000,
+          hookTimeout: 20_000,
+        },
+      },
+      {
+        ...shared,
+        test: {
+          ...shared.test,
+          name: 'processes',
+          include: PROCESS_TEST_GLOBS,
+          // Starting a process (a server on a fresh database, redis-server, a PostgreSQL of its
+          // own, Chromium) takes seconds, and a hook may start several: up to 10 s seen on two busy
+          // cores. What takes longer still says so where it is (the CLI test's build of dist/,
+          // the backup tests' data sets).
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

@@ -14,7 +14,8 @@ import type { DB } from '../src/db/schema.js';
 import { createDemoClinic } from '../src/services/demo.js';
 import { commandLine } from '../tools/args.js';
 import { PLAN_SHAPES, searchFor, seedFeedEvents } from '../tools/plan-shapes.js';
-import { createDatabase, startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
+import { createDatabase } from '../tools/postgres-database.js';
+import { startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
 
 const cli = commandLine({
   name: 'explain',

@@ -1,6 +1,10 @@
 // npm run screenshots: renders the dashboard's main states into docs/screenshots/*.png with
 // headless Chromium (CHROMIUM_PATH, default /usr/bin/chromium), on an in-memory database seeded
-// with realistic clinics, people, keys and a week of API usage. Nothing is downloaded.
+// with realistic clinics, people, keys and a week of API usage. Nothing is downloaded, and the
+// browser reaches nothing but the local server (an app's redirect is answered in the browser).
+//
+//   npm run screenshots              # every image
+//   npm run screenshots -- 17 18     # only the images whose names start with these
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +16,8 @@ import type { Scope } from '../src/domain/scopes.js';
 import { createClinic, createUser } from '../src/services/accounts.js';
 import { insertWebhookDelivery } from '../src/repos/webhooks.js';
 import { openRuntime } from '../src/runtime.js';
+import { freePort } from '../tools/net.js';
+import { seedConnectedApp, shootApps } from './screenshots-apps.js';
 
 const OUT = path.resolve('docs/screenshots');
 const PASSWORD = 'demo-password-123';
@@ -20,7 +26,13 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 async function seed() {
-  const config = loadConfig({ DATA_DIR: path.join(tmpdir(), 'clinic-api-screens'), API_KEY_PEPPER: PEPPER });
+  // OAuth on (the consent page and Connected apps): its issuer is the server's own address.
+  const port = await freePort();
+  const config = loadConfig({
+    DATA_DIR: path.join(tmpdir(), 'clinic-api-screens'),
+    API_KEY_PEPPER: PEPPER,
+    OAUTH_ISSUER: `http://127.0.0.1:${port}`,
+  });
   const real = Date.now();
   const clock = { now: real };
   // Webhook destinations as a clinic would have them: a public host name (resolved here to a
@@ -104,8 +116,12 @@ async function seed() {
   record(smileKey.id, smile.id, smile.timezone, real - 26 * HOUR, 429, 'too_many_requests', 40);
   await usage.flush();
 
+  // An app Ana connected two weeks ago, used this morning (Connected apps lists it beside the one
+  // connected on camera).
+  await seedConnectedApp(rt, clock, aurora.id, ana.id, `http://127.0.0.1:${port}/api/v1`);
+
   const app = await buildApp(rt);
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = await app.listen({ port, host: '127.0.0.1' });
   return { app, rt, database, address, aurora, webhooks };
 }
 
@@ -180,7 +196,9 @@ async function main() {
         `--disk-cache-dir=${profile}`,
       ],
     });
+    const only = process.argv.slice(2);
     const shot = async (page: Page, name: string, fullPage = true) => {
+      if (only.length > 0 && !only.some((prefix) => name.startsWith(prefix))) return;
       await page.screenshot({ path: path.join(OUT, name), fullPage });
       process.stderr.write(`wrote docs/screenshots/${name}\n`);
     };
@@ -284,6 +302,11 @@ async function main() {
     await page.getByRole('link', { name: 'Ya lo he copiado' }).click();
     await page.waitForSelector('#endpoint-status');
     await shot(page, '12-webhook-endpoint.png');
+    await ctx.close();
+
+    // An AI assistant's "Connect": the consent page (one permission unticked), then Connected apps.
+    ctx = await browser.newContext(desktop);
+    await shootApps(await ctx.newPage(), address, shot, (page) => signIn(page, address, 'ana.garcia@aurora.example'));
     await ctx.close();
   } finally {
     await browser?.close();

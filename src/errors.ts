@@ -139,7 +139,8 @@ export const errors = {
   ipNotAllowed: (ip: string) =>
     new ApiError(
       'ip_not_allowed',
-      `This API key may not be used from ${ip} (the address this service sees for your request); the clinic owner sets the key's allowed addresses in the dashboard (Settings > API)`,
+      `This API key may not be used from ${ip} (the address this service sees for your request); the clinic owner sets the key's allowed ` +
+        `addresses in the dashboard (Settings > API)`,
     ),
   /** Fastify could not read the request (bad percent-encoding, an unreadable body...): `detail` says why. */
   unreadableRequest: (detail: string) => new ApiError('invalid_parameter', `The request could not be read: ${detail}`),

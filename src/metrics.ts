@@ -53,7 +53,9 @@ export class Metrics {
 
   readonly connectionsClosed = new Counter({
     name: 'http_connections_closed_total',
-    help: 'Connections the server closed on its own: per_address (MAX_CONNECTIONS_PER_ADDRESS open already), pipelining (too many requests waiting on one connection), stalled (nothing moved for SOCKET_TIMEOUT_MS mid-request or mid-response)',
+    help:
+      'Connections the server closed on its own: per_address (MAX_CONNECTIONS_PER_ADDRESS open already), pipelining (too many ' +
+      'requests waiting on one connection), stalled (nothing moved for SOCKET_TIMEOUT_MS mid-request or mid-response)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
@@ -74,7 +76,9 @@ export class Metrics {
 
   readonly databaseErrors = new Counter({
     name: 'database_errors_total',
-    help: 'Database failures by kind (timeout, connection, query) and where they surfaced (request: answered database_error; background; pool: a pooled connection lost)',
+    help:
+      'Database failures by kind (timeout, connection, query) and where they surfaced (request: answered database_error; background; ' +
+      'pool: a pooled connection lost)',
     labelNames: ['kind', 'source'] as const,
     registers: [this.registry],
   });

@@ -1,7 +1,8 @@
 // The composition root: config -> database (migrated) -> every service, each made once, here
 // and nowhere else. The server (server.ts), the CLI (cli/io.ts), the tests (test/helpers/runtime.ts),
 // the bench and the scripts all build their services through it; buildApp (app.ts) takes a
-// runtime and only reads from it.
+// runtime and only reads from it. Longer than 300 lines on purpose: it is the one place every
+// service is made, so each service's wiring is one short getter here rather than a file of its own.
 //
 // What a command does not use, it does not pay for: every service past the database is made on
 // first use (a getter), and Redis (node-redis takes about 0.2 s to load) is loaded and connected
@@ -373,7 +374,8 @@ class Composed implements Runtime {
         if (state === 'down')
           this.log.warn(
             { redis: name, reason },
-            "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach other instances within 5 s)",
+            "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes " +
+              'reach other instances within 5 s)',
           );
         else
           this.log.info(

@@ -162,7 +162,8 @@ export function startBanner(baseUrl: string): string {
 export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
   return [
     '',
-    `First run: created the demo clinic "${r.clinicName}" (${r.counts.clientas} clientas, ${r.counts.citas} citas, ${r.counts.llamadas} llamadas).`,
+    `First run: created the demo clinic ` +
+      `"${r.clinicName}" (${r.counts.clientas} clientas, ${r.counts.citas} citas, ${r.counts.llamadas} llamadas).`,
     '',
     'Your demo API key (shown only now; it is stored only as a keyed hash):',
     `  ${r.key}`,
@@ -174,7 +175,8 @@ export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
       i === 0
         ? [
             line,
-            `  sign in as ${r.ownerEmail} / ${r.ownerPassword}  (shown only now; \`npx clinic-api users reset-password --email ${r.ownerEmail}\` sets a new one)`,
+            `  sign in as ${r.ownerEmail} / ${r.ownerPassword}  (shown only now; \`npx clinic-api users reset-password ` +
+              `--email ${r.ownerEmail}\` sets a new one)`,
           ]
         : [line],
     ),

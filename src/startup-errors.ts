@@ -145,7 +145,8 @@ function dataDirError(err: unknown, dir: string): DomainError | null {
   if (why === null) return null;
   return environment(
     'DATA_DIR',
-    `DATA_DIR (${dir}) cannot be written: ${why}. Set DATA_DIR to a directory this user may write (it holds the embedded SQLite database and the generated API key pepper), or fix that one`,
+    `DATA_DIR (${dir}) cannot be written: ${why}. Set DATA_DIR to a directory this user may write (it holds the embedded SQLite database ` +
+      `and the generated API key pepper), or fix that one`,
   );
 }
 
@@ -171,17 +172,20 @@ export function explainListenError(err: unknown, config: Config): unknown {
     case 'EADDRINUSE':
       return environment(
         'PORT',
-        `PORT ${config.port} is already in use on ${config.host} (another clinic-api, or another program, listens on ${where}). Stop it, or set PORT to a free port (e.g. PORT=${config.port === 3000 ? 3001 : 3000})`,
+        `PORT ${config.port} is already in use on ${config.host} (another clinic-api, or another program, listens on ${where}). Stop it, ` +
+          `or set PORT to a free port (e.g. PORT=${config.port === 3000 ? 3001 : 3000})`,
       );
     case 'EACCES':
       return environment(
         'PORT',
-        `PORT ${config.port}: no permission to listen on it (ports below 1024 need privileges). Set PORT to 1024 or above, and put a reverse proxy in front for port 80/443`,
+        `PORT ${config.port}: no permission to listen on it (ports below 1024 need privileges). Set PORT to 1024 or above, and put a ` +
+          `reverse proxy in front for port 80/443`,
       );
     case 'EADDRNOTAVAIL':
       return environment(
         'HOST',
-        `HOST ${config.host} is not an address of this machine. Set HOST to one of its addresses, 127.0.0.1, or 0.0.0.0 for every interface`,
+        `HOST ${config.host} is not an address of this machine. Set HOST to one of its addresses, 127.0.0.1, or 0.0.0.0 for every ` +
+          `interface`,
       );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':

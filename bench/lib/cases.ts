@@ -1,6 +1,7 @@
 // The benchmark's cases: what each requests, and the check that its first answer has the
 // expected shape (a benchmark of error responses would be worthless).
 import type { Dataset } from './dataset.js';
+import { accessToken } from './oauth-token.js';
 import type { ChildServer } from './processes.js';
 
 export type Json = Record<string, unknown>;
@@ -76,6 +77,16 @@ async function currentFeed(server: ChildServer, ds: Dataset) {
   return { path, headers: { 'if-none-match': etag } };
 }
 
+/** `/me`'s answer for a principal of every scope, named `name` (the key, or the app of a token). */
+function meCheck(name: string): Case['check'] {
+  return (body) => {
+    const key = body.api_key as { nombre?: string; scopes?: unknown[] } | undefined;
+    if (key?.nombre !== name) return `api_key.nombre is ${JSON.stringify(key?.nombre)}, expected ${JSON.stringify(name)}`;
+    if (key.scopes?.length !== 5) return `api_key.scopes is ${JSON.stringify(key.scopes)}, expected all five`;
+    return null;
+  };
+}
+
 export const CASES: Case[] = [
   {
     id: 'bare',
@@ -99,6 +110,29 @@ export const CASES: Case[] = [
     target: 'service-nolog',
     path: '/api/v1/citas?limit=100',
     check: listCheck('citas', 100, { timestamp: 'fecha_hora' }),
+  },
+  {
+    // Who am I: no query of its own, so authentication (the key's or the token's cache), the rate
+    // limit and the request log are most of its cost. The reference of me-token.
+    id: 'me',
+    label: 'me, with an API key',
+    target: 'service',
+    path: '/api/v1/me',
+    check: meCheck('benchmark'),
+  },
+  {
+    // The same request with an OAuth access token of the same scopes (granted by the clinic's owner
+    // through the real flow, lib/oauth-token.ts), right after it: the verdict compares the two.
+    id: 'me-token',
+    label: 'me, with an OAuth access token',
+    target: 'service',
+    path: '/api/v1/me',
+    shown: 'GET /api/v1/me (Authorization: Bearer <OAuth access token>)',
+    prepare: async (server, ds) => ({
+      path: '/api/v1/me',
+      headers: { authorization: `Bearer ${await accessToken(server, ds)}` },
+    }),
+    check: meCheck('Benchmark app'),
   },
   {
     id: 'citas-br',

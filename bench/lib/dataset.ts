@@ -1,6 +1,7 @@
 // The benchmark's data set, made with the service's own code (demo generator, its two-phase write,
 // KeyService) so it is stored exactly as an import would store it: one big clinic and small
-// clinics beside it, plus one API key for the big clinic.
+// clinics beside it, plus one API key for the big clinic and its owner's dashboard account (who
+// connects the OAuth app of the token case, lib/oauth-token.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -8,10 +9,16 @@ import { sql } from 'kysely';
 import type { ServiceModules } from './service.js';
 
 /** Bumped whenever what the data set holds changes, so a kept --data-dir is rebuilt. */
-const DATASET_VERSION = 2;
-/** Clientas of the big clinic renamed by an import after the demo: events for the feed's cases (each rename also changes her citas and calls). */
+const DATASET_VERSION = 3;
+/**
+ * Clientas of the big clinic renamed by an import after the demo: events for the feed's cases
+ * (each rename also changes her citas and calls).
+ */
 const RENAMED = 300;
 const META_FILE = 'bench-dataset.json';
+/** The benchmark owner's password. Benchmark data only, in the throw-away DATA_DIR. */
+export const OWNER_PASSWORD = 'bench-only-owner-password';
+const OWNER_EMAIL = 'owner@bench.example';
 
 export interface DatasetClinic {
   id: string;
@@ -33,6 +40,8 @@ export interface Dataset {
   clinics: DatasetClinic[];
   /** An API key of the big clinic. Benchmark data only: it lives in the throw-away DATA_DIR. */
   apiKey: string;
+  /** The big clinic's owner (password OWNER_PASSWORD): consents to the OAuth app of the token case. */
+  ownerEmail: string;
   /** When the data was generated; the demo's "today" is this instant's date in the clinic zone. */
   generatedAtMs: number;
   /** events in the big clinic's change feed (0 for a build without one) */
@@ -167,6 +176,7 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
       );
     opts.log(`renamed ${RENAMED} clientas of the big clinic: ${events} events in its feed`);
     const issued = await rt.keys.create({ clinicId: big.id, name: 'benchmark', expiresAt: null, createdBy: null });
+    await opts.mods.createUser(rt.database.db, { clinicId: big.id, email: OWNER_EMAIL, role: 'owner', password: OWNER_PASSWORD });
     if (rt.database.dialect === 'postgres') {
       // Fresh statistics, as autovacuum would gather them a little later on a real server.
       const t0 = Date.now();
@@ -180,6 +190,7 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
       big,
       clinics: made,
       apiKey: issued.key,
+      ownerEmail: OWNER_EMAIL,
       generatedAtMs: nowMs,
       events,
       buildSeconds: (Date.now() - started) / 1000,

@@ -82,8 +82,12 @@ export async function startServer(opts: StartOptions): Promise<ChildServer> {
     });
   });
   let hasExited = false;
-  void exited.then(() => {
+  let stopping = false;
+  void exited.then((code) => {
     hasExited = true;
+    // A server that dies under load would otherwise show only as a case full of errors.
+    if (!stopping)
+      process.stderr.write(`\nbench: ${opts.name} (pid ${child.pid}) exited with ${code} during the run; its last output:\n${tail}\n`);
   });
 
   const baseUrl = `http://${HOST}:${opts.port}`;
@@ -97,6 +101,7 @@ export async function startServer(opts: StartOptions): Promise<ChildServer> {
     exited,
     async stop() {
       if (hasExited) return;
+      stopping = true;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PgServer } from '../../tools/postgres-server.js';
-import { createDatabase } from '../../tools/postgres-server.js';
+import { createDatabase } from '../../tools/postgres-database.js';
 import { runBackupCase } from './backup.js';
 import { CASES, RATE_CASES, verify, type Case, type Target } from './cases.js';
 import { prepareDataset, type Dataset } from './dataset.js';

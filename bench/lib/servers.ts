@@ -26,6 +26,7 @@ export function serviceEnv(dataDir: string, port: number, databaseUrl: string | 
     'NODE_OPTIONS',
     'DB_POOL_MAX',
     'DB_STATEMENT_TIMEOUT_MS',
+    'OAUTH_ISSUER',
   ])
     delete env[k];
   return {
@@ -45,6 +46,9 @@ export function serviceEnv(dataDir: string, port: number, databaseUrl: string | 
     PAGE_CACHE_MB: '0',
     // The request log on (its default), whatever the caller's environment: citas-nolog compares.
     REQUEST_LOG_DAYS: '30',
+    // OAuth on, so that a case can compare an access token with the key (me-token); a server
+    // that is not listening (the data set's build, port 0) has no issuer.
+    ...(port > 0 ? { OAUTH_ISSUER: `http://${HOST}:${port}` } : {}),
   };
 }
 

@@ -29,6 +29,7 @@ export interface ServiceModules {
   dayStart: typeof import('../../src/time.js').dayStart;
   addDays: typeof import('../../src/time.js').addDays;
   importJsonLines: typeof import('../../src/services/import.js').importJsonLines;
+  createUser: typeof import('../../src/services/accounts.js').createUser;
 }
 
 function git(root: string, args: string[]): string {
@@ -124,13 +125,14 @@ export function buildService(
 
 export async function loadServiceModules(build: ServiceBuild): Promise<ServiceModules> {
   const load = <T>(rel: string) => import(pathToFileURL(path.join(build.distDir, rel)).href) as Promise<T>;
-  const [config, runtime, demo, generate, time, imports] = await Promise.all([
+  const [config, runtime, demo, generate, time, imports, accounts] = await Promise.all([
     load<typeof import('../../src/config.js')>('config.js'),
     load<typeof import('../../src/runtime.js')>('runtime.js'),
     load<typeof import('../../src/services/demo.js')>('services/demo.js'),
     load<typeof import('../../src/demo/generate.js')>('demo/generate.js'),
     load<typeof import('../../src/time.js')>('time.js'),
     load<typeof import('../../src/services/import.js')>('services/import.js'),
+    load<typeof import('../../src/services/accounts.js')>('services/accounts.js'),
   ]);
   return {
     loadConfig: config.loadConfig,
@@ -141,5 +143,6 @@ export async function loadServiceModules(build: ServiceBuild): Promise<ServiceMo
     dayStart: time.dayStart,
     addDays: time.addDays,
     importJsonLines: imports.importJsonLines,
+    createUser: accounts.createUser,
   };
 }

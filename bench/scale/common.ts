@@ -9,7 +9,8 @@ import type { Dialect } from '../../src/db/dialect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { ImportRecord } from '../../src/domain/records.js';
 import { formatTimestamp } from '../../src/time.js';
-import { createDatabase, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
+import { createDatabase } from '../../tools/postgres-database.js';
+import { startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
 
 export const NOW_MS = Date.UTC(2026, 2, 28, 12, 0, 0);
 

@@ -34,8 +34,14 @@ p:last-child { margin-bottom: 0; }
 code, .mono { font-family: var(--mono); font-size: .9em; }
 code { background: #eef1f5; border-radius: 6px; padding: .1em .4em; }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
-.sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-.skip { position: absolute; left: 12px; top: -48px; background: var(--surface); padding: 8px 14px; border-radius: 8px; z-index: 10; box-shadow: var(--shadow); }
+.sr-only {
+  position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap;
+  border: 0;
+}
+.skip {
+  position: absolute; left: 12px; top: -48px; background: var(--surface); padding: 8px 14px; border-radius: 8px; z-index: 10;
+  box-shadow: var(--shadow);
+}
 .skip:focus { top: 12px; }
 .muted { color: var(--muted); }
 .small { font-size: .875rem; }
@@ -43,7 +49,10 @@ code { background: #eef1f5; border-radius: 6px; padding: .1em .4em; }
 /* top bar */
 .topbar { background: var(--surface); border-bottom: 1px solid var(--border); }
 .topbar-inner { max-width: 1160px; margin: 0 auto; padding: 10px 24px; display: flex; align-items: center; gap: 16px; min-height: 60px; }
-.brand { white-space: nowrap; display: inline-flex; align-items: center; gap: 10px; font-weight: 700; color: var(--text); text-decoration: none; font-size: 1rem; }
+.brand {
+  white-space: nowrap; display: inline-flex; align-items: center; gap: 10px; font-weight: 700; color: var(--text); text-decoration: none;
+  font-size: 1rem;
+}
 .brand svg { flex: none; }
 .who { margin-left: auto; display: flex; align-items: center; gap: 12px; flex-wrap: wrap; justify-content: flex-end; }
 .who-name { font-size: .9rem; color: var(--muted); overflow-wrap: anywhere; }
@@ -64,13 +73,19 @@ code { background: #eef1f5; border-radius: 6px; padding: .1em .4em; }
 .crumbs li + li::before { content: "/"; margin-right: 6px; color: var(--border-strong); }
 .page-head { display: flex; gap: 24px; align-items: flex-start; justify-content: space-between; margin-bottom: 24px; }
 .page-head .lead { color: var(--muted); max-width: 68ch; margin-top: 8px; }
-.clinic-card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 12px 16px; min-width: 220px; box-shadow: var(--shadow); }
+.clinic-card {
+  background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 12px 16px; min-width: 220px;
+  box-shadow: var(--shadow);
+}
 .clinic-card .name { font-weight: 600; }
 .clinic-card dl { margin: 4px 0 0; display: grid; grid-template-columns: auto 1fr; gap: 2px 10px; font-size: .875rem; }
 .clinic-card dt { color: var(--muted); }
 .clinic-card dd { margin: 0; }
 
-.card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); box-shadow: var(--shadow); padding: 24px; margin-bottom: 24px; }
+.card {
+  background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); box-shadow: var(--shadow); padding: 24px;
+  margin-bottom: 24px;
+}
 .card-head { display: flex; align-items: baseline; justify-content: space-between; gap: 12px; margin-bottom: 16px; flex-wrap: wrap; }
 .card-head p { margin: 4px 0 0; color: var(--muted); font-size: .9rem; }
 .card > h2 { margin-bottom: 12px; }
@@ -90,13 +105,22 @@ main:focus { outline: none; }
 .alert-body { min-width: 0; flex: 1; }
 
 /* new key */
-.newkey { border: 2px solid var(--success); background: var(--surface); border-radius: var(--radius); padding: 20px 24px; margin-bottom: 24px; box-shadow: 0 4px 16px rgba(5, 96, 58, .10); }
+.newkey {
+  border: 2px solid var(--success); background: var(--surface); border-radius: var(--radius); padding: 20px 24px; margin-bottom: 24px;
+  box-shadow: 0 4px 16px rgba(5, 96, 58, .10);
+}
 .newkey h2 { display: flex; align-items: center; gap: 10px; color: var(--success); margin-bottom: 12px; }
-.newkey .warn { display: flex; gap: 10px; background: var(--warning-soft); border: 1px solid var(--warning-border); color: var(--warning); border-radius: 10px; padding: 10px 14px; font-weight: 600; margin-bottom: 14px; }
+.newkey .warn {
+  display: flex; gap: 10px; background: var(--warning-soft); border: 1px solid var(--warning-border); color: var(--warning);
+  border-radius: 10px; padding: 10px 14px; font-weight: 600; margin-bottom: 14px;
+}
 .newkey .warn svg { flex: none; margin-top: 2px; }
 .keybox { display: flex; gap: 8px; align-items: stretch; }
 .keybox input[type=text] { flex: 1; min-width: 0; font-family: var(--mono); font-size: .95rem; background: #f7f9fb; letter-spacing: .01em; }
-.newkey .after { display: flex; gap: 16px; align-items: center; justify-content: space-between; flex-wrap: wrap; margin-top: 14px; color: var(--muted); font-size: .9rem; }
+.newkey .after {
+  display: flex; gap: 16px; align-items: center; justify-content: space-between; flex-wrap: wrap; margin-top: 14px; color: var(--muted);
+  font-size: .9rem;
+}
 .copy-status { min-height: 1.5em; font-size: .9rem; color: var(--success); margin-top: 6px; }
 
 /* forms */
@@ -105,7 +129,11 @@ input[type=text], input[type=email], input[type=password], input[type=url], inpu
   width: 100%; min-height: 44px; padding: 9px 12px; font: inherit; color: inherit; background: var(--surface);
   border: 1px solid var(--border-strong); border-radius: 8px; transition: border-color .15s, box-shadow .15s;
 }
-select { appearance: none; padding-right: 36px; background-image: linear-gradient(45deg, transparent 50%, var(--muted) 50%), linear-gradient(135deg, var(--muted) 50%, transparent 50%); background-position: calc(100% - 18px) 50%, calc(100% - 13px) 50%; background-size: 5px 5px; background-repeat: no-repeat; }
+select {
+  appearance: none; padding-right: 36px;
+  background-image: linear-gradient(45deg, transparent 50%, var(--muted) 50%), linear-gradient(135deg, var(--muted) 50%, transparent 50%);
+  background-position: calc(100% - 18px) 50%, calc(100% - 13px) 50%; background-size: 5px 5px; background-repeat: no-repeat;
+}
 textarea { min-height: 0; resize: vertical; font-family: var(--mono); font-size: .9rem; }
 input:focus, select:focus, textarea:focus { outline: none; border-color: var(--focus); box-shadow: 0 0 0 4px rgba(21, 112, 239, .18); }
 input[aria-invalid=true], select[aria-invalid=true], textarea[aria-invalid=true] { border-color: var(--danger); }
@@ -122,7 +150,10 @@ ul.field-error { padding-left: 18px; }
 .scopes-choice { border: 0; padding: 0; margin: 4px 0 16px; }
 .scopes-choice legend { font-weight: 600; font-size: .9rem; margin-bottom: 4px; padding: 0; }
 .scope-list { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 8px 16px; margin-top: 8px; }
-.scope { display: flex; gap: 10px; align-items: flex-start; font-weight: normal; margin: 0; padding: 10px 12px; border: 1px solid var(--border); border-radius: 10px; cursor: pointer; }
+.scope {
+  display: flex; gap: 10px; align-items: flex-start; font-weight: normal; margin: 0; padding: 10px 12px; border: 1px solid var(--border);
+  border-radius: 10px; cursor: pointer;
+}
 .scope:has(input:checked) { border-color: #b6dfdc; background: var(--primary-soft); }
 .scope input { width: 18px; height: 18px; margin-top: 2px; flex: none; accent-color: var(--primary); }
 .scope-name { font-weight: 600; }
@@ -131,14 +162,24 @@ ul.field-error { padding-left: 18px; }
 td .sub { display: block; font-size: .8rem; color: var(--muted); margin-top: 4px; overflow-wrap: anywhere; }
 .cell-access { min-width: 150px; max-width: 240px; }
 .chips { list-style: none; display: flex; flex-wrap: wrap; gap: 4px; padding: 0; margin: 0; }
-.chips li { font-size: .78rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: var(--primary-soft); color: var(--primary); border: 1px solid #b6dfdc; white-space: nowrap; }
+.chips li {
+  font-size: .78rem; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: var(--primary-soft); color: var(--primary);
+  border: 1px solid #b6dfdc; white-space: nowrap;
+}
 td time { white-space: nowrap; }
-.badge.badge-soon { display: flex; width: max-content; margin-top: 4px; background: var(--warning-soft); color: var(--warning); border-color: var(--warning-border); }
+.badge.badge-soon {
+  display: flex; width: max-content; margin-top: 4px; background: var(--warning-soft); color: var(--warning);
+  border-color: var(--warning-border);
+}
 .rolled { font-size: .9rem; }
 .key-actions { display: flex; flex-direction: column; gap: 6px; align-items: stretch; }
 
 /* buttons */
-.btn { display: inline-flex; align-items: center; justify-content: center; gap: 8px; min-height: 44px; padding: 0 18px; font: inherit; font-weight: 600; border-radius: 8px; border: 1px solid transparent; cursor: pointer; text-decoration: none; white-space: nowrap; background: var(--primary); color: #fff; }
+.btn {
+  display: inline-flex; align-items: center; justify-content: center; gap: 8px; min-height: 44px; padding: 0 18px; font: inherit;
+  font-weight: 600; border-radius: 8px; border: 1px solid transparent; cursor: pointer; text-decoration: none; white-space: nowrap;
+  background: var(--primary); color: #fff;
+}
 .btn:hover { background: var(--primary-hover); color: #fff; }
 .btn-secondary { background: var(--surface); color: var(--text); border-color: var(--border-strong); }
 .btn-secondary:hover { background: #f5f7fa; color: var(--text); }
@@ -147,13 +188,19 @@ td time { white-space: nowrap; }
 .btn-sm { min-height: 34px; padding: 0 12px; font-size: .875rem; }
 .btn-outline-danger { background: var(--surface); color: var(--danger); border-color: var(--danger-border); }
 .btn-outline-danger:hover { background: var(--danger-soft); color: var(--danger-hover); }
-.btn-link { background: none; border: 0; padding: 4px 2px; color: var(--primary); font: inherit; font-weight: 600; cursor: pointer; text-decoration: underline; text-underline-offset: 2px; }
+.btn-link {
+  background: none; border: 0; padding: 4px 2px; color: var(--primary); font: inherit; font-weight: 600; cursor: pointer;
+  text-decoration: underline; text-underline-offset: 2px;
+}
 .btn-link:hover { color: var(--primary-hover); }
 .btn.done { background: var(--success); }
 .btn-row { display: flex; gap: 12px; flex-wrap: wrap; margin-top: 20px; }
 
 /* badges */
-.badge { display: inline-flex; align-items: center; gap: 6px; font-size: .78rem; font-weight: 600; padding: 2px 10px; border-radius: 999px; border: 1px solid var(--border); background: #f5f7fa; color: var(--muted); white-space: nowrap; }
+.badge {
+  display: inline-flex; align-items: center; gap: 6px; font-size: .78rem; font-weight: 600; padding: 2px 10px; border-radius: 999px;
+  border: 1px solid var(--border); background: #f5f7fa; color: var(--muted); white-space: nowrap;
+}
 .badge::before { content: ""; width: 7px; height: 7px; border-radius: 50%; background: currentColor; opacity: .8; }
 .badge.plain::before { display: none; }
 .badge-active { background: var(--success-soft); color: var(--success); border-color: var(--success-border); }
@@ -165,12 +212,18 @@ td time { white-space: nowrap; }
 /* keys table */
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; }
-th { text-align: left; font-size: .78rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; padding: 10px 12px; border-bottom: 1px solid var(--border); white-space: nowrap; }
+th {
+  text-align: left; font-size: .78rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600;
+  padding: 10px 12px; border-bottom: 1px solid var(--border); white-space: nowrap;
+}
 td { padding: 14px 12px; border-bottom: 1px solid var(--border); vertical-align: middle; font-size: .925rem; }
 tbody tr:last-child td { border-bottom: 0; }
 tr.is-inactive td { color: var(--muted); }
 .key-name { font-weight: 600; overflow-wrap: anywhere; }
-.hint { font-family: var(--mono); font-size: .85rem; background: #f2f4f7; border-radius: 6px; padding: 2px 8px; white-space: nowrap; color: var(--text); }
+.hint {
+  font-family: var(--mono); font-size: .85rem; background: #f2f4f7; border-radius: 6px; padding: 2px 8px; white-space: nowrap;
+  color: var(--text);
+}
 td.actions { text-align: right; white-space: nowrap; }
 td.nowrap { white-space: nowrap; }
 .idle-keys { margin-top: 16px; font-size: .875rem; color: var(--muted); }
@@ -191,7 +244,10 @@ td.nowrap { white-space: nowrap; }
 .usage-card .totals .err { color: var(--danger); }
 .bars { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(7, 1fr); gap: 6px; align-items: end; }
 .bars li { display: flex; flex-direction: column; align-items: stretch; gap: 4px; text-align: center; }
-.bar-track { height: 84px; display: flex; align-items: flex-end; background: linear-gradient(to top, #f2f4f7 1px, transparent 1px) 0 0 / 100% 21px; border-bottom: 1px solid var(--border-strong); }
+.bar-track {
+  height: 84px; display: flex; align-items: flex-end; background: linear-gradient(to top, #f2f4f7 1px, transparent 1px) 0 0 / 100% 21px;
+  border-bottom: 1px solid var(--border-strong);
+}
 .bar { width: 100%; background: var(--primary-bar); border-radius: 4px 4px 0 0; display: flex; flex-direction: column; overflow: hidden; }
 .bar .bar-err { background: #e5484d; width: 100%; }
 .bars .count { font-size: .78rem; font-weight: 600; font-variant-numeric: tabular-nums; }
@@ -200,7 +256,10 @@ ${steps.map((i) => `.h${i}{height:${i * 5}%}`).join('')}
 ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 .h-min { min-height: 3px; }
 .errors-list { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }
-.errors-list li { display: grid; grid-template-columns: 1fr auto; grid-template-areas: "code when" "what what"; gap: 2px 8px; align-items: baseline; font-size: .85rem; padding: 8px 10px; background: #fbfcfd; border: 1px solid #eef1f5; border-radius: 8px; }
+.errors-list li {
+  display: grid; grid-template-columns: 1fr auto; grid-template-areas: "code when" "what what"; gap: 2px 8px; align-items: baseline;
+  font-size: .85rem; padding: 8px 10px; background: #fbfcfd; border: 1px solid #eef1f5; border-radius: 8px;
+}
 .errors-list code { grid-area: code; background: var(--danger-soft); color: var(--danger); justify-self: start; }
 .errors-list .what { grid-area: what; color: var(--muted); }
 .errors-list time { grid-area: when; color: var(--muted); white-space: nowrap; font-size: .8rem; }
@@ -208,28 +267,46 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 .ok-line { font-size: .85rem; color: var(--success); }
 
 /* how-to */
-.howto pre { background: #101828; color: #e4e7ec; padding: 12px 14px; border-radius: 8px; overflow-x: auto; font-size: .85rem; margin: 8px 0 12px; }
+.howto pre {
+  background: #101828; color: #e4e7ec; padding: 12px 14px; border-radius: 8px; overflow-x: auto; font-size: .85rem; margin: 8px 0 12px;
+}
 .howto pre code { background: none; padding: 0; color: inherit; }
-.error-body { background: #101828; color: #e4e7ec; padding: 12px 14px; border-radius: 8px; overflow-x: auto; font-size: .85rem; margin: 8px 0 0; }
+.error-body {
+  background: #101828; color: #e4e7ec; padding: 12px 14px; border-radius: 8px; overflow-x: auto; font-size: .85rem; margin: 8px 0 0;
+}
 .error-body code { background: none; padding: 0; color: inherit; white-space: pre; }
 .pager { justify-content: flex-end; }
 .disclosed, .clienta-matches { list-style: none; padding: 0; margin: 8px 0 0; display: grid; gap: 6px; }
-.clienta-matches li { display: flex; gap: 12px; align-items: center; justify-content: space-between; padding: 8px 0; border-bottom: 1px solid var(--border); }
+.clienta-matches li {
+  display: flex; gap: 12px; align-items: center; justify-content: space-between; padding: 8px 0; border-bottom: 1px solid var(--border);
+}
 .log-filters .form-grid { grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 0 16px; }
 
 /* superadmin bar */
-.su-bar { display: flex; align-items: center; gap: 12px 16px; flex-wrap: wrap; background: #f4f3ff; border: 1px solid #d9d6fe; color: #3e1c96; border-radius: var(--radius); padding: 12px 16px; margin-bottom: 20px; }
+.su-bar {
+  display: flex; align-items: center; gap: 12px 16px; flex-wrap: wrap; background: #f4f3ff; border: 1px solid #d9d6fe; color: #3e1c96;
+  border-radius: var(--radius); padding: 12px 16px; margin-bottom: 20px;
+}
 .su-bar form { display: flex; gap: 8px; align-items: center; margin-left: auto; flex-wrap: wrap; }
 .su-bar label { margin: 0; }
 .su-bar select { width: auto; min-width: 240px; }
 .clinic-list { list-style: none; padding: 0; margin: 16px 0 0; display: grid; gap: 10px; }
-.clinic-list a { display: flex; justify-content: space-between; align-items: center; gap: 12px; padding: 14px 16px; border: 1px solid var(--border); border-radius: 10px; text-decoration: none; color: var(--text); }
+.clinic-list a {
+  display: flex; justify-content: space-between; align-items: center; gap: 12px; padding: 14px 16px; border: 1px solid var(--border);
+  border-radius: 10px; text-decoration: none; color: var(--text);
+}
 .clinic-list a:hover { border-color: var(--primary); background: var(--primary-soft); }
 
 /* sign-in */
-.auth { min-height: 100vh; display: flex; flex-direction: column; align-items: center; justify-content: center; padding: 32px 16px; background: radial-gradient(1200px 600px at 50% -10%, #dff1ef 0%, transparent 60%), var(--bg); }
+.auth {
+  min-height: 100vh; display: flex; flex-direction: column; align-items: center; justify-content: center; padding: 32px 16px;
+  background: radial-gradient(1200px 600px at 50% -10%, #dff1ef 0%, transparent 60%), var(--bg);
+}
 .auth .brand { margin-bottom: 20px; font-size: 1.125rem; }
-.auth-card { width: 100%; max-width: 420px; background: var(--surface); border: 1px solid var(--border); border-radius: 16px; box-shadow: 0 12px 32px rgba(16, 24, 40, .08); padding: 32px; }
+.auth-card {
+  width: 100%; max-width: 420px; background: var(--surface); border: 1px solid var(--border); border-radius: 16px;
+  box-shadow: 0 12px 32px rgba(16, 24, 40, .08); padding: 32px;
+}
 .auth-card h1 { font-size: 1.5rem; margin-bottom: 6px; }
 .auth-card .lead { color: var(--muted); margin-bottom: 22px; }
 .auth-card .btn { width: 100%; margin-top: 4px; }
@@ -240,7 +317,10 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 .confirm h1 { font-size: 1.5rem; margin-bottom: 12px; }
 .narrow h1 + .lead { margin-top: 8px; }
 .tabs ul { list-style: none; display: flex; gap: 4px; padding: 0; margin: 4px 0 20px; border-bottom: 1px solid var(--border); }
-.tabs a { display: inline-block; padding: 8px 14px; text-decoration: none; color: var(--muted); border-bottom: 2px solid transparent; margin-bottom: -1px; font-weight: 600; }
+.tabs a {
+  display: inline-block; padding: 8px 14px; text-decoration: none; color: var(--muted); border-bottom: 2px solid transparent;
+  margin-bottom: -1px; font-weight: 600;
+}
 .tabs a.active { color: var(--primary); border-bottom-color: var(--primary); }
 .events-choice { border: 0; padding: 0; margin: 12px 0; }
 .events-choice legend { font-weight: 600; margin-bottom: 6px; }
@@ -250,7 +330,10 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 form.inline { display: inline; margin: 0; }
 .url { font-family: var(--mono); font-size: .9rem; overflow-wrap: anywhere; }
 .state-line { margin: 8px 0 0; color: var(--warning); }
-.facts { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; margin: 16px 0; padding: 14px 16px; background: #f7f9fb; border-radius: 10px; font-size: .925rem; }
+.facts {
+  display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; margin: 16px 0; padding: 14px 16px; background: #f7f9fb;
+  border-radius: 10px; font-size: .925rem;
+}
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .page-foot { color: var(--muted); font-size: .85rem; margin-top: 8px; }
@@ -273,7 +356,9 @@ form.inline { display: inline; margin: 0; }
   table.keys thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; width: 100%; }
   table.keys tr { border: 1px solid var(--border); border-radius: 10px; padding: 6px 12px; margin-bottom: 12px; }
-  table.keys td { display: flex; justify-content: space-between; gap: 12px; padding: 8px 0; border-bottom: 1px solid #eef1f5; text-align: right; }
+  table.keys td {
+    display: flex; justify-content: space-between; gap: 12px; padding: 8px 0; border-bottom: 1px solid #eef1f5; text-align: right;
+  }
   table.keys td::before { content: attr(data-label); font-weight: 600; color: var(--muted); text-align: left; }
   table.keys td.cell-name { justify-content: flex-start; text-align: left; font-size: 1.05rem; }
   table.keys td.cell-name::before { content: none; }
@@ -325,7 +410,10 @@ const JS = `"use strict";
 })();
 `;
 
-export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="28" height="28" viewBox="0 0 28 28" aria-hidden="true" focusable="false"><rect width="28" height="28" rx="8" fill="#0b6b66"/><path d="M11.5 7h5v4.5H21v5h-4.5V21h-5v-4.5H7v-5h4.5z" fill="#fff"/></svg>`;
+export const ICON_SVG =
+  `<svg xmlns="http://www.w3.org/2000/svg" width="28" height="28" viewBox="0 0 28 28" aria-hidden="true" ` +
+  `focusable="false"><rect width="28" height="28" rx="8" fill="#0b6b66"/><path d="M11.5 7h5v4.5H21v5h-4.5V21h-5v-4.5H7v-5h4.5z" ` +
+  `fill="#fff"/></svg>`;
 
 interface Asset {
   body: string;

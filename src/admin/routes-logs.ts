@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LogCursor, LogFilter } from '../services/request-log-read.js';
 import type { Clinic } from '../services/accounts.js';
+import { appsOfGrants, findApp, type ClinicApp } from '../services/app-log.js';
 import { ClientasSearch } from '../services/clientas-search/search.js';
 import {
   checkClientaId,
@@ -30,19 +31,35 @@ const MATCHES = 20;
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const LOG_ID_RE = /^[1-9]\d{0,15}$/;
 
-/** The filters of the form as typed, and the log's filter from those that can be used. */
-function readFilter(query: unknown, clinic: Clinic, keyIds: ReadonlySet<string>): { form: LogFilterForm; filter: LogFilter; bad: boolean } {
+/**
+ * The filters of the form as typed, and the log's filter from those that can be used; `grantIds`:
+ * the grants of the app chosen (null: any key or app).
+ */
+function readFilter(
+  query: unknown,
+  clinic: Clinic,
+  keyIds: ReadonlySet<string>,
+  apps: readonly ClinicApp[],
+): { form: LogFilterForm; filter: LogFilter; grantIds: string[] | null; bad: boolean } {
   const form: LogFilterForm = {
     key: field(query, 'key'),
+    app: field(query, 'app'),
     status: field(query, 'status'),
     endpoint: field(query, 'endpoint').trim(),
     since: field(query, 'since'),
     until: field(query, 'until'),
   };
   const filter: LogFilter = {};
+  let grantIds: string[] | null = null;
   let bad = false;
   if (form.key) {
     if (keyIds.has(form.key)) filter.keyId = form.key;
+    else bad = true;
+  }
+  // Only this clinic's apps: another clinic's client id is as unknown as a made-up one.
+  if (form.app) {
+    const found = findApp(apps, form.app);
+    if (found) grantIds = found.grantIds;
     else bad = true;
   }
   if (form.status) {
@@ -68,7 +85,7 @@ function readFilter(query: unknown, clinic: Clinic, keyIds: ReadonlySet<string>)
       bad = true;
     }
   }
-  return { form, filter, bad };
+  return { form, filter, grantIds, bad };
 }
 
 /** `before=<at_ms>.<id>`: the last row of the page before (null: the first page). */
@@ -100,6 +117,9 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
     }
     const keys = await ctx.keys.list(clinic.id);
     const keyNames = new Map(keys.map((k) => [k.id, k.name]));
+    // The apps the clinic connected (disconnected ones too: their requests stay in the log).
+    const apps = appsOfGrants(await ctx.appGrants.list(clinic.id));
+    const appNames = new Map(apps.flatMap((a) => a.grantIds.map((g) => [g, a.name] as const)));
     const link = (path: string, params: Record<string, string | null> = {}) => {
       const q = new URLSearchParams();
       if (v.role === 'superadmin') q.set('clinic', clinic.id);
@@ -107,15 +127,15 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
       const s = q.toString();
       return s ? `${path}?${s}` : path;
     };
-    return { t, fmt: new Formatter(t, clinic.timezone, ctx.now()), person: v, csrf, clinic, link, keyNames };
+    return { t, fmt: new Formatter(t, clinic.timezone, ctx.now()), person: v, csrf, clinic, link, keyNames, apps, appNames };
   }
 
   app.get(ROUTE, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
     const c = await common(req, reply, viewerOf(req));
     if (!c) return reply;
-    const { form, filter, bad } = readFilter(req.query, c.clinic, new Set(c.keyNames.keys()));
+    const { form, filter, grantIds, bad } = readFilter(req.query, c.clinic, new Set(c.keyNames.keys()), c.apps);
     const cursor = readCursor(field(req.query, 'before'));
-    const rows = await recentRequests(ctx.db, c.clinic.id, filter, cursor, PAGE + 1);
+    const rows = await recentRequests(ctx.db, c.clinic.id, { ...filter, grantIds }, cursor, PAGE + 1);
     const more = rows.length > PAGE;
     if (more) rows.length = PAGE;
     const last = rows[rows.length - 1];

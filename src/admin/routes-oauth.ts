@@ -19,6 +19,7 @@ import { oauthMessages } from './locales/oauth-messages.js';
 import { appsPage, disconnectPage } from './views/apps.js';
 import { clinicsPage } from './views/clinics.js';
 import { consentPage } from './views/consent.js';
+import { messagePage } from './views/message.js';
 
 /** The consent page's address (the authorization server sends the browser here). */
 export const CONSENT_ROUTE = '/oauth/consent';
@@ -51,6 +52,17 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     return eligible;
   }
 
+  /**
+   * Staff cannot grant: they get the consent page's own refusal (ask the owner), not the
+   * dashboard's generic one, which speaks of API keys. The request stays open for the owner.
+   */
+  function staffRefusal(req: FastifyRequest, reply: FastifyReply, v: Viewer) {
+    if (req.viewerClinic) req.lang = asLang(req.viewerClinic.language);
+    const t = messages(pageLang(req));
+    const text = oauthMessages(t.htmlLang).consentStaff;
+    return sendPage(reply, 403, messagePage({ t, title: t.forbiddenTitle, text, person: v, csrf: csrfToken(v.token), tone: 'warning' }));
+  }
+
   async function renderConsent(
     req: FastifyRequest,
     reply: FastifyReply,
@@ -60,6 +72,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     error: string | null,
   ) {
     const v = viewerOf(req);
+    if (v.role === 'staff') return staffRefusal(req, reply, v);
     const clinics = await connectable(req, v);
     const asked = await server().interaction(req.raw, reply.raw, uid);
     if (req.viewerClinic) req.lang = asLang(req.viewerClinic.language);
@@ -105,6 +118,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     const body = req.body;
     const uid = field(body, 'uid');
     if (!UID_RE.test(uid)) throw new DomainError('not_found', 'no such authorization request');
+    if (v.role === 'staff') return staffRefusal(req, reply, v);
     if (field(body, 'action') === 'deny') return reply.redirect(await as.deny(req.raw, reply.raw, uid), 303);
     if (field(body, 'action') !== 'allow') throw new DomainError('invalid_input', 'answer with Allow or Deny', { field: 'action' });
     const clinics = await connectable(req, v);

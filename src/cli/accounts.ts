@@ -91,7 +91,10 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
       const change = previous === clinic.plan ? `plan already ${clinic.plan}` : `plan ${previous} -> ${clinic.plan}`;
       const effect = apiAccess
         ? 'its owners can create API keys'
-        : `no new API keys${activeKeys ? `; its ${plural(activeKeys, 'active key')} ${activeKeys === 1 ? 'keeps' : 'keep'} working until revoked (clinic-api keys list --clinic ${clinic.id})` : ''}`;
+        : activeKeys
+          ? `no new API keys; its ${plural(activeKeys, 'active key')} ${activeKeys === 1 ? 'keeps' : 'keep'} working until revoked ` +
+            `(clinic-api keys list --clinic ${clinic.id})`
+          : 'no new API keys';
       info(ctx, `clinic "${clinic.name}": ${change}; ${effect}`);
       result(ctx, clinic.id, {
         id: clinic.id,
@@ -142,7 +145,8 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
   users
     .command('reset-password')
     .description(
-      "set a user's password and sign them out of the dashboard everywhere; prints the user id (a generated password on stderr unless --password-stdin)",
+      "set a user's password and sign them out of the dashboard everywhere; prints the user id (a generated password on stderr unless " +
+        '--password-stdin)',
     )
     .requiredOption('--email <email>', 'the sign-in e-mail')
     .option('--password-stdin', 'read the new password from the first line of stdin')

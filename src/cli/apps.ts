@@ -66,7 +66,8 @@ export function registerAppCommands(program: Command, ctx: CliContext): void {
         {
           already: `grant ${grantId} was already revoked`,
           announced: `revoked grant ${grantId}; running servers reject its tokens now (announced through Redis)`,
-          'not-announced': `revoked grant ${grantId}; Redis (REDIS_URL) did not answer, so running servers reject its tokens within 5 seconds`,
+          'not-announced':
+            `revoked grant ${grantId}; Redis (REDIS_URL) did not answer, ` + 'so running servers reject its tokens within 5 seconds',
           revoked: `revoked grant ${grantId}; running servers reject its tokens within 5 seconds`,
         }[outcome],
       );

@@ -22,7 +22,8 @@ function refusePostgres(ctx: CliContext, command: string): void {
   if ((ctx.io.env.DATABASE_URL ?? '').trim() === '') return;
   throw new DomainError(
     'invalid_input',
-    `${command}: DATABASE_URL is set, so the data is in PostgreSQL, and \`clinic-api ${command}\` copies only the embedded SQLite database. ${HOW_POSTGRES}`,
+    `${command}: DATABASE_URL is set, so the data is in PostgreSQL, and \`clinic-api ${command}\` copies only the embedded SQLite ` +
+      `database. ${HOW_POSTGRES}`,
     { field: 'DATABASE_URL' },
   );
 }
@@ -95,7 +96,8 @@ const PEPPER_NOTE: Record<BackupResult['pepper'], string> = {
     'API_KEY_PEPPER is set: the backup does not hold it. Keep that variable: a restored service needs the same value, ' +
     'or it refuses every API key and cannot open the webhook signing secrets',
   missing:
-    'warning: DATA_DIR has no api-key-pepper and API_KEY_PEPPER is unset: the backup holds no pepper, and no service can verify the API keys it holds',
+    'warning: DATA_DIR has no api-key-pepper and API_KEY_PEPPER is unset: the backup holds no pepper, and no service can verify the API ' +
+    'keys it holds',
 };
 
 const RESTORED_PEPPER_NOTE: Record<RestoreResult['pepper'], string> = {
@@ -132,7 +134,8 @@ export function registerBackupCommands(program: Command, ctx: CliContext): void 
       info(
         ctx,
         [
-          `${res.replaced ? 'replaced' : 'wrote'} ${res.file}: ${mb(res.bytes)} in ${res.seconds.toFixed(1)} s, integrity_check ok, schema ${schema(res.migrations)}`,
+          `${res.replaced ? 'replaced' : 'wrote'} ${res.file}: ${mb(res.bytes)} in ${res.seconds.toFixed(1)} s, integrity_check ok, ` +
+            `schema ${schema(res.migrations)}`,
           `  ${counted(res.counts)}`,
           `  ${PEPPER_NOTE[res.pepper]}`,
         ].join('\n'),
@@ -168,7 +171,8 @@ export function registerBackupCommands(program: Command, ctx: CliContext): void 
       info(
         ctx,
         [
-          `restored ${res.file} (made ${res.madeAt} by ${res.madeBy}) into ${res.dataDir}: ${mb(res.bytes)}, integrity_check ok, schema ${schema(res.migrations)}`,
+          `restored ${res.file} (made ${res.madeAt} by ${res.madeBy}) into ${res.dataDir}: ${mb(res.bytes)}, integrity_check ok, ` +
+            `schema ${schema(res.migrations)}`,
           `  ${counted(res.counts)}`,
           `  ${RESTORED_PEPPER_NOTE[res.pepper]}`,
           ...(res.pending.length > 0

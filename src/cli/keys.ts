@@ -24,7 +24,8 @@ async function checkKeyId(value: string, verb: string): Promise<string> {
   if ((await apiKeys()).looksLikeApiKey(value)) {
     throw new DomainError(
       'invalid_input',
-      `that is an API key, not a key id: ${verb} a key by its id, the first column of \`clinic-api keys list --clinic CLINIC_ID\` (this key is the one listed with hint …${value.trim().slice(-4)})`,
+      `that is an API key, not a key id: ${verb} a key by its id, the first column of \`clinic-api keys list --clinic CLINIC_ID\` (this ` +
+        `key is the one listed with hint …${value.trim().slice(-4)})`,
       { field: 'key-id' },
     );
   }
@@ -102,9 +103,10 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       const issued = await withRuntime(ctx, (rt) =>
         rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null, scopes: chosen, allowedIps: ips }),
       );
+      const from = issued.allowedIps ? `; from ${issued.allowedIps.join(', ')} only` : '';
       info(
         ctx,
-        `created key ${issued.id} "${issued.name}" (${issued.scopes.join(', ')}${issued.allowedIps ? `; from ${issued.allowedIps.join(', ')} only` : ''})` +
+        `created key ${issued.id} "${issued.name}" (${issued.scopes.join(', ')}${from})` +
           `${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`,
       );
       result(ctx, issued.key, {
@@ -167,11 +169,8 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       });
       const nowS = Math.floor(ctx.io.now() / 1000);
       const k = keyJson(listed, keyStatus(listed, nowS));
-      info(
-        ctx,
-        `updated key ${keyId} "${k.name}": ${k.scopes.join(', ')}; ${k.allowed_ips === null ? 'any address' : `from ${k.allowed_ips.join(', ')} only`}; ` +
-          reach(announced, redis, 'use it'),
-      );
+      const from = k.allowed_ips === null ? 'any address' : `from ${k.allowed_ips.join(', ')} only`;
+      info(ctx, `updated key ${keyId} "${k.name}": ${k.scopes.join(', ')}; ${from}; ` + reach(announced, redis, 'use it'));
       result(ctx, keyId, k);
     });
 
@@ -190,7 +189,8 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       const { issued, oldExpiresAt } = rolled;
       info(
         ctx,
-        `rolled key ${keyId} "${issued.name}": new key ${issued.id}${issued.expiresAt ? `, expires ${iso(issued.expiresAt)}` : ''}. Store it now: it cannot be shown again. ` +
+        `rolled key ${keyId} "${issued.name}": new key ${issued.id}${issued.expiresAt ? `, expires ${iso(issued.expiresAt)}` : ''}. ` +
+          'Store it now: it cannot be shown again. ' +
           `The old key works until ${iso(oldExpiresAt)}; ${reach(rolled.announced, redis, 'know it')}.`,
       );
       result(ctx, issued.key, {
@@ -227,7 +227,9 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         {
           already: `key ${keyId} was already revoked`,
           announced: `revoked key ${keyId}; running servers reject it now (announced through Redis)`,
-          'not-announced': `revoked key ${keyId}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds, when their key cache expires`,
+          'not-announced':
+            `revoked key ${keyId}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds, when ` +
+            `their key cache expires`,
           revoked: `revoked key ${keyId}; running servers reject it within 5 seconds`,
         }[outcome],
       );

@@ -65,13 +65,25 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
     .description("a clinic's request log (every API request made with its keys), oldest first, as JSON lines or CSV")
     .requiredOption('--clinic <id>', 'clinic id')
     .option('--key <key-id>', "only this key's requests (its id, as keys list shows it)")
+    .option(
+      '--app <grant-or-client-id>',
+      "only this OAuth app's requests: a client id (every grant of the app) or one grant id, as apps list --json shows them",
+    )
     .option('--since <date>', "from this date (YYYY-MM-DD, the clinic's time zone) or timestamp with offset")
     .option('--until <date>', 'through this date, or before this timestamp')
     .option('--status <status>', 'a status class (2xx, 4xx, 5xx ...) or one status (404)')
     .option('--format <format>', 'jsonl or csv', 'jsonl')
-    .action(async (o: { clinic: string; key?: string; since?: string; until?: string; status?: string; format: string }) => {
+    .action(async (o: { clinic: string; key?: string; app?: string; since?: string; until?: string; status?: string; format: string }) => {
       const fmt = format(o.format);
-      const [{ requireClinic }, read] = await Promise.all([import('../services/accounts.js'), import('../services/request-log-read.js')]);
+      if (o.key !== undefined && o.app !== undefined)
+        throw new DomainError('invalid_input', '--key and --app exclude each other: a request is made with a key or by an app', {
+          field: 'app',
+        });
+      const [{ requireClinic }, read, byApp] = await Promise.all([
+        import('../services/accounts.js'),
+        import('../services/request-log-read.js'),
+        import('../services/app-log.js'),
+      ]);
       const status = o.status === undefined ? null : read.parseStatusFilter(o.status);
       const n = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
@@ -79,7 +91,11 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
         const untilMs = o.until === undefined ? null : read.parseBound('until', o.until, clinic.timezone);
         if (sinceMs !== null && untilMs !== null && sinceMs >= untilMs)
           throw new DomainError('invalid_input', `--since (${o.since}) must be before --until (${o.until})`, { field: 'since' });
-        const rows = read.logEntries(rt.database.db, clinic.id, { keyId: o.key ?? null, status, sinceMs, untilMs });
+        const filter = { keyId: o.key ?? null, status, sinceMs, untilMs };
+        // --app: the clinic's own apps only (another clinic's id is refused like an unknown one).
+        const grantIds =
+          o.app === undefined ? null : byApp.requireApp(byApp.appsOfGrants(await rt.appGrants.list(clinic.id)), o.app, clinic.id);
+        const rows = read.logEntries(rt.database.db, clinic.id, { ...filter, grantIds });
         return emit(
           ctx.io.stdout,
           fmt,

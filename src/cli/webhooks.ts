@@ -47,7 +47,8 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
       const types = e.event_types;
       info(
         ctx,
-        `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now on. Store the secret now: it cannot be shown again.`,
+        `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now ` +
+          `on. Store the secret now: it cannot be shown again.`,
       );
       result(ctx, `${e.id}\n${created.secret}`, { id: e.id, secret: created.secret, url: e.url, events: types, clinic_id: e.clinic_id });
     });

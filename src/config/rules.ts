@@ -33,7 +33,8 @@ export const CROSS_RULES: readonly CrossRule[] = [
     problem: (c) =>
       c.databaseUrl === null || c.apiKeyPepper !== null
         ? null
-        : "must be set when DATABASE_URL is set: every instance and the CLI must share one secret (a generated one would live in one machine's DATA_DIR only); e.g. `openssl rand -base64 48`",
+        : 'must be set when DATABASE_URL is set: every instance and the CLI must share one secret (a generated one would live in one ' +
+          "machine's DATA_DIR only); e.g. `openssl rand -base64 48`",
   },
   {
     variable: 'REQUEST_TIMEOUT_MS',
@@ -52,7 +53,8 @@ export const CROSS_RULES: readonly CrossRule[] = [
       const busiest = c.dbStatementTimeoutMs + c.dbConnectTimeoutMs + 1_000;
       return c.http.socketTimeoutMs >= busiest
         ? null
-        : `must be at least DB_STATEMENT_TIMEOUT_MS + DB_CONNECT_TIMEOUT_MS + 1000 (${busiest}): a request waiting for the database moves no bytes`;
+        : `must be at least DB_STATEMENT_TIMEOUT_MS + DB_CONNECT_TIMEOUT_MS + 1000 (${busiest}): a request waiting for the database ` +
+            `moves no bytes`;
     },
   },
   {

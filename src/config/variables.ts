@@ -40,7 +40,8 @@ function trustProxyValue(raw: string): unknown {
  */
 function redisUrlProblem(raw: string): string | null {
   const fix =
-    "e.g. redis://redis:6379 or rediss://user:password@redis.example:6380/0 (percent-encode special characters in the password); unset it to keep limits in each instance's memory";
+    'e.g. redis://redis:6379 or rediss://user:password@redis.example:6380/0 (percent-encode special characters in the password); unset ' +
+    "it to keep limits in each instance's memory";
   if (!/^rediss?:\/\//i.test(raw)) return `must be a redis:// or rediss:// URL, ${fix}`;
   let url: URL;
   try {
@@ -126,7 +127,8 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 1000,
     description:
-      "how long a request waits for Redis before its limit is decided in the instance's memory instead (fails open; logged once, back on Redis by itself)",
+      "how long a request waits for Redis before its limit is decided in the instance's memory instead (fails open; logged once, back on " +
+      'Redis by itself)',
   }),
   pageCacheBytes: Type.Transform(
     int('PAGE_CACHE_MB', {
@@ -134,7 +136,8 @@ export const ConfigSchema = Type.Object({
       minimum: 0,
       maximum: 4096,
       description:
-        'memory (MiB) for the list pages the service built, kept by their `ETag` and sent again while nothing changed (least recently used out first); `0` builds every page',
+        'memory (MiB) for the list pages the service built, kept by their `ETag` and sent again while nothing changed (least recently ' +
+        'used out first); `0` builds every page',
     }),
   )
     .Decode(fromMebibytes)
@@ -189,7 +192,8 @@ export const ConfigSchema = Type.Object({
   logFormat: oneOf('LOG_FORMAT', ['auto', 'json', 'pretty'], {
     default: 'auto',
     description:
-      'log lines as JSON objects, one per line (`json`, for log collectors) or as human lines (`pretty`); `auto`: human when stdout is a terminal, JSON otherwise',
+      'log lines as JSON objects, one per line (`json`, for log collectors) or as human lines (`pretty`); `auto`: human when stdout is a ' +
+      'terminal, JSON otherwise',
   }),
   trustProxy: shaped(
     'TRUST_PROXY',
@@ -202,10 +206,12 @@ export const ConfigSchema = Type.Object({
       default: false,
       parse: trustProxyValue,
       problem: () =>
-        'must be false, true, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. 10.0.0.0/8,127.0.0.1)',
+        'must be false, true, a number of proxy hops (e.g. 1), or a comma-separated list of proxy addresses/CIDRs (e.g. ' +
+        '10.0.0.0/8,127.0.0.1)',
       allowedDoc: '`false`, `true`, a number of hops, or addresses/CIDRs',
       description:
-        "behind a reverse proxy: the number of proxy hops (e.g. `1`) or the proxies' addresses/CIDRs, so the client IP and HTTPS come from `X-Forwarded-*`; `true` trusts every hop (any client could then spoof its address)",
+        "behind a reverse proxy: the number of proxy hops (e.g. `1`) or the proxies' addresses/CIDRs, so the client IP and HTTPS come " +
+        'from `X-Forwarded-*`; `true` trusts every hop (any client could then spoof its address)',
     },
   ),
   cookieSecure: oneOf('COOKIE_SECURE', ['auto', 'always', 'never'], {
@@ -226,7 +232,8 @@ export const ConfigSchema = Type.Object({
     minimum: 100,
     maximum: 60_000,
     description:
-      'longest wait for a PostgreSQL connection, new or from the pool: with the statement timeout, bounds a request while the database fails',
+      'longest wait for a PostgreSQL connection, new or from the pool: with the statement timeout, bounds a request while the database ' +
+      'fails',
   }),
   usageFlushIntervalS: int('USAGE_FLUSH_INTERVAL_S', {
     default: 30,
@@ -261,7 +268,9 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: 3650,
     description:
-      'days the request log and the client access record keep each API request (every request made with a key: shown in the dashboard, `clinic-api logs`, `clinic-api access`); older entries are removed in the background; `0` turns both off (nothing collected or written)',
+      'days the request log and the client access record keep each API request (every request made with a key: shown in the dashboard, ' +
+      '`clinic-api logs`, `clinic-api access`); older entries are removed in the background; `0` turns both off (nothing collected or ' +
+      'written)',
   }),
   /** Timeouts and caps against slow and greedy clients (docs/operations.md). */
   http: Type.Object({
@@ -270,7 +279,8 @@ export const ConfigSchema = Type.Object({
       minimum: 100,
       maximum: 600_000,
       description:
-        'the request line and headers must arrive within this, else 408 `request_timeout` and the connection closed (a slowloris connection; checked every second)',
+        'the request line and headers must arrive within this, else 408 `request_timeout` and the connection closed (a slowloris ' +
+        'connection; checked every second)',
     }),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', {
       default: 30_000,
@@ -291,14 +301,16 @@ export const ConfigSchema = Type.Object({
       minimum: 100,
       maximum: 3_600_000,
       description:
-        'a connection on which nothing moves either way for this long mid-request or mid-response (a client that stopped reading its answer) is destroyed',
+        'a connection on which nothing moves either way for this long mid-request or mid-response (a client that stopped reading its ' +
+        'answer) is destroyed',
     }),
     maxConnectionsPerAddress: int('MAX_CONNECTIONS_PER_ADDRESS', {
       default: 100,
       minimum: 0,
       maximum: 1_000_000,
       description:
-        "open connections per client address (the TCP peer: behind a proxy, the proxy's); one more is closed at once, before it is read; `0`: no cap",
+        "open connections per client address (the TCP peer: behind a proxy, the proxy's); one more is closed at once, before it is read; " +
+        '`0`: no cap',
     }),
     maxHeaderBytes: int('MAX_HEADER_BYTES', {
       default: 16_384,
@@ -314,7 +326,8 @@ export const ConfigSchema = Type.Object({
       minimum: 0,
       maximum: 60_000,
       description:
-        'past this mean event-loop delay over the last second (sustained slowness: one long stall among quick turns hardly moves the mean), 503 `service_unavailable`; `0`: not checked',
+        'past this mean event-loop delay over the last second (sustained slowness: one long stall among quick turns hardly moves the ' +
+        'mean), 503 `service_unavailable`; `0`: not checked',
     }),
     maxHeapUsedBytes: Type.Transform(
       optionalInt('OVERLOAD_MAX_HEAP_USED_MB', {
@@ -322,7 +335,8 @@ export const ConfigSchema = Type.Object({
         maximum: 1_048_576,
         defaultDoc: "90% of V8's heap limit",
         description:
-          'past this V8 heap use (MiB; near the limit V8 spends its time collecting, then the process dies), 503 `service_unavailable`; `0`: not checked',
+          'past this V8 heap use (MiB; near the limit V8 spends its time collecting, then the process dies), 503 `service_unavailable`; ' +
+          '`0`: not checked',
       }),
     )
       .Decode((mb) => (mb === null ? null : fromMebibytes(mb)))
@@ -344,7 +358,8 @@ export const ConfigSchema = Type.Object({
     allowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', {
       default: false,
       description:
-        '`true`: webhooks may go to private/loopback addresses and plain `http://` (tests, trying webhooks locally, internal receivers); set it for the server and for the `clinic-api` command alike: each reads its own environment',
+        '`true`: webhooks may go to private/loopback addresses and plain `http://` (tests, trying webhooks locally, internal receivers); ' +
+        'set it for the server and for the `clinic-api` command alike: each reads its own environment',
     }),
     maxInFlight: int('WEBHOOK_MAX_IN_FLIGHT', {
       default: 32,
@@ -375,7 +390,8 @@ export const ConfigSchema = Type.Object({
       minimum: 1_000,
       maximum: 600_000,
       description:
-        'how long an instance owns an endpoint, counted from each request it sends; `WEBHOOK_LEASE_MS` - `WEBHOOK_TIMEOUT_MS` is how long a stalled instance keeps an endpoint in the middle of an attempt',
+        'how long an instance owns an endpoint, counted from each request it sends; `WEBHOOK_LEASE_MS` - `WEBHOOK_TIMEOUT_MS` is how ' +
+        'long a stalled instance keeps an endpoint in the middle of an attempt',
     }),
     pollMs: int('WEBHOOK_POLL_MS', {
       default: 250,
@@ -392,7 +408,8 @@ export const ConfigSchema = Type.Object({
       defaultDoc: 'unset (OAuth off: apps connect with keys only)',
       allowedDoc: '`https://host[:port]` (`http://` only for a loopback host)',
       description:
-        'the public origin apps reach the service at; set, the service is an OAuth 2.1 authorization server for the API and `/mcp` (docs/oauth.md)',
+        'the public origin apps reach the service at; set, the service is an OAuth 2.1 authorization server for the API and `/mcp` ' +
+        '(docs/oauth.md)',
     }),
     accessTokenTtlS: int('OAUTH_ACCESS_TOKEN_TTL_S', {
       default: 3600,

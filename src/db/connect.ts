@@ -1,4 +1,6 @@
-// The one switch between SQLite and PostgreSQL, and the only code that knows the drivers.
+// The one switch between SQLite and PostgreSQL, and the only code that knows the drivers. Longer
+// than 300 lines on purpose: both drivers' opening, write transactions and error mapping side by
+// side, so a difference between the two databases is visible in one file.
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -57,7 +59,8 @@ export class WriterBusy extends DomainError {
   constructor(waitedMs: number, options?: { cause?: unknown }) {
     super(
       'busy',
-      `another process is writing to the database (an import?) and held its write lock for ${waitedMs > 0 ? `over ${waitedMs} ms` : 'now'}; nothing was changed, try again in a moment`,
+      `another process is writing to the database (an import?) and held its write lock ` +
+        `for ${waitedMs > 0 ? `over ${waitedMs} ms` : 'now'}; nothing was changed, try again in a moment`,
     );
     this.name = 'WriterBusy';
     if (options?.cause !== undefined) this.cause = options.cause;
@@ -346,6 +349,19 @@ function pgLock(url: string) {
   };
 }
 
+/** What pg, its pool and better-sqlite3 say when the connection, not the query, failed. */
+const CONNECTION_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'timeout exceeded when trying to connect',
+    'Query read timeout',
+    'not queryable',
+    'driver has already been destroyed',
+    'database connection is not open',
+  ].join('|'),
+  'i',
+);
+
 /** True when `err` came from the database or its connection (answered as 500 database_error). */
 export function isDatabaseError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
@@ -354,9 +370,7 @@ export function isDatabaseError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH'].includes(code))
     return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|driver has already been destroyed|database connection is not open/i.test(
-    err.message,
-  );
+  return CONNECTION_MESSAGES.test(err.message);
 }
 
 export type DatabaseErrorKind = 'timeout' | 'connection' | 'query';

@@ -105,7 +105,8 @@ export function parseAllowedIps(text: string, field: string): string[] | null {
   if ('ips' in checked) return checked.ips;
   throw new DomainError(
     'invalid_input',
-    `${checked.problems.map(describeAddressProblem).join('; ')}. Give addresses and CIDR ranges separated by commas (e.g. ${ALLOWED_IPS_EXAMPLE}), or none for any address`,
+    `${checked.problems.map(describeAddressProblem).join('; ')}. Give addresses and CIDR ranges separated by commas ` +
+      `(e.g. ${ALLOWED_IPS_EXAMPLE}), or none for any address`,
     { field },
   );
 }

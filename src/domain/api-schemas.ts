@@ -1,7 +1,8 @@
 // The API's queries and responses as TypeBox schemas (plain JSON Schema, no HTTP): the single
 // source of truth for the listing use-cases' input and output types (services/listings.ts, via
 // Static<>), query validation (http/query-validator.ts), response serialization
-// (fast-json-stringify) and the OpenAPI document (@fastify/swagger).
+// (fast-json-stringify) and the OpenAPI document (@fastify/swagger). Longer than 300 lines on
+// purpose: one schema per shape of the API, in one file, so the contract reads as one document.
 //
 // Every object a client receives is a named schema (named(): its `$id` is its name under the
 // OpenAPI document's components.schemas), and other schemas and routes point at it with ref(),
@@ -71,8 +72,10 @@ const updatedSinceParam = Type.Optional(
   Type.String({
     format: 'date-time',
     description:
-      'Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z or 2026-03-28T10:00:00+01:00; in a URL, send + as %2B), ordered by updated_at then id; ' +
-      'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos is the complete change feed',
+      'Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z or ' +
+      '2026-03-28T10:00:00+01:00; in a URL, send + as %2B), ordered by updated_at then id; ' +
+      'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos ' +
+      'is the complete change feed',
   }),
 );
 const enumParam = <T extends string>(values: readonly T[], description: string) =>
@@ -224,7 +227,8 @@ export const EventosQuery = Type.Object(
         minLength: 1,
         maxLength: 100,
         description:
-          'Where to continue: the next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from now on). ' +
+          'Where to continue: the next_cursor of an earlier answer, or "now" for the present (no events; its next_cursor follows from ' +
+          'now on). ' +
           'Leave it out to start at the oldest event kept',
       }),
     ),
@@ -253,7 +257,8 @@ export const Evento = named('Evento', 'A change of one record', {
   datos: Type.Unsafe<unknown>({
     anyOf: [Type.Ref('Cita'), Type.Ref('Clienta'), Type.Ref('Llamada'), Type.Ref('Eliminado')],
     description:
-      'The record as the lists showed it at the event (its updated_at is the event\'s time): a Cita, Clienta or Llamada by tipo; for *.eliminada, {"id": ...}. ' +
+      "The record as the lists showed it at the event (its updated_at is the event's time): a Cita, Clienta or Llamada by tipo; for " +
+      '*.eliminada, {"id": ...}. ' +
       "A clienta's derived counters (total_citas, ultima_cita ...) are as of the event: they change without events",
   }),
 });

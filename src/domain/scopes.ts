@@ -143,7 +143,8 @@ export function parseScopes(text: string, field: string): Scope[] {
   if (unknown.length > 0) {
     throw new DomainError(
       'invalid_input',
-      `unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.map((s) => JSON.stringify(s)).join(', ')}; the scopes are: ${SCOPES.join(', ')}`,
+      `unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.map((s) => JSON.stringify(s)).join(', ')}; the scopes ` +
+        `are: ${SCOPES.join(', ')}`,
       { field },
     );
   }

@@ -17,7 +17,8 @@ export const ERROR_WHEN = {
   missing_api_key: 'no Authorization header',
   invalid_api_key: 'the header is not `Bearer <key>`, or the key is unknown, revoked or expired',
   insufficient_scope:
-    'the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types of the resources it may read, so an explicit tipo of others is refused too',
+    'the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types ' +
+    'of the resources it may read, so an explicit tipo of others is refused too',
   ip_not_allowed: "the API key is restricted to addresses that do not include the caller's; the message names the address the service saw",
   not_found: "no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike)",
   method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',

@@ -54,8 +54,9 @@ function parameterLine(p: Json): string {
   const extra = [
     typeof s['minLength'] === 'number' ? `${s['minLength']} to ${s['maxLength']} characters` : undefined,
     s['default'] !== undefined ? `default ${s['default']}` : undefined,
+    p['required'] ? 'required' : undefined,
   ].filter(Boolean);
-  return `- ${p['name']} (${describeType(s)}${extra.length ? `; ${extra.join('; ')}` : ''}${p['required'] ? '; required' : ''}): ${p['description'] ?? ''}`.trimEnd();
+  return `- ${p['name']} (${[describeType(s), ...extra].join('; ')}): ${p['description'] ?? ''}`.trimEnd();
 }
 
 function operationSection(path: string, method: string, op: Json, samples: LlmsTxtInput['samples']): string[] {
@@ -109,21 +110,27 @@ export function llmsTxt(input: LlmsTxtInput): string {
     '',
     String(info['description']).split('\n\n').slice(1).join('\n\n').trim(),
     '',
-    `Base URL: this server (the origin that serves this file). Reference: ${links.docs}. OpenAPI 3.1: ${links.openapi}. Licence: ${links.license}.`,
+    `Base URL: this server (the origin that serves this file). Reference: ${links.docs}. OpenAPI ` +
+      `3.1: ${links.openapi}. Licence: ${links.license}.`,
     'Read-only: every endpoint is GET (HEAD also works); other methods get 405.',
     '',
     '## Authentication',
     '',
-    `Send \`Authorization: Bearer <key>\` on every request (never in the URL). Keys look like \`${input.keyPrefix}_\` followed by 43 URL-safe characters;`,
+    `Send \`Authorization: Bearer <key>\` on every request (never in the URL). Keys look like \`${input.keyPrefix}_\` followed by 43 ` +
+      `URL-safe characters;`,
     "a clinic owner creates and revokes them in the dashboard (/dashboard, Settings > API). A key reads its own clinic's data only.",
-    'No header: 401 missing_api_key. A malformed header or an unknown, revoked or expired key: 401 invalid_api_key. Both carry `WWW-Authenticate: Bearer realm="api"`.',
+    'No header: 401 missing_api_key. A malformed header or an unknown, revoked or expired key: 401 invalid_api_key. Both carry ' +
+      '`WWW-Authenticate: Bearer realm="api"`.',
     '',
     '## Scopes',
     '',
-    'A key reads only what its scopes grant (GET /api/v1/me lists them; the clinic owner chooses them). Each endpoint below names the scope it needs; without it the answer is',
-    '403 insufficient_scope, with error.scope and `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` naming it (authentication is checked first).',
+    'A key reads only what its scopes grant (GET /api/v1/me lists them; the clinic owner chooses them). Each endpoint below names the ' +
+      'scope it needs; without it the answer is',
+    '403 insufficient_scope, with error.scope and `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` naming it ' +
+      '(authentication is checked first).',
     ...SCOPES.map((s) => `- ${s}: ${SCOPE_TEXTS[s].reference}`),
-    'A key may also be restricted to addresses (IPv4/IPv6, CIDR ranges): from any other address, 403 ip_not_allowed, naming the address the service saw.',
+    'A key may also be restricted to addresses (IPv4/IPv6, CIDR ranges): from any other address, 403 ip_not_allowed, naming the address ' +
+      'the service saw.',
     '',
     '## Endpoints',
   ];
@@ -141,16 +148,19 @@ export function llmsTxt(input: LlmsTxtInput): string {
     '',
     '## Errors',
     '',
-    'Every error has one JSON body: {"error": {"code", "message", "param" (parameter errors only), "scope" (insufficient_scope only), "request_id"}}. Match on error.code; message is for people.',
+    'Every error has one JSON body: {"error": {"code", "message", "param" (parameter errors only), "scope" (insufficient_scope only), ' +
+      '"request_id"}}. Match on error.code; message is for people.',
     '',
     ...ERROR_CODE_NAMES.map((c) => `- ${ERROR_CODES[c]} ${c}: ${ERROR_WHEN[c]}`),
     '',
     '## Limits',
     '',
-    `- Per key: ${limits.rps} requests per second sustained, bursts of up to ${limits.burst}. Over it: 429 too_many_requests with Retry-After (seconds).`,
+    `- Per key: ${limits.rps} requests per second sustained, bursts of up to ${limits.burst}. Over it: 429 too_many_requests with ` +
+      `Retry-After (seconds).`,
     `- Failed authentications per client address: ${limits.authFailRps} per second, bursts of ${limits.authFailBurst}.`,
     '- Pages: limit 1..500 (defaults per endpoint above), offset >= 0; total counts every match. Page with offset until offset >= total.',
-    "- Dates (YYYY-MM-DD) are calendar days in the clinic's time zone, inclusive at both ends; timestamps are RFC 3339 with the clinic's offset.",
+    "- Dates (YYYY-MM-DD) are calendar days in the clinic's time zone, inclusive at both ends; timestamps are RFC 3339 with the clinic's " +
+      'offset.',
     '',
     '## Response headers',
     '',

@@ -20,7 +20,8 @@ interface HeaderDoc {
 export const RESPONSE_HEADERS = {
   'X-Request-Id': {
     description:
-      "The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support.",
+      "The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry " +
+      'it as request_id; quote it to support.',
     schema: { type: 'string', examples: ['4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90'] },
   },
   'Cache-Control': {
@@ -42,12 +43,14 @@ export const RESPONSE_HEADERS = {
   },
   'WWW-Authenticate': {
     description:
-      'How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs.',
+      'How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the ' +
+      'request needs.',
     schema: { type: 'string', examples: ['Bearer realm="api"', 'Bearer error="insufficient_scope", scope="citas:read"'] },
   },
   ETag: {
     description:
-      'Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with no body.',
+      'Strong entity tag of this answer: send it back as If-None-Match and, while nothing changed, the answer is 304 Not Modified with ' +
+      'no body.',
     schema: { type: 'string', examples: ['"V2mC1sJ5f3y8L0o1Qk7eS0mB9xA"'] },
   },
   Vary: {
@@ -60,7 +63,8 @@ export const RESPONSE_HEADERS = {
   },
   Link: {
     description:
-      'CSV answers only, while there is a next page: <URL>; rel="next" (RFC 8288), the URL relative to this server: the same parameters, the days applied written out, offset advanced by limit. Absent on the last page.',
+      'CSV answers only, while there is a next page: <URL>; rel="next" (RFC 8288), the URL relative to this server: the same parameters, ' +
+      'the days applied written out, offset advanced by limit. Absent on the last page.',
     schema: { type: 'string', examples: ['</api/v1/citas?desde=2026-11-21&hasta=2026-12-21&limit=100&offset=100>; rel="next"'] },
   },
 } satisfies Record<string, HeaderDoc>;
@@ -92,7 +96,8 @@ export interface StatusDoc {
 export const ERROR_RESPONSES: Record<number, StatusDoc> = {
   400: {
     description:
-      'invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character)',
+      'invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text ' +
+      'no database can store, such as a NUL character)',
     headers: [...COMMON, ...RATE],
   },
   401: {
@@ -122,7 +127,8 @@ export const ERROR_RESPONSES: Record<number, StatusDoc> = {
 export const NOT_MODIFIED: Record<number, StatusDoc> = {
   304: {
     description:
-      'Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still needs the key and counts against the rate limit',
+      'Not Modified: If-None-Match named the current ETag; no body, the data is the same as in the answer that carried that ETag. Still ' +
+      'needs the key and counts against the rate limit',
     headers: [...COMMON, ...RATE, 'ETag'],
     body: null,
   },

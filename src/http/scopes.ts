@@ -22,7 +22,10 @@ export const API_KEY_SCHEME = 'bearerAuth';
 export const API_KEY_SCHEME_DESCRIPTION = [
   'An API key of the clinic: `Authorization: Bearer <key>`.',
   '',
-  "Each key has scopes, chosen by the clinic owner (and shown by GET /api/v1/me); each operation's security requirement names the scope it needs, and without it the answer is 403 insufficient_scope (error.scope and WWW-Authenticate name it). A key may also be restricted to addresses (403 ip_not_allowed from any other).",
+  "Each key has scopes, chosen by the clinic owner (and shown by GET /api/v1/me); each operation's security requirement names the scope " +
+    'it needs, and without it the answer is 403 insufficient_scope (error.scope and WWW-Authenticate name it). A key may also be ' +
+    'restricted ' +
+    'to addresses (403 ip_not_allowed from any other).',
   '',
   ...SCOPES.map((s) => `- \`${s}\`: ${SCOPE_TEXTS[s].reference}`),
 ].join('\n');

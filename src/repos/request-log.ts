@@ -194,6 +194,8 @@ export async function deleteUnnamedSets(trx: Kysely<DB>, setIds: readonly Uint8A
 /** Filters of a clinic's log (every one optional but the clinic). */
 export interface LogFilter {
   keyId?: string | null;
+  /** an OAuth app's grants (services/app-log.ts); an empty list matches nothing */
+  grantIds?: readonly string[] | null;
   /** a status class (4 for 4xx) or one status */
   status?: { class: number } | { exact: number } | null;
   /** the path, exactly as logged (e.g. /api/v1/citas), or a prefix ending in '*' */
@@ -229,8 +231,10 @@ export async function logPage(
   limit: number,
   order: 'desc' | 'asc' = 'desc',
 ): Promise<StoredRequestLogRow[]> {
+  if (f.grantIds && f.grantIds.length === 0) return [];
   let q = db.selectFrom('request_log').select(READ_COLUMNS).where('clinic_id', '=', clinicId);
   if (f.keyId) q = q.where('key_id', '=', f.keyId);
+  if (f.grantIds) q = q.where('grant_id', 'in', [...f.grantIds]);
   if (f.status && 'class' in f.status) q = q.where('status', '>=', f.status.class * 100).where('status', '<', f.status.class * 100 + 100);
   else if (f.status) q = q.where('status', '=', f.status.exact);
   if (f.path)

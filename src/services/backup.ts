@@ -78,7 +78,8 @@ function checkPaths(config: Config, file: string, force: boolean): { target: str
   const realDir = fs.realpathSync(dir);
   if (realDir === dataDir || realDir.startsWith(dataDir + path.sep))
     throw invalid(
-      `${target} is inside DATA_DIR (${config.dataDir}): keep backups elsewhere (one in DATA_DIR is lost with it, and restore needs an empty DATA_DIR)`,
+      `${target} is inside DATA_DIR (${config.dataDir}): keep backups elsewhere (one in DATA_DIR is lost with it, and restore needs an ` +
+        `empty DATA_DIR)`,
     );
   return { target, source: source.file };
 }
@@ -122,7 +123,8 @@ export async function backupDatabase(opts: BackupOptions): Promise<BackupResult>
     if (unknown.length > 0)
       throw new DomainError(
         'rejected',
-        `the database has migrations this clinic-api does not know (${unknown.join(', ')}): back it up with the clinic-api version the service runs; nothing was written to ${target}`,
+        `the database has migrations this clinic-api does not know (${unknown.join(', ')}): back it up with the clinic-api version the ` +
+          `service runs; nothing was written to ${target}`,
       );
     fsyncFile(temp);
     if (opts.signal?.aborted) throw opts.signal.reason;

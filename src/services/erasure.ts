@@ -81,7 +81,8 @@ export async function eraseClienta(
   if (!(await clientaIdentity(db, clinicId, clientaId)) && !(await hasClientaEvents(db, clinicId, clientaId)))
     throw new DomainError(
       'not_found',
-      `clinic ${clinicId} has no clienta ${clientaId}, now or in its event log; nothing was changed (the id is the clienta's "id" in the API)`,
+      `clinic ${clinicId} has no clienta ${clientaId}, now or in its event log; nothing was changed (the id is the clienta's "id" in the ` +
+        `API)`,
       { field: 'clienta' },
     );
 

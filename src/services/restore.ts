@@ -48,7 +48,8 @@ const NOTHING_CHANGED = 'nothing was changed';
 function damaged(file: string, what: string): DomainError {
   return new DomainError(
     'rejected',
-    `${file} is not an intact backup: ${what}; ${NOTHING_CHANGED}. Restore another backup (e.g. the one before it), made by \`clinic-api backup\``,
+    `${file} is not an intact backup: ${what}; ${NOTHING_CHANGED}. Restore another backup (e.g. the one before it), made by \`clinic-api ` +
+      `backup\``,
   );
 }
 
@@ -68,7 +69,8 @@ function checkPlaces(file: string, dataDir: string): boolean {
     throw new DomainError(
       'conflict',
       `DATA_DIR (${dataDir}) is not empty (it holds ${entries.slice(0, 4).join(', ')}${entries.length > 4 ? ', ...' : ''}): ` +
-        `restore only into an empty or new directory; stop the service and point DATA_DIR at a new directory (or move these files away), then restore again; ${NOTHING_CHANGED}`,
+        `restore only into an empty or new directory; stop the service and point DATA_DIR at a new directory (or move these files away), ` +
+        `then restore again; ${NOTHING_CHANGED}`,
       { field: 'DATA_DIR' },
     );
   return true;
@@ -86,7 +88,8 @@ function pepperToWrite(
       throw new DomainError(
         'invalid_config',
         `API_KEY_PEPPER is set, to another secret than the pepper of ${file}: the restored service would refuse every API key. ` +
-          `Unset API_KEY_PEPPER (the backup's pepper goes to DATA_DIR/${PEPPER_FILE}), or set it to the value the backed-up service had; ${NOTHING_CHANGED}`,
+          `Unset API_KEY_PEPPER (the backup's pepper goes to DATA_DIR/${PEPPER_FILE}), or set it to the value the backed-up service ` +
+          `had; ${NOTHING_CHANGED}`,
         { field: 'API_KEY_PEPPER' },
       );
     return { write: info.pepper, pepper: 'written' };
@@ -122,12 +125,14 @@ function checkCopy(file: string, temp: string): { info: BackupInfo; migrations: 
   if (info === null)
     throw new DomainError(
       'rejected',
-      `${file} is a SQLite database but not a backup made by \`clinic-api backup\` (it has no clinic_api_backup table): restore such a file instead; ${NOTHING_CHANGED}`,
+      `${file} is a SQLite database but not a backup made by \`clinic-api backup\` (it has no clinic_api_backup table): restore such a ` +
+        `file instead; ${NOTHING_CHANGED}`,
     );
   if (info.format !== BACKUP_FORMAT)
     throw new DomainError(
       'rejected',
-      `${file} was made by a newer clinic-api (${info.made_by}, backup format ${info.format}): restore it with that version or a newer one; ${NOTHING_CHANGED}`,
+      `${file} was made by a newer clinic-api (${info.made_by}, backup format ${info.format}): restore it with that version or a newer ` +
+        `one; ${NOTHING_CHANGED}`,
     );
   const known = new Set(knownMigrations());
   const unknown = inspection.migrations.filter((m) => !known.has(m));
@@ -214,7 +219,8 @@ function linkInto(temp: string, final: string, dataDir: string): void {
     if (code !== 'EEXIST') throw err;
     throw new DomainError(
       'conflict',
-      `DATA_DIR (${dataDir}) is no longer empty: ${path.basename(final)} appeared while the restore ran (is a service starting on it?); ${NOTHING_CHANGED}`,
+      `DATA_DIR (${dataDir}) is no longer empty: ${path.basename(final)} appeared while the restore ran (is a service starting on ` +
+        `it?); ${NOTHING_CHANGED}`,
       { field: 'DATA_DIR' },
     );
   }

@@ -11,5 +11,8 @@ export const INTERACTIVE_WRITE_WAIT_MS = 3_000;
  * created: the lock was free a moment before, and giving up would leave the action without it.
  */
 export const FOLLOW_UP_WRITE_WAIT_MS = 30_000;
-/** Bookkeeping that is skipped or deferred when the lock is taken (last_used_at, a session's last visit, usage counts, claims): one attempt. */
+/**
+ * Bookkeeping that is skipped or deferred when the lock is taken (last_used_at, a session's last
+ * visit, usage counts, claims): one attempt.
+ */
 export const BACKGROUND_WRITE_WAIT_MS = 0;

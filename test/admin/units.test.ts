@@ -16,7 +16,8 @@ describe('html templates', () => {
   it('escapes every interpolated string, in text and in attributes', () => {
     const name = `<img src=x onerror="alert('x')">&\``;
     expect(html`<p title="${name}">${name}</p>`.value).toBe(
-      '<p title="&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;&#96;">&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;&#96;</p>',
+      '<p title="&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;&#96;">&lt;img src=x ' +
+        'onerror=&quot;alert(&#39;x&#39;)&quot;&gt;&amp;&#96;</p>',
     );
   });
 

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
+import { pause } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -106,7 +107,7 @@ export async function writerHoldsLock(file: string): Promise<boolean> {
   const db = new BetterSqlite3(file, { fileMustExist: true, timeout: 0 });
   try {
     for (let i = 0; i < 3; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 40));
+      if (i > 0) await pause(40); // the spacing is the test: a short write does not span it
       try {
         db.exec('begin immediate');
         db.exec('rollback');

@@ -14,6 +14,7 @@ import { migrationsFor } from '../../src/db/migrations/index.js';
 import { steadyLoad } from '../helpers/load.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { until } from '../helpers/wait.js';
 import { cliProcess, importFile, stateOf, writerHoldsLock } from './backup-helpers.js';
 import { tempDirs } from './in-process.js';
 
@@ -80,7 +81,7 @@ describe('clinic-api backup while a server serves and an import runs (SQLite, re
 
     const imp = cliProcess(['import', '--clinic', clinicId, file], env);
     // Backups from the moment the import's transaction holds the write lock until it has exited.
-    while (!imp.exited() && !(await writerHoldsLock(db))) await new Promise((r) => setTimeout(r, 20));
+    await until(async () => imp.exited() || (await writerHoldsLock(db)), 'the import to hold the write lock or to end', 60_000, 20);
     const taken: { file: string; lockedAtStart: boolean; lockedAtEnd: boolean }[] = [];
     while (!imp.exited()) {
       const lockedAtStart = await writerHoldsLock(db);

@@ -9,10 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/connect.js';
 import { CLINIC_TABLES } from '../../src/repos/clinic-deletion.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
-import { until } from '../helpers/receiver.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
 import { TEST_PEPPER } from '../helpers/runtime.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { until } from '../helpers/wait.js';
 import { runCli, tempDirs } from './in-process.js';
 
 const dirs = tempDirs('clinic-delete-');
@@ -72,16 +72,12 @@ const records = (k: number) =>
     created_at: '2026-03-01T09:00:00+01:00',
   });
 
-/** Polls `url` with `key` until it answers 401, for at most `ms`; whether it did. */
+/** Asks `server` with `key` until it answers 401, for at most `ms`; whether it did. */
 async function refusedWithin(server: ServerProcess, key: string, ms: number): Promise<boolean> {
-  const deadline = performance.now() + ms;
-  while (performance.now() < deadline) {
-    const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
-    await res.arrayBuffer();
-    if (res.status === 401) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
+  return until(async () => (await status(server, key)) === 401, `${server.baseUrl} to refuse the key`, ms, 50).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

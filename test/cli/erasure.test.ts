@@ -8,8 +8,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 import { TEST_PEPPER } from '../helpers/runtime.js';
-import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { until } from '../helpers/wait.js';
 import { runCli, tempDirs } from './in-process.js';
 
 const dirs = tempDirs('clinic-erasure-');

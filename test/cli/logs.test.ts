@@ -5,6 +5,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestLogRowMaker } from '../../src/http/request-log-row.js';
+import { createUser } from '../../src/services/accounts.js';
 import { RequestLog, type RawLogEntry } from '../../src/services/request-log.js';
 import { runCli, tempDirs, withRuntimeAt, type Run } from './in-process.js';
 
@@ -112,6 +113,85 @@ describe('clinic-api logs', () => {
     refused(await cli(['logs', '--clinic', clinicA, '--since', '2026-03-28', '--until', '2026-03-01']), '--since', '--until');
     refused(await cli(['logs', '--clinic', clinicA, '--format', 'xml']), '--format', 'jsonl or csv');
     refused(await cli(['logs', '--clinic', 'nope']), 'no clinic with id nope');
+  });
+});
+
+describe('clinic-api logs --app', () => {
+  let clinicC: string;
+  let clinicD: string;
+  const grant = (c: string) => c.repeat(43);
+
+  beforeAll(async () => {
+    const make = async (name: string) => (await cli(['clinics', 'create', '--name', name, '--plan', 'premium'])).stdout.trim();
+    clinicC = await make('Clínica Tres');
+    clinicD = await make('Clínica Cuatro');
+    await withRuntimeAt(dataDir, async (rt) => {
+      const owner = await createUser(rt.database.db, {
+        clinicId: clinicC,
+        email: 'owner@tres.example',
+        role: 'owner',
+        password: 'x'.repeat(12),
+      });
+      const ownerD = await createUser(rt.database.db, {
+        clinicId: clinicD,
+        email: 'owner@cuatro.example',
+        role: 'owner',
+        password: 'x'.repeat(12),
+      });
+      const consent = (grantId: string, clinicId: string, clientId: string, grantedBy: string) =>
+        rt.appGrants.recordConsent({
+          grantId,
+          clinicId,
+          clientId,
+          clientName: clientId,
+          redirectHost: 'app.example',
+          scopes: ['citas:read'],
+          resource: 'https://api.example/api/v1',
+          grantedBy,
+        });
+      // Agenda connected twice (two grants of one client), Claude once; clinic D's own app.
+      await consent(grant('a'), clinicC, 'agenda', owner.id);
+      await consent(grant('b'), clinicC, 'agenda', owner.id);
+      await consent(grant('c'), clinicC, 'claude', owner.id);
+      await consent(grant('d'), clinicD, 'crm-d', ownerD.id);
+      const log = new RequestLog(rt.database, { toRow: requestLogRowMaker('svc') });
+      const made: [number, string, string | null, string | null][] = [
+        [0, clinicC, 'key-c', null],
+        [1, clinicC, null, grant('a')],
+        [2, clinicC, null, grant('b')],
+        [3, clinicC, null, grant('c')],
+        [4, clinicD, null, grant('d')],
+      ];
+      for (const [n, clinicId, keyId, grantId] of made) log.record(entry(clinicId, n, { keyId, grantId, status: 200, clientas: null }));
+      await log.flush();
+    });
+  });
+
+  const requests = (r: Run) => {
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => Number((JSON.parse(l) as { request_id: string }).request_id.split('-').pop()));
+  };
+
+  it("by client id (every grant of the app) or by one grant id, the clinic's own apps only", async () => {
+    // The same fields as the unfiltered log.
+    const keysOf = (r: Run) => Object.keys(JSON.parse(r.stdout.trim().split('\n')[0]!) as object).sort();
+    expect(keysOf(await cli(['logs', '--clinic', clinicC, '--app', 'agenda']))).toEqual(keysOf(await cli(['logs', '--clinic', clinicC])));
+    expect(requests(await cli(['logs', '--clinic', clinicC, '--app', 'agenda']))).toEqual([1, 2]);
+    expect(requests(await cli(['logs', '--clinic', clinicC, '--app', grant('b')]))).toEqual([2]);
+    expect(requests(await cli(['logs', '--clinic', clinicC, '--app', 'claude', '--status', '2xx']))).toEqual([3]);
+    const csv = await cli(['logs', '--clinic', clinicC, '--app', 'agenda', '--format', 'csv']);
+    expect((parse(csv.stdout, { columns: true }) as Record<string, string>[]).map((x) => x.grant_id)).toEqual([grant('a'), grant('b')]);
+  });
+
+  it('refuses an app that is not one of the clinic’s (another clinic’s too), and --app with --key, with exit 2', async () => {
+    for (const other of ['crm-d', grant('d'), 'nope']) {
+      refused(await cli(['logs', '--clinic', clinicC, '--app', other]), '--app', `apps list --clinic ${clinicC}`, `"${other}"`);
+    }
+    refused(await cli(['logs', '--clinic', clinicC, '--app', 'agenda', '--key', 'key-c']), '--key and --app');
   });
 });
 

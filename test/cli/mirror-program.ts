@@ -126,17 +126,6 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv): Started {
   return { proc, stderr: () => stderr, done };
 }
 
-/** Reads until `done` holds, every 25 ms, for at most `ms`. */
-export async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export type Mirror = Record<'clientas' | 'citas' | 'llamadas', Record<string, Record<string, unknown>>> & { cursor: string };
 
 /** The program's file, or null while it has not written one. */

@@ -18,6 +18,7 @@ import { decodeCursor } from '../../src/services/feed.js';
 import { importJsonLines } from '../../src/services/import.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { untilRead } from '../helpers/wait.js';
 import {
   base,
   besidesRetries,
@@ -26,7 +27,6 @@ import {
   PEPPER,
   readMirror,
   startProcess,
-  until,
   writeProgram,
   writerFile,
 } from './mirror-program.js';
@@ -65,7 +65,7 @@ describe.each(dialects())('the README mirror program across a restart of the ser
       });
       children.push(follower.proc);
       const before = await head();
-      await until(
+      await untilRead(
         'the first copy',
         () => readMirror(mirrorFile),
         (m) => m !== null && decodeCursor(m.cursor, clinic.id) === before,
@@ -77,7 +77,7 @@ describe.each(dialects())('the README mirror program across a restart of the ser
       expect((await importJsonLines(rt.database, clinic.id, Readable.from([jsonl(writerFile(0))]))).ok).toBe(true);
       const after = await head();
       expect(after).toBeGreaterThan(before + 300);
-      await until(
+      await untilRead(
         'the program to meet the stopped server',
         async () => follower.stderr(),
         (s) => /^mirror: \/api\/v1\/eventos: connection_error \(attempt 2\), again in [\d.]+ s$/m.test(s),
@@ -86,7 +86,7 @@ describe.each(dialects())('the README mirror program across a restart of the ser
       // A new server process on the same data and port.
       const second = await startServerProcess({ key, env: { ...env, DATA_DIR: dir, PORT: String(first.port) } });
       servers.push(second);
-      const mirror = (await until(
+      const mirror = (await untilRead(
         'the copy to catch up',
         () => readMirror(mirrorFile),
         (m) => m !== null && decodeCursor(m.cursor, clinic.id) === after,

@@ -25,6 +25,7 @@ import { createClinic } from '../../src/services/accounts.js';
 import { decodeCursor } from '../../src/services/feed.js';
 import { importJsonLines } from '../../src/services/import.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
+import { pause, untilRead } from '../helpers/wait.js';
 import {
   base,
   besidesRetries,
@@ -34,7 +35,6 @@ import {
   PEPPER,
   readMirror,
   startProcess,
-  until,
   uuid,
   writeProgram,
   writerFile,
@@ -77,7 +77,7 @@ async function followFeed(address: string, key: string, clinicId: string, head: 
     cursor = page.next_cursor;
     const end = head();
     if (!page.has_more && end !== null && decodeCursor(cursor, clinicId) === end) return seen;
-    if (!page.has_more) await new Promise((r) => setTimeout(r, 20));
+    if (!page.has_more) await pause(20); // a follower's pace at the head of the feed
   }
   throw new Error(`the follower did not reach the head: ${seen.length} events seen`);
 }
@@ -131,7 +131,7 @@ describe.each(dialects())('a mirror kept by the README program while imports run
       });
 
       // The follower starts as the first of them commits, so the rest land while it reads and follows.
-      await until(
+      await untilRead(
         'the first import',
         () => dataVersions(db.db, clinic.id),
         (v) => v.eventsSeq > baseHead || v.data > 1,
@@ -153,7 +153,7 @@ describe.each(dialects())('a mirror kept by the README program while imports run
 
       for (const [i, w] of (await Promise.all(writers)).entries()) expect(w.code, `writer ${i}: ${w.stderr}`).toBe(0);
       head = (await dataVersions(db.db, clinic.id)).eventsSeq;
-      const mirror = (await until(
+      const mirror = (await untilRead(
         'the mirror to catch up',
         () => readMirror(mirrorFile),
         (m) => m !== null && decodeCursor(m.cursor, clinic.id) === head,

@@ -8,6 +8,7 @@ import { capturing } from '../../src/db/explain.js';
 import type { DB } from '../../src/db/schema.js';
 import { createClinic } from '../../src/services/accounts.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
+import { pause } from '../helpers/wait.js';
 
 type V = { name: string; limit: number };
 
@@ -87,7 +88,9 @@ describe.each(dialects())('compiledOnce on %s', (dialect) => {
     const reading = byName(database.db, { name: 'A', limit: 1 }).then((rows) => rows.map((r) => r.name));
     // On SQLite the read queues behind the transaction's connection lock; on PostgreSQL it runs at
     // once on another connection and sees the last committed state. Either way: no 'Abril'.
-    await new Promise((r) => setTimeout(r, 20));
+    // A time, not a condition: what is tested is that the read never sees 'Abril', and a read
+    // that waits shows no sign of it. 20 ms lets a read that would see it run.
+    await pause(20);
     release();
     expect(await writing).toBe('rollback');
     expect(await reading).toEqual(['Ana']);

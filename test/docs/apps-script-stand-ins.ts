@@ -16,6 +16,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 
+/** The options of UrlFetchApp.fetch() that the scripts use. */
+interface FetchParams {
+  method?: string;
+  headers?: Record<string, string>;
+  muteHttpExceptions?: boolean;
+  followRedirects?: boolean;
+}
+
 export interface FetchRecord {
   url: string;
   headers: Record<string, string>;
@@ -156,7 +164,7 @@ export function appsScriptGlobals(opts: StandInOptions) {
   };
 
   const UrlFetchApp = {
-    fetch(url: string, params: { method?: string; headers?: Record<string, string>; muteHttpExceptions?: boolean; followRedirects?: boolean }) {
+    fetch(url: string, params: FetchParams) {
       const headersFile = path.join(tmp, 'headers');
       const bodyFile = path.join(tmp, 'body');
       const args = ['-sS', '--max-time', '20', '-D', headersFile, '-o', bodyFile, '-X', (params.method ?? 'get').toUpperCase()];

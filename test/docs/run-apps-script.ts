@@ -29,7 +29,8 @@ export interface AppsScriptRun {
 
 function run(job: AppsScriptJob): AppsScriptRun {
   const properties = { ...job.properties };
-  const { globals, recorded, cleanUp } = appsScriptGlobals({ properties, timeZone: job.timeZone, csvTrailingBlankRow: job.csvTrailingBlankRow });
+  const { timeZone, csvTrailingBlankRow } = job;
+  const { globals, recorded, cleanUp } = appsScriptGlobals({ properties, timeZone, csvTrailingBlankRow });
   try {
     const context = vm.createContext({ ...globals });
     vm.runInContext(fs.readFileSync(job.script, 'utf8'), context, { filename: job.script });

@@ -54,7 +54,10 @@ function numberFormats(): Record<string, string> {
   return out;
 }
 
-/** What the sheet must hold for these JSON records: the columns, then a row per record, numbers as numbers and the rest as the JSON's text. */
+/**
+ * What the sheet must hold for these JSON records: the columns, then a row per record, numbers as
+ * numbers and the rest as the JSON's text.
+ */
 function expectedSheet(list: List, records: Json[]): unknown[][] {
   const columns = Object.keys(LISTS[list].properties);
   const numbers = numberFormats();

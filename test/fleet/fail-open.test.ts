@@ -9,11 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/in-process.js';
 import { DEMO_KEY_RE, request, startInstances, stopAllInstances, Traffic, type Instance } from '../helpers/fleet.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
+import { pause, untilRead } from '../helpers/wait.js';
 
 const runs = redisAvailable('failing open under traffic (test/fleet/fail-open.test.ts)');
 
 const DOWN =
-  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach other instances within 5 s)";
+  "Redis does not answer: rate limits fall back to each instance's memory until it answers again (key revocations and changes reach " +
+  'other instances within 5 s)';
 const UP = 'Redis answers: rate limits are shared by every instance';
 const METRICS_TOKEN = 'fail-open-metrics-token-0123456789abcdef';
 
@@ -96,16 +98,14 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
     await redis.stop();
     await server.waitForLog((l) => l.msg === DOWN, 10_000, 'the outage', before);
     await traffic.more(100);
-    // Reported, never failing readiness (/readyz keeps its answer for a second: wait that out).
-    await new Promise((r) => setTimeout(r, 1_100));
-    const down = await health();
+    // Reported, never failing readiness (/readyz keeps its answer for a second: until it checks again).
+    const down = await untilRead('/readyz to report Redis down', health, (h) => (h.checks as { redis?: string }).redis === 'down');
     expect([down.ready, down.checks, down.redisUp]).toEqual([200, { database: 'up', redis: 'down' }, 0]);
     expect(down.fallbacks).toBeGreaterThanOrEqual(100);
     await redis.start();
     const back = await server.waitForLog((l) => l.msg === UP, 10_000, 'Redis answering again', before);
     await traffic.more(40);
-    await new Promise((r) => setTimeout(r, 1_100));
-    const up = await health();
+    const up = await untilRead('/readyz to report Redis up', health, (h) => (h.checks as { redis?: string }).redis === 'up');
     expect([up.ready, up.checks, up.redisUp]).toEqual([200, { database: 'up', redis: 'up' }, 1]);
     expect(up.fallbacks).toBeGreaterThanOrEqual(Number(back.fallbacks));
 
@@ -170,7 +170,7 @@ describe.skipIf(!runs)('one instance under traffic while its Redis stops, comes 
       let status = 200;
       while (status === 200 && Date.now() - revokedAt < 5_000) {
         status = (await me()).status;
-        if (status === 200) await new Promise((r) => setTimeout(r, 100));
+        if (status === 200) await pause(100); // the poll's pace
       }
       expect(status).toBe(401);
       expect(traffic.failures).toEqual([]);

@@ -11,9 +11,9 @@ import { RedisLink } from '../../src/redis/link.js';
 import type { RateLimiter } from '../../src/services/rate-limit.js';
 import { LOCAL_MIN_BURST } from '../../src/services/local-view.js';
 import { RateLimiters } from '../../src/services/shared-rate-limit.js';
-import { until } from '../helpers/receiver.js';
 import { gcraCalls } from '../../tools/redis-server.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
+import { until } from '../helpers/wait.js';
 
 const runs = redisAvailable("the shared limiter's local view (test/fleet/local-view.test.ts)");
 const SLOW = 0.001;

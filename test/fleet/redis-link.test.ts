@@ -10,17 +10,9 @@ import { quietOutages } from '../../src/redis/outages.js';
 import type { RateDecision, RateLimiter } from '../../src/services/rate-limit.js';
 import { RateLimiters } from '../../src/services/shared-rate-limit.js';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
+import { until } from '../helpers/wait.js';
 
 const runs = redisAvailable('failing open on Redis (test/fleet/redis-link.test.ts)');
-
-/** Resolves once `cond()` holds, checking every 10 ms; rejects after `ms`. */
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe.skipIf(!runs)('RedisLink and the shared limiters when Redis goes away', () => {
   let redis: RedisServer;

@@ -20,7 +20,7 @@ export function dialects(): Dialect[] {
 export async function newPgDatabaseUrl(): Promise<string> {
   const admin = inject('pgAdminUrl');
   if (!admin) throw new Error('PostgreSQL is not available to this test run');
-  const { createDatabase } = await import('../../tools/postgres-server.js');
+  const { createDatabase } = await import('../../tools/postgres-database.js');
   return createDatabase(admin, `t_${randomBytes(6).toString('hex')}`);
 }
 

@@ -1,6 +1,8 @@
 // A steady stream of API requests from a few concurrent loops, recording every outcome, for the
 // tests that break things under load (database faults). Not a benchmark: nothing here is timed
 // against a figure, except the client-side timeout that turns a hang into a failure.
+import { pause } from './wait.js';
+
 export interface Outcome {
   /** 0 when no HTTP answer came (connection refused or reset, or the timeout) */
   status: number;
@@ -42,7 +44,7 @@ export function steadyLoad(url: string, headers: Record<string, string>, concurr
     while (running) {
       outcomes.push(await fetchOutcome(url, headers, timeoutMs));
       // A refused connection answers at once: do not spin.
-      if (outcomes[outcomes.length - 1]!.status === 0) await new Promise((r) => setTimeout(r, 20));
+      if (outcomes[outcomes.length - 1]!.status === 0) await pause(20);
     }
   });
   return {
@@ -61,11 +63,7 @@ export async function firstSuccess(url: string, headers: Record<string, string>,
   while (performance.now() - t0 < withinMs) {
     const o = await fetchOutcome(url, headers, withinMs);
     if (o.status === 200) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 50));
+    await pause(50); // the poll's pace
   }
   return null;
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

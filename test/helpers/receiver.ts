@@ -3,6 +3,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+// until() lives in wait.ts; tests that imported it from here still may.
+export { until } from './wait.js';
+
 export interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
@@ -85,13 +88,4 @@ export async function startReceiver(path = '/hook', answer: Receiver['answer'] =
   rec.port = (server.address() as AddressInfo).port;
   rec.url = `http://127.0.0.1:${rec.port}${path}`;
   return rec;
-}
-
-/** Waits until `cond` holds, polling; fails after `ms` with `what`. Never a timing assertion: only a bound on a hang. */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pause } from './wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY_RE = /Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})"/;
@@ -104,7 +105,7 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
       await kill();
       throw new Error(`clinic-api serve ${done ? 'exited' : 'did not start'} before it was ready:\n${text.slice(-4000)}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await pause(50); // the poll's pace
   }
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tokenMatches } from '../../src/http/plugins/metrics.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
+import { until } from '../helpers/wait.js';
 import { call, expectError, JSON_UTF8, scrapeMetrics, tick } from './helpers.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789abcdef';
@@ -103,8 +104,8 @@ describe.each(dialects())('with the database gone, on %s', (dialect) => {
     try {
       expect((await call(t, '/readyz', { key: null })).statusCode).toBe(200);
       await t.database.close();
-      // The last answer is kept for a second.
-      await new Promise((r) => setTimeout(r, 1_100));
+      // The last answer is kept for a second: the next check after that finds the database gone.
+      await until(async () => (await call(t, '/readyz', { key: null })).statusCode === 503, '/readyz to check the database again');
       const res = await call(t, '/readyz', { key: null });
       expect([res.statusCode, res.json()]).toEqual([503, { status: 'not_ready', checks: { database: 'down' } }]);
       expect((await call(t, '/livez', { key: null })).statusCode).toBe(200);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OVERLOAD_RETRY_AFTER_SECONDS } from '../../src/errors.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { sleep } from '../helpers/load.js';
+import { pause, until } from '../helpers/wait.js';
 import { call, expectError, scrapeMetrics } from './helpers.js';
 
 const SAMPLE_MS = 20;
@@ -13,8 +13,12 @@ const SAMPLE_MS = 20;
 const DELAY_SAMPLE_MS = 100;
 const TOKEN = 'overload-metrics-token-0123456789abcdef';
 
-/** Waits until the checks are armed (two samples after ready) and one more sample is taken. */
-const armed = (sampleMs = SAMPLE_MS) => sleep(sampleMs * 4);
+/**
+ * The checks are armed two samples after ready. Nothing shows from outside that they are while
+ * nothing is refused, so where a test needs them armed and must not be refused, it waits four
+ * samples' time (where it is to be refused, it waits for the refusal instead).
+ */
+const armed = (sampleMs = SAMPLE_MS) => pause(sampleMs * 4);
 
 /** Keeps the event loop busy for `ms`, as a long synchronous task would. */
 function block(ms: number) {
@@ -33,7 +37,7 @@ afterEach(async () => {
 describe.each(dialects())('overload on %s', (dialect) => {
   it('past the heap threshold: 503 service_unavailable with Retry-After on the API and the dashboard; /livez and /metrics answer', async () => {
     t = await buildTestApp(dialect, { env: { OVERLOAD_MAX_HEAP_USED_MB: '1', METRICS_TOKEN: TOKEN }, overloadSampleIntervalMs: SAMPLE_MS });
-    await armed();
+    await until(async () => (await call(t!, '/api/v1/citas')).statusCode !== 200, 'the checks to be armed and see the heap');
     const res = await call(t, '/api/v1/citas');
     const err = expectError(res, 503, 'service_unavailable');
     expect(res.headers['retry-after']).toBe(String(OVERLOAD_RETRY_AFTER_SECONDS));
@@ -64,7 +68,7 @@ describe.each(dialects())('overload on %s', (dialect) => {
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i++) {
         status = (await call(t!, '/api/v1/citas')).statusCode;
-        if (status !== 200) await sleep(DELAY_SAMPLE_MS);
+        if (status !== 200) await pause(DELAY_SAMPLE_MS); // the poll's pace: one sample
       }
       return status;
     };
@@ -74,7 +78,7 @@ describe.each(dialects())('overload on %s', (dialect) => {
     let refused: Awaited<ReturnType<typeof call>> | null = null;
     for (const end = performance.now() + 5_000; performance.now() < end && !refused;) {
       block(60);
-      await sleep(1);
+      await pause(1); // one turn of the event loop between the stalls (the point: stalls every 60 ms)
       const res = await call(t, '/api/v1/citas');
       if (res.statusCode !== 200) refused = res;
     }
@@ -91,7 +95,8 @@ describe.each(dialects())('overload on %s', (dialect) => {
     });
     await armed();
     block(200);
-    await sleep(SAMPLE_MS * 2);
+    // Samples that would see the delay: nothing can signal a sample that found nothing to refuse.
+    await pause(SAMPLE_MS * 2);
     expect((await call(t, '/api/v1/citas')).statusCode).toBe(200);
   });
 });

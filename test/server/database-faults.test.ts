@@ -8,10 +8,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey, keyHint } from '../../src/services/api-keys.js';
-import { createDatabase, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
+import { createDatabase } from '../../tools/postgres-database.js';
+import { startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
 import { dialects } from '../helpers/db.js';
-import { fetchOutcome, firstSuccess, sleep, steadyLoad, type Outcome } from '../helpers/load.js';
+import { fetchOutcome, firstSuccess, steadyLoad, type Load, type Outcome } from '../helpers/load.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { pause, until } from '../helpers/wait.js';
 
 const STATEMENT_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 1_000;
@@ -25,6 +27,13 @@ const PEPPER = 'faults-pepper-0123456789abcdefghijklmnopqrstuvwxyz';
 function expectOnlySuccessOrDatabaseError(outcomes: Outcome[]) {
   const bad = outcomes.filter((o) => o.status !== 200 && !(o.status === 500 && o.code === 'database_error' && o.retryAfter !== null));
   expect(bad.slice(0, 5), `${bad.length} of ${outcomes.length} outcomes were neither 200 nor database_error`).toEqual([]);
+}
+
+/** Until the load has been served `n` more times: the fault then hits a server at work. */
+async function servedMore(load: Load, n: number): Promise<void> {
+  const served = () => load.outcomes.filter((o) => o.status === 200).length;
+  const target = served() + n;
+  await until(() => served() >= target, `${n} more requests served`);
 }
 
 describe.skipIf(!dialects().includes('postgres'))('database faults under a running server (PostgreSQL)', () => {
@@ -69,10 +78,10 @@ describe.skipIf(!dialects().includes('postgres'))('database faults under a runni
     const load = steadyLoad(url, headers, 8, ANSWER_WITHIN_MS);
     try {
       for (let i = 0; i < 3; i++) {
-        await sleep(300);
+        await servedMore(load, 8);
         // Every backend ends its connection with 57P01, also the pool's idle and checked-out ones.
         await db.shutdown('fast');
-        await sleep(100);
+        await pause(100); // down for a moment: the fault's length is the point
         await db.start();
         expectAlive();
         expect(await firstSuccess(url, headers, RESUME_WITHIN_MS), `restart ${i + 1}: no 200 within 5 s`).not.toBeNull();
@@ -90,10 +99,10 @@ describe.skipIf(!dialects().includes('postgres'))('database faults under a runni
     try {
       // A crash (immediate shutdown) and a quick start, twice, then one that stays down for 2 s.
       for (const downMs of [100, 100, 2_000]) {
-        await sleep(300);
+        await servedMore(load, 6);
         await db.shutdown('immediate');
         const from = load.outcomes.length;
-        await sleep(downMs);
+        await pause(downMs); // the fault's length is the point
         during = load.outcomes.slice(from);
         await db.start();
         expectAlive();
@@ -110,13 +119,20 @@ describe.skipIf(!dialects().includes('postgres'))('database faults under a runni
 
   it('answers database_error within the statement timeout plus connect time while the database is frozen, then serves again', async () => {
     expect((await fetchOutcome(url, headers, ANSWER_WITHIN_MS)).status).toBe(200);
-    const load = steadyLoad(url, headers, 6, ANSWER_WITHIN_MS);
+    const LOAD_LOOPS = 6;
+    const load = steadyLoad(url, headers, LOAD_LOOPS, ANSWER_WITHIN_MS);
     let during: Outcome[] = [];
     try {
-      await sleep(200);
+      await servedMore(load, 6);
       db.freeze();
       const from = load.outcomes.length;
-      await sleep(STATEMENT_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 1_500);
+      // Every loop of the load gets an answer while it is frozen, within its bound (the load's own
+      // timeout turns a hang into a status 0): database_error once a statement or connection times out.
+      await until(
+        () => load.outcomes.length - from >= LOAD_LOOPS && load.outcomes.slice(from).some((o) => o.code === 'database_error'),
+        'an answer to every loop of the load, one of them a database_error, while frozen',
+        2 * ANSWER_WITHIN_MS,
+      );
       during = load.outcomes.slice(from);
       db.thaw();
       expect(await firstSuccess(url, headers, RESUME_WITHIN_MS)).not.toBeNull();
@@ -157,12 +173,11 @@ describe.skipIf(!dialects().includes('postgres'))('database faults under a runni
       const before = failures().length;
       for (const k of [server.key, key, server.key])
         expect((await fetchOutcome(url, { authorization: `Bearer ${k}` }, ANSWER_WITHIN_MS)).status).toBe(200);
-      const deadline = Date.now() + 5_000;
-      while (
-        Date.now() < deadline &&
-        !(failures().slice(before).includes('usage flush') && failures().slice(before).includes('last_used_at'))
-      )
-        await sleep(100);
+      await until(
+        () => failures().slice(before).includes('usage flush') && failures().slice(before).includes('last_used_at'),
+        'both background writes to fail',
+        5_000,
+      );
       expect(new Set(failures().slice(before))).toEqual(new Set(['usage flush', 'last_used_at']));
       await admin.query('drop trigger refuse_usage on api_key_usage');
       await admin.query('drop trigger refuse_touch on api_keys');

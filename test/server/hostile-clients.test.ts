@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PIPELINED_REQUESTS } from '../../src/http/plugins/connections.js';
 import { connect, exchange, parseResponse, within, type ParsedResponse } from '../helpers/raw-http.js';
-import { sleep } from '../helpers/load.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { pause, until, untilRead } from '../helpers/wait.js';
 
 const HEADERS_TIMEOUT_MS = 1_000;
 const REQUEST_TIMEOUT_MS = 2_000;
@@ -107,7 +107,7 @@ describe('hostile clients against a real server process', () => {
         for (const ch of 'X-Slow: '.concat('a'.repeat(300))) {
           if (c.isClosed()) return;
           await c.write(ch);
-          await sleep(200);
+          await pause(200); // the slow client is the point: a byte every 200 ms
         }
       })();
       expect(await within(c.closed, CUT_OFF_WITHIN_MS)).toBe(true);
@@ -129,7 +129,7 @@ describe('hostile clients against a real server process', () => {
       const drip = (async () => {
         for (let i = 0; i < 200 && !c.isClosed(); i++) {
           await c.write('a');
-          await sleep(200);
+          await pause(200); // the slow client is the point: a byte every 200 ms
         }
       })();
       expect(await within(c.closed, CUT_OFF_WITHIN_MS)).toBe(true);
@@ -142,7 +142,7 @@ describe('hostile clients against a real server process', () => {
     it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
       const c = await connect(port);
       await c.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
-      await sleep(200);
+      await until(() => parseResponse(c.received()) !== null || c.isClosed(), 'the answer to /livez');
       expect(parseResponse(c.received())?.status).toBe(200);
       expect(await within(c.closed, CUT_OFF_WITHIN_MS)).toBe(true);
     });
@@ -161,12 +161,18 @@ describe('hostile clients against a real server process', () => {
       const batch = MAX_PIPELINED_REQUESTS / 2;
       for (let i = 0; i < 4 && !c.isClosed(); i++) {
         await c.write(request.repeat(batch));
-        await sleep(400);
+        // Time for the server to take the batch in and write what the buffers hold: how much they
+        // hold is the kernel's to say, so no condition marks the moment they are full.
+        await pause(400);
       }
       // Node counts a write the kernel still takes a little of, now and then, as activity: the
       // cut-off comes SOCKET_TIMEOUT_MS after the last byte left, which the server's metrics tell.
-      const deadline = Date.now() + 40_000;
-      while (Date.now() < deadline && (await metric('http_connections_closed_total{reason="stalled"}')) === stalledBefore) await sleep(250);
+      await until(
+        async () => (await metric('http_connections_closed_total{reason="stalled"}')) !== stalledBefore,
+        'the stalled connection to be cut off',
+        40_000,
+        250,
+      );
       c.socket.resume();
       expect(await within(c.closed, CUT_OFF_WITHIN_MS)).toBe(true);
       expect(await metric('http_connections_closed_total{reason="stalled"}')).toBe(stalledBefore + 1);
@@ -197,8 +203,12 @@ describe('hostile clients against a real server process', () => {
 
       held[0]!.destroy();
       await held[0]!.closed;
-      await sleep(100);
-      const again = await exchange(port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      // The server counts the close when it sees it: until then a new connection may still be refused.
+      const again = await untilRead(
+        'a connection from that address to be served again',
+        () => exchange(port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        (r) => r.response !== null,
+      );
       expect(again.response?.status).toBe(200);
     } finally {
       for (const c of held) c.destroy();

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/in-process.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
-import { sleep } from '../helpers/load.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { pause } from '../helpers/wait.js';
 
 const PEPPER = 'shutdown-load-pepper-0123456789abcdefghijklmnopqrstuvwxyz';
 const IN_FLIGHT = 80;
@@ -130,12 +130,15 @@ describe.each(dialects())('SIGTERM under load on %s', (dialect) => {
         closing(i) ? get(page(i), { headers: { ...auth, connection: 'close' } }) : get(page(i), { agent: keepAlive, headers: auth }),
       );
       await Promise.all(requests.map((r) => r.sent));
-      await sleep(SIGNAL_AFTER_MS);
+      // A time, not a condition: the point is a signal that finds the requests at every stage
+      // (parsed, waiting for a connection, mid-query, being written), not at one awaited state.
+      await pause(SIGNAL_AFTER_MS);
       const signalledAt = performance.now();
       s.signal('SIGTERM');
 
-      // Connections opened just after the signal, while the server is busy with the queue.
-      await sleep(50);
+      // Connections opened just after the signal, while the server is busy with the queue (a time
+      // again: they are to race the listener's close, whichever way it goes).
+      await pause(50);
       const late = Array.from({ length: LATE_CONNECTIONS }, () => get(`${s.baseUrl}/livez`, { headers: { connection: 'close' } }).answer);
 
       const answers = await Promise.all(requests.map((r) => r.answer));

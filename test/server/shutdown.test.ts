@@ -8,9 +8,9 @@ import http from 'node:http';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
-import { sleep } from '../helpers/load.js';
 import { connect, parseResponse, within } from '../helpers/raw-http.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { pause, until } from '../helpers/wait.js';
 
 const METRICS_TOKEN = 'shutdown-test-metrics-token-0123456789abcdef';
 const IN_FLIGHT = 80;
@@ -99,7 +99,7 @@ describe.skipIf(!dialects().includes('postgres'))('graceful shutdown of a real s
       const late = await connect(server.port);
       const halfway = await connect(server.port);
       await halfway.write('GET /readyz HTTP/1.1\r\nHost: x\r\n');
-      await sleep(200);
+      await until(() => idle.every((c) => parseResponse(c.received()) !== null || c.isClosed()), "the idle connections' answers");
       expect(idle.every((c) => parseResponse(c.received())?.status === 200)).toBe(true);
 
       // Hold the requests: another session locks the table they read.
@@ -114,8 +114,7 @@ describe.skipIf(!dialects().includes('postgres'))('graceful shutdown of a real s
         ...Array.from({ length: IN_FLIGHT / 2 }, (_, i) => get(page(i), { agent: keepAlive, headers: auth })),
         ...Array.from({ length: IN_FLIGHT / 2 }, (_, i) => get(page(IN_FLIGHT / 2 + i), { headers: { ...auth, connection: 'close' } })),
       ]);
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline && (await inFlight(server)) < IN_FLIGHT) await sleep(100);
+      await until(async () => (await inFlight(server)) >= IN_FLIGHT, `${IN_FLIGHT} requests in flight`, 20_000, 100);
       expect(await inFlight(server)).toBe(IN_FLIGHT);
 
       server.signal(signal);
@@ -146,7 +145,7 @@ describe.skipIf(!dialects().includes('postgres'))('graceful shutdown of a real s
         if (!refused && resetJustBefore && a.error !== 'ECONNRESET') {
           expect.fail(`a connection was reset while the listener stayed open (the next one got ${a.error ?? 'an answer'})`);
         }
-        await sleep(20);
+        await pause(20); // the pace of the attempts
       }
       expect(refused).toBe(true);
 

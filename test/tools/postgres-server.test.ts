@@ -6,7 +6,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, isAlive, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
+import { createDatabase } from '../../tools/postgres-database.js';
+import { isAlive, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
+import { until } from '../helpers/wait.js';
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -16,15 +18,6 @@ async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Pro
   } finally {
     await client.end();
   }
-}
-
-async function waitUntil(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return cond();
 }
 
 /** The cluster's temp dir and postmaster pid, read through SQL. */
@@ -138,7 +131,7 @@ describe('stop()', () => {
   it.each([
     ['running', ''],
     ['frozen by a fault test', 's.freeze();'],
-  ])('a test process killed with SIGKILL does not leave its server running (%s)', async (_label, action) => {
+  ])('a test process killed with SIGKILL leaves neither its server running nor its files (%s)', async (_label, action) => {
     const helper = fileURLToPath(new URL('../../tools/postgres-server.ts', import.meta.url));
     const script = `
       import { startEmbeddedPostgres } from ${JSON.stringify(helper)};
@@ -170,9 +163,9 @@ describe('stop()', () => {
       // Also when an assertion above failed: the watchdog is what this test checks.
       child.kill('SIGKILL');
     }
-    expect(await waitUntil(() => !isAlive(postmasterPid), 10_000)).toBe(true);
-    // Nobody called stop(), so the dir is still there; the next startEmbeddedPostgres() sweeps it.
-    await fs.rm(root, { recursive: true, force: true });
+    await until(() => !isAlive(postmasterPid), 'the postmaster to exit', 10_000, 50);
+    // Nobody called stop(): the watchdog deleted the cluster's files once the server had gone.
+    await until(() => !existsSync(root), `the watchdog to delete ${root}`, 10_000, 50);
   });
 });
 

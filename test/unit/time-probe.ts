@@ -1,4 +1,4 @@
-// The key results of src/time.ts, as one JSON-able object. time.test.ts computes it in-process
+// The key results of src/time.ts, as one JSON-able object. time-zones.test.ts computes it in-process
 // (TZ=UTC) and in child processes started with far-off machine zones, and requires the same
 // answers: nothing in the time module may depend on the machine's zone.
 // Run directly (`node --import tsx test/unit/time-probe.ts`) it prints the object as JSON.

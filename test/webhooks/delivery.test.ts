@@ -11,7 +11,8 @@ import { DeliveryWorker } from '../../src/services/webhooks/worker.js';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { citaRecord, clientaRecord } from '../helpers/fixtures.js';
-import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { until } from '../helpers/wait.js';
 
 const ENV = {
   WEBHOOK_ALLOW_PRIVATE: 'true',

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { until } from '../helpers/receiver.js';
+import { until } from '../helpers/wait.js';
 import { freePort } from '../../tools/net.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -17,7 +17,8 @@ import { createClinic } from '../../src/services/accounts.js';
 import { seedRecords } from '../helpers/app.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 import { citaRecord, clientaRecord } from '../helpers/fixtures.js';
-import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { until } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PEPPER = 'webhook-processes-pepper-0123456789abcdefghij';

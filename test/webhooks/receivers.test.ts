@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { citaRecord, clientaRecord } from '../helpers/fixtures.js';
-import { until } from '../helpers/receiver.js';
+import { until } from '../helpers/wait.js';
 import { freePort } from '../../tools/net.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

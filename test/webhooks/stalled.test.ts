@@ -19,9 +19,9 @@ import { createClinic } from '../../src/services/accounts.js';
 import { seedRecords } from '../helpers/app.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 import { clientaRecord } from '../helpers/fixtures.js';
-import { sleep } from '../helpers/load.js';
-import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { pause, until } from '../helpers/wait.js';
 
 /** Long enough that the test's own steps while a request is held open (an import, a lock) fit in it on a loaded machine. */
 const TIMEOUT_MS = 3_000;
@@ -150,7 +150,7 @@ describe.runIf(dialects().includes('postgres'))('webhooks with an instance stall
     a.signal('SIGSTOP');
     g3.open();
     await until(() => r.answered.some((x) => x.id === e3), 'the answer to e3 written');
-    await sleep(STALL_IN_ATTEMPT_MS);
+    await pause(STALL_IN_ATTEMPT_MS); // the stall's length is the point: past the time limit, within the lease
     a.signal('SIGCONT');
     b.signal('SIGCONT');
     await until(async () => (await cursor()) >= 3, 'A moving the cursor past e3');

@@ -9,16 +9,8 @@ import { expireEvents } from '../../../src/repos/events.js';
 import { seedRecords } from '../../../test/helpers/app.js';
 import { dialects } from '../../../test/helpers/db.js';
 import { A, citaRecord, clientaRecord, uid } from '../../../test/helpers/fixtures.js';
+import { until } from '../../../test/helpers/wait.js';
 import { listeningApp, pathOf, recordingFetch, type ListeningApp } from './helpers.js';
-
-/** Waits for `done()` to hold, checking every 10 ms, for at most 20 s. */
-async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe.each(dialects())('eventos.follow() on %s', (dialect) => {
   let t: ListeningApp;
@@ -64,7 +56,7 @@ describe.each(dialects())('eventos.follow() on %s', (dialect) => {
 
     // Idle: the same cursor again with its ETag, answered 304 without a body.
     const pending = feed.next();
-    await until('two 304 polls', () => rec.requests.filter((r) => r.status === 304).length >= 2);
+    await until(() => rec.requests.filter((r) => r.status === 304).length >= 2, 'two 304 polls');
     expect(
       rec.requests.filter((r) => r.status === 304).every((r) => r.headers['if-none-match'] && r.url.includes(batches[2]!.cursor)),
     ).toBe(true);
@@ -72,7 +64,7 @@ describe.each(dialects())('eventos.follow() on %s', (dialect) => {
     expect(((await pending).value as FeedBatch).eventos.map((e) => e.datos.id)).toEqual([late]);
 
     const stopped = feed.next();
-    await until('a poll after the last batch', () => rec.requests.at(-1)!.status === 304);
+    await until(() => rec.requests.at(-1)!.status === 304, 'a poll after the last batch');
     ac.abort();
     expect(await stopped).toEqual({ done: true, value: undefined });
   });

@@ -8,20 +8,13 @@ import { ClinicApi, ClinicApiConnectionError, ClinicApiError, type RetryInfo } f
 import { afterEach, describe, expect, it } from 'vitest';
 import { dialects, newPgDatabaseUrl } from '../../../test/helpers/db.js';
 import { startServerProcess, type ServerProcess } from '../../../test/helpers/server-process.js';
+import { until } from '../../../test/helpers/wait.js';
 
 const servers: ServerProcess[] = [];
 afterEach(async () => {
   // the restarted ones first: they keep the first one's DATA_DIR, which its kill() removes
   for (const s of servers.splice(0).reverse()) await s.kill();
 });
-
-async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const quickRetries = { baseDelayMs: 20, maxDelayMs: 200, maxElapsedMs: 60_000, maxAttempts: 1_000 };
 
@@ -43,7 +36,7 @@ describe.each(dialects())('a server that restarts, on %s', (dialect) => {
     const walk = (async () => {
       for await (const c of api.clientas.all({ limit: 50 })) all.push(c.id);
     })();
-    await until('refused connections while it is down', () => retries.length >= 4);
+    await until(() => retries.length >= 4, 'refused connections while it is down', 30_000);
 
     const second = await startServerProcess({ key: first.key, env: { ...env, DATA_DIR: first.dataDir, PORT: String(first.port) } });
     servers.push(second);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, seedRecords, type TestApp } from '../../../test/helpers/app.js';
 import { dialects } from '../../../test/helpers/db.js';
 import { citaRecord, clientaRecord, uid } from '../../../test/helpers/fixtures.js';
-import { startReceiver, until, type Receiver } from '../../../test/helpers/receiver.js';
+import { startReceiver, type Receiver } from '../../../test/helpers/receiver.js';
+import { until } from '../../../test/helpers/wait.js';
 
 describe.each(dialects())('verifying deliveries of the service on %s', (dialect) => {
   let t: TestApp;

@@ -13,7 +13,8 @@ export const enKeys = {
   scopesInvalid: 'Tick at least one permission from the list.',
   ipsLabel: 'Allowed addresses (optional)',
   ipsHelp:
-    'IPv4 or IPv6 addresses, or CIDR ranges, the key may be used from, separated by commas or on separate lines (for example 203.0.113.7, 203.0.113.0/24). Empty: from any address.',
+    'IPv4 or IPv6 addresses, or CIDR ranges, the key may be used from, separated by commas or on separate lines (for example ' +
+    '203.0.113.7, 203.0.113.0/24). Empty: from any address.',
   ipsProblem: {
     malformed: (p) => `“${p.entry}” is not an IPv4 or IPv6 address or a CIDR range (such as 203.0.113.7 or 203.0.113.0/24).`,
     host_bits: (p) => `“${p.entry}” has bits set after its prefix: the range is ${p.network}.`,
@@ -34,7 +35,8 @@ export const enKeys = {
   editKeyNamed: (name) => `Edit the key “${name}”`,
   editTitle: (name) => `Edit the key “${name}”`,
   editLead:
-    'Changes apply to requests with this key within a few seconds. The key itself stays the same: the program that uses it has nothing to do.',
+    'Changes apply to requests with this key within a few seconds. The key itself stays the same: the program that uses it has nothing ' +
+    'to do.',
   saveButton: 'Save changes',
   editHasErrors: 'Nothing was saved. Check the field marked below.',
   updatedNotice: (name) => `The changes to the key “${name}” are saved.`,
@@ -43,7 +45,8 @@ export const enKeys = {
   rollKeyNamed: (name) => `Roll the key “${name}”`,
   rollTitle: (name) => `Roll the key “${name}”?`,
   rollText:
-    'A new key is made with the same name, permissions and addresses, and shown once. Put the new one in the program before the old one stops working.',
+    'A new key is made with the same name, permissions and addresses, and shown once. Put the new one in the program before the old one ' +
+    'stops working.',
   rollKeeps: 'If the key expires, the new one lasts as long from today.',
   overlapLabel: 'The old key keeps working',
   overlapOptions: {

@@ -36,7 +36,8 @@ export const en = {
 
   pageTitle: 'API keys',
   pageLead:
-    'API keys let other programs, such as your website, your CRM or your reports, read this clinic’s appointments, clients and calls. A key works until you revoke it or it expires.',
+    'API keys let other programs, such as your website, your CRM or your reports, read this clinic’s appointments, clients and calls. A ' +
+    'key works until you revoke it or it expires.',
   planLabel: 'Plan',
   howToTitle: 'How a program uses a key',
   howToText: 'It sends the key in every request, in this header:',
@@ -45,7 +46,8 @@ export const en = {
   mcpText:
     'Claude, ChatGPT, Cursor, VS Code and other AI assistants connect to this address (an MCP server), with a key sent in the same header:',
   mcpMore: (contact) =>
-    `Create a key for each assistant, so you can revoke it alone, and leave “${contact}” unticked: it then answers about appointments, clients and calls by name without ever seeing a phone number, an e-mail or a note. Like any key, it only reads this clinic’s data.`,
+    `Create a key for each assistant, so you can revoke it alone, and leave “${contact}” unticked: it then answers about appointments, ` +
+    `clients and calls by name without ever seeing a phone number, an e-mail or a note. Like any key, it only reads this clinic’s data.`,
 
   createTitle: 'Create a key',
   nameLabel: 'Name',
@@ -59,7 +61,8 @@ export const en = {
 
   newKeyTitle: (name) => `Your new key “${name}”`,
   newKeyWarning:
-    'Copy it now and keep it somewhere safe. You won’t see it again: only a fingerprint of it is stored, so nobody can show it to you later.',
+    'Copy it now and keep it somewhere safe. You won’t see it again: only a fingerprint of it is stored, so nobody can show it to you ' +
+    'later.',
   newKeyLabel: 'New API key',
   copy: 'Copy',
   copied: 'Copied to the clipboard.',
@@ -162,7 +165,8 @@ export const en = {
   overloadedText: 'Nothing was changed. Wait a few seconds and try again.',
   writeBusyTitle: 'The data is being updated',
   writeBusyText:
-    'Another process (an import, most likely) is writing to the database, so nothing was changed. Try again in a moment: your change is not lost, just not made yet.',
+    'Another process (an import, most likely) is writing to the database, so nothing was changed. Try again in a moment: your change is ' +
+    'not lost, just not made yet.',
   backToDashboard: 'Back to the dashboard',
   goToSignIn: 'Go to sign-in',
   timesIn: (tz) => `Times are shown in the clinic’s time zone, ${tz}.`,
@@ -172,12 +176,14 @@ export const en = {
     tabWebhooks: 'Webhooks',
     pageTitle: 'Webhooks',
     pageLead:
-      'A webhook sends every change of this clinic’s appointments, clients and calls to another program the moment it happens, signed so the program can check it came from us. Failed deliveries are retried for 3 days.',
+      'A webhook sends every change of this clinic’s appointments, clients and calls to another program the moment it happens, signed so ' +
+      'the program can check it came from us. Failed deliveries are retried for 3 days.',
     createTitle: 'Add an endpoint',
     urlLabel: 'URL',
     urlHelp: 'The address of the program that receives the events. It must start with https://.',
     urlHelpPrivate:
-      'The address of the program that receives the events: https://, or http:// and addresses on a private network, which this service allows (its operator set WEBHOOK_ALLOW_PRIVATE).',
+      'The address of the program that receives the events: https://, or http:// and addresses on a private network, which this service ' +
+      'allows (its operator set WEBHOOK_ALLOW_PRIVATE).',
     eventsLabel: 'Events',
     eventsHelp: 'Leave all unticked to receive every event, including types added later.',
     createButton: 'Add endpoint',
@@ -185,11 +191,13 @@ export const en = {
     refusals: {
       invalid_url: 'Write a complete address, such as https://example.com/webhooks.',
       not_https:
-        'The address must start with https:// so that the data travels encrypted. A receiving program on a private network (http://, an internal address) needs this service’s operator to allow it with WEBHOOK_ALLOW_PRIVATE.',
+        'The address must start with https:// so that the data travels encrypted. A receiving program on a private network (http://, an ' +
+        'internal address) needs this service’s operator to allow it with WEBHOOK_ALLOW_PRIVATE.',
       not_http: 'The address must start with https:// or http://.',
       userinfo: 'The address must not contain a user name or password.',
       private_address:
-        'That address is on a private or internal network, which webhooks may not reach unless this service’s operator allows it with WEBHOOK_ALLOW_PRIVATE.',
+        'That address is on a private or internal network, which webhooks may not reach unless this service’s operator allows it with ' +
+        'WEBHOOK_ALLOW_PRIVATE.',
       unresolvable: 'That address’s host name could not be found. Check it is spelled correctly.',
       events: 'Choose event types from the list.',
       limit: 'This clinic already has 10 endpoints, the most allowed. Delete one first.',
@@ -212,7 +220,8 @@ export const en = {
     failingSince: (when, error) =>
       `Failing since ${when} (last: ${error}). Deliveries are retried; after 3 days of failures the endpoint is disabled.`,
     disabledFailing: (when, error) =>
-      `Disabled on ${when} after 3 days of failed deliveries (last: ${error}). Fix the receiving program, then enable it: the events since are delivered.`,
+      `Disabled on ${when} after 3 days of failed deliveries (last: ${error}). Fix the receiving program, then enable it: the events ` +
+      `since are delivered.`,
     disabledManual: (when) => `Disabled by hand on ${when}. Events wait; enabling resumes where it stopped.`,
     staffCannotTitle: 'Only the clinic owner can add, change or delete webhooks.',
     staffCannotText: 'You can still see them and their deliveries.',

@@ -13,7 +13,8 @@ export const esKeys = {
   scopesInvalid: 'Marca al menos un permiso de la lista.',
   ipsLabel: 'Direcciones permitidas (opcional)',
   ipsHelp:
-    'Direcciones IPv4 o IPv6, o rangos CIDR, desde los que se puede usar la clave, separados por comas o en líneas distintas (por ejemplo 203.0.113.7, 203.0.113.0/24). Vacío: desde cualquier dirección.',
+    'Direcciones IPv4 o IPv6, o rangos CIDR, desde los que se puede usar la clave, separados por comas o en líneas distintas (por ' +
+    'ejemplo 203.0.113.7, 203.0.113.0/24). Vacío: desde cualquier dirección.',
   ipsProblem: {
     malformed: (p) => `«${p.entry}» no es una dirección IPv4 o IPv6 ni un rango CIDR (como 203.0.113.7 o 203.0.113.0/24).`,
     host_bits: (p) => `«${p.entry}» tiene bits después del prefijo: el rango es ${p.network}.`,
@@ -34,7 +35,8 @@ export const esKeys = {
   editKeyNamed: (name) => `Editar la clave «${name}»`,
   editTitle: (name) => `Editar la clave «${name}»`,
   editLead:
-    'Los cambios se aplican a las peticiones con esta clave en unos segundos. La clave en sí no cambia: el programa que la usa no tiene que hacer nada.',
+    'Los cambios se aplican a las peticiones con esta clave en unos segundos. La clave en sí no cambia: el programa que la usa no tiene ' +
+    'que hacer nada.',
   saveButton: 'Guardar cambios',
   editHasErrors: 'No se guardó nada. Revisa el campo marcado.',
   updatedNotice: (name) => `Se guardaron los cambios de la clave «${name}».`,
@@ -43,7 +45,8 @@ export const esKeys = {
   rollKeyNamed: (name) => `Renovar la clave «${name}»`,
   rollTitle: (name) => `¿Renovar la clave «${name}»?`,
   rollText:
-    'Se crea una clave nueva con el mismo nombre, permisos y direcciones, y se muestra una sola vez. Pon la nueva en el programa antes de que la antigua deje de funcionar.',
+    'Se crea una clave nueva con el mismo nombre, permisos y direcciones, y se muestra una sola vez. Pon la nueva en el programa antes ' +
+    'de que la antigua deje de funcionar.',
   rollKeeps: 'Si la clave caduca, la nueva dura lo mismo desde hoy.',
   overlapLabel: 'La clave antigua sigue funcionando',
   overlapOptions: {

@@ -36,16 +36,19 @@ export const es = {
 
   pageTitle: 'Claves de API',
   pageLead:
-    'Las claves de API permiten que otros programas, como tu web, tu CRM o tus informes, lean las citas, clientas y llamadas de esta clínica. Una clave funciona hasta que la revocas o caduca.',
+    'Las claves de API permiten que otros programas, como tu web, tu CRM o tus informes, lean las citas, clientas y llamadas de esta ' +
+    'clínica. Una clave funciona hasta que la revocas o caduca.',
   planLabel: 'Plan',
   howToTitle: 'Cómo usa un programa la clave',
   howToText: 'La envía en cada petición, en esta cabecera:',
   howToMore: 'Cada clave es solo de esta clínica y solo permite leer datos; no puede cambiar nada.',
   mcpTitle: 'Asistentes de IA',
   mcpText:
-    'Claude, ChatGPT, Cursor, VS Code y otros asistentes de IA se conectan a esta dirección (un servidor MCP), con una clave enviada en la misma cabecera:',
+    'Claude, ChatGPT, Cursor, VS Code y otros asistentes de IA se conectan a esta dirección (un servidor MCP), con una clave enviada en ' +
+    'la misma cabecera:',
   mcpMore: (contact) =>
-    `Crea una clave para cada asistente, así podrás revocarla sola, y deja sin marcar «${contact}»: responderá sobre citas, clientas y llamadas por el nombre sin ver nunca un teléfono, un correo ni una nota. Como cualquier clave, solo lee los datos de esta clínica.`,
+    `Crea una clave para cada asistente, así podrás revocarla sola, y deja sin marcar «${contact}»: responderá sobre citas, clientas y ` +
+    `llamadas por el nombre sin ver nunca un teléfono, un correo ni una nota. Como cualquier clave, solo lee los datos de esta clínica.`,
 
   createTitle: 'Crear una clave',
   nameLabel: 'Nombre',
@@ -59,7 +62,8 @@ export const es = {
 
   newKeyTitle: (name) => `Tu nueva clave «${name}»`,
   newKeyWarning:
-    'Cópiala ahora y guárdala en un lugar seguro. No volverás a verla: solo se guarda una huella de ella, así que nadie podrá enseñártela después.',
+    'Cópiala ahora y guárdala en un lugar seguro. No volverás a verla: solo se guarda una huella de ella, así que nadie podrá ' +
+    'enseñártela después.',
   newKeyLabel: 'Nueva clave de API',
   copy: 'Copiar',
   copied: 'Copiada al portapapeles.',
@@ -93,7 +97,8 @@ export const es = {
       : 'Si necesitas una clave, pídesela a la persona titular de la clínica. Puedes ver las claves y cómo se usan.',
   planTitle: (plan) => `La API no está incluida en el plan ${plan}.`,
   planText: (plans) =>
-    `Para crear claves de API, cambia la clínica a ${plans}. Las claves que ya existen siguen funcionando hasta que se revoquen o caduquen.`,
+    `Para crear claves de API, cambia la clínica a ${plans}. Las claves que ya existen siguen funcionando hasta que se revoquen o ` +
+    `caduquen.`,
   revokedNotice: (name) => `La clave «${name}» está revocada. Las peticiones que la usen se rechazan desde ahora.`,
 
   usageTitle: { one: 'Uso en el último día', other: 'Uso en los últimos {n} días' },
@@ -154,7 +159,8 @@ export const es = {
   forbiddenPlan: 'El plan de esta clínica no incluye la API.',
   csrfTitle: 'Este formulario ha caducado',
   csrfText:
-    'El formulario era demasiado antiguo o no se envió desde esta página, así que no se ha cambiado nada. Vuelve atrás, recarga la página y prueba otra vez.',
+    'El formulario era demasiado antiguo o no se envió desde esta página, así que no se ha cambiado nada. Vuelve atrás, recarga la ' +
+    'página y prueba otra vez.',
   apiKeyTitle: 'Aquí no se aceptan claves de API',
   apiKeyText:
     'El panel es para personas: inicia sesión con tu correo y tu contraseña. Las claves de API solo sirven para la API, en /api/v1/.',
@@ -164,12 +170,14 @@ export const es = {
   badRequestText: 'Vuelve atrás y prueba otra vez.',
   unusableTextTitle: 'Un campo no se puede guardar así',
   unusableTextText:
-    'Contiene caracteres de control invisibles (como un byte NUL) o es demasiado largo. Vuelve atrás, escríbelo de nuevo y prueba otra vez.',
+    'Contiene caracteres de control invisibles (como un byte NUL) o es demasiado largo. Vuelve atrás, escríbelo de nuevo y prueba otra ' +
+    'vez.',
   overloadedTitle: 'El servicio está muy ocupado',
   overloadedText: 'No se ha cambiado nada. Espera unos segundos y prueba otra vez.',
   writeBusyTitle: 'Se están actualizando los datos',
   writeBusyText:
-    'Otro proceso (seguramente una importación) está escribiendo en la base de datos, así que no se ha cambiado nada. Prueba otra vez en un momento: tu cambio no se ha perdido, solo no se ha hecho todavía.',
+    'Otro proceso (seguramente una importación) está escribiendo en la base de datos, así que no se ha cambiado nada. Prueba otra vez en ' +
+    'un momento: tu cambio no se ha perdido, solo no se ha hecho todavía.',
   backToDashboard: 'Volver al panel',
   goToSignIn: 'Ir a iniciar sesión',
   timesIn: (tz) => `Las horas se muestran en la zona horaria de la clínica, ${tz}.`,
@@ -179,12 +187,14 @@ export const es = {
     tabWebhooks: 'Webhooks',
     pageTitle: 'Webhooks',
     pageLead:
-      'Un webhook envía cada cambio de las citas, clientas y llamadas de esta clínica a otro programa en el momento en que ocurre, firmado para que el programa pueda comprobar que viene de nosotros. Los envíos fallidos se reintentan durante 3 días.',
+      'Un webhook envía cada cambio de las citas, clientas y llamadas de esta clínica a otro programa en el momento en que ocurre, ' +
+      'firmado para que el programa pueda comprobar que viene de nosotros. Los envíos fallidos se reintentan durante 3 días.',
     createTitle: 'Añadir un destino',
     urlLabel: 'URL',
     urlHelp: 'La dirección del programa que recibe los eventos. Debe empezar por https://.',
     urlHelpPrivate:
-      'La dirección del programa que recibe los eventos: https://, o http:// y direcciones de una red privada, que este servicio permite (su operador ha puesto WEBHOOK_ALLOW_PRIVATE).',
+      'La dirección del programa que recibe los eventos: https://, o http:// y direcciones de una red privada, que este servicio permite ' +
+      '(su operador ha puesto WEBHOOK_ALLOW_PRIVATE).',
     eventsLabel: 'Eventos',
     eventsHelp: 'Deja todos sin marcar para recibir todos los eventos, también los tipos que se añadan más adelante.',
     createButton: 'Añadir destino',
@@ -192,11 +202,13 @@ export const es = {
     refusals: {
       invalid_url: 'Escribe una dirección completa, como https://example.com/webhooks.',
       not_https:
-        'La dirección debe empezar por https:// para que los datos viajen cifrados. Un programa receptor en una red privada (http://, una dirección interna) necesita que el operador de este servicio lo permita con WEBHOOK_ALLOW_PRIVATE.',
+        'La dirección debe empezar por https:// para que los datos viajen cifrados. Un programa receptor en una red privada (http://, ' +
+        'una dirección interna) necesita que el operador de este servicio lo permita con WEBHOOK_ALLOW_PRIVATE.',
       not_http: 'La dirección debe empezar por https:// o http://.',
       userinfo: 'La dirección no debe contener un usuario ni una contraseña.',
       private_address:
-        'Esa dirección está en una red privada o interna, a la que los webhooks no pueden llegar salvo que el operador de este servicio lo permita con WEBHOOK_ALLOW_PRIVATE.',
+        'Esa dirección está en una red privada o interna, a la que los webhooks no pueden llegar salvo que el operador de este servicio ' +
+        'lo permita con WEBHOOK_ALLOW_PRIVATE.',
       unresolvable: 'No se ha encontrado el nombre de esa dirección. Comprueba que está bien escrito.',
       events: 'Elige tipos de evento de la lista.',
       limit: 'Esta clínica ya tiene 10 destinos, el máximo. Borra uno primero.',
@@ -219,7 +231,8 @@ export const es = {
     failingSince: (when, error) =>
       `Con fallos desde ${when} (último: ${error}). Los envíos se reintentan; tras 3 días de fallos el destino se desactiva.`,
     disabledFailing: (when, error) =>
-      `Desactivado el ${when} tras 3 días de envíos fallidos (último: ${error}). Arregla el programa que recibe y actívalo: se envían los eventos ocurridos desde entonces.`,
+      `Desactivado el ${when} tras 3 días de envíos fallidos (último: ${error}). Arregla el programa que recibe y actívalo: se envían ` +
+      `los eventos ocurridos desde entonces.`,
     disabledManual: (when) => `Desactivado a mano el ${when}. Los eventos esperan; al activarlo sigue donde se quedó.`,
     staffCannotTitle: 'Solo la persona titular de la clínica puede añadir, cambiar o borrar webhooks.',
     staffCannotText: 'Puedes verlos, y sus envíos.',

@@ -20,6 +20,9 @@ export interface LogMessages {
   filtersTitle: Text;
   filterKey: Text;
   anyKey: Text;
+  /** the OAuth apps the clinic connected (shown when there is one) */
+  filterApp: Text;
+  anyApp: Text;
   filterStatus: Text;
   anyStatus: Text;
   statusClasses: Readonly<Record<StatusClass, Text>>;
@@ -42,6 +45,10 @@ export interface LogMessages {
   colRecords: Text;
   /** a key deleted since (its clinic's key list no longer has it) */
   unknownKey: Text;
+  /** a grant the clinic no longer has (not expected: grants are kept when disconnected) */
+  unknownApp: Text;
+  /** beside an app's name in the log, to tell it from a key of the same name */
+  appBadge: Text;
   older: Text;
   newest: Text;
   details: Text;

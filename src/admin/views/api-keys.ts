@@ -102,8 +102,10 @@ function flashPanel(m: ApiPageModel): Renderable {
     <p class="warn" id="new-key-warning">${icons.lock}<span>${t.newKeyWarning}</span></p>
     <label for="new-key">${t.newKeyLabel}</label>
     <div class="keybox">
-      <input type="text" id="new-key" value="${flash.key}" readonly autofocus data-select-on-focus spellcheck="false" autocomplete="off" aria-describedby="new-key-warning">
-      <button type="button" class="btn" hidden data-copy-target="new-key" data-copy-status="copy-status" data-copied="${t.copied}" data-failed="${t.copyFailed}">${icons.copy}${t.copy}</button>
+      <input type="text" id="new-key" value="${flash.key}" readonly autofocus data-select-on-focus spellcheck="false" autocomplete="off"
+        aria-describedby="new-key-warning">
+      <button type="button" class="btn" hidden data-copy-target="new-key" data-copy-status="copy-status" data-copied="${t.copied}"
+        data-failed="${t.copyFailed}">${icons.copy}${t.copy}</button>
     </div>
     <p class="copy-status" id="copy-status" role="status" aria-live="polite"></p>
     ${old === undefined ? '' : html`<p class="rolled" id="rolled-old">${old * 1000 <= m.fmt.nowMs ? t.keys.rolledOldEnded : t.keys.rolledOldUntil(m.fmt.dateTimeOf(old))}</p>`}

@@ -46,7 +46,7 @@ export function appsPage(m: AppsModel): Html {
       <td data-label="${o.colApp}" class="cell-name"><span class="key-name">${g.client_name}</span><br><span class="muted small">${g.redirect_host}</span></td>
       <td data-label="${o.colScopes}">${scopesText(m, g.scopes)}</td>
       <td data-label="${o.colGrantedBy}">${g.granted_by_email ?? ''}</td>
-      <td data-label="${o.colGranted}" class="nowrap">${fmt.dateTimeOf(Number(g.created_at))}</td>
+      <td data-label="${o.colGranted}">${fmt.dateTimeOf(Number(g.created_at))}</td>
       <td data-label="${o.colLastUsed}" class="nowrap">${g.last_used_at === null ? html`<span class="muted">${o.neverUsed}</span>` : fmt.ago(Number(g.last_used_at))}</td>
       <td data-label="${o.colState}"><span class="badge badge-${ended ? 'revoked' : 'active'}">${state}</span></td>
       ${m.canManage ? html`<td class="actions">${ended ? '' : html`<a class="btn btn-sm btn-outline-danger" href="${m.url(`/dashboard/settings/api/apps/${g.id}/disconnect`)}">${o.disconnect}</a>`}</td>` : ''}

@@ -48,14 +48,17 @@ export function consentPage(m: ConsentModel): Html {
         <dt><label for="consent-clinic">${o.consentClinic}</label></dt>${clinicField}
       </dl>
       <p class="help" id="consent-clinic-help">${o.consentClinicHelp}</p>
-      <fieldset class="field">
+      <fieldset class="field scopes-choice">
         <legend>${o.consentScopes}</legend>
         <p class="help">${o.consentScopesHelp}</p>
-        <div class="checks">
-        ${m.scopes.map(
-          (s) =>
-            html`<label class="check"><input type="checkbox" name="scope" value="${s}" ${m.checked.includes(s) ? html`checked` : ''}> <strong>${SCOPE_TEXTS[s][lang].label}</strong>: ${SCOPE_TEXTS[s][lang].description}</label>`,
-        )}
+        <div class="scope-list">
+        ${m.scopes.map((s) => {
+          // The key form's look: the scope's name, then what it lets the app read, below it.
+          const id = `consent-scope-${s.replace(':', '-')}`;
+          return html`<label class="scope" for="${id}"><input type="checkbox" id="${id}" name="scope" value="${s}" aria-describedby="${id}-what" ${m.checked.includes(s) ? html`checked` : ''}>
+            <span><span class="scope-name">${SCOPE_TEXTS[s][lang].label}</span>
+            <span class="scope-what" id="${id}-what">${SCOPE_TEXTS[s][lang].description}</span></span></label>`;
+        })}
         </div>
       </fieldset>
       <div class="btn-row">

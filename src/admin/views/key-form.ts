@@ -25,7 +25,8 @@ export function expiryFields(t: Messages, f: KeyForm, today: string): Html {
   const focus = err && !f.errors.name ? html`autofocus` : '';
   return html`<div class="field">
       <label for="key-expires">${t.expiryLabel}</label>
-      <select id="key-expires" name="expires" aria-describedby="${describedBy(err && 'key-expires-error')}" ${err && f.expires !== 'date' ? html`aria-invalid="true" ${focus}` : ''}>
+      <select id="key-expires" name="expires" aria-describedby="${describedBy(err && 'key-expires-error')}"
+        ${err && f.expires !== 'date' ? html`aria-invalid="true" ${focus}` : ''}>
         ${EXPIRY_CHOICES.map((c) => html`<option value="${c}" ${c === f.expires ? html`selected` : ''}>${t.expiryOptions[c]}</option>`)}
       </select>
     </div>

@@ -40,7 +40,8 @@ export function rollPage(m: RollModel): Html {
       ${csrfInput(m.csrf)}
       <div class="field">
         <label for="roll-overlap">${t.keys.overlapLabel}</label>
-        <select id="roll-overlap" name="overlap" ${m.error ? html`aria-invalid="true" aria-describedby="roll-overlap-error" autofocus` : ''}>
+        <select id="roll-overlap" name="overlap"
+          ${m.error ? html`aria-invalid="true" aria-describedby="roll-overlap-error" autofocus` : ''}>
           ${OVERLAP_CHOICES.map((c) => html`<option value="${c}" ${c === chosen ? html`selected` : ''}>${t.keys.overlapOptions[c]}</option>`)}
         </select>
         ${m.error ? html`<p class="field-error" id="roll-overlap-error">${m.error}</p>` : ''}

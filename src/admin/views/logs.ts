@@ -3,6 +3,7 @@
 // clienta by name, then every request that disclosed her data). Filters are GET forms: they change
 // nothing, so they carry no CSRF token; the page's own forms (sign-out, language) do.
 import type { Clinic } from '../../services/accounts.js';
+import type { ClinicApp } from '../../services/app-log.js';
 import type { AccessRow, StoredRequestLogRow } from '../../services/request-log-read.js';
 import type { Formatter } from '../format.js';
 import { html, type Html, type Renderable } from '../html.js';
@@ -24,10 +25,16 @@ interface Common {
   link: (path: string, params?: Record<string, string | null>) => string;
   /** the clinic's keys by id, for their names */
   keyNames: ReadonlyMap<string, string>;
+  /** the OAuth apps the clinic connected, for the filter */
+  apps: readonly ClinicApp[];
+  /** the app's name by grant id: a request made with an access token names its app */
+  appNames: ReadonlyMap<string, string>;
 }
 
 export interface LogFilterForm {
   key: string;
+  /** an app's client id */
+  app: string;
   status: string;
   endpoint: string;
   since: string;
@@ -75,6 +82,16 @@ function keyName(m: Common, keyId: string | null): string {
   return m.keyNames.get(keyId) ?? m.t.logs.unknownKey;
 }
 
+/** Who made a request: its key, or the app its access token was granted to (by name, marked as an app). */
+function callerName(m: Common, r: { key_id: string | null; grant_id: string | null }): Html {
+  if (r.grant_id === null) return html`<span class="key-name">${keyName(m, r.key_id)}</span>`;
+  return html`<span class="key-name">${appName(m, r.grant_id)}</span> <span class="badge plain badge-plan">${m.t.logs.appBadge}</span>`;
+}
+
+function appName(m: Common, grantId: string): string {
+  return m.appNames.get(grantId) ?? m.t.logs.unknownApp;
+}
+
 function statusBadge(status: number): Html {
   return html`<span class="badge badge-${status < 400 ? 'active' : 'expired'}">${String(status)}</span>`;
 }
@@ -96,6 +113,12 @@ function filters(m: LogsPageModel): Html {
     <div class="form-grid">
       <div class="field"><label for="f-key">${L.filterKey}</label>
         <select id="f-key" name="key">${option('', L.anyKey, form.key)}${[...m.keyNames].map(([id, name]) => option(id, name, form.key))}</select></div>
+      ${
+        m.apps.length > 0
+          ? html`<div class="field"><label for="f-app">${L.filterApp}</label>
+        <select id="f-app" name="app">${option('', L.anyApp, form.app)}${m.apps.map((a) => option(a.clientId, a.name, form.app))}</select></div>`
+          : ''
+      }
       <div class="field"><label for="f-status">${L.filterStatus}</label>
         <select id="f-status" name="status">${option('', L.anyStatus, form.status)}${STATUS_CLASSES.map((c) => option(c, L.statusClasses[c], form.status))}</select></div>
       <div class="field"><label for="f-endpoint">${L.filterEndpoint}</label>
@@ -123,7 +146,7 @@ function requestsTable(m: LogsPageModel): Renderable {
     ${m.rows.map(
       (r) => html`<tr data-log-id="${String(r.id)}" data-status="${String(r.status)}">
       <td data-label="${L.colTime}" class="nowrap">${when(m, r.at_ms)}</td>
-      <td data-label="${L.colKey}"><span class="key-name">${keyName(m, r.key_id)}</span></td>
+      <td data-label="${L.colKey}">${callerName(m, r)}</td>
       <td data-label="${L.colRequest}" class="url"><code>${requestText(r)}</code></td>
       <td data-label="${L.colStatus}">${statusBadge(r.status)}${r.error_code ? html` <code class="small">${r.error_code}</code>` : ''}</td>
       <td data-label="${L.colDuration}" class="nowrap">${fmt.num(r.duration_ms)} ms</td>
@@ -168,8 +191,11 @@ export function detailPage(m: DetailPageModel): Html {
     <dl class="facts" id="request-facts">
       <dt>${L.fieldTime}</dt><dd>${when(m, e.at_ms)}</dd>
       <dt>${L.fieldRequestId}</dt><dd><code>${e.request_id}</code></dd>
-      <dt>${L.fieldKey}</dt><dd>${keyName(m, e.key_id)}${e.key_id ? html` <code class="small">${e.key_id}</code>` : ''}</dd>
-      ${e.grant_id ? html`<dt>${L.fieldGrant}</dt><dd><code>${e.grant_id}</code></dd>` : ''}
+      ${
+        e.grant_id
+          ? html`<dt>${L.fieldGrant}</dt><dd id="request-app">${appName(m, e.grant_id)} <code class="small">${e.grant_id}</code></dd>`
+          : html`<dt>${L.fieldKey}</dt><dd>${keyName(m, e.key_id)}${e.key_id ? html` <code class="small">${e.key_id}</code>` : ''}</dd>`
+      }
       <dt>${L.fieldMethod}</dt><dd><code>${e.method}</code></dd>
       <dt>${L.fieldPath}</dt><dd class="url"><code>${e.path}</code></dd>
       <dt>${L.fieldQuery}</dt><dd class="url">${e.query ? html`<code>${e.query}</code>` : L.none}</dd>
@@ -247,7 +273,7 @@ function accessTable(m: AccessPageModel): Renderable {
     <tbody>${m.rows.map(
       (r) => html`<tr data-log-id="${String(r.id)}">
       <td data-label="${L.colTime}" class="nowrap">${when(m, r.at_ms)}</td>
-      <td data-label="${L.colKey}"><span class="key-name">${keyName(m, r.key_id)}</span></td>
+      <td data-label="${L.colKey}">${callerName(m, r)}</td>
       <td data-label="${L.colEndpoint}" class="url"><code>${requestText(r)}</code></td>
       <td data-label="${L.colStatus}">${statusBadge(r.status)}</td>
       <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/${r.id}`)}" aria-label="${L.detailsOf(requestText(r))}">${L.details}</a></td>

@@ -45,12 +45,14 @@ export function signInPage(m: SignInModel): Html {
       ${m.next ? html`<input type="hidden" name="next" value="${m.next}">` : ''}
       <div class="field">
         <label for="email">${t.email}</label>
-        <input type="email" id="email" name="email" value="${m.email ?? ''}" autocomplete="username" required maxlength="254" spellcheck="false" autocapitalize="none"
+        <input type="email" id="email" name="email" value="${m.email ?? ''}" autocomplete="username" required maxlength="254"
+          spellcheck="false" autocapitalize="none"
           ${m.error ? html`aria-describedby="sign-in-error"` : ''} ${m.email ? '' : html`autofocus`}>
       </div>
       <div class="field">
         <label for="password">${t.password}</label>
-        <input type="password" id="password" name="password" autocomplete="current-password" required maxlength="1024" ${m.email ? html`autofocus` : ''}>
+        <input type="password" id="password" name="password" autocomplete="current-password" required maxlength="1024"
+          ${m.email ? html`autofocus` : ''}>
       </div>
       <button type="submit" class="btn">${t.signInButton}</button>
     </form>`,

@@ -76,8 +76,10 @@ function flashPanel(m: Common & { flash: Flash | null }): Renderable {
     <p class="muted small">${flash.url}</p>
     <label for="new-secret">${t.wh.secretLabel}</label>
     <div class="keybox">
-      <input type="text" id="new-secret" value="${flash.secret}" readonly autofocus data-select-on-focus spellcheck="false" autocomplete="off" aria-describedby="new-secret-warning">
-      <button type="button" class="btn" hidden data-copy-target="new-secret" data-copy-status="copy-status" data-copied="${t.copied}" data-failed="${t.copyFailed}">${icons.copy}${t.copy}</button>
+      <input type="text" id="new-secret" value="${flash.secret}" readonly autofocus data-select-on-focus spellcheck="false"
+        autocomplete="off" aria-describedby="new-secret-warning">
+      <button type="button" class="btn" hidden data-copy-target="new-secret" data-copy-status="copy-status" data-copied="${t.copied}"
+        data-failed="${t.copyFailed}">${icons.copy}${t.copy}</button>
     </div>
     <p class="copy-status" id="copy-status" role="status" aria-live="polite"></p>
     <div class="after"><span></span><a class="btn btn-secondary btn-sm" href="${m.url(`${base}/${flash.endpointId}`)}">${t.wh.newDone}</a></div>
@@ -107,7 +109,8 @@ function createForm(m: WebhooksPageModel): Renderable {
     ${f.error ? html`<div class="alert alert-danger" role="alert">${icons.warning}<div class="alert-body"><p>${t.wh.formHasErrors}</p></div></div>` : ''}
     <div class="field">
       <label for="webhook-url">${t.wh.urlLabel}</label>
-      <input type="url" id="webhook-url" name="url" value="${f.url}" required maxlength="2000" placeholder="https://" autocomplete="off" spellcheck="false"
+      <input type="url" id="webhook-url" name="url" value="${f.url}" required maxlength="2000" placeholder="https://" autocomplete="off"
+        spellcheck="false"
         aria-describedby="${urlError ? 'webhook-url-error webhook-url-help' : 'webhook-url-help'}" ${urlError ? html`aria-invalid="true" autofocus` : ''}>
       ${urlError ? html`<p class="field-error" id="webhook-url-error">${t.wh.refusals[urlError]}</p>` : ''}
       <p class="help" id="webhook-url-help">${m.allowPrivate ? t.wh.urlHelpPrivate : t.wh.urlHelp}</p>

@@ -15,7 +15,9 @@ export const limiterHealth = fp(
     // A counter read at scrape time: the limiters' own total, which only grows.
     new Counter({
       name: 'rate_limit_fallbacks_total',
-      help: "Rate-limit decisions made in this instance's memory because Redis (REDIS_URL) was down or did not answer within REDIS_TIMEOUT_MS",
+      help:
+        "Rate-limit decisions made in this instance's memory because Redis (REDIS_URL) was down or did not answer within " +
+        'REDIS_TIMEOUT_MS',
       registers,
       collect() {
         this.reset();

@@ -37,10 +37,13 @@ export const TAGS = [
 ];
 
 export const API_DESCRIPTION = [
-  "Read-only access to a clinic's appointments (citas), clients (clientas) and the calls its voice assistant answered (llamadas), for CRMs, Zapier, Make, n8n, spreadsheets and custom apps.",
+  "Read-only access to a clinic's appointments (citas), clients (clientas) and the calls its voice assistant answered (llamadas), for " +
+    'CRMs, Zapier, Make, n8n, spreadsheets and custom apps.',
   '',
-  'One API key belongs to one clinic and reads that clinic only. Send it as `Authorization: Bearer <key>`; the clinic owner creates and revokes keys in the dashboard (Settings > API).',
-  `A key reads only what its scopes grant (${SCOPES.map((s) => `\`${s}\``).join(', ')}: see the security scheme); without \`contacto:read\`, phones, e-mails and notes are null.`,
+  'One API key belongs to one clinic and reads that clinic only. Send it as `Authorization: Bearer <key>`; the clinic owner creates and ' +
+    'revokes keys in the dashboard (Settings > API).',
+  `A key reads only what its scopes grant (${SCOPES.map((s) => `\`${s}\``).join(', ')}: see the security scheme); without ` +
+    `\`contacto:read\`, phones, e-mails and notes are null.`,
   "Dates (`YYYY-MM-DD`) are calendar days in the clinic's time zone; timestamps are RFC 3339 with the clinic's offset.",
   'Every parameter is validated strictly: a malformed, repeated or unknown one is a 400 that names it.',
   'Errors have one shape, `{"error": {"code", "message", "param"?, "request_id"}}`: match on `error.code`.',

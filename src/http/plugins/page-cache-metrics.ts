@@ -11,7 +11,9 @@ export const pageCacheMetrics = fp(
     const registers = [app.metrics.registry];
     new Counter({
       name: 'page_cache_lookups_total',
-      help: 'List pages (citas, clientas, llamadas) looked up in the page cache by their ETag: hit (sent as kept) or miss (built, then kept); none while PAGE_CACHE_MB is 0',
+      help:
+        'List pages (citas, clientas, llamadas) looked up in the page cache by their ETag: hit (sent as kept) or miss (built, then ' +
+        'kept); none while PAGE_CACHE_MB is 0',
       labelNames: ['result'] as const,
       registers,
       collect() {

@@ -113,7 +113,8 @@ export function addRecordRoute(fastify: FastifyInstance, opts: RecordRoutesOptio
         tags: [resource],
         summary: r.summary,
         description:
-          `The ${r.what} with this id, exactly as GET /api/v1/${resource} shows it (every field, the same time zone and offsets).${r.extra} ` +
+          `The ${r.what} with this id, exactly as GET /api/v1/${resource} shows it (every field, the same time zone and ` +
+          `offsets).${r.extra} ` +
           "An id the API key's clinic does not have is a 404 not_found, also when another clinic has it. " +
           `Send the ETag back as If-None-Match: 304 while nothing changed.\n\n${samplesMarkdown(RECORD_SAMPLES[r.operationId])}`,
         params: RecordParams,

@@ -1,7 +1,8 @@
 // GET /api/v1/citas, /clientas, /llamadas, /eventos and /me, and one record of each list
 // (./records.ts). The tenant comes from the key (req.apiKey), never from the request. With the
 // TypeBox type provider, each handler's `req.query` is typed from its querystring schema and its
-// return value checked against its 200 schema.
+// return value checked against its 200 schema. Slightly over 300 lines: one route per list, each
+// a few lines around the shared answerList.
 //
 // The lists and the feed are conditional GETs: each handler plans its request first (validation,
 // defaults), then makes its ETag from the clinic's versions and answers 304 when the client has
@@ -103,14 +104,17 @@ const LIST = {
   ],
 };
 const csvDescription = (records: string) =>
-  `With Accept: text/csv: the same page as CSV (RFC 4180, UTF-8, CRLF line ends): a header row with the fields of ${records} in the JSON's order, ` +
-  'one row per record; null is an empty cell, true/false and numbers as in the JSON. The total is in X-Total-Count, the next page in Link (rel="next").';
+  `With Accept: text/csv: the same page as CSV (RFC 4180, UTF-8, CRLF line ends): a header row with the fields of ${records} in the ` +
+  `JSON's order, ` +
+  'one row per record; null is an empty cell, true/false and numbers as in the JSON. The total is in X-Total-Count, the next page in ' +
+  'Link (rel="next").';
 
 /** The feed's own status: a position the log no longer has. */
 const GONE = {
   410: {
     description:
-      'cursor_expired: the cursor is older than the events kept (at least 30 days), or ahead of the log (a database restored from an earlier backup): read the collections again and follow from cursor=now',
+      'cursor_expired: the cursor is older than the events kept (at least 30 days), or ahead of the log (a database restored from an ' +
+      'earlier backup): read the collections again and follow from cursor=now',
     headers: [...COMMON_HEADERS, ...RATE_LIMIT_HEADERS],
   },
 };
@@ -173,7 +177,8 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
         tags: ['citas'],
         summary: 'List appointments in a date range',
         description: describe(
-          "Whole local days in the clinic's time zone, both ends inclusive (default: today to today + 30 days); ordered by fecha_hora, then id. " +
+          "Whole local days in the clinic's time zone, both ends inclusive (default: today to today + 30 days); ordered by fecha_hora, " +
+            'then id. ' +
             'With updated_since: the appointments changed since then (no default window), ordered by updated_at, then id. ' +
             'Send the ETag back as If-None-Match: 304 while nothing changed.',
           SAMPLES.listCitas,
@@ -207,7 +212,8 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
         description: describe(
           'Ordered by name (case- and accent-insensitive), then id. `q` searches the name, or the phone when it is made of digits ' +
             "(with contacto:read only: without it q matches names only, so no search can tell whether a phone number is a client's). " +
-            'With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
+            'With updated_since: the clients changed since then, ordered by updated_at, then id. Send the ETag back as If-None-Match: ' +
+            '304 while nothing changed.',
           SAMPLES.listClientas,
         ),
         querystring: ClientasQuery,
@@ -236,7 +242,8 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
         summary: "List calls answered by the clinic's voice assistant",
         description: describe(
           'Newest first (fecha_hora descending, then id descending); default: the last 7 days. ' +
-            'With updated_since: the calls changed since then (no default window), ordered by updated_at, then id. Send the ETag back as If-None-Match: 304 while nothing changed.',
+            'With updated_since: the calls changed since then (no default window), ordered by updated_at, then id. Send the ETag back as ' +
+            'If-None-Match: 304 while nothing changed.',
           SAMPLES.listLlamadas,
         ),
         querystring: LlamadasQuery,
@@ -266,9 +273,11 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
         summary: "Follow the clinic's changes: created, changed and deleted records, oldest first",
         description: describe(
           "Every change of the clinic's data is an event, in the order the changes were committed. Start with cursor=now " +
-            "(then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none skipped. " +
+            "(then read the lists), and send each answer's next_cursor as the next cursor: you get exactly the events since, none " +
+            'skipped. ' +
             'has_more: true means more are waiting now. Events are kept at least 30 days; an older cursor is 410 cursor_expired. ' +
-            'A key sees only the event types of the collections its scopes may read (cita.* with citas:read, clienta.* with clientas:read, llamada.* with llamadas:read), ' +
+            'A key sees only the event types of the collections its scopes may read (cita.* with citas:read, clienta.* with ' +
+            'clientas:read, llamada.* with llamadas:read), ' +
             'and its cursor is complete for those; a tipo outside them is 403 insufficient_scope. ' +
             'Send the ETag back as If-None-Match: 304 while nothing happened.',
           SAMPLES.listEventos,
@@ -300,7 +309,8 @@ export async function v1Routes(fastify: FastifyInstance, opts: V1Options) {
         tags: ['me'],
         summary: 'Who the API key is (test the connection)',
         description: describe(
-          "The key's clinic, the key itself (never its secret: its name, dates and scopes) and its rate limit: the call an integration platform makes to test a connection. Needs no scope. Takes no parameters.",
+          "The key's clinic, the key itself (never its secret: its name, dates and scopes) and its rate limit: the call an integration " +
+            'platform makes to test a connection. Needs no scope. Takes no parameters.',
           SAMPLES.getMe,
         ),
         querystring: MeQuery,

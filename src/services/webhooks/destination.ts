@@ -23,7 +23,8 @@ export type Refusal = 'invalid_url' | 'not_https' | 'not_http' | 'userinfo' | 'p
  * from their own environment.
  */
 export const ALLOW_PRIVATE_HINT =
-  'for a receiver on this machine or a private network (tests, internal systems), set WEBHOOK_ALLOW_PRIVATE=true in the environment of the server and of the clinic-api command (docs/webhooks.md, "Try webhooks locally")';
+  'for a receiver on this machine or a private network (tests, internal systems), set WEBHOOK_ALLOW_PRIVATE=true in the environment of ' +
+  'the server and of the clinic-api command (docs/webhooks.md, "Try webhooks locally")';
 
 export class DestinationRefused extends DomainError {
   constructor(
@@ -73,7 +74,8 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
     }
     throw new DestinationRefused(
       'not_https',
-      `url must start with https:// (got ${url.protocol}//): webhooks carry clients' data and are only sent encrypted; ${ALLOW_PRIVATE_HINT}`,
+      `url must start with https:// (got ${url.protocol}//): webhooks carry clients' data and are only sent ` +
+        `encrypted; ${ALLOW_PRIVATE_HINT}`,
     );
   }
   if (url.username !== '' || url.password !== '') {
@@ -121,7 +123,8 @@ export async function vetHost(
     if (bad) {
       throw new DestinationRefused(
         'private_address',
-        `url's host ${host} resolves to ${bad.address} (${addressClass(bad.address)}), which is not a public address: webhooks may not reach private, loopback, link-local or metadata addresses; ${ALLOW_PRIVATE_HINT}`,
+        `url's host ${host} resolves to ${bad.address} (${addressClass(bad.address)}), which is not a public address: webhooks may not ` +
+          `reach private, loopback, link-local or metadata addresses; ${ALLOW_PRIVATE_HINT}`,
       );
     }
   }

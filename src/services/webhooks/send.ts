@@ -27,7 +27,10 @@ export interface SendOptions {
 export interface Attempt {
   ok: boolean;
   statusCode: number | null;
-  /** why it failed, as a short code: http_<status>, redirect, timeout, refused_address, dns, connection, tls; not_sent (beforeSend said no), aborted */
+  /**
+   * why it failed, as a short code: http_<status>, redirect, timeout, refused_address, dns,
+   * connection, tls; not_sent (beforeSend said no), aborted
+   */
   error: string | null;
   durationMs: number;
   /** Retry-After, as the receiver sent it (503 and 429 mostly) */

@@ -1,3 +1,6 @@
+// Longer than 300 lines on purpose: one class whose methods share the lease and the ordering rules
+// below; split, the at-least-once argument would be spread over files.
+//
 // The delivery worker: one per server process (never in the CLI). It claims due endpoints under
 // a lease (repos/webhooks.ts claimDueEndpoints: FOR UPDATE SKIP LOCKED on PostgreSQL), so each
 // attempt is made by exactly one process, and delivers each claimed endpoint's events strictly in
