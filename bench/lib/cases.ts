@@ -66,16 +66,6 @@ export function mcpToolCall(name: string, args: Json): string {
 }
 export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** `check` of a tool call's answer: a result that is not an error, its structuredContent checked by `inner`. */
-function toolCheck(inner: Case['check']): Case['check'] {
-  return (body, res, ds) => {
-    const result = body.result as Json | undefined;
-    if (!result) return `no JSON-RPC result: ${JSON.stringify(body).slice(0, 200)}`;
-    if (result.isError === true) return `a tool error: ${JSON.stringify(result.content).slice(0, 200)}`;
-    return inner(result.structuredContent as Json, res, ds);
-  };
-}
-
 /** The feed at its head with the ETag of that answer: what a follower that is up to date sends. */
 async function currentFeed(server: ChildServer, ds: Dataset) {
   const now = await fetch(`${server.baseUrl}/api/v1/eventos?cursor=now`, { headers: auth(ds) });
@@ -120,17 +110,6 @@ export const CASES: Case[] = [
     target: 'service-nolog',
     path: '/api/v1/citas?limit=100',
     check: listCheck('citas', 100, { timestamp: 'fecha_hora' }),
-  },
-  {
-    // The same page as a tool call of the MCP server, right after it: the verdict compares the two.
-    id: 'mcp-citas',
-    label: 'citas as an MCP tool call (list_citas)',
-    target: 'service',
-    path: '/mcp',
-    post: mcpToolCall('list_citas', { limit: 100 }),
-    shown: 'POST /mcp: tools/call list_citas {"limit":100}',
-    headers: MCP_HEADERS,
-    check: toolCheck(listCheck('citas', 100, { timestamp: 'fecha_hora' })),
   },
   {
     // Who am I: no query of its own, so authentication (the key's or the token's cache), the rate

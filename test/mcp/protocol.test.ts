@@ -20,6 +20,8 @@ import { callError, callOk, connect, listen, listenApp } from './helpers.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const MISSING = '0a000009-0000-4000-8000-000000000999';
+/** V8's stack trace depth before any request (/mcp turns it off for a moment only). */
+const STACK_TRACE_LIMIT = Error.stackTraceLimit;
 
 /** One JSON-RPC message POSTed as it is (no initialize before it: the server is stateless). */
 function post(url: URL, body: unknown, headers: Record<string, string> = {}) {
@@ -149,6 +151,8 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
     expect(unknown).toBeInstanceOf(McpError);
     expect((unknown as McpError).code).toBe(ErrorCode.InvalidParams);
     expect((unknown as Error).message).toContain('list_citas');
+    // The transport checks each message with stack traces off (plugin.ts, withoutStacks): they are back after its errors too.
+    expect(Error.stackTraceLimit).toBe(STACK_TRACE_LIMIT);
   });
 
   it('speaks every protocol version of the SDK: initialize agrees on the client’s, or offers the latest', async () => {
