@@ -11,11 +11,10 @@
 //   could not parse (`rawPacket`) are dropped.
 import type { FastifyRequest } from 'fastify';
 import { stdSerializers } from 'pino';
+import { UUID_RE } from '../domain/records.js';
 
 const SAFE_PARAMS = new Set(['desde', 'hasta', 'limit', 'offset', 'vip', 'estado', 'resultado']);
 export const MASK = '[redacted]';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A function that masks every key-shaped part of a text. */
 export function secretMasker(prefix: string): (text: string) => string {

@@ -3,6 +3,7 @@
 // (clinic_id, at_ms, id) and (clienta, log_id)), so any size takes constant memory.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+import { UUID_RE } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import { clientasByIds, type ClientaRow } from '../repos/clientas.js';
 import {
@@ -22,7 +23,6 @@ import { addDays, dayStart, isValidDate, parseTimestamp } from '../time.js';
 export type { AccessRow, LogCursor, LogFilter, StoredRequestLogRow };
 
 const PAGE = 1_000;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function invalid(field: string, message: string): DomainError {
   return new DomainError('invalid_input', message, { field });
