@@ -107,14 +107,12 @@ export class RequestLog {
       this.dropped(1);
       return;
     }
-    if (e.clientas === null) e.accessSet = null;
-    else {
-      const set = accessSet(e.clinicId, e.atMs, e.clientas);
-      e.clientas = null;
-      e.accessSet = set === null ? null : set.id.toString('hex');
-      if (set !== null && !this.unstored.has(e.accessSet!) && !this.storedSets.has(e.accessSet!))
-        this.unstored.set(e.accessSet!, { clinicId: e.clinicId, set });
-    }
+    const set = e.clientas === null ? null : accessSet(e.clinicId, e.atMs, e.clientas);
+    const hex = set === null ? null : set.id.toString('hex');
+    if (set !== null && hex !== null && !this.unstored.has(hex) && !this.storedSets.has(hex))
+      this.unstored.set(hex, { clinicId: e.clinicId, set });
+    e.clientas = null;
+    e.accessSet = hex;
     this.pendingEntries.push(e);
   }
 
