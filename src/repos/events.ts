@@ -4,10 +4,11 @@
 // a reader of "seq > cursor" never finds an event appear behind its cursor later
 // (docs/architecture.md, "Following changes"). The feed and (later) webhook deliveries read it
 // through eventsAfter; the retention job removes old events and records the highest removed seq.
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
-import { dialectOf, type Dialect } from '../db/dialect.js';
+import { dialectOf } from '../db/dialect.js';
 import type { DB, EventsTable } from '../db/schema.js';
+import { insertRows } from './writes.js';
 
 export type EventRow = EventsTable;
 
@@ -37,32 +38,9 @@ const COLUMNS: readonly (readonly [keyof EventRow, string])[] = [
   ['datos', 'text'],
   ['clienta_id', 'text'],
 ];
-const ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 400, postgres: 5000 };
-const insertStatements = new Map<string, string>();
-
-function insertSql(dialect: Dialect, rows: number): string {
-  const key = `${dialect}:${dialect === 'sqlite' ? rows : 0}`;
-  let text = insertStatements.get(key);
-  if (text === undefined) {
-    const names = COLUMNS.map(([c]) => c).join(', ');
-    text =
-      dialect === 'postgres'
-        ? `insert into events (${names}) select * from unnest(${COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`
-        : `insert into events (${names}) values ${Array.from({ length: rows }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`;
-    insertStatements.set(key, text);
-  }
-  return text;
-}
-
-/** Stores events (multi-row statements, as repos/writes.ts does for records). */
+/** Stores events (multi-row statements: repos/writes.ts). */
 export async function insertEvents(db: Kysely<DB>, rows: readonly EventRow[]): Promise<void> {
-  const dialect = dialectOf(db);
-  const step = ROWS_PER_STATEMENT[dialect];
-  for (let i = 0; i < rows.length; i += step) {
-    const chunk = rows.slice(i, i + step);
-    const params = dialect === 'postgres' ? COLUMNS.map(([c]) => chunk.map((r) => r[c])) : chunk.flatMap((r) => COLUMNS.map(([c]) => r[c]));
-    await db.executeQuery(CompiledQuery.raw(insertSql(dialect, chunk.length), params));
-  }
+  await insertRows(db, 'events', COLUMNS, rows);
 }
 
 /** The channel a PostgreSQL writer notifies, with the clinic id, when it commits events. */

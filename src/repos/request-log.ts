@@ -2,12 +2,13 @@
 // inserts, the retention's deletes, and the readers of the dashboard and the CLI. Every reader
 // takes the clinic id; the access sets carry none and are only ever read joined to their clinic's
 // log rows.
-import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { dialectOf, type Dialect } from '../db/dialect.js';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
 import type { DB, RequestLogTable } from '../db/schema.js';
 import { clientaBytes, clientaUuid, type AccessSet } from '../domain/access-set.js';
+import { insertRows, type Column } from './writes.js';
 
-/** A log row as written (its id allocated by insertRequestLog; access_set: see domain/access-set.ts). */
+/** A log row as written (the database numbers it; access_set: see domain/access-set.ts). */
 export type RequestLogRow = Omit<RequestLogTable, 'id'>;
 
 /** A log row as read back (its access set is read through accessOfEntry). */
@@ -34,87 +35,33 @@ const COLUMNS = [
 
 const READ_COLUMNS = ['id', ...COLUMNS.map(([c]) => c).filter((c) => c !== 'access_set')] as (keyof StoredRequestLogRow)[];
 
-/** SQLite: parameters per statement stay far below its limit (32,766). */
-const LOG_ROWS_PER_STATEMENT = 500;
-const SET_ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 5_000, postgres: 50_000 };
-
-/** `count` consecutive new ids: SQLite after the largest (the caller holds the write lock), PostgreSQL from the column's sequence. */
-async function allocateIds(trx: Kysely<DB>, count: number): Promise<number[]> {
-  if (dialectOf(trx) === 'postgres') {
-    const r = await sql<{
-      id: string;
-    }>`select nextval(pg_get_serial_sequence('request_log', 'id')) as id from generate_series(1, ${count})`.execute(trx);
-    return r.rows.map((x) => Number(x.id));
-  }
-  const r = await sql<{ last: number | null }>`select max(id) as last from request_log`.execute(trx);
-  const first = Number(r.rows[0]?.last ?? 0) + 1;
-  return Array.from({ length: count }, (_, i) => first + i);
-}
-
 /**
  * Writes a batch of log rows, and the access sets they name that may not be stored yet (a set
- * already stored is left as it is), inside the caller's write transaction. Returns the ids given
- * to the rows.
+ * already stored is left as it is), inside the caller's write transaction. The database numbers
+ * the rows (SQLite: after the largest id, as an INTEGER PRIMARY KEY does; PostgreSQL: the
+ * identity's sequence): ids grow with the time of writing.
  */
-export async function insertRequestLog(trx: Kysely<DB>, rows: readonly RequestLogRow[], sets: readonly AccessSet[]): Promise<number[]> {
-  if (rows.length === 0) return [];
-  const dialect = dialectOf(trx);
+export async function insertRequestLog(trx: Kysely<DB>, rows: readonly RequestLogRow[], sets: readonly AccessSet[]): Promise<void> {
+  if (rows.length === 0) return;
   await insertAccessSets(trx, sets);
-  const ids = await allocateIds(trx, rows.length);
-  const names = ['id', ...COLUMNS.map(([c]) => c)].join(', ');
-  for (let i = 0; i < rows.length; i += LOG_ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(i, i + LOG_ROWS_PER_STATEMENT);
-    const chunkIds = ids.slice(i, i + LOG_ROWS_PER_STATEMENT);
-    if (dialect === 'postgres') {
-      const params = [chunkIds, ...COLUMNS.map(([c]) => chunk.map((r) => r[c]))];
-      const types = ['int8', ...COLUMNS.map(([, t]) => t)];
-      await trx.executeQuery(
-        CompiledQuery.raw(
-          `insert into request_log (${names}) select * from unnest(${types.map((t, k) => `$${k + 1}::${t}[]`).join(', ')})`,
-          params,
-        ),
-      );
-    } else {
-      const one = `(${Array.from({ length: COLUMNS.length + 1 }, () => '?').join(', ')})`;
-      const params = chunk.flatMap((r, k) => [chunkIds[k], ...COLUMNS.map(([c]) => r[c])]);
-      await trx.executeQuery(CompiledQuery.raw(`insert into request_log (${names}) values ${chunk.map(() => one).join(', ')}`, params));
-    }
-  }
-  return ids;
+  await insertRows(trx, 'request_log', COLUMNS, rows);
 }
 
+const SET_COLUMNS: readonly Column[] = [
+  ['set_id', 'bytea'],
+  ['clienta', 'bytea'],
+];
+
+/** The sets' members, each once (a response lists a clienta with two citas on its page twice); a set already stored is left as it is. */
 async function insertAccessSets(trx: Kysely<DB>, sets: readonly AccessSet[]): Promise<void> {
-  const dialect = dialectOf(trx);
-  const setIds: Buffer[] = [];
-  const clientas: Buffer[] = [];
+  const rows: { set_id: Buffer; clienta: Buffer }[] = [];
   for (const s of sets) {
-    for (const c of s.clientas) {
+    for (const c of new Set(s.clientas)) {
       const b = clientaBytes(c);
-      if (b === null) continue;
-      setIds.push(s.id);
-      clientas.push(b);
+      if (b !== null) rows.push({ set_id: s.id, clienta: b });
     }
   }
-  const step = SET_ROWS_PER_STATEMENT[dialect];
-  for (let i = 0; i < setIds.length; i += step) {
-    const ids = setIds.slice(i, i + step);
-    const cs = clientas.slice(i, i + step);
-    if (dialect === 'postgres') {
-      await trx.executeQuery(
-        CompiledQuery.raw(
-          'insert into request_access_sets (set_id, clienta) select * from unnest($1::bytea[], $2::bytea[]) on conflict do nothing',
-          [ids, cs],
-        ),
-      );
-    } else {
-      await trx.executeQuery(
-        CompiledQuery.raw(
-          `insert or ignore into request_access_sets (set_id, clienta) values ${ids.map(() => '(?, ?)').join(', ')}`,
-          ids.flatMap((id, k) => [id, cs[k]]),
-        ),
-      );
-    }
-  }
+  await insertRows(trx, 'request_access_sets', SET_COLUMNS, rows, 'ignore');
 }
 
 /**

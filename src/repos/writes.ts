@@ -3,8 +3,9 @@
 // tables, and the transaction's set-up (the clinic's writer lock, foreign keys, SQLite's page
 // cache). Millions of rows go through here, so the SQL text is built once per (table, row count)
 // and sent without Kysely's query builder: PostgreSQL gets one array per column through unnest()
-// (a handful of parameters however many rows), SQLite a multi-row VALUES whose prepared statement
-// db/sqlite-statements.ts caches.
+// (a handful of parameters however many rows), SQLite a multi-row VALUES of a few fixed sizes
+// whose prepared statements db/sqlite-statements.ts caches. The event log and the request log
+// write through insertRows too.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
@@ -61,12 +62,30 @@ export function tableColumns(table: RecordTable): readonly Column[] {
   return [['clinic_id', 'text'], ['id', 'text'], ...RECORD_COLUMNS[table], ['updated_at', 'int8']];
 }
 
-/** Rows per statement: SQLite binds each value (limit 32766), PostgreSQL sends arrays. */
-const ROWS_PER_STATEMENT: Record<Dialect, number> = { sqlite: 500, postgres: 5000 };
+/**
+ * PostgreSQL: rows per statement (one array per column, one statement text). SQLite: the row
+ * counts its multi-row statements are written for. A batch is cut into statements of these
+ * sizes, largest first, so that however many rows come, the statements have a handful of shapes,
+ * each prepared once (db/sqlite-statements.ts keeps the last 500): a statement for each distinct
+ * remainder (a request log write of 2,837 rows ends with one of 337) was prepared every time, and
+ * such statements pushed the service's hot reads out of that cache. 500 rows bind at most
+ * 500 x 17 values, far below SQLite's limit of 32,766.
+ */
+const PG_ROWS_PER_STATEMENT = 5_000;
+const SQLITE_SHAPES = [500, 100, 20, 5, 1] as const;
+
+/** SQLite: the size of the next statement for `left` rows. */
+function sqliteShape(left: number): number {
+  return SQLITE_SHAPES.find((n) => n <= left) ?? 1;
+}
+
+/** `ignore`: a row whose key is already stored is left out (and the one stored left as it is). */
+export type OnConflict = 'fail' | 'ignore';
+
 const insertStatements = new Map<string, string>();
 
-function insertSql(dialect: Dialect, table: string, columns: readonly Column[], rows: number): string {
-  const key = `${dialect}:${table}:${dialect === 'sqlite' ? rows : 0}`;
+function insertSql(dialect: Dialect, table: string, columns: readonly Column[], rows: number, onConflict: OnConflict): string {
+  const key = `${dialect}:${table}:${dialect === 'sqlite' ? rows : 0}:${onConflict}`;
   let text = insertStatements.get(key);
   if (text === undefined) {
     const names = columns.map(([c]) => c);
@@ -74,24 +93,32 @@ function insertSql(dialect: Dialect, table: string, columns: readonly Column[], 
       dialect === 'postgres'
         ? `select * from unnest(${columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')})`
         : `values ${Array.from({ length: rows }, () => `(${names.map(() => '?').join(', ')})`).join(', ')}`;
-    text = `insert into ${table} (${names.join(', ')}) ${source}`;
+    const ignore = onConflict === 'ignore';
+    text =
+      `insert${ignore && dialect === 'sqlite' ? ' or ignore' : ''} into ${table} (${names.join(', ')}) ${source}` +
+      (ignore && dialect === 'postgres' ? ' on conflict do nothing' : '');
     insertStatements.set(key, text);
   }
   return text;
 }
 
-/** Inserts `rows` (objects keyed by column name; absent is null) into `table`, in multi-row statements. */
+/**
+ * Inserts `rows` (objects keyed by column name; absent is null) into `table`, in multi-row
+ * statements: the one way the import, the event log and the request log write many rows.
+ */
 export async function insertRows(
   db: Kysely<DB>,
   table: string,
   columns: readonly Column[],
-  rows: readonly Record<string, unknown>[],
+  rows: readonly object[],
+  onConflict: OnConflict = 'fail',
 ): Promise<void> {
   const dialect = dialectOf(db);
   const names = columns.map(([c]) => c);
-  const step = ROWS_PER_STATEMENT[dialect];
-  for (let i = 0; i < rows.length; i += step) {
-    const chunk = rows.slice(i, i + step);
+  for (let i = 0; i < rows.length;) {
+    const n = dialect === 'postgres' ? Math.min(PG_ROWS_PER_STATEMENT, rows.length - i) : sqliteShape(rows.length - i);
+    const chunk = rows.slice(i, i + n) as readonly Record<string, unknown>[];
+    i += n;
     let params: unknown[];
     if (dialect === 'postgres') params = names.map((c) => chunk.map((r) => r[c] ?? null));
     else {
@@ -99,7 +126,7 @@ export async function insertRows(
       let k = 0;
       for (const r of chunk) for (const c of names) params[k++] = r[c] ?? null;
     }
-    await db.executeQuery(CompiledQuery.raw(insertSql(dialect, table, columns, chunk.length), params));
+    await db.executeQuery(CompiledQuery.raw(insertSql(dialect, table, columns, n, onConflict), params));
   }
 }
 
