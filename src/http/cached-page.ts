@@ -12,7 +12,8 @@
 // that belong to it (the total, the next link).
 //
 // What the page disclosed (its records, the clientas whose data it holds) is kept with it, and
-// reported for the request log either way (./disclosure.ts): a page sent again discloses the same.
+// reported for the request log either way (./disclosure.ts), with the page's tag: a page sent
+// again discloses the same, and the tag names that set of clientas.
 import type { FastifyReply } from 'fastify';
 import type { PageCache, PageDisclosure } from '../services/page-cache.js';
 import { CSV_UTF8 } from './csv.js';
@@ -44,7 +45,7 @@ export async function sendPage(
 ): Promise<FastifyReply> {
   if (!pages.enabled) {
     const built = await build();
-    disclose(reply.request, built.disclosed.records, built.disclosed.clientas);
+    disclose(reply.request, built.disclosed.records, built.disclosed.clientas, etag);
     return reply.type(JSON_UTF8).send(JSON.stringify(built.page));
   }
   let page = pages.get(clinicId, etag);
@@ -52,7 +53,7 @@ export async function sendPage(
     const built = await build();
     page = pages.set(clinicId, etag, JSON.stringify(built.page), undefined, built.disclosed);
   }
-  disclose(reply.request, page.disclosed.records, page.disclosed.clientas);
+  disclose(reply.request, page.disclosed.records, page.disclosed.clientas, etag);
   return reply.type(JSON_UTF8).send(page.body);
 }
 
@@ -67,11 +68,11 @@ export async function sendCsvPage(
   if (page === undefined) {
     const built = await render();
     if (!pages.enabled) {
-      disclose(reply.request, built.disclosed.records, built.disclosed.clientas);
+      disclose(reply.request, built.disclosed.records, built.disclosed.clientas, etag);
       return reply.headers(built.headers).type(CSV_UTF8).send(built.text);
     }
     page = pages.set(clinicId, etag, built.text, built.headers, built.disclosed);
   }
-  disclose(reply.request, page.disclosed.records, page.disclosed.clientas);
+  disclose(reply.request, page.disclosed.records, page.disclosed.clientas, etag);
   return reply.headers(page.headers).type(CSV_UTF8).send(page.body);
 }

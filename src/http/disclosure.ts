@@ -14,13 +14,37 @@ declare module 'fastify' {
 export interface Disclosed {
   /** records returned (a list's page, one record, a feed's events, search results) */
   records: number;
-  /** ids of the clientas whose personal data the response contained */
-  clientas: Set<string>;
+  /**
+   * ids of the clientas whose personal data the response contained, in the response's order,
+   * repeats included: the array the handler had (a page's, kept with it in the page cache), not
+   * a copy. The request log names the set from it (domain/access-set.ts) and stores each
+   * distinct set once.
+   */
+  clientas: readonly string[];
+  /**
+   * What names these clientas without reading them: a list page's ETag (the same tag is the
+   * same page, so the same clientas in the same order). null: the ids themselves name the set.
+   */
+  tag: string | null;
 }
 
-/** Adds to what the request's response discloses (an MCP request may make several tool calls). */
-export function disclose(req: FastifyRequest, records: number, clientaIds: Iterable<string> = []): void {
-  const d = req.disclosed ?? (req.disclosed = { records: 0, clientas: new Set() });
+/**
+ * Adds to what the request's response discloses (an MCP request may make several tool calls).
+ * `tag`: see Disclosed. A response that discloses the clientas of two calls has no single tag.
+ */
+export function disclose(req: FastifyRequest, records: number, clientaIds: readonly string[] = [], tag: string | null = null): void {
+  const d = req.disclosed;
+  if (d === null) {
+    req.disclosed = { records, clientas: clientaIds, tag };
+    return;
+  }
   d.records += records;
-  for (const id of clientaIds) d.clientas.add(id);
+  if (clientaIds.length === 0) return;
+  if (d.clientas.length === 0) {
+    d.clientas = clientaIds;
+    d.tag = tag;
+  } else {
+    d.clientas = d.clientas.concat(clientaIds);
+    d.tag = null;
+  }
 }

@@ -18,10 +18,11 @@
 // (domain/access-set.ts): the writer remembers for an hour which sets it has stored, and writes a
 // set's members only the first time. An hour, because a set it stored is then named by a log row
 // of the last hour, which retention (a day at least) cannot have removed with the set. The set's
-// id is computed in record(), on the request's path (a digest of about 4 KB of text, a few µs),
-// and the entry keeps only that id: a hundred ids kept per entry for a second were copied by every
-// young-generation GC and then promoted, which cost more CPU than the digest and doubled the RSS
-// under load. The members are kept once per set not yet stored (`unstored`).
+// id is computed in record(), on the request's path (a digest of the page's tag, or of the ids
+// when there is none: 1 to 8 µs), and the entry keeps only that id: a hundred ids kept per entry
+// for a second were copied by every young-generation GC and then promoted, which cost more CPU
+// than the digest and doubled the RSS under load. The members are kept once per set not yet
+// stored (`unstored`).
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connect.js';
 import { accessSet, type AccessSet } from '../domain/access-set.js';
@@ -48,8 +49,10 @@ export interface RawLogEntry {
   userAgent: string | null;
   /** the body of an error response as sent (masked when written) */
   errorBody: string | null;
-  /** the clientas whose data the response disclosed (record() replaces them with their set's id) */
-  clientas: Iterable<string> | null;
+  /** the clientas whose data the response disclosed, as it listed them (record() replaces them with their set's id) */
+  clientas: readonly string[] | null;
+  /** what names those clientas, when known: a list page's tag (http/disclosure.ts); null: their ids */
+  tag?: string | null;
   /** set by record(): the hex id of the access set the response disclosed, null: nobody */
   accessSet?: string | null;
 }
@@ -107,11 +110,12 @@ export class RequestLog {
       this.dropped(1);
       return;
     }
-    const set = e.clientas === null ? null : accessSet(e.clinicId, e.atMs, e.clientas);
+    const set = e.clientas === null ? null : accessSet(e.clinicId, e.atMs, e.clientas, e.tag ?? null);
     const hex = set === null ? null : set.id.toString('hex');
     if (set !== null && hex !== null && !this.unstored.has(hex) && !this.storedSets.has(hex))
       this.unstored.set(hex, { clinicId: e.clinicId, set });
     e.clientas = null;
+    e.tag = null;
     e.accessSet = hex;
     this.pendingEntries.push(e);
   }

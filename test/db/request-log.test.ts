@@ -100,12 +100,17 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
     await addClinics(database.db, 'c-3');
     const page = Array.from({ length: 100 }, (_, i) => clienta(80_000 + i));
     const log = new RequestLog(database, { toRow: requestLogRowMaker('svc') });
-    // The same page polled 1,200 times (in two flushes), a repeated id now and then.
-    for (let i = 0; i < 600; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: new Set(page) }));
+    // The same page polled 1,199 times (in two flushes), each time a new array as a handler makes
+    // it; a clienta with two citas on the page is listed twice (stored once).
+    const polled = () => [...page, page[0]!];
+    for (let i = 0; i < 600; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: polled() }));
     await log.flush();
-    for (let i = 600; i < 1_199; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: [...page, page[0]!] }));
+    for (let i = 600; i < 1_199; i++) log.record(entry(i, { clinicId: 'c-3', requestId: `poll-${i}`, clientas: polled() }));
     // The same clientas in another order: a set of its own (the same page read again keeps its order).
     log.record(entry(0, { clinicId: 'c-3', requestId: 'reversed', clientas: [...page].reverse() }));
+    // A list page names its set by its tag: two responses under one tag share it.
+    log.record(entry(0, { clinicId: 'c-3', requestId: 'tagged-1', clientas: page, tag: '"page-tag"' }));
+    log.record(entry(0, { clinicId: 'c-3', requestId: 'tagged-2', clientas: [...page], tag: '"page-tag"' }));
     // ... and the page the next day: a set of that day.
     log.record(entry(0, { clinicId: 'c-3', requestId: 'next-day', atMs: NOW + DAY, clientas: page }));
     await log.flush();
@@ -113,9 +118,14 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
       .selectFrom('request_access_sets')
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
-    expect(Number(setRows.n)).toBe(300);
+    expect(Number(setRows.n)).toBe(400);
+    const logged = await database.db.selectFrom('request_log').select(['request_id', 'access_set']).execute();
+    const setOf = (id: string) => Buffer.from(logged.find((r) => r.request_id === id)!.access_set!).toString('hex');
+    expect(setOf('tagged-1')).toBe(setOf('tagged-2'));
+    expect(setOf('poll-0')).toBe(setOf('poll-1198'));
+    expect(new Set(['poll-0', 'reversed', 'tagged-1', 'next-day'].map(setOf)).size).toBe(4);
     const her = await accessPage(database.db, 'c-3', clienta(80_042), null, 5_000);
-    expect(her).toHaveLength(1_201);
+    expect(her).toHaveLength(1_203);
     expect(her[0]!.request_id).toBe('next-day');
     expect(her.map((r) => r.id)).toEqual([...her.map((r) => r.id)].sort((a, b) => b - a));
     // Paging: after the first 1,000, the rest.

@@ -46,7 +46,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
         else byLog.set(Number(a.log_id), [uuid]);
       }
       for (const l of logs.rows) {
-        const set = accessSet(l.clinic_id, Number(l.at_ms), byLog.get(Number(l.id)) ?? []);
+        const set = accessSet(l.clinic_id, Number(l.at_ms), byLog.get(Number(l.id)) ?? [], null);
         if (set === null) continue;
         for (const c of set.clientas) {
           await sql`insert into request_access_sets (set_id, clienta) values (${set.id}, ${clientaBytes(c)!}) on conflict do nothing`.execute(

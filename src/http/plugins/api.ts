@@ -113,6 +113,7 @@ export const api = fp(
               userAgent: req.headers['user-agent'] ?? null,
               errorBody: req.errorBody,
               clientas: d === null ? null : d.clientas,
+              tag: d === null ? null : d.tag,
             });
           }
           done();
