@@ -65,8 +65,13 @@ export function fixedRate(url: string, headers: Record<string, string>, o: { rat
 export async function medianOf<T>(n: number, key: (m: Measured<T>) => number, once: () => Promise<Measured<T>>): Promise<Measured<T>> {
   const runs: Measured<T>[] = [];
   for (let i = 0; i < n; i++) runs.push(await once());
-  runs.sort((a, b) => key(a) - key(b));
-  return runs[Math.floor((runs.length - 1) / 2)]!;
+  return median(runs, key);
+}
+
+/** The run with the median `key` (the lower of the middle two of an even number). */
+export function median<T>(runs: readonly T[], key: (m: T) => number): T {
+  const sorted = [...runs].sort((a, b) => key(a) - key(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 /** Answers other than `status` (200, or 304 for a conditional case), and errors. */

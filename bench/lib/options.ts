@@ -30,7 +30,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --warmup S             seconds of warm-up before each case, not measured (default 2)
   --connections N        concurrent connections in the closed-loop cases (default 20)
   --rate N               offered requests/s in the open-loop cases (default 300)
-  --repeat N             run each case N times and report the median run (default 1)
+  --repeat N             run each case N times and report the median run (default 1); the
+                         closed-loop cases in N rounds that run each of them once in turn
   --quiet-wait S         before each case, wait up to S seconds for other programs on the
                          machine to go quiet (default 60; 0: do not wait)
   --cases LIST           run only these cases (ids: CASE_IDS), the rate-limit

@@ -11,7 +11,8 @@ import { prepareDataset, type Dataset } from './dataset.js';
 import { runLimits } from './limits.js';
 import { runMcp } from './mcp.js';
 import { runSdkPaging } from './sdk-paging.js';
-import { bad, closedLoop, fixedRate, measure, medianOf } from './measure.js';
+import type { Result } from 'autocannon';
+import { bad, closedLoop, fixedRate, measure, median, medianOf, type Measured } from './measure.js';
 import { percentile } from './open-loop.js';
 import { log, ROOT, type Options } from './options.js';
 import { postgresPids, readMemory, type ChildServer } from './processes.js';
@@ -91,7 +92,13 @@ export async function runScale(
 
     const firstMs = await firstRequests(run);
     const loadRows: LoadRow[] = [];
-    for (const c of cases) if (!c.runLast) loadRows.push(await loadCase(run, c, firstMs.get(c.id)));
+    loadRows.push(
+      ...(await loadCases(
+        run,
+        cases.filter((c) => !c.runLast),
+        firstMs,
+      )),
+    );
     const rateRows: RateRow[] = [];
     for (const id of RATE_CASES) {
       const c = cases.find((x) => x.id === id);
@@ -99,7 +106,13 @@ export async function runScale(
     }
     // Compression last: see Case.runLast.
     const hwmBeforeCompression = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
-    for (const c of cases) if (c.runLast) loadRows.push(await loadCase(run, c, firstMs.get(c.id)));
+    loadRows.push(
+      ...(await loadCases(
+        run,
+        cases.filter((c) => c.runLast),
+        firstMs,
+      )),
+    );
     loadRows.sort((a, b) => CASES.findIndex((c) => c.id === a.id) - CASES.findIndex((c) => c.id === b.id));
 
     const serviceHwm = service ? (readMemory(service.pid)?.hwm ?? NaN) / MiB : NaN;
@@ -204,19 +217,37 @@ async function firstRequests(run: UnderLoad): Promise<Map<string, number>> {
   return firstMs;
 }
 
-/** A closed-loop case: `connections` clients, each sending its next request when answered. */
-async function loadCase(run: UnderLoad, c: Case, firstMs: number | undefined): Promise<LoadRow> {
+/**
+ * The closed-loop cases: `connections` clients each, each client sending its next request when
+ * answered. With --repeat N, N rounds that run every case once in turn, and each case's median
+ * run: the comparisons side by side (the service against the bare route, the log on against
+ * off) then see the same machine, where N runs of one case and then N of the next put any drift
+ * of a shared machine between them.
+ */
+async function loadCases(run: UnderLoad, cases: readonly Case[], firstMs: Map<string, number>): Promise<LoadRow[]> {
   const { opts } = run;
-  log(
-    `load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections${opts.repeat > 1 ? `, median of ${opts.repeat}` : ''}) ...`,
+  const runs = new Map<string, Measured<Result>[]>(cases.map((c) => [c.id, []]));
+  for (let round = 1; round <= opts.repeat; round++) {
+    for (const c of cases) {
+      log(
+        `load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections${opts.repeat > 1 ? `, round ${round} of ${opts.repeat}` : ''}) ...`,
+      );
+      const server = run.serverOf(c.target);
+      const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
+      runs.get(c.id)!.push(await measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts, c.post)));
+    }
+  }
+  return cases.map((c) =>
+    loadRow(
+      run,
+      c,
+      median(runs.get(c.id)!, (x) => x.result.requests.average),
+      firstMs.get(c.id),
+    ),
   );
-  const server = run.serverOf(c.target);
-  const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
-  const m = await medianOf(
-    opts.repeat,
-    (x) => x.result.requests.average,
-    () => measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts, c.post)),
-  );
+}
+
+function loadRow(run: UnderLoad, c: Case, m: Measured<Result>, firstMs: number | undefined): LoadRow {
   const r = m.result;
   const row: LoadRow = {
     id: c.id,
@@ -236,7 +267,7 @@ async function loadCase(run: UnderLoad, c: Case, firstMs: number | undefined): P
     firstMs,
   };
   log(
-    `  ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.bad} non-2xx/errors, ` +
+    `  ${c.id}${run.opts.repeat > 1 ? ` (median of ${run.opts.repeat})` : ''}: ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.bad} non-2xx/errors, ` +
       `server CPU ${row.cpuMsPerReq.toFixed(2)} ms/req${row.dbCpuMsPerReq !== undefined ? `, PostgreSQL CPU ${row.dbCpuMsPerReq.toFixed(2)} ms/req` : ''}, peak RSS ${row.peakRssMiB.toFixed(0)} MiB, other load ${row.otherCores.toFixed(2)} cores`,
   );
   return row;
