@@ -13,8 +13,6 @@ export interface Case {
   label: string;
   target: Target;
   path: string;
-  /** POST with this body (an MCP tool call); default GET */
-  post?: string;
   /** the request as the report shows it, when its path alone does not say it */
   shown?: string;
   headers?: Record<string, string>;
@@ -261,11 +259,10 @@ export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (li
   const res = await fetch(url, {
     // fetch() would ask for gzip by default; ask for what the load will ask for.
     headers: { authorization: `Bearer ${ds.apiKey}`, 'accept-encoding': 'identity', ...c.headers },
-    ...(c.post !== undefined ? { method: 'POST', body: c.post } : {}),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await res.text();
-  const request = `${c.post !== undefined ? 'POST' : 'GET'} ${c.path}`;
+  const request = `GET ${c.path}`;
   if (res.status !== (c.status ?? 200)) throw new Error(`case ${c.id}: ${request} answered ${res.status}: ${text.slice(0, 300)}`);
   if (c.status === 304) {
     if (text !== '' || !res.headers.get('etag')) throw new Error(`case ${c.id}: a 304 with a body or without an ETag`);

@@ -33,13 +33,10 @@ export async function measure<T>(
   return { result, peakRssMiB: sampler.stop() / MiB, cpu };
 }
 
-/** Closed loop: `connections` connections, each sending its next request when answered (`post`: a POST with that body). */
-export function closedLoop(url: string, headers: Record<string, string>, o: { connections: number; duration: number }, post?: string) {
-  const request = post === undefined ? {} : { method: 'POST', body: post };
+/** Closed loop: `connections` connections, each sending its next GET when answered. */
+export function closedLoop(url: string, headers: Record<string, string>, o: { connections: number; duration: number }) {
   return (seconds: number): Promise<Result> =>
-    Promise.resolve(
-      autocannon({ url, headers, ...request, connections: o.connections, timeout: 10, duration: seconds > 0 ? seconds : o.duration }),
-    );
+    Promise.resolve(autocannon({ url, headers, connections: o.connections, timeout: 10, duration: seconds > 0 ? seconds : o.duration }));
 }
 
 /**

@@ -234,7 +234,7 @@ async function loadCases(run: UnderLoad, cases: readonly Case[], firstMs: Map<st
       );
       const server = run.serverOf(c.target);
       const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
-      runs.get(c.id)!.push(await measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts, c.post)));
+      runs.get(c.id)!.push(await measure(server, run.pids, run.dbPids, opts, closedLoop(server.baseUrl + c.path, headers, opts)));
     }
   }
   return cases.map((c) =>

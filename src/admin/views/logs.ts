@@ -1,7 +1,8 @@
 // Settings > API > Logs: the clinic's request log (filters, newest first, keyset pages), one
 // request in detail (every recorded field, the error body), and the client access record (find a
 // clienta by name, then every request that disclosed her data). Filters are GET forms: they change
-// nothing, so they carry no CSRF token; the page's own forms (sign-out, language) do.
+// nothing, so they carry no CSRF token; the page's own forms (sign-out, language) do. Slightly
+// over 300 lines: the three views share their helpers (when, who, status, the request line).
 import type { Clinic } from '../../services/accounts.js';
 import type { ClinicApp } from '../../services/app-log.js';
 import type { AccessRow, StoredRequestLogRow } from '../../services/request-log-read.js';

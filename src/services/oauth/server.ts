@@ -9,6 +9,9 @@
 // Consent is the dashboard's (admin/routes-oauth.ts): every authorization request is sent to its
 // consent page, which reads the request through interaction() and answers with allow() or deny().
 // http/oauth/ mounts the provider's endpoints under /oauth and serves the metadata documents.
+//
+// Slightly over 300 lines: oidc-provider takes its whole policy as one configuration object, and
+// each of its parts (grants, tokens, clients, resources, errors) is kept beside the reason for it.
 import { URL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Kysely } from 'kysely';
