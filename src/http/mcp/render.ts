@@ -1,11 +1,17 @@
 // The text rendering of each tool's result: what a language model reads (some clients give it
-// the text only). Short and complete enough to answer from: a line or two per record with its id,
-// the time zone, the total, and how to get the next page. The structured result beside it is the
-// REST answer itself. Times are shown as the API writes them, in the clinic's offset, with the
-// weekday (computed from the date's own digits: no machine time zone is involved).
+// the text only). Short and complete enough to find and page: a list is an index, one line per
+// record with what tells it apart (when, who, what, its status) and its id, the time zone, the
+// total, and how to get the next page; a record's own tool (get_cita, get_clienta, get_llamada)
+// writes it out in full. The structured result beside it is the REST answer itself, with every
+// field. Times are shown as the API writes them, in the clinic's offset, with the weekday
+// (computed from the date's own digits: no machine time zone is involved).
 //
-// On the path of every list call (a page of 500 is 500 lines): plain string concatenation, and
-// the weekday by arithmetic, which measured a third of the cost of the Date-based version.
+// On the path of every list call (a page of 500 is 500 lines), and a list's text travels beside
+// the page's JSON in the same answer, stringified, encoded and written with it: a list's lines
+// are kept short for that (measured on the citas page of 100: two lines per record with every
+// field made the answer 67 KB against REST's 43 KB, and its rendering, encoding and writing were
+// the largest part of what the tool call paid beyond the REST request). Plain string
+// concatenation, and the weekday by arithmetic (a third of the cost of the Date-based version).
 import type { Static } from '@sinclair/typebox';
 import type {
   Cita,
@@ -63,30 +69,20 @@ export function pagingLine(tool: string, total: number, offset: number, returned
     : `${where} This is the last page.`;
 }
 
-function citaLines(c: Cita, n: number): string {
-  return (
-    `${n}. ${when(c.fecha_hora)} · ${c.cliente_nombre} · ${c.servicio}, ${c.duracion_min} min, ${money(c.precio, c.moneda)} · ${c.estado}\n` +
-    `   ${c.profesional_nombre}, ${c.sede_nombre}${c.telefono === null ? '' : ` · phone ${c.telefono}`}${c.notas === null ? '' : ` · notes: ${c.notas}`} · id ${c.id}`
-  );
+function citaLine(c: Cita, n: number): string {
+  return `${n}. ${when(c.fecha_hora)} · ${c.cliente_nombre} · ${c.servicio} · ${c.estado} · id ${c.id}`;
 }
 
-function clientaLines(c: Clienta, n: number): string {
-  const contact =
-    (c.telefono === null ? '' : ` · phone ${c.telefono}`) +
-    (c.email === null ? '' : ` · ${c.email}`) +
-    (c.idioma === null ? '' : ` · language ${c.idioma}`);
+function clientaLine(c: Clienta, n: number): string {
   const citas = `${plural(c.total_citas, 'appointment', 'appointments')}${c.ultima_cita === null ? '' : `, last on ${day(c.ultima_cita)}`}`;
-  const calls = `${plural(c.total_llamadas, 'call', 'calls')}${c.ultima_llamada === null ? '' : `, last ${when(c.ultima_llamada)}`}`;
-  return `${n}. ${c.nombre}${c.vip ? ' (VIP)' : ''}${contact}\n   ${citas} · ${calls} · client since ${c.cliente_desde} · id ${c.id}`;
+  return `${n}. ${c.nombre}${c.vip ? ' (VIP)' : ''} · ${citas} · ${plural(c.total_llamadas, 'call', 'calls')} · id ${c.id}`;
 }
 
-function llamadaLines(l: Llamada, n: number): string {
-  const caller = l.cliente_nombre ?? 'unknown caller';
-  const from = l.telefono_caller === null ? '' : ` · from ${l.telefono_caller}`;
-  return `${n}. ${when(l.fecha_hora)} · ${caller}${from} · ${l.resultado} · ${duration(l.duracion_segundos)} · language ${l.idioma} · id ${l.id}`;
+function llamadaLine(l: Llamada, n: number): string {
+  return `${n}. ${when(l.fecha_hora)} · ${l.cliente_nombre ?? 'unknown caller'} · ${l.resultado} · ${duration(l.duracion_segundos)} · id ${l.id}`;
 }
 
-/** One line (or two) per item, numbered from offset + 1, each after a line break. */
+/** One line per item, numbered from offset + 1, each after a line break. */
 function numbered<T>(items: T[], offset: number, line: (item: T, n: number) => string): string {
   let out = '';
   for (let i = 0; i < items.length; i++) out += '\n' + line(items[i]!, offset + i + 1);
@@ -105,8 +101,9 @@ export function citasText(page: CitasResponse, tz: string, filters: { estado?: s
     .filter(Boolean)
     .join(', ');
   return (
-    `${plural(page.total, 'appointment', 'appointments')} (citas) ${range(page.rango.desde, page.rango.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, oldest first.` +
-    numbered(page.citas, page.offset, citaLines) +
+    `${plural(page.total, 'appointment', 'appointments')} (citas) ${range(page.rango.desde, page.rango.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, oldest first. ` +
+    'Each: time · client · service · status · id (get_cita gives one in full: phone, price, professional, site, notes).' +
+    numbered(page.citas, page.offset, citaLine) +
     '\n' +
     pagingLine('list_citas', page.total, page.offset, page.citas.length)
   );
@@ -121,8 +118,9 @@ export function clientasText(page: ClientasResponse, filters: { q?: string; vip?
     .filter(Boolean)
     .join(', ');
   return (
-    `${plural(page.total, 'client', 'clients')} (clientas)${what ? ` ${what}` : ''}, by name.` +
-    numbered(page.clientas, page.offset, clientaLines) +
+    `${plural(page.total, 'client', 'clients')} (clientas)${what ? ` ${what}` : ''}, by name. ` +
+    'Each: name · appointments, the latest started · calls · id (get_clienta gives one in full: phone, e-mail, language, latest call).' +
+    numbered(page.clientas, page.offset, clientaLine) +
     '\n' +
     pagingLine('list_clientas', page.total, page.offset, page.clientas.length)
   );
@@ -136,8 +134,9 @@ export function llamadasText(page: LlamadasResponse, tz: string, filters: { resu
     .filter(Boolean)
     .join(', ');
   return (
-    `${plural(page.total, 'call', 'calls')} (llamadas) answered by the voice assistant ${range(page.desde, page.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, newest first.` +
-    numbered(page.llamadas, page.offset, llamadaLines) +
+    `${plural(page.total, 'call', 'calls')} (llamadas) answered by the voice assistant ${range(page.desde, page.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, newest first. ` +
+    "Each: time · client · outcome · length · id (get_llamada gives one in full: the caller's number, language)." +
+    numbered(page.llamadas, page.offset, llamadaLine) +
     '\n' +
     pagingLine('list_llamadas', page.total, page.offset, page.llamadas.length)
   );
