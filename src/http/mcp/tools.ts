@@ -7,6 +7,7 @@
 //
 // Descriptions are written for a language model choosing a tool: what it returns, in which time
 // zone (the clinic's, named: they are written per clinic), how to page, what `total` means.
+// Slightly over 300 lines: those descriptions, one per tool, are most of it.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
