@@ -93,6 +93,8 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect(await page.locator('#consent-app').textContent()).toBe('Agenda Partner');
     expect(await page.locator('#consent-redirect').textContent()).toBe(new URL(cb.url).host);
     expect(await page.locator('#consent-clinic').textContent()).toBe('Clínica Uno');
+    // One clinic is shown, not chosen: no label pointing at something that is not a control.
+    expect(await page.locator('label[for="consent-clinic"]').count()).toBe(0);
     // Only what the app asked for, in plain words, each one ticked to start with.
     const boxes = page.getByRole('checkbox');
     expect(await boxes.count()).toBe(3);

@@ -29,6 +29,8 @@ export interface ConsentModel {
 export function consentPage(m: ConsentModel): Html {
   const { t, o } = m;
   const lang = t.htmlLang;
+  // One clinic is a fact, not a choice: its term is plain text (a label must name a control).
+  const clinicTerm = m.clinics.length === 1 ? o.consentClinic : html`<label for="consent-clinic">${o.consentClinic}</label>`;
   const clinicField =
     m.clinics.length === 1
       ? html`<dd id="consent-clinic">${m.clinics[0]!.name}<input type="hidden" name="clinic" value="${m.clinics[0]!.id}"></dd>`
@@ -45,7 +47,7 @@ export function consentPage(m: ConsentModel): Html {
       <dl class="facts">
         <dt>${o.consentApp}</dt><dd id="consent-app">${m.clientName}</dd>
         <dt>${o.consentRedirect}</dt><dd><code id="consent-redirect">${m.redirectHost}</code><p class="help">${o.consentRedirectHelp}</p></dd>
-        <dt><label for="consent-clinic">${o.consentClinic}</label></dt>${clinicField}
+        <dt>${clinicTerm}</dt>${clinicField}
       </dl>
       <p class="help" id="consent-clinic-help">${o.consentClinicHelp}</p>
       <fieldset class="field scopes-choice">
