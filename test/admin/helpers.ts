@@ -159,6 +159,18 @@ export class Client {
   }
 }
 
+/**
+ * The owners of clinic A and of clinic B, each signed in and each from an address of its own,
+ * for the tests that check one clinic's pages never show the other's data.
+ */
+export async function signedInOwners(app: FastifyInstance): Promise<{ owner: Client; ownerB: Client }> {
+  const owner = new Client(app);
+  await owner.signIn(EMAILS.ownerA);
+  const ownerB = new Client(app, '203.0.113.8');
+  await ownerB.signIn(EMAILS.ownerB);
+  return { owner, ownerB };
+}
+
 /** The just-created key shown on the page, if any. */
 export function shownKey(html: string): string | null {
   return /id="new-key" value="([^"]+)"/.exec(html)?.[1] ?? null;

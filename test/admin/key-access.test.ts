@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { ALL_SCOPES, buildDashboardApp, Client, csrfOf, EMAILS, shownKey, type DashboardApp } from './helpers.js';
+import { ALL_SCOPES, buildDashboardApp, Client, csrfOf, EMAILS, shownKey, type DashboardApp, signedInOwners } from './helpers.js';
 
 const API = '/dashboard/settings/api';
 const DAY_MS = 86_400_000;
@@ -17,10 +17,7 @@ describe.each(dialects())('dashboard: permissions, addresses, expiry, edit and r
   let ownerB: Client;
   beforeAll(async () => {
     t = await buildDashboardApp(dialect);
-    owner = new Client(t.app);
-    await owner.signIn(EMAILS.ownerA);
-    ownerB = new Client(t.app, '203.0.113.8');
-    await ownerB.signIn(EMAILS.ownerB);
+    ({ owner, ownerB } = await signedInOwners(t.app));
   });
   afterAll(async () => {
     await t?.close();

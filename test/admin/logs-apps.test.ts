@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RawLogEntry } from '../../src/services/request-log.js';
 import { createUser } from '../../src/services/accounts.js';
 import { dialects } from '../helpers/db.js';
-import { buildDashboardApp, Client, EMAILS, type DashboardApp } from './helpers.js';
+import { buildDashboardApp, Client, EMAILS, type DashboardApp, signedInOwners } from './helpers.js';
 
 const LOGS = '/dashboard/settings/api/logs';
 const logIds = (page: string) => [...page.matchAll(/<tr data-log-id="(\d+)"/g)].map((m) => Number(m[1]));
@@ -79,10 +79,7 @@ describe.each(dialects())('request log by OAuth app on %s', (dialect) => {
     await t.rt.requestLog!.flush();
     for (const r of await t.database.db.selectFrom('request_log').select(['id', 'request_id']).execute())
       ids[r.request_id.slice(4)] = Number(r.id);
-    owner = new Client(t.app);
-    await owner.signIn(EMAILS.ownerA);
-    ownerB = new Client(t.app, '203.0.113.8');
-    await ownerB.signIn(EMAILS.ownerB);
+    ({ owner, ownerB } = await signedInOwners(t.app));
   });
   afterAll(async () => {
     await t?.close();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importJsonLines } from '../../src/services/import.js';
 import { addDays, todayIn } from '../../src/time.js';
 import { dialects } from '../helpers/db.js';
-import { buildDashboardApp, Client, EMAILS, type DashboardApp } from './helpers.js';
+import { buildDashboardApp, Client, EMAILS, type DashboardApp, signedInOwners } from './helpers.js';
 
 const LOGS = '/dashboard/settings/api/logs';
 const ANA = '0a000001-0000-4000-8000-000000000001';
@@ -64,10 +64,7 @@ describe.each(dialects())('dashboard request log on %s', (dialect) => {
     logOf.bad = await idOf(await api(keys.Web!.key, '/api/v1/citas?desde=nope'));
     logOf.one = await idOf(await api(keys.Web!.key, `/api/v1/clientas/${ANA}`));
     logOf.other = await idOf(await api(keys.Other!.key, '/api/v1/clientas'));
-    owner = new Client(t.app);
-    await owner.signIn(EMAILS.ownerA);
-    ownerB = new Client(t.app, '203.0.113.8');
-    await ownerB.signIn(EMAILS.ownerB);
+    ({ owner, ownerB } = await signedInOwners(t.app));
   });
   afterAll(async () => {
     await t?.close();
