@@ -302,7 +302,17 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
     try {
       const url2 = await listenApp(app2);
       const k = await t.keys.create({ clinicId: t.clinicA.id, name: 'counted', expiresAt: null, createdBy: null });
+      // A response's entry is collected when its last byte has been sent, which may be just after the
+      // client has it: each request waits for its entry, so that the log's order is the requests' order.
+      const logged = (n: number) =>
+        vi.waitFor(async () => {
+          await rt2.requestLog!.flush();
+          const all = await logPage(t.database.db, t.clinicA.id, { keyId: k.id }, null, 100, 'asc');
+          expect(all).toHaveLength(n);
+          return all;
+        });
       c = await connect(url2, k.key); // initialize and notifications/initialized: 2 requests
+      await logged(2);
       const calls: [string, Record<string, unknown>, string][] = [
         ['list_clientas', { q: 'mar' }, '/api/v1/clientas?q=mar'],
         ['get_clienta', { id: A.angela }, `/api/v1/clientas/${A.angela}`],
@@ -311,9 +321,15 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
         ['list_llamadas', { desde: '2026-01-01' }, '/api/v1/llamadas?desde=2026-01-01'],
         ['list_eventos', { limit: 20 }, '/api/v1/eventos?limit=20'],
       ];
-      for (const [tool, args] of calls) await callOk(c, tool, args);
+      let n = 2;
+      for (const [tool, args] of calls) {
+        await callOk(c, tool, args);
+        await logged(++n);
+      }
       await callError(c, 'list_citas', { limit: 0 });
+      await logged(++n);
       await callError(c, 'get_cita', { id: MISSING });
+      await logged(++n);
       await rt2.usage.flush();
       const day = localDate(Math.floor(t.clock.now / 1000), 'Europe/Madrid');
       const usage = (await rt2.usage.summary(t.clinicA.id, [day])).get(k.id);
@@ -323,17 +339,13 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
         [200, 'not_found'],
       ]);
       // The same requests over REST, with the same key, on the same instance
-      const rest = [];
-      for (const [, , path] of calls) rest.push(await fetch(new URL(path, url2), { headers: { authorization: `Bearer ${k.key}` } }));
-      expect(rest.map((r) => r.status)).toEqual(calls.map(() => 200));
-
-      // A response's entry is collected when its last byte has been sent, which may be just after the client has it.
-      const entries = await vi.waitFor(async () => {
-        await rt2.requestLog!.flush();
-        const all = await logPage(t.database.db, t.clinicA.id, { keyId: k.id }, null, 100, 'asc');
-        expect(all).toHaveLength(2 + calls.length + 2 + calls.length);
-        return all;
-      });
+      for (const [, , path] of calls) {
+        const r = await fetch(new URL(path, url2), { headers: { authorization: `Bearer ${k.key}` } });
+        expect(r.status, path).toBe(200);
+        await r.arrayBuffer();
+        await logged(++n);
+      }
+      const entries = await logged(2 + calls.length + 2 + calls.length);
       const mcp = entries.filter((e) => e.path === '/mcp');
       expect(mcp.map((e) => [e.method, e.status, e.error_code])).toEqual([
         ['POST', 200, null],
