@@ -16,3 +16,25 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** What a server's start throws when another process bound its port first. */
+export class PortInUseError extends Error {}
+
+/**
+ * `start` on a free port. Another process may take the port before the server binds it: then
+ * `start` throws PortInUseError and another port is tried, `attempts` times in all.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (err) {
+      if (!(err instanceof PortInUseError)) throw err;
+      if (attempt >= attempts) {
+        const message = `No free port in ${attempts} attempts (another process took each one first). The last: ${err.message}`;
+        throw new Error(message, { cause: err });
+      }
+    }
+  }
+}

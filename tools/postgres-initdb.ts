@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { exitCode, type LogTail } from './postgres-process.js';
+import { exitCode, type LogTail } from './watchdog.js';
 
 export interface OsUser {
   uid: number;

@@ -8,9 +8,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './net.js';
+import { onFreePort } from './net.js';
 import { assertTraversable, binaries, DB_USER, initdb, serverOsUser, spawnOptions } from './postgres-initdb.js';
-import { isAlive, launch, LogTail, PortInUseError, signal, type Launched, type ShutdownMode } from './postgres-process.js';
+import { launch, type Launched, type ShutdownMode } from './postgres-process.js';
+import { isAlive, LogTail, signal } from './watchdog.js';
 
 export { isAlive, type ShutdownMode };
 
@@ -41,9 +42,6 @@ export interface StartOptions {
   log?: (line: string) => void;
 }
 
-/** Another process may take the free port before PostgreSQL binds it: then another port. */
-const PORT_ATTEMPTS = 5;
-
 /** Starts a fresh cluster on a random free port in a new temp dir; stop() shuts it down and deletes the dir. */
 export async function startEmbeddedPostgres(opts: StartOptions = {}): Promise<PgServer> {
   const log = new LogTail(opts.log);
@@ -62,20 +60,10 @@ export async function startEmbeddedPostgres(opts: StartOptions = {}): Promise<Pg
     await initdb(bin, root, dataDir, password, owner, log);
 
     const start = (port: number) => launch(bin.postgres, root, dataDir, port, spawnOptions(root, owner), log);
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      try {
-        return serverObject(await start(port), `postgres://${DB_USER}:${password}@127.0.0.1:${port}/postgres`, () => start(port), root);
-      } catch (err) {
-        if (!(err instanceof PortInUseError)) throw err;
-        if (attempt < PORT_ATTEMPTS) continue;
-        throw new Error(
-          `PostgreSQL could not bind a free port in ${PORT_ATTEMPTS} attempts (another process took each one first). ` +
-            `Last server log lines:\n${log.tail()}`,
-          { cause: err },
-        );
-      }
-    }
+    return await onFreePort(async (port) => {
+      const url = `postgres://${DB_USER}:${password}@127.0.0.1:${port}/postgres`;
+      return serverObject(await start(port), url, () => start(port), root);
+    });
   } catch (err) {
     await removeDir(root);
     throw err;

@@ -2,14 +2,15 @@
 // package), on a free port of 127.0.0.1, nothing written to disk, and the faults the fleet tests
 // need: stop it, kill it, start it again on the same port, freeze it (SIGSTOP) and thaw it.
 //
-// Like tools/postgres-server.ts, the server runs under a tiny sh watchdog that holds our stdin
-// pipe: when this Node process exits for any reason (even SIGKILL) the pipe closes and the
-// watchdog thaws and kills redis-server, so a crashed test worker never leaves a server behind.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Like postgres, the server runs under the sh watchdog of tools/watchdog.ts: when this Node process
+// exits for any reason (even SIGKILL) our pipe closes and the watchdog thaws and kills
+// redis-server and deletes its temp dir, so a crashed test worker never leaves a server behind.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './net.js';
+import { onFreePort } from './net.js';
+import { LogTail, signal, startWatched, type Watched, type WatchdogSpec } from './watchdog.js';
 
 export interface RedisServer {
   /** redis://127.0.0.1:PORT */
@@ -35,10 +36,6 @@ export interface StartRedisOptions {
   /** Receives every line the server writes. Without it nothing is printed. */
   log?: (line: string) => void;
 }
-
-const READY_RE = /Ready to accept connections/;
-const START_TIMEOUT_MS = 20_000;
-const PORT_ATTEMPTS = 5;
 
 /**
  * The redis-server executable (REDIS_SERVER, else `redis-server` on PATH, else Debian's
@@ -75,84 +72,46 @@ export function gcraCalls(commandstats: string): number {
   return calls(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm) - calls(/^cmdstat_zcard:calls=(\d+)/gm);
 }
 
-// `exec 3<&0`: keep our pipe as fd 3; redis-server gets /dev/null and writes its log to stderr,
-// so stdout carries its pid alone. The background loop reads
-// the pipe until it closes (we exited, or stop() closed it), then thaws and kills the server.
-const WATCHDOG = `
-exec 3<&0
-"$@" </dev/null 3<&- 1>&2 &
-rs=$!
-echo "$rs"
-( while read -r _; do :; done; kill -CONT "$rs" 2>/dev/null; kill -KILL "$rs" 2>/dev/null ) <&3 &
-w=$!
-exec 3<&-
-wait "$rs"
-code=$?
-kill "$w" 2>/dev/null
-wait "$w" 2>/dev/null
-exit "$code"
-`;
-
-interface Running {
-  child: ChildProcess;
-  pid: number;
-  exited: Promise<void>;
-}
-
 /** Starts redis-server on a free port; throws if there is no redis-server (see findRedisServer). */
 export async function startRedisServer(opts: StartRedisOptions = {}): Promise<RedisServer> {
   const exe = findRedisServer();
   if (!exe) throw new Error('redis-server is not installed (Debian: apt-get install redis-server), or set REDIS_SERVER to its path');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-api-redis-'));
+  const log = new LogTail(opts.log);
   let port = 0;
-  let current: Running | null = null;
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    try {
-      current = await launch(exe, dir, port, opts.log);
-      break;
-    } catch (err) {
-      if (!(err instanceof PortInUseError) || attempt >= PORT_ATTEMPTS) {
-        fs.rmSync(dir, { recursive: true, force: true });
-        throw err;
-      }
-    }
+  let current: Watched | null = null;
+  try {
+    current = await onFreePort((p) => launch(exe, dir, (port = p), log));
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
   }
   let frozen = false;
-  const signal = (sig: NodeJS.Signals) => {
-    if (!current) return;
-    try {
-      process.kill(current.pid, sig);
-    } catch {
-      // already gone
-    }
-  };
   const end = async (sig: NodeJS.Signals) => {
     if (!current) return;
     const r = current;
-    if (frozen) signal('SIGCONT');
+    if (frozen) signal(r.pid(), 'SIGCONT');
     frozen = false;
-    signal(sig);
+    signal(r.pid(), sig);
     await r.exited;
-    r.child.stdin?.end();
     current = null;
   };
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    pid: () => current?.pid ?? -1,
+    pid: () => current?.pid() ?? -1,
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
     async start() {
       if (current) return;
-      current = await launch(exe, dir, port, opts.log);
+      current = await launch(exe, dir, port, log);
     },
     freeze() {
-      signal('SIGSTOP');
+      signal(current?.pid(), 'SIGSTOP');
       frozen = true;
     },
     thaw() {
-      signal('SIGCONT');
+      signal(current?.pid(), 'SIGCONT');
       frozen = false;
     },
     async close() {
@@ -162,9 +121,7 @@ export async function startRedisServer(opts: StartRedisOptions = {}): Promise<Re
   };
 }
 
-class PortInUseError extends Error {}
-
-async function launch(exe: string, dir: string, port: number, log?: (line: string) => void): Promise<Running> {
+function launch(exe: string, dir: string, port: number, log: LogTail): Promise<Watched> {
   // No persistence (no RDB snapshots, no AOF), loopback only, logs on stdout.
   const args = [
     '--port',
@@ -186,51 +143,21 @@ async function launch(exe: string, dir: string, port: number, log?: (line: strin
     '--protected-mode',
     'yes',
   ];
-  const child = spawn('/bin/sh', ['-c', WATCHDOG, 'redis-watchdog', exe, ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin?.on('error', () => {}); // EPIPE if the watchdog is already gone
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.once('error', () => resolve());
+  const spec: WatchdogSpec = {
+    name: 'redis-watchdog',
+    command: [exe, ...args],
+    dir,
+    stopSignal: 'KILL',
+    ready: /Ready to accept connections/,
+    portInUse: /Address already in use/,
+    startTimeoutMs: 20_000,
+    what: `redis-server (port ${port})`,
+    log,
+    options: { cwd: dir },
+  };
+  // Not by closing the pipe: the watchdog would delete the dir, which another port's attempt reuses.
+  return startWatched(spec, async (server) => {
+    server.killAll();
+    await server.exited;
   });
-  let text = '';
-  let pidText = '';
-  let pid = 0;
-  const ready = new Promise<void>((resolve) => {
-    const check = () => {
-      if (pid && READY_RE.test(text)) resolve();
-    };
-    child.stdout!.on('data', (chunk: Buffer) => {
-      pidText += chunk.toString('utf8');
-      const m = /^(\d+)\n/.exec(pidText);
-      if (m) pid = Number(m[1]);
-      check();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      const s = chunk.toString('utf8');
-      text = (text + s).slice(-8192);
-      if (log) s.split('\n').filter(Boolean).forEach(log);
-      check();
-    });
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    ready.then(() => 'ready' as const),
-    exited.then(() => 'exited' as const),
-    new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), START_TIMEOUT_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (outcome === 'ready') return { child, pid, exited };
-  child.stdin?.end();
-  if (pid) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  await exited;
-  if (/Address already in use/.test(text)) throw new PortInUseError(`port ${port} in use`);
-  throw new Error(`redis-server on port ${port} ${outcome === 'timeout' ? 'did not become ready' : 'exited'}:\n${text.slice(-2000)}`);
 }

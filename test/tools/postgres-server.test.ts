@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../tools/postgres-database.js';
 import { isAlive, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
 import { until } from '../helpers/wait.js';
+import { killWorker, STATES } from './killed-worker.js';
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -128,41 +127,14 @@ describe('stop()', () => {
     }
   });
 
-  it.each([
-    ['running', ''],
-    ['frozen by a fault test', 's.freeze();'],
-  ])('a test process killed with SIGKILL leaves neither its server running nor its files (%s)', async (_label, action) => {
-    const helper = fileURLToPath(new URL('../../tools/postgres-server.ts', import.meta.url));
-    const script = `
-      import { startEmbeddedPostgres } from ${JSON.stringify(helper)};
-      const s = await startEmbeddedPostgres();
-      ${action}
-      console.log(s.pid);
-      setInterval(() => {}, 1000);
-    `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let postmasterPid = 0;
-    let root = '';
-    try {
-      const pidLine = await new Promise<string>((resolve, reject) => {
-        child.stdout.setEncoding('utf8');
-        let out = '';
-        child.stdout.on('data', (s: string) => {
-          out += s;
-          if (out.includes('\n')) resolve(out.trim());
-        });
-        child.on('exit', (code) => reject(new Error(`helper exited early with code ${code}`)));
-      });
-      postmasterPid = Number(pidLine);
+  it.each(STATES)('a test process killed with SIGKILL leaves neither its server running nor its files (%s)', async (_label, frozen) => {
+    const worker = { tool: 'postgres-server.ts', start: 'startEmbeddedPostgres', pid: 's.pid', frozen };
+    const { postmasterPid, root } = await killWorker(worker, async (postmasterPid) => {
       // The server runs in its data dir, inside the temp dir (a frozen one cannot be asked through SQL).
-      root = path.dirname(await fs.readlink(`/proc/${postmasterPid}/cwd`));
+      const root = path.dirname(await fs.readlink(`/proc/${postmasterPid}/cwd`));
       expect(path.basename(root)).toMatch(/^clinic-api-pg-/);
-    } finally {
-      // Also when an assertion above failed: the watchdog is what this test checks.
-      child.kill('SIGKILL');
-    }
+      return { postmasterPid, root };
+    });
     await until(() => !isAlive(postmasterPid), 'the postmaster to exit', 10_000, 50);
     // Nobody called stop(): the watchdog deleted the cluster's files once the server had gone.
     await until(() => !existsSync(root), `the watchdog to delete ${root}`, 10_000, 50);
