@@ -20,7 +20,7 @@ const servers: ServerProcess[] = [];
 let redis: RedisServer | undefined;
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.kill()));
-  await redis?.stop();
+  await redis?.close();
   dirs.cleanup();
 });
 

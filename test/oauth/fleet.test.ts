@@ -16,7 +16,7 @@ describe.runIf(redisAvailable('OAuth fleet revocation'))('OAuth grants across a 
     redis = await startRedis();
   });
   afterAll(async () => {
-    await redis?.stop();
+    await redis?.close();
   });
 
   describe.each(dialects())('on %s', (dialect) => {
