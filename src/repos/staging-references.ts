@@ -26,7 +26,8 @@ function missingAtLine(clinicId: string, clientaDeletions: boolean): RawBuilder<
 }
 
 /** No line of the clienta of `r` follows r.line. */
-const notListedAfter = sql`not exists (select 1 from import_clientas c where c.id = ${sql.ref(`${ALIAS}.clienta_id`)} and c.line > ${sql.ref(`${ALIAS}.line`)})`;
+const notListedAfter = sql`not exists (select 1 from import_clientas c
+  where c.id = ${sql.ref(`${ALIAS}.clienta_id`)} and c.line > ${sql.ref(`${ALIAS}.line`)})`;
 
 /** Whether the file deletes any clienta (references must then be resolved in file order). */
 export async function deletesClientas(db: Kysely<DB>): Promise<boolean> {

@@ -49,7 +49,8 @@ export function parseBound(name: 'since' | 'until', raw: string, timezone: strin
   if (s === null)
     throw invalid(
       name,
-      `--${name} must be a date (2026-03-28, in the clinic's time zone) or a timestamp with its offset (2026-03-28T09:00:00+01:00), got "${raw}"`,
+      `--${name} must be a date (2026-03-28, in the clinic's time zone) ` +
+        `or a timestamp with its offset (2026-03-28T09:00:00+01:00), got "${raw}"`,
     );
   return s * 1000;
 }

@@ -138,7 +138,8 @@ export class RequestLog {
     if (now - this.lastWarnMs >= DROP_LOG_EVERY_MS) {
       this.opts.warn?.(
         { dropped: this.droppedSinceWarn, pending: this.pendingEntries.length },
-        `request log entries dropped: ${this.maxPending} were already waiting to be written (the database is slow, or another process holds its write lock)`,
+        `request log entries dropped: ${this.maxPending} were already waiting to be written (the database is slow, ` +
+          'or another process holds its write lock)',
       );
       this.droppedSinceWarn = 0;
       this.lastWarnMs = now;

@@ -5,7 +5,8 @@ export const enLogs = {
   tab: 'Logs',
   pageTitle: 'Request log',
   pageLead:
-    'Every request made with one of this clinic’s API keys: when, which key, what it asked for and what it got. Use it to see what an integration does and to debug its errors.',
+    'Every request made with one of this clinic’s API keys: when, which key, what it asked for and what it got. Use it to see what an ' +
+    'integration does and to debug its errors.',
   kept: (days) => `Requests are kept for ${days} days.`,
   off: 'The request log is turned off on this server (REQUEST_LOG_DAYS=0): no request is recorded.',
   staffCannot: 'Only the clinic owner or a superadmin can see the request log and the client access record.',

@@ -5,7 +5,8 @@ export const esLogs = {
   tab: 'Registro',
   pageTitle: 'Registro de peticiones',
   pageLead:
-    'Cada petición hecha con una de las claves de API de esta clínica: cuándo, con qué clave, qué pidió y qué recibió. Sirve para ver qué hace una integración y para depurar sus errores.',
+    'Cada petición hecha con una de las claves de API de esta clínica: cuándo, con qué clave, qué pidió y qué recibió. Sirve para ver ' +
+    'qué hace una integración y para depurar sus errores.',
   kept: (days) => `Las peticiones se guardan ${days} días.`,
   off: 'El registro de peticiones está desactivado en este servidor (REQUEST_LOG_DAYS=0): no se registra ninguna petición.',
   staffCannot:

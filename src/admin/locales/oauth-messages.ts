@@ -62,7 +62,8 @@ const es = {
   consentNoClinic: 'Ninguna clínica de tu cuenta tiene un plan con acceso a la API.',
   appsTitle: 'Apps conectadas',
   appsLead:
-    'Aplicaciones a las que se dio acceso a esta clínica con el botón «Conectar» (por ejemplo un asistente de IA o un CRM). Al desconectar una, deja de funcionar al momento.',
+    'Aplicaciones a las que se dio acceso a esta clínica con el botón «Conectar» (por ejemplo un asistente de IA o un CRM). Al ' +
+    'desconectar una, deja de funcionar al momento.',
   appsNone: 'Ninguna aplicación está conectada.',
   colApp: 'Aplicación',
   colScopes: 'Permisos',
@@ -76,7 +77,8 @@ const es = {
   disconnect: 'Desconectar',
   disconnectTitle: (app) => `¿Desconectar ${app}?`,
   disconnectText:
-    'La aplicación dejará de poder leer los datos de la clínica en todos los servidores en unos segundos. Para volver a usarla habrá que conectarla de nuevo.',
+    'La aplicación dejará de poder leer los datos de la clínica en todos los servidores en unos segundos. ' +
+    'Para volver a usarla habrá que conectarla de nuevo.',
   disconnectConfirm: 'Sí, desconectar',
   disconnected: (app) => `${app} se ha desconectado.`,
   cancel: 'Cancelar',

@@ -63,7 +63,8 @@ async function upSqlite(db: Kysely<unknown>): Promise<void> {
 
     // Rows stored before this migration.
     await run(sql`insert into clientas_search (clinic_id, id)
-      select clinic_id, id from clientas c where not exists (select 1 from clientas_search s where s.clinic_id = c.clinic_id and s.id = c.id)`);
+      select clinic_id, id from clientas c
+      where not exists (select 1 from clientas_search s where s.clinic_id = c.clinic_id and s.id = c.id)`);
     await run(sql`insert into clientas_fts (clientas_fts) values ('delete-all')`);
     await run(sql`insert into clientas_fts (rowid, nombre_norm, telefono_digits)
       select s.rid, c.nombre_norm, c.telefono_digits from clientas_search s join clientas c on c.clinic_id = s.clinic_id and c.id = s.id`);

@@ -48,9 +48,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 
     await sql`alter table events add column clienta_id text`.execute(trx);
     await sql`update events set clienta_id = record_id where tipo like 'clienta.%'`.execute(trx);
-    await sql`update events set clienta_id = (select c.clienta_id from citas c where c.clinic_id = events.clinic_id and c.id = events.record_id)
+    await sql`update events set clienta_id = (select c.clienta_id from citas c
+        where c.clinic_id = events.clinic_id and c.id = events.record_id)
       where tipo like 'cita.%'`.execute(trx);
-    await sql`update events set clienta_id = (select l.clienta_id from llamadas l where l.clinic_id = events.clinic_id and l.id = events.record_id)
+    await sql`update events set clienta_id = (select l.clienta_id from llamadas l
+        where l.clinic_id = events.clinic_id and l.id = events.record_id)
       where tipo like 'llamada.%'`.execute(trx);
   };
   // SQLite runs migrations outside a transaction (see 003-search): this one makes its own.

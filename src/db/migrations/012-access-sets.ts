@@ -49,9 +49,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
         const set = accessSet(l.clinic_id, Number(l.at_ms), byLog.get(Number(l.id)) ?? [], null);
         if (set === null) continue;
         for (const c of set.clientas) {
-          await sql`insert into request_access_sets (set_id, clienta) values (${set.id}, ${clientaBytes(c)!}) on conflict do nothing`.execute(
-            trx,
-          );
+          await sql`insert into request_access_sets (set_id, clienta) values (${set.id}, ${clientaBytes(c)!})
+            on conflict do nothing`.execute(trx);
         }
         await sql`update request_log set access_set = ${set.id} where id = ${Number(l.id)}`.execute(trx);
       }

@@ -79,7 +79,10 @@ function clientaLine(c: Clienta, n: number): string {
 }
 
 function llamadaLine(l: Llamada, n: number): string {
-  return `${n}. ${when(l.fecha_hora)} · ${l.cliente_nombre ?? 'unknown caller'} · ${l.resultado} · ${duration(l.duracion_segundos)} · id ${l.id}`;
+  return (
+    `${n}. ${when(l.fecha_hora)} · ${l.cliente_nombre ?? 'unknown caller'} · ${l.resultado} ` +
+    `· ${duration(l.duracion_segundos)} · id ${l.id}`
+  );
 }
 
 /** One line per item, numbered from offset + 1, each after a line break. */
@@ -101,8 +104,9 @@ export function citasText(page: CitasResponse, tz: string, filters: { estado?: s
     .filter(Boolean)
     .join(', ');
   return (
-    `${plural(page.total, 'appointment', 'appointments')} (citas) ${range(page.rango.desde, page.rango.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, oldest first. ` +
-    'Each: time · client · service · status · id (get_cita gives one in full: phone, price, professional, site, notes).' +
+    `${plural(page.total, 'appointment', 'appointments')} (citas) ` +
+    `${range(page.rango.desde, page.rango.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, oldest first. Each: time · client ` +
+    '· service · status · id (get_cita gives one in full: phone, price, professional, site, notes).' +
     numbered(page.citas, page.offset, citaLine) +
     '\n' +
     pagingLine('list_citas', page.total, page.offset, page.citas.length)
@@ -134,8 +138,9 @@ export function llamadasText(page: LlamadasResponse, tz: string, filters: { resu
     .filter(Boolean)
     .join(', ');
   return (
-    `${plural(page.total, 'call', 'calls')} (llamadas) answered by the voice assistant ${range(page.desde, page.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, newest first. ` +
-    "Each: time · client · outcome · length · id (get_llamada gives one in full: the caller's number, language)." +
+    `${plural(page.total, 'call', 'calls')} (llamadas) answered by the voice assistant ` +
+    `${range(page.desde, page.hasta)}${what ? `, ${what}` : ''}; days and times in ${tz}, newest first. Each: time · client · outcome · ` +
+    "length · id (get_llamada gives one in full: the caller's number, language)." +
     numbered(page.llamadas, page.offset, llamadaLine) +
     '\n' +
     pagingLine('list_llamadas', page.total, page.offset, page.llamadas.length)
@@ -174,7 +179,8 @@ export function meText(me: MeResponse, tools: readonly string[]): string {
   return [
     `Clinic: ${me.clinica.nombre} (id ${me.clinica.id}), time zone ${me.clinica.zona_horaria}, currency ${me.clinica.moneda}.`,
     `Every date of its data is a calendar day in ${me.clinica.zona_horaria}; every time carries that zone's UTC offset.`,
-    `API key: ${k.nombre} (id ${k.id}), created ${when(k.created_at)}, ${k.expires_at === null ? 'never expires' : `expires ${when(k.expires_at)}`}.`,
+    `API key: ${k.nombre} (id ${k.id}), created ${when(k.created_at)}, ` +
+      `${k.expires_at === null ? 'never expires' : `expires ${when(k.expires_at)}`}.`,
     `Rate limit: ${me.rate_limit.rps} requests per second, bursts of ${me.rate_limit.burst}.`,
     `Tools this key may use: ${tools.join(', ')}.`,
   ].join('\n');

@@ -75,7 +75,8 @@ async function read(kind: RecordKind, id: string, call: ToolCall, env: ToolEnv):
 
 function refuseScope(kind: RecordKind): ToolRefusal {
   return new ToolRefusal(
-    `This API key does not have the scope ${SCOPE_OF[kind]}, which reading a ${kind} needs; the clinic owner can grant it in the dashboard (Settings > API).`,
+    `This API key does not have the scope ${SCOPE_OF[kind]}, which reading a ${kind} needs; ` +
+      'the clinic owner can grant it in the dashboard (Settings > API).',
     'insufficient_scope',
   );
 }
@@ -118,8 +119,9 @@ export const SEARCH_SPECS: ToolSpec[] = [
     scope: 'any-record',
     jsonText: true,
     describe: ({ tz }) =>
-      'The whole record of an id that search returned (clienta:<uuid>), or of an appointment, client or call by kind and id (cita:<uuid>, clienta:<uuid>, llamada:<uuid>; ' +
-      `a bare UUID is looked up in every kind), as text, with the link to it in the REST API. Times in the clinic's time zone (${tz}).`,
+      'The whole record of an id that search returned (clienta:<uuid>), or of an appointment, client or call by kind and id ' +
+      '(cita:<uuid>, clienta:<uuid>, llamada:<uuid>; a bare UUID is looked up in every kind), as text, with the link to it in the REST ' +
+      `API. Times in the clinic's time zone (${tz}).`,
     input: FetchInput,
     output: FetchOutput,
     run: async (args, call, env) => {

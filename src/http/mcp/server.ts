@@ -38,7 +38,8 @@ const validator = new AjvJsonSchemaValidator();
 
 /** Said of every tool that returns records, to a key without contacto:read. */
 const NO_CONTACT =
-  ' This API key does not see contact details: phone numbers, e-mails and appointment notes are null (the scope contacto:read grants them).';
+  ' This API key does not see contact details: phone numbers, ' +
+  'e-mails and appointment notes are null (the scope contacto:read grants them).';
 
 /**
  * The tools as listed, by the key's view: the clinic's time zone (their descriptions name it) and
@@ -72,10 +73,10 @@ export function visibleTools(call: Pick<ToolCall, 'key'>): string[] {
 function instructions(call: ToolCall): string {
   const tz = call.ctx.timezone;
   return (
-    `Read-only access to one clinic's data: ${call.clinicName} (time zone ${tz}, currency ${call.ctx.currency}): its appointments (citas), ` +
-    'clients (clientas), the calls its voice assistant answered (llamadas) and the feed of their changes (eventos). ' +
-    `Dates are calendar days in ${tz}; times are RFC 3339 with that zone's UTC offset. Lists are paged with limit and offset, and their total counts every match. ` +
-    'Nothing can be changed through these tools.'
+    `Read-only access to one clinic's data: ${call.clinicName} (time zone ${tz}, currency ${call.ctx.currency}): its appointments ` +
+    '(citas), clients (clientas), the calls its voice assistant answered (llamadas) and the feed of their changes (eventos). Dates are ' +
+    `calendar days in ${tz}; times are RFC 3339 with that zone's UTC offset. Lists are paged with limit and offset, and their total ` +
+    'counts every match. Nothing can be changed through these tools.'
   );
 }
 
@@ -98,7 +99,10 @@ function failureText(e: ApiError, tool: string, requestId: string): string {
     case 'database_error':
       return `The clinic's database did not answer; nothing was read. Retry this call in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`;
     default:
-      return `Internal error (request id ${requestId}); nothing was read. If it happens again, give the request id to whoever runs this service.`;
+      return (
+        `Internal error (request id ${requestId}); nothing was read. If it happens again, ` +
+        `give the request id to whoever runs this service.`
+      );
   }
 }
 
@@ -122,15 +126,16 @@ export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLim
       return refusal(
         call,
         'insufficient_scope',
-        `This API key does not have the scope ${scope}, which ${name} needs; the clinic owner can grant it in the dashboard (Settings > API).`,
+        `This API key does not have the scope ${scope}, which ${name} needs; ` +
+          'the clinic owner can grant it in the dashboard (Settings > API).',
       );
     }
     if (rateLimited) {
       return refusal(
         call,
         rateLimited.code,
-        `Rate limited: this API key may make ${env.rateLimit.rate} requests per second (bursts of ${env.rateLimit.burst}) and is over that now. ` +
-          `Nothing was read. Retry this call in ${rateLimited.headers['retry-after'] ?? '1'} second(s).`,
+        `Rate limited: this API key may make ${env.rateLimit.rate} requests per second (bursts of ${env.rateLimit.burst}) and is over ` +
+          `that now. Nothing was read. Retry this call in ${rateLimited.headers['retry-after'] ?? '1'} second(s).`,
       );
     }
     const checked = tool.check(args);

@@ -140,8 +140,8 @@ export function seesContact(call: Pick<ToolCall, 'key'>): boolean {
 }
 
 const PAGING =
-  'Paging: at most `limit` records from `offset` (default 0); `total` is the number of ALL records that match, whatever limit and offset, ' +
-  'so while offset + returned < total there are more: call again with offset + returned.';
+  'Paging: at most `limit` records from `offset` (default 0); `total` is the number of ALL records that match, whatever limit and ' +
+  'offset, so while offset + returned < total there are more: call again with offset + returned.';
 const UPDATED_SINCE =
   'With updated_since (an RFC 3339 instant): only records changed since then, ordered by that change, with no default window.';
 
@@ -160,8 +160,9 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: 'The clinic, its time zone, and this connection',
     scope: null,
     describe: ({ tz }) =>
-      "Who this connection is: the clinic whose data every other tool reads (name, id, IANA time zone, currency), the API key in use (name, created, expiry) and its rate limit. Takes no arguments. Every date of the other tools is a calendar day in the clinic's time zone " +
-      `(${tz}), and every time carries that zone's UTC offset.`,
+      'Who this connection is: the clinic whose data every other tool reads (name, id, IANA time zone, currency), the API key in use ' +
+      "(name, created, expiry) and its rate limit. Takes no arguments. Every date of the other tools is a calendar day in the clinic's " +
+      `time zone (${tz}), and every time carries that zone's UTC offset.`,
     input: MeQuery,
     output: Me,
     run: async (_args, call, env) => {
@@ -174,10 +175,10 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: 'Appointments (citas) over a range of days',
     scope: 'citas:read',
     describe: ({ tz }) =>
-      `List the clinic's appointments (citas), oldest first (by start time, then id). desde and hasta are calendar days in the clinic's time zone (${tz}), both included; ` +
-      `without them: today to today + 30 days. estado filters the status (${ESTADOS.join(', ')}). ` +
-      "Each appointment: its start (RFC 3339 with the clinic's UTC offset), the client's current name and phone, service, minutes, price and currency, status, professional, site, notes and id. " +
-      `${PAGING} Default limit 100, at most 500. ${UPDATED_SINCE}`,
+      "List the clinic's appointments (citas), oldest first (by start time, then id). desde and hasta are calendar days in the clinic's " +
+      `time zone (${tz}), both included; without them: today to today + 30 days. estado filters the status (${ESTADOS.join(', ')}). Each ` +
+      "appointment: its start (RFC 3339 with the clinic's UTC offset), the client's current name and phone, service, minutes, price and " +
+      `currency, status, professional, site, notes and id. ${PAGING} Default limit 100, at most 500. ${UPDATED_SINCE}`,
     input: CitasQuery,
     output: CitasList,
     run: async (args, call, env) => {
@@ -197,8 +198,8 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: 'One appointment (cita) by its id',
     scope: 'citas:read',
     describe: ({ tz }) =>
-      `One appointment (cita) by its id (a UUID from list_citas, search or list_eventos), with the fields list_citas gives, times in the clinic's time zone (${tz}). ` +
-      'An id this clinic does not have is an error.',
+      'One appointment (cita) by its id (a UUID from list_citas, search or list_eventos), with the fields list_citas gives, times in the ' +
+      `clinic's time zone (${tz}). An id this clinic does not have is an error.`,
     input: RecordParams,
     output: Cita,
     run: async (args, call, env) => {
@@ -217,9 +218,9 @@ export const TOOL_SPECS: ToolSpec[] = [
       (contact
         ? "q finds part of the name ('maria' finds 'María José') or digits of the phone ('600 12'); "
         : "q finds part of the name ('maria' finds 'María José'), never phone digits (this key does not see contact details); ") +
-      "vip 'true' or 'false' keeps VIP or non-VIP clients only. " +
-      'Each client: name, phone, e-mail, language, VIP, how many appointments (every status) and calls she has, the day of her latest appointment that has started, ' +
-      `the time of her latest call, client since, id; days and times in the clinic's time zone (${tz}). ${PAGING} Default limit 200, at most 500. ${UPDATED_SINCE}`,
+      "vip 'true' or 'false' keeps VIP or non-VIP clients only. Each client: name, phone, e-mail, language, VIP, how many appointments " +
+      '(every status) and calls she has, the day of her latest appointment that has started, the time of her latest call, client since, ' +
+      `id; days and times in the clinic's time zone (${tz}). ${PAGING} Default limit 200, at most 500. ${UPDATED_SINCE}`,
     input: ClientasQuery,
     output: ClientasList,
     run: async (args, call, env) => {
@@ -241,8 +242,8 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: 'One client (clienta) by her id',
     scope: 'clientas:read',
     describe: ({ tz }) =>
-      `One client (clienta) by her id (a UUID from list_clientas, search or list_eventos), with the fields list_clientas gives, as of now; days and times in ${tz}. ` +
-      'An id this clinic does not have is an error.',
+      'One client (clienta) by her id (a UUID from list_clientas, search or list_eventos), with the fields list_clientas gives, as of ' +
+      `now; days and times in ${tz}. An id this clinic does not have is an error.`,
     input: RecordParams,
     output: Clienta,
     run: async (args, call, env) => {
@@ -257,11 +258,12 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: "Calls (llamadas) answered by the clinic's voice assistant",
     scope: 'llamadas:read',
     describe: ({ tz }) =>
-      "List the phone calls the clinic's voice assistant answered (llamadas), newest first (by time, then id). " +
-      `desde and hasta are calendar days in the clinic's time zone (${tz}), both included; without them: the last 7 days up to now. ` +
-      `resultado filters the outcome: ${RESULTADOS.join(', ')} (agendada: booked an appointment; cancelada: cancelled one; info: asked for information; transferida: passed to the staff; sin_accion: nothing done). ` +
-      "Each call: its time (RFC 3339 with the clinic's UTC offset), the client's name (null for an unknown caller), the caller's number, seconds, outcome, language, id. " +
-      `${PAGING} Default limit 100, at most 500. ${UPDATED_SINCE}`,
+      "List the phone calls the clinic's voice assistant answered (llamadas), newest first (by time, then id). desde and hasta are " +
+      `calendar days in the clinic's time zone (${tz}), both included; without them: the last 7 days up to now. resultado filters the ` +
+      `outcome: ${RESULTADOS.join(', ')} (agendada: booked an appointment; cancelada: cancelled one; info: asked for information; ` +
+      "transferida: passed to the staff; sin_accion: nothing done). Each call: its time (RFC 3339 with the clinic's UTC offset), the " +
+      `client's name (null for an unknown caller), the caller's number, seconds, outcome, language, id. ${PAGING} Default limit 100, ` +
+      `at most 500. ${UPDATED_SINCE}`,
     input: LlamadasQuery,
     output: LlamadasList,
     run: async (args, call, env) => {
@@ -281,8 +283,8 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: 'One call (llamada) by its id',
     scope: 'llamadas:read',
     describe: ({ tz }) =>
-      `One call (llamada) by its id (a UUID from list_llamadas, search or list_eventos), with the fields list_llamadas gives, times in ${tz}. ` +
-      'An id this clinic does not have is an error.',
+      'One call (llamada) by its id (a UUID from list_llamadas, search or list_eventos), with the fields list_llamadas gives, times in ' +
+      `${tz}. An id this clinic does not have is an error.`,
     input: RecordParams,
     output: Llamada,
     run: async (args, call, env) => {
@@ -297,10 +299,11 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: "The change feed (eventos): what changed in the clinic's records",
     scope: 'eventos:read',
     describe: ({ tz }) =>
-      "Follow the changes of the clinic's records: every appointment, client or call created, changed or deleted is an event (tipo, e.g. cita.creada, clienta.actualizada, llamada.eliminada), " +
-      "oldest first, with the record as it was then (datos). cursor: leave it out to start at the oldest event kept (at least 30 days), 'now' to start from the present, " +
-      'or the next_cursor of an earlier answer to get exactly the events after it. has_more true: more are waiting, call again at once with next_cursor. ' +
-      `tipo: a comma-separated list of event types to keep. limit: events per answer (default 100, at most 500). Times in the clinic's time zone (${tz}).`,
+      "Follow the changes of the clinic's records: every appointment, client or call created, changed or deleted is an event (tipo, e.g. " +
+      'cita.creada, clienta.actualizada, llamada.eliminada), oldest first, with the record as it was then (datos). cursor: leave it out ' +
+      "to start at the oldest event kept (at least 30 days), 'now' to start from the present, or the next_cursor of an earlier answer to " +
+      'get exactly the events after it. has_more true: more are waiting, call again at once with next_cursor. tipo: a comma-separated ' +
+      `list of event types to keep. limit: events per answer (default 100, at most 500). Times in the clinic's time zone (${tz}).`,
     input: EventosQuery,
     output: EventosList,
     run: async (args, call, env) => {
