@@ -108,7 +108,13 @@ function flashPanel(m: ApiPageModel): Renderable {
         data-failed="${t.copyFailed}">${icons.copy}${t.copy}</button>
     </div>
     <p class="copy-status" id="copy-status" role="status" aria-live="polite"></p>
-    ${old === undefined ? '' : html`<p class="rolled" id="rolled-old">${old * 1000 <= m.fmt.nowMs ? t.keys.rolledOldEnded : t.keys.rolledOldUntil(m.fmt.dateTimeOf(old))}</p>`}
+    ${
+      old === undefined
+        ? ''
+        : html`<p class="rolled" id="rolled-old">${
+            old * 1000 <= m.fmt.nowMs ? t.keys.rolledOldEnded : t.keys.rolledOldUntil(m.fmt.dateTimeOf(old))
+          }</p>`
+    }
     <div class="after">
       <span>${flash.expiresAt ? t.newKeyExpires(m.fmt.dateOf(flash.expiresAt)) : t.newKeyNoExpiry}</span>
       <a class="btn btn-secondary btn-sm" href="${m.url('/dashboard/settings/api')}">${t.newKeyDone}</a>
@@ -141,7 +147,11 @@ function createForm(m: ApiPageModel): Renderable {
   <form method="post" action="/dashboard/settings/api/keys" class="create key-form" novalidate>
     ${csrfInput(m.csrf)}
     <input type="hidden" name="clinic" value="${m.clinic.id}">
-    ${hasErrors(f) ? html`<div class="alert alert-danger" role="alert">${icons.warning}<div class="alert-body"><p>${t.formHasErrors}</p></div></div>` : ''}
+    ${
+      hasErrors(f)
+        ? html`<div class="alert alert-danger" role="alert">${icons.warning}<div class="alert-body"><p>${t.formHasErrors}</p></div></div>`
+        : ''
+    }
     <div class="form-grid">
       ${nameField(t, f)}
       ${expiryFields(t, f, m.today)}
@@ -161,7 +171,9 @@ function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
   return html`<article class="usage-card" aria-labelledby="usage-${k.id}">
     <header>
       <h3 id="usage-${k.id}">${k.name} <span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></h3>
-      <span class="totals"><strong>${fmt.count(t.requests, total)}</strong>${errors ? html` · <span class="err">${fmt.count(t.errorsCount, errors)}</span>` : ''}</span>
+      <span class="totals"><strong>${fmt.count(t.requests, total)}</strong>${
+        errors ? html` · <span class="err">${fmt.count(t.errorsCount, errors)}</span>` : ''
+      }</span>
     </header>
     ${html`<ol class="bars">
       ${days.map((d) => {
@@ -170,7 +182,8 @@ function usageCard(m: ApiPageModel, k: KeyView, u: KeyUsage | undefined): Html {
         const e = d.errors === 0 ? 0 : Math.max(1, Math.round((d.errors / n) * 20));
         return html`<li>
           <span class="sr-only">${t.dayBar(fmt.longDayOf(d.day), fmt.count(t.okRequests, d.ok), fmt.count(t.errorsCount, d.errors))}</span>
-          <span class="bar-track" aria-hidden="true"><span class="bar h${h} ${n ? 'h-min' : ''}"><span class="bar-err e${e}"></span></span></span>
+          <span class="bar-track"
+             aria-hidden="true"><span class="bar h${h} ${n ? 'h-min' : ''}"><span class="bar-err e${e}"></span></span></span>
           <span class="count" aria-hidden="true">${fmt.num(n)}</span>
           <span class="day" aria-hidden="true">${fmt.shortDay(d.day)}</span>
         </li>`;
@@ -202,10 +215,22 @@ function usageSection(m: ApiPageModel): Renderable {
   return html`<section class="card" aria-labelledby="usage-title">
     <div class="card-head">
       <div><h2 id="usage-title">${fmt.count(t.usageTitle, nDays)}</h2><p>${t.usageLead(m.clinic.timezone)}</p></div>
-      <div class="legend" aria-hidden="true" ${used.length ? '' : html`hidden`}><span><i class="swatch swatch-ok"></i>${t.legendOk}</span><span><i class="swatch swatch-err"></i>${t.legendErrors}</span></div>
+      <div class="legend" aria-hidden="true" ${
+        used.length ? '' : html`hidden`
+      }><span><i class="swatch swatch-ok"></i>${t.legendOk}</span><span><i class="swatch swatch-err"></i>${t.legendErrors}</span></div>
     </div>
-    ${used.length ? html`<div class="usage-grid">${used.map((k) => usageCard(m, k, m.usage.get(k.id)))}</div>` : html`<p class="muted">${fmt.count(t.noUsageAtAll, nDays)}</p>`}
-    ${used.length && idle.length ? html`<p class="idle-keys">${fmt.count(t.idleKeys, nDays)} ${idle.map((k, i) => html`${i ? ', ' : ''}<span class="key-name">${k.name}</span>`)}</p>` : ''}
+    ${
+      used.length
+        ? html`<div class="usage-grid">${used.map((k) => usageCard(m, k, m.usage.get(k.id)))}</div>`
+        : html`<p class="muted">${fmt.count(t.noUsageAtAll, nDays)}</p>`
+    }
+    ${
+      used.length && idle.length
+        ? html`<p class="idle-keys">${fmt.count(t.idleKeys, nDays)} ${idle.map(
+            (k, i) => html`${i ? ', ' : ''}<span class="key-name">${k.name}</span>`,
+          )}</p>`
+        : ''
+    }
   </section>`;
 }
 
@@ -219,7 +244,8 @@ export function apiKeysPage(m: ApiPageModel): Html {
     <div><h1>${t.pageTitle}</h1><p class="lead">${t.pageLead}</p></div>
     <div class="clinic-card">
       <div class="name">${m.clinic.name}</div>
-      <dl><dt>${t.planLabel}</dt><dd><span class="badge badge-plan plain">${labelOf(t.plans, m.clinic.plan) ?? m.clinic.plan}</span></dd></dl>
+      <dl><dt>${t.planLabel}</dt>
+        <dd><span class="badge badge-plan plain">${labelOf(t.plans, m.clinic.plan) ?? m.clinic.plan}</span></dd></dl>
     </div>
   </div>
   ${flashPanel(m)}

@@ -35,7 +35,8 @@ export function appsPage(m: AppsModel): Html {
   const { t, o, fmt } = m;
   const flash =
     m.flash?.kind === 'app-disconnected'
-      ? html`<div class="alert alert-success" role="status" id="apps-notice">${icons.check}<div class="alert-body"><p>${o.disconnected(m.flash.name)}</p></div></div>`
+      ? html`<div class="alert alert-success" role="status" id="apps-notice">${icons.check}
+        <div class="alert-body"><p>${o.disconnected(m.flash.name)}</p></div></div>`
       : '';
   const rows = m.grants.map((g) => {
     const ended = g.revoked_at !== null;
@@ -43,13 +44,25 @@ export function appsPage(m: AppsModel): Html {
       ? (o.stateEnded[g.revoked_reason as keyof OAuthMessages['stateEnded']] ?? o.stateEnded.disconnected)
       : o.stateActive;
     return html`<tr class="${ended ? 'is-inactive' : ''}" data-grant-id="${g.id}">
-      <td data-label="${o.colApp}" class="cell-name"><span class="key-name">${g.client_name}</span><br><span class="muted small">${g.redirect_host}</span></td>
+      <td data-label="${o.colApp}"
+         class="cell-name"><span class="key-name">${g.client_name}</span><br><span class="muted small">${g.redirect_host}</span></td>
       <td data-label="${o.colScopes}">${scopesText(m, g.scopes)}</td>
       <td data-label="${o.colGrantedBy}">${g.granted_by_email ?? ''}</td>
       <td data-label="${o.colGranted}">${fmt.dateTimeOf(Number(g.created_at))}</td>
-      <td data-label="${o.colLastUsed}" class="nowrap">${g.last_used_at === null ? html`<span class="muted">${o.neverUsed}</span>` : fmt.ago(Number(g.last_used_at))}</td>
+      <td data-label="${o.colLastUsed}" class="nowrap">${
+        g.last_used_at === null ? html`<span class="muted">${o.neverUsed}</span>` : fmt.ago(Number(g.last_used_at))
+      }</td>
       <td data-label="${o.colState}"><span class="badge badge-${ended ? 'revoked' : 'active'}">${state}</span></td>
-      ${m.canManage ? html`<td class="actions">${ended ? '' : html`<a class="btn btn-sm btn-outline-danger" href="${m.url(`/dashboard/settings/api/apps/${g.id}/disconnect`)}">${o.disconnect}</a>`}</td>` : ''}
+      ${
+        m.canManage
+          ? html`<td class="actions">${
+              ended
+                ? ''
+                : html`<a class="btn btn-sm btn-outline-danger"
+                   href="${m.url(`/dashboard/settings/api/apps/${g.id}/disconnect`)}">${o.disconnect}</a>`
+            }</td>`
+          : ''
+      }
     </tr>`;
   });
   const table =
@@ -57,9 +70,13 @@ export function appsPage(m: AppsModel): Html {
       ? html`<p class="empty" id="apps-empty">${o.appsNone}</p>`
       : html`<div class="table-wrap"><table class="keys" id="apps">
     <caption class="sr-only">${o.appsTitle}: ${m.clinic.name}</caption>
-    <thead><tr><th scope="col">${o.colApp}</th><th scope="col">${o.colScopes}</th><th scope="col">${o.colGrantedBy}</th><th scope="col">${o.colGranted}</th><th scope="col">${o.colLastUsed}</th><th scope="col">${o.colState}</th>${m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''}</tr></thead>
+    <thead><tr><th scope="col">${o.colApp}</th><th scope="col">${o.colScopes}</th><th scope="col">${o.colGrantedBy}</th>
+      <th scope="col">${o.colGranted}</th><th scope="col">${o.colLastUsed}</th><th scope="col">${o.colState}</th>${
+        m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''
+      }</tr></thead>
     <tbody>${rows}</tbody></table></div>`;
-  const body = html`<nav class="crumbs" aria-label="breadcrumb"><ol><li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${o.appsTitle}</li></ol></nav>
+  const body = html`<nav class="crumbs" aria-label="breadcrumb"><ol>
+    <li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${o.appsTitle}</li></ol></nav>
   ${apiTabs(t, m.url, 'apps', m.canManage)}
   <div class="page-head"><div><h1>${o.appsTitle}</h1><p class="lead">${o.appsLead}</p></div>
     <div class="clinic-card"><div class="name">${m.clinic.name}</div></div></div>
@@ -87,7 +104,9 @@ export function disconnectPage(m: {
       <dt>${t.clinicLabel}</dt><dd>${m.clinic.name}</dd>
       <dt>${o.colApp}</dt><dd>${grant.client_name} <span class="muted small">${grant.redirect_host}</span></dd>
       <dt>${o.colScopes}</dt><dd>${scopesText(m, grant.scopes)}</dd>
-      <dt>${o.colGranted}</dt><dd>${fmt.dateTimeOf(Number(grant.created_at))}${grant.granted_by_email ? html` · ${grant.granted_by_email}` : ''}</dd>
+      <dt>${o.colGranted}</dt><dd>${fmt.dateTimeOf(Number(grant.created_at))}${
+        grant.granted_by_email ? html` · ${grant.granted_by_email}` : ''
+      }</dd>
     </dl>
     <form method="post" action="${m.action}">
       ${csrfInput(m.csrf)}

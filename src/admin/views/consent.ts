@@ -40,13 +40,19 @@ export function consentPage(m: ConsentModel): Html {
   const body = html`<div class="card narrow confirm" id="consent">
     <h1>${o.consentTitle(m.clientName)}</h1>
     <p class="lead">${o.consentLead}</p>
-    ${m.error ? html`<div class="alert alert-danger" role="alert" id="consent-error">${icons.warning}<div class="alert-body"><p>${m.error}</p></div></div>` : ''}
+    ${
+      m.error
+        ? html`<div class="alert alert-danger" role="alert" id="consent-error">${icons.warning}
+          <div class="alert-body"><p>${m.error}</p></div></div>`
+        : ''
+    }
     <form method="post" action="/dashboard/oauth/consent">
       ${csrfInput(m.csrf)}
       <input type="hidden" name="uid" value="${m.uid}">
       <dl class="facts">
         <dt>${o.consentApp}</dt><dd id="consent-app">${m.clientName}</dd>
-        <dt>${o.consentRedirect}</dt><dd><code id="consent-redirect">${m.redirectHost}</code><p class="help">${o.consentRedirectHelp}</p></dd>
+        <dt>${o.consentRedirect}</dt>
+          <dd><code id="consent-redirect">${m.redirectHost}</code><p class="help">${o.consentRedirectHelp}</p></dd>
         <dt>${clinicTerm}</dt>${clinicField}
       </dl>
       <p class="help" id="consent-clinic-help">${o.consentClinicHelp}</p>
@@ -57,7 +63,8 @@ export function consentPage(m: ConsentModel): Html {
         ${m.scopes.map((s) => {
           // The key form's look: the scope's name, then what it lets the app read, below it.
           const id = `consent-scope-${s.replace(':', '-')}`;
-          return html`<label class="scope" for="${id}"><input type="checkbox" id="${id}" name="scope" value="${s}" aria-describedby="${id}-what" ${m.checked.includes(s) ? html`checked` : ''}>
+          return html`<label class="scope" for="${id}"><input type="checkbox" id="${id}" name="scope" value="${s}"
+             aria-describedby="${id}-what" ${m.checked.includes(s) ? html`checked` : ''}>
             <span><span class="scope-name">${SCOPE_TEXTS[s][lang].label}</span>
             <span class="scope-what" id="${id}-what">${SCOPE_TEXTS[s][lang].description}</span></span></label>`;
         })}

@@ -37,7 +37,12 @@ export function editPage(m: EditModel): Html {
     </dl>
     <form method="post" action="${m.action}" class="key-form" novalidate>
       ${csrfInput(m.csrf)}
-      ${hasErrors(form) ? html`<div class="alert alert-danger" role="alert">${icons.warning}<div class="alert-body"><p>${t.keys.editHasErrors}</p></div></div>` : ''}
+      ${
+        hasErrors(form)
+          ? html`<div class="alert alert-danger" role="alert">${icons.warning}
+            <div class="alert-body"><p>${t.keys.editHasErrors}</p></div></div>`
+          : ''
+      }
       ${nameField(t, form)}
       ${accessFields(t, form)}
       <div class="btn-row">

@@ -13,7 +13,9 @@ export function nameField(t: Messages, f: KeyForm): Html {
   return html`<div class="field">
     <label for="key-name">${t.nameLabel}</label>
     <input type="text" id="key-name" name="name" value="${f.name}" required maxlength="100" autocomplete="off"
-      aria-describedby="${describedBy('key-name-help', f.errors.name && 'key-name-error')}" ${f.errors.name ? html`aria-invalid="true" autofocus` : ''}>
+      aria-describedby="${describedBy('key-name-help', f.errors.name && 'key-name-error')}" ${
+        f.errors.name ? html`aria-invalid="true" autofocus` : ''
+      }>
     ${f.errors.name ? html`<p class="field-error" id="key-name-error">${f.errors.name}</p>` : ''}
     <p class="help" id="key-name-help">${t.nameHelp}</p>
   </div>`;
@@ -33,7 +35,9 @@ export function expiryFields(t: Messages, f: KeyForm, today: string): Html {
     <div class="field">
       <label for="key-expires-on">${t.keys.dateLabel}</label>
       <input type="date" id="key-expires-on" name="expires_on" value="${f.expiresOn}" min="${today}"
-        aria-describedby="${describedBy(err && 'key-expires-error', 'key-expires-on-help')}" ${err && f.expires === 'date' ? html`aria-invalid="true" ${focus}` : ''}>
+        aria-describedby="${describedBy(err && 'key-expires-error', 'key-expires-on-help')}" ${
+          err && f.expires === 'date' ? html`aria-invalid="true" ${focus}` : ''
+        }>
       <p class="help" id="key-expires-on-help">${t.keys.dateHelp}</p>
     </div>
     ${err ? html`<p class="field-error field-wide" id="key-expires-error">${err}</p>` : ''}`;
@@ -42,7 +46,8 @@ export function expiryFields(t: Messages, f: KeyForm, today: string): Html {
 /** The permissions and the allowed addresses. */
 export function accessFields(t: Messages, f: KeyForm): Html {
   const first = !f.errors.name && !f.errors.expires;
-  return html`<fieldset class="field scopes-choice" aria-describedby="${describedBy('key-scopes-help', f.errors.scopes && 'key-scopes-error')}">
+  return html`<fieldset class="field scopes-choice"
+     aria-describedby="${describedBy('key-scopes-help', f.errors.scopes && 'key-scopes-error')}">
       <legend>${t.keys.scopesLabel}</legend>
       <p class="help" id="key-scopes-help">${t.keys.scopesHelp} ${t.keys.scopesExamples}</p>
       ${f.errors.scopes ? html`<p class="field-error" id="key-scopes-error">${f.errors.scopes}</p>` : ''}
@@ -50,7 +55,9 @@ export function accessFields(t: Messages, f: KeyForm): Html {
       ${SCOPES.map((s, i) => {
         const id = `scope-${s.replace(':', '-')}`;
         return html`<label class="scope" for="${id}">
-          <input type="checkbox" id="${id}" name="scopes" value="${s}" aria-describedby="${id}-what" ${f.scopes.includes(s) ? html`checked` : ''}
+          <input type="checkbox" id="${id}" name="scopes" value="${s}" aria-describedby="${id}-what" ${
+            f.scopes.includes(s) ? html`checked` : ''
+          }
             ${f.errors.scopes ? html`aria-invalid="true" ${i === 0 && first ? html`autofocus` : ''}` : ''}>
           <span><span class="scope-name">${t.keys.scopes[s].label}</span> <code>${s}</code>
           <span class="scope-what" id="${id}-what">${t.keys.scopes[s].description}</span></span>
@@ -61,7 +68,9 @@ export function accessFields(t: Messages, f: KeyForm): Html {
     <div class="field">
       <label for="key-ips">${t.keys.ipsLabel}</label>
       <textarea id="key-ips" name="allowed_ips" rows="3" spellcheck="false" autocomplete="off"
-        aria-describedby="${describedBy(f.errors.ips && 'key-ips-error', 'key-ips-help')}" ${f.errors.ips ? html`aria-invalid="true" ${first && !f.errors.scopes ? html`autofocus` : ''}` : ''}>${f.ips}</textarea>
+        aria-describedby="${describedBy(f.errors.ips && 'key-ips-error', 'key-ips-help')}" ${
+          f.errors.ips ? html`aria-invalid="true" ${first && !f.errors.scopes ? html`autofocus` : ''}` : ''
+        }>${f.ips}</textarea>
       ${f.errors.ips ? html`<ul class="field-error" id="key-ips-error">${f.errors.ips.map((e) => html`<li>${e}</li>`)}</ul>` : ''}
       <p class="help" id="key-ips-help">${t.keys.ipsHelp}</p>
     </div>`;

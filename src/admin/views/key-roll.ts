@@ -28,7 +28,9 @@ export function rollPage(m: RollModel): Html {
   const chosen = (OVERLAP_CHOICES as readonly string[]).includes(m.overlap) ? m.overlap : DEFAULT_OVERLAP;
   const body = html`<div class="card narrow confirm">
     <h1>${t.keys.rollTitle(key.name)}</h1>
-    <div class="alert alert-info">${icons.info}<div class="alert-body"><p>${t.keys.rollText}</p>${key.expiresAt ? html`<p>${t.keys.rollKeeps}</p>` : ''}</div></div>
+    <div class="alert alert-info">${icons.info}<div class="alert-body"><p>${t.keys.rollText}</p>${
+      key.expiresAt ? html`<p>${t.keys.rollKeeps}</p>` : ''
+    }</div></div>
     <dl class="facts">
       <dt>${t.clinicLabel}</dt><dd>${m.clinic.name}</dd>
       <dt>${t.colName}</dt><dd>${key.name}</dd>
@@ -42,7 +44,9 @@ export function rollPage(m: RollModel): Html {
         <label for="roll-overlap">${t.keys.overlapLabel}</label>
         <select id="roll-overlap" name="overlap"
           ${m.error ? html`aria-invalid="true" aria-describedby="roll-overlap-error" autofocus` : ''}>
-          ${OVERLAP_CHOICES.map((c) => html`<option value="${c}" ${c === chosen ? html`selected` : ''}>${t.keys.overlapOptions[c]}</option>`)}
+          ${OVERLAP_CHOICES.map(
+            (c) => html`<option value="${c}" ${c === chosen ? html`selected` : ''}>${t.keys.overlapOptions[c]}</option>`,
+          )}
         </select>
         ${m.error ? html`<p class="field-error" id="roll-overlap-error">${m.error}</p>` : ''}
       </div>

@@ -23,7 +23,9 @@ function expiresCell(m: ApiPageModel, k: KeyView): Html {
   const soon =
     k.expiresInDays === null
       ? ''
-      : html`<span class="badge badge-soon">${k.expiresInDays === 0 ? t.keys.expiresToday : fmt.count(t.keys.expiresSoon, k.expiresInDays)}</span>`;
+      : html`<span class="badge badge-soon">${
+          k.expiresInDays === 0 ? t.keys.expiresToday : fmt.count(t.keys.expiresSoon, k.expiresInDays)
+        }</span>`;
   return html`<div>${timeEl(fmt, k.expiresAt, fmt.dateOf(k.expiresAt))}${soon}</div>`;
 }
 
@@ -34,10 +36,12 @@ function actions(m: ApiPageModel, k: KeyView): Renderable {
   // A rolled key keeps working for its overlap: it can still be revoked, not changed or rolled again.
   const change =
     k.replacedBy === null
-      ? html`<a class="btn btn-sm btn-secondary" href="${m.url(`${base}/edit`)}" aria-label="${t.keys.editKeyNamed(k.name)}">${t.keys.edit}</a>
+      ? html`<a class="btn btn-sm btn-secondary" href="${m.url(`${base}/edit`)}"
+         aria-label="${t.keys.editKeyNamed(k.name)}">${t.keys.edit}</a>
         <a class="btn btn-sm btn-secondary" href="${m.url(`${base}/roll`)}" aria-label="${t.keys.rollKeyNamed(k.name)}">${t.keys.roll}</a>`
       : '';
-  return html`<div class="key-actions">${change}<a class="btn btn-sm btn-outline-danger" href="${m.url(`${base}/revoke`)}" aria-label="${t.revokeKeyNamed(k.name)}">${t.revoke}</a></div>`;
+  return html`<div class="key-actions">${change}<a class="btn btn-sm btn-outline-danger" href="${m.url(`${base}/revoke`)}"
+     aria-label="${t.revokeKeyNamed(k.name)}">${t.revoke}</a></div>`;
 }
 
 export function keysTable(m: ApiPageModel): Renderable {
@@ -58,11 +62,14 @@ export function keysTable(m: ApiPageModel): Renderable {
     ${keys.map(
       (k) => html`<tr class="${k.status === 'active' ? '' : 'is-inactive'}" data-key-id="${k.id}">
       <td data-label="${t.colName}" class="cell-name"><div><span class="key-name">${k.name}</span>
-        <span class="sub"><span class="sr-only">${t.colKey}: </span><span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></span></div></td>
+        <span class="sub"><span class="sr-only">${t.colKey}: </span><span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></span>
+          </div></td>
       <td data-label="${t.keys.colAccess}" class="cell-access">${accessCell(m, k)}</td>
       <td data-label="${t.colCreated}"><div>${timeEl(fmt, k.createdAt, fmt.dateOf(k.createdAt))}
         <span class="sub"><span class="sr-only">${t.colCreatedBy}: </span>${k.createdByEmail ?? t.createdByCli}</span></div></td>
-      <td data-label="${t.colLastUsed}" class="nowrap">${k.lastUsedAt ? timeEl(fmt, k.lastUsedAt, fmt.ago(k.lastUsedAt)) : html`<span class="muted">${t.neverUsed}</span>`}</td>
+      <td data-label="${t.colLastUsed}" class="nowrap">${
+        k.lastUsedAt ? timeEl(fmt, k.lastUsedAt, fmt.ago(k.lastUsedAt)) : html`<span class="muted">${t.neverUsed}</span>`
+      }</td>
       <td data-label="${t.colExpires}" class="nowrap">${expiresCell(m, k)}</td>
       <td data-label="${t.colStatus}"><div><span class="badge badge-${k.status}">${t.status[k.status]}</span>${
         k.replacedBy !== null && k.status === 'active' && k.expiresAt

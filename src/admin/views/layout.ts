@@ -56,7 +56,12 @@ ${head(t, opts.title)}
         ? html`<div class="who">
       <span class="who-name"><span class="sr-only">${t.signedInAs} </span>${person.email}</span>
       <span class="badge badge-role plain">${t.roles[person.role]}</span>
-      ${opts.csrf ? html`<form method="post" action="/dashboard/sign-out">${csrfInput(opts.csrf)}<button type="submit" class="btn btn-secondary btn-sm">${t.signOut}</button></form>` : ''}
+      ${
+        opts.csrf
+          ? html`<form method="post" action="/dashboard/sign-out">${csrfInput(opts.csrf)}<button type="submit"
+             class="btn btn-secondary btn-sm">${t.signOut}</button></form>`
+          : ''
+      }
     </div>`
         : ''
     }

@@ -68,7 +68,8 @@ export interface AccessPageModel extends Common {
 
 function head(m: Common, title: string, lead: Renderable): Html {
   const { t } = m;
-  return html`<nav class="crumbs" aria-label="breadcrumb"><ol><li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${t.logs.tab}</li></ol></nav>
+  return html`<nav class="crumbs" aria-label="breadcrumb"><ol>
+    <li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${t.logs.tab}</li></ol></nav>
   ${apiTabs(t, (p) => m.link(p), 'logs', true)}
   <div class="page-head"><div><h1>${title}</h1>${lead ? html`<p class="lead">${lead}</p>` : ''}</div>
     <div class="clinic-card"><div class="name">${m.clinic.name}</div></div></div>`;
@@ -108,22 +109,31 @@ function filters(m: LogsPageModel): Html {
     html`<option value="${value}" ${value === current ? html`selected` : ''}>${label}</option>`;
   return html`<section class="card" aria-labelledby="filters-title">
   <h2 id="filters-title">${L.filtersTitle}</h2>
-  ${m.badFilter ? html`<div class="alert alert-warning" role="status" id="bad-filter">${icons.warning}<div class="alert-body"><p>${L.badFilter}</p></div></div>` : ''}
+  ${
+    m.badFilter
+      ? html`<div class="alert alert-warning" role="status" id="bad-filter">${icons.warning}
+        <div class="alert-body"><p>${L.badFilter}</p></div></div>`
+      : ''
+  }
   <form method="get" action="${LOGS_BASE}" class="log-filters">
     ${m.person.role === 'superadmin' ? html`<input type="hidden" name="clinic" value="${m.clinic.id}">` : ''}
     <div class="form-grid">
       <div class="field"><label for="f-key">${L.filterKey}</label>
-        <select id="f-key" name="key">${option('', L.anyKey, form.key)}${[...m.keyNames].map(([id, name]) => option(id, name, form.key))}</select></div>
+        <select id="f-key" name="key">${option('', L.anyKey, form.key)}
+          ${[...m.keyNames].map(([id, name]) => option(id, name, form.key))}</select></div>
       ${
         m.apps.length > 0
           ? html`<div class="field"><label for="f-app">${L.filterApp}</label>
-        <select id="f-app" name="app">${option('', L.anyApp, form.app)}${m.apps.map((a) => option(a.clientId, a.name, form.app))}</select></div>`
+        <select id="f-app" name="app">${option('', L.anyApp, form.app)}
+          ${m.apps.map((a) => option(a.clientId, a.name, form.app))}</select></div>`
           : ''
       }
       <div class="field"><label for="f-status">${L.filterStatus}</label>
-        <select id="f-status" name="status">${option('', L.anyStatus, form.status)}${STATUS_CLASSES.map((c) => option(c, L.statusClasses[c], form.status))}</select></div>
+        <select id="f-status" name="status">${option('', L.anyStatus, form.status)}
+          ${STATUS_CLASSES.map((c) => option(c, L.statusClasses[c], form.status))}</select></div>
       <div class="field"><label for="f-endpoint">${L.filterEndpoint}</label>
-        <input type="text" id="f-endpoint" name="endpoint" value="${form.endpoint}" maxlength="200" spellcheck="false" autocomplete="off" placeholder="/api/v1/citas" aria-describedby="f-endpoint-help"></div>
+        <input type="text" id="f-endpoint" name="endpoint" value="${form.endpoint}" maxlength="200" spellcheck="false" autocomplete="off"
+           placeholder="/api/v1/citas" aria-describedby="f-endpoint-help"></div>
       <div class="field"><label for="f-since">${L.filterSince}</label>
         <input type="date" id="f-since" name="since" value="${form.since}" aria-describedby="f-dates-help"></div>
       <div class="field"><label for="f-until">${L.filterUntil}</label>
@@ -131,7 +141,8 @@ function filters(m: LogsPageModel): Html {
     </div>
     <p class="help" id="f-endpoint-help">${L.endpointHelp}</p>
     <p class="help" id="f-dates-help">${L.datesHelp}</p>
-    <div class="btn-row"><button type="submit" class="btn">${L.apply}</button><a class="btn btn-secondary" href="${m.link(LOGS_BASE)}">${L.clear}</a></div>
+    <div class="btn-row"><button type="submit" class="btn">${L.apply}</button>
+      <a class="btn btn-secondary" href="${m.link(LOGS_BASE)}">${L.clear}</a></div>
   </form>
   </section>`;
 }
@@ -142,7 +153,9 @@ function requestsTable(m: LogsPageModel): Renderable {
   if (m.rows.length === 0) return html`<p class="empty" id="no-requests">${L.noRequests}</p>`;
   return html`<div class="table-wrap"><table class="keys request-log">
     <caption class="sr-only">${L.requestsTitle}</caption>
-    <thead><tr><th scope="col">${L.colTime}</th><th scope="col">${L.colKey}</th><th scope="col">${L.colRequest}</th><th scope="col">${L.colStatus}</th><th scope="col">${L.colDuration}</th><th scope="col">${L.colRecords}</th><th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
+    <thead><tr><th scope="col">${L.colTime}</th><th scope="col">${L.colKey}</th><th scope="col">${L.colRequest}</th>
+      <th scope="col">${L.colStatus}</th><th scope="col">${L.colDuration}</th><th scope="col">${L.colRecords}</th>
+      <th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
     <tbody>
     ${m.rows.map(
       (r) => html`<tr data-log-id="${String(r.id)}" data-status="${String(r.status)}">
@@ -152,7 +165,8 @@ function requestsTable(m: LogsPageModel): Renderable {
       <td data-label="${L.colStatus}">${statusBadge(r.status)}${r.error_code ? html` <code class="small">${r.error_code}</code>` : ''}</td>
       <td data-label="${L.colDuration}" class="nowrap">${fmt.num(r.duration_ms)} ms</td>
       <td data-label="${L.colRecords}">${r.records === null ? L.none : fmt.num(r.records)}</td>
-      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/${r.id}`)}" aria-label="${L.detailsOf(requestText(r))}">${L.details}</a></td>
+      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/${r.id}`)}"
+        aria-label="${L.detailsOf(requestText(r))}">${L.details}</a></td>
     </tr>`,
     )}
     </tbody></table></div>`;
@@ -163,10 +177,20 @@ export function logsPage(m: LogsPageModel): Html {
   const L = t.logs;
   const pager =
     m.next || m.paged
-      ? html`<div class="btn-row pager">${m.paged ? html`<a class="btn btn-secondary btn-sm" href="${m.link(LOGS_BASE, { ...m.form })}">${L.newest}</a>` : ''}${m.next ? html`<a class="btn btn-secondary btn-sm" rel="next" href="${m.link(LOGS_BASE, { ...m.form, before: m.next })}">${L.older}</a>` : ''}</div>`
+      ? html`<div class="btn-row pager">${
+          m.paged ? html`<a class="btn btn-secondary btn-sm" href="${m.link(LOGS_BASE, { ...m.form })}">${L.newest}</a>` : ''
+        }${
+          m.next
+            ? html`<a class="btn btn-secondary btn-sm" rel="next" href="${m.link(LOGS_BASE, { ...m.form, before: m.next })}">${L.older}</a>`
+            : ''
+        }</div>`
       : '';
   const body = html`${head(m, L.pageTitle, L.pageLead)}
-  ${m.days === 0 ? html`<div class="alert alert-info" role="status" id="log-off">${icons.info}<div class="alert-body"><p>${L.off}</p></div></div>` : ''}
+  ${
+    m.days === 0
+      ? html`<div class="alert alert-info" role="status" id="log-off">${icons.info}<div class="alert-body"><p>${L.off}</p></div></div>`
+      : ''
+  }
   ${filters(m)}
   <section class="card" aria-labelledby="requests-title">
     <h2 id="requests-title">${L.requestsTitle}</h2>
@@ -207,14 +231,20 @@ export function detailPage(m: DetailPageModel): Html {
       <dt>${L.fieldClientIp}</dt><dd>${opt(e.client_ip)}</dd>
       <dt>${L.fieldUserAgent}</dt><dd class="url">${opt(e.user_agent)}</dd>
     </dl>
-    ${e.error_body ? html`<h3>${L.errorBodyTitle}</h3><pre class="error-body" id="error-body"><code>${prettyJson(e.error_body)}</code></pre>` : ''}
+    ${
+      e.error_body
+        ? html`<h3>${L.errorBodyTitle}</h3><pre class="error-body" id="error-body"><code>${prettyJson(e.error_body)}</code></pre>`
+        : ''
+    }
   </section>
   <section class="card" aria-labelledby="disclosed-title">
     <h2 id="disclosed-title">${L.disclosedTitle}</h2>
     ${
       m.clientas.length === 0
         ? html`<p class="muted" id="none-disclosed">${L.noneDisclosed}</p>`
-        : html`<p>${fmt.count(L.disclosed, m.clientas.length)}</p><ul class="disclosed" id="disclosed">${m.clientas.map((id) => html`<li><a href="${m.link(`${LOGS_BASE}/access`, { clienta: id })}"><code>${id}</code></a></li>`)}</ul>`
+        : html`<p>${fmt.count(L.disclosed, m.clientas.length)}</p><ul class="disclosed" id="disclosed">${m.clientas.map(
+            (id) => html`<li><a href="${m.link(`${LOGS_BASE}/access`, { clienta: id })}"><code>${id}</code></a></li>`,
+          )}</ul>`
     }
   </section>
   <p class="page-foot"><a href="${m.link(LOGS_BASE)}">${L.back}</a> · ${t.timesIn(m.clinic.timezone)}</p>`;
@@ -242,7 +272,8 @@ function searchForm(m: Common, q: string): Html {
   return html`<form method="get" action="${LOGS_BASE}/access" class="form-row clienta-search" role="search">
     ${m.person.role === 'superadmin' ? html`<input type="hidden" name="clinic" value="${m.clinic.id}">` : ''}
     <div class="field"><label for="clienta-q">${L.searchLabel}</label>
-      <input type="text" id="clienta-q" name="q" value="${q}" maxlength="100" autocomplete="off" spellcheck="false" aria-describedby="clienta-q-help">
+      <input type="text" id="clienta-q" name="q" value="${q}" maxlength="100" autocomplete="off" spellcheck="false"
+         aria-describedby="clienta-q-help">
       <p class="help" id="clienta-q-help">${L.searchHelp}</p></div>
     <div class="actions"><button type="submit" class="btn">${L.searchButton}</button></div>
   </form>`;
@@ -256,7 +287,8 @@ function matchesList(m: AccessPageModel): Renderable {
   return html`<p>${fmt.count(L.matches, m.matches.total)}${m.matches.total > m.matches.rows.length ? html` ${L.narrow}` : ''}</p>
     <ul class="clienta-matches" id="clienta-matches">${m.matches.rows.map(
       (c) =>
-        html`<li><span class="key-name">${c.nombre}</span> <a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/access`, { clienta: c.id })}">${L.seeAccess}</a></li>`,
+        html`<li><span class="key-name">${c.nombre}</span> <a class="btn btn-sm btn-secondary"
+           href="${m.link(`${LOGS_BASE}/access`, { clienta: c.id })}">${L.seeAccess}</a></li>`,
     )}</ul>`;
 }
 
@@ -270,17 +302,24 @@ function accessTable(m: AccessPageModel): Renderable {
       ? html`<p class="empty" id="no-access">${L.noAccess}</p>`
       : html`<div class="table-wrap"><table class="keys access-record">
     <caption class="sr-only">${L.accessOf(name)}</caption>
-    <thead><tr><th scope="col">${L.colTime}</th><th scope="col">${L.colKey}</th><th scope="col">${L.colEndpoint}</th><th scope="col">${L.colStatus}</th><th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
+    <thead><tr><th scope="col">${L.colTime}</th><th scope="col">${L.colKey}</th><th scope="col">${L.colEndpoint}</th>
+      <th scope="col">${L.colStatus}</th><th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
     <tbody>${m.rows.map(
       (r) => html`<tr data-log-id="${String(r.id)}">
       <td data-label="${L.colTime}" class="nowrap">${when(m, r.at_ms)}</td>
       <td data-label="${L.colKey}">${callerName(m, r)}</td>
       <td data-label="${L.colEndpoint}" class="url"><code>${requestText(r)}</code></td>
       <td data-label="${L.colStatus}">${statusBadge(r.status)}</td>
-      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/${r.id}`)}" aria-label="${L.detailsOf(requestText(r))}">${L.details}</a></td>
+      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/${r.id}`)}"
+        aria-label="${L.detailsOf(requestText(r))}">${L.details}</a></td>
     </tr>`,
     )}</tbody></table></div>
-    ${m.next ? html`<div class="btn-row pager"><a class="btn btn-secondary btn-sm" rel="next" href="${m.link(`${LOGS_BASE}/access`, { clienta: m.clienta.id, before: m.next })}">${L.olderAccess}</a></div>` : ''}`;
+    ${
+      m.next
+        ? html`<div class="btn-row pager"><a class="btn btn-secondary btn-sm" rel="next"
+           href="${m.link(`${LOGS_BASE}/access`, { clienta: m.clienta.id, before: m.next })}">${L.olderAccess}</a></div>`
+        : ''
+    }`;
   return html`<section class="card" aria-labelledby="access-of-title">
     <h2 id="access-of-title">${L.accessOf(name)}</h2>
     <p class="muted small"><code>${m.clienta.id}</code></p>

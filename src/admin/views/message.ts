@@ -24,7 +24,8 @@ export function messagePage(m: MessageModel): Html {
     m.back ?? (m.person ? { href: '/dashboard', label: t.backToDashboard } : { href: '/dashboard/sign-in', label: t.goToSignIn });
   const icon = m.tone === 'info' ? icons.info : icons.warning;
   const body = html`
-    <div class="alert alert-${m.tone ?? 'danger'}" role="alert">${icon}<div class="alert-body"><h1 class="h-alert">${m.title}</h1></div></div>
+    <div class="alert alert-${m.tone ?? 'danger'}" role="alert">${icon}
+      <div class="alert-body"><h1 class="h-alert">${m.title}</h1></div></div>
     <p>${m.text}</p>
     ${m.reference ? html`<p><code>${m.reference}</code></p>` : ''}
     <div class="btn-row"><a class="btn btn-secondary" href="${back.href}">${back.label}</a></div>`;

@@ -30,7 +30,8 @@ export function signInPage(m: SignInModel): Html {
       }</p></div></div>`
     : '';
   const notice = m.notice
-    ? html`<div class="alert alert-info" role="status">${icons.info}<div class="alert-body"><p>${m.notice === 'expired' ? t.sessionExpired : t.signedOut}</p></div></div>`
+    ? html`<div class="alert alert-info" role="status">${icons.info}
+      <div class="alert-body"><p>${m.notice === 'expired' ? t.sessionExpired : t.signedOut}</p></div></div>`
     : '';
   return authLayout({
     t,

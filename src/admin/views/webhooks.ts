@@ -51,12 +51,17 @@ const base = '/dashboard/settings/api/webhooks';
 export function apiTabs(t: Messages, url: (p: string) => string, current: 'keys' | 'webhooks' | 'apps' | 'logs', logs: boolean): Html {
   const tab = (id: 'keys' | 'webhooks' | 'apps' | 'logs', href: string, label: string) =>
     html`<li><a href="${url(href)}" ${current === id ? html`aria-current="page" class="active"` : ''}>${label}</a></li>`;
-  return html`<nav class="tabs" aria-label="${t.api}"><ul>${tab('keys', '/dashboard/settings/api', t.wh.tabKeys)}${tab('webhooks', base, t.wh.tabWebhooks)}${tab('apps', '/dashboard/settings/api/apps', oauthMessages(t.htmlLang).tabApps)}${logs ? tab('logs', '/dashboard/settings/api/logs', t.logs.tab) : ''}</ul></nav>`;
+  return html`<nav class="tabs" aria-label="${t.api}"><ul>
+    ${tab('keys', '/dashboard/settings/api', t.wh.tabKeys)}
+    ${tab('webhooks', base, t.wh.tabWebhooks)}
+    ${tab('apps', '/dashboard/settings/api/apps', oauthMessages(t.htmlLang).tabApps)}
+    ${logs ? tab('logs', '/dashboard/settings/api/logs', t.logs.tab) : ''}</ul></nav>`;
 }
 
 function head(m: Common, title: string, lead: string | null): Html {
   const { t } = m;
-  return html`<nav class="crumbs" aria-label="breadcrumb"><ol><li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${t.wh.pageTitle}</li></ol></nav>
+  return html`<nav class="crumbs" aria-label="breadcrumb"><ol>
+    <li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${t.wh.pageTitle}</li></ol></nav>
   ${apiTabs(t, m.url, 'webhooks', m.canManage)}
   <div class="page-head"><div><h1>${title}</h1>${lead ? html`<p class="lead">${lead}</p>` : ''}</div>
     <div class="clinic-card"><div class="name">${m.clinic.name}</div></div></div>`;
@@ -67,7 +72,8 @@ function flashPanel(m: Common & { flash: Flash | null }): Renderable {
   if (!flash) return '';
   if (flash.kind === 'webhook-notice') {
     const ok = flash.tone === 'success';
-    return html`<div class="alert alert-${ok ? 'success' : 'danger'}" role="status" id="webhook-notice">${ok ? icons.check : icons.warning}<div class="alert-body"><p>${flash.text}</p></div></div>`;
+    return html`<div class="alert alert-${ok ? 'success' : 'danger'}" role="status" id="webhook-notice">${ok ? icons.check : icons.warning}
+      <div class="alert-body"><p>${flash.text}</p></div></div>`;
   }
   if (flash.kind !== 'webhook-created') return '';
   return html`<section class="newkey" aria-labelledby="new-secret-title" id="new-secret-panel">
@@ -82,7 +88,8 @@ function flashPanel(m: Common & { flash: Flash | null }): Renderable {
         data-failed="${t.copyFailed}">${icons.copy}${t.copy}</button>
     </div>
     <p class="copy-status" id="copy-status" role="status" aria-live="polite"></p>
-    <div class="after"><span></span><a class="btn btn-secondary btn-sm" href="${m.url(`${base}/${flash.endpointId}`)}">${t.wh.newDone}</a></div>
+    <div class="after"><span></span><a class="btn btn-secondary btn-sm"
+       href="${m.url(`${base}/${flash.endpointId}`)}">${t.wh.newDone}</a></div>
   </section>`;
 }
 
@@ -97,7 +104,8 @@ function createForm(m: WebhooksPageModel): Renderable {
   const { t, fmt } = m;
   if (!m.canManage) return '';
   if (!m.eligible) {
-    return html`<div class="alert alert-warning" role="status" id="plan-notice">${icons.upgrade}<div class="alert-body"><p>${t.wh.planText(fmt.or(m.eligiblePlans.map((p) => labelOf(t.plans, p) ?? p)))}</p></div></div>`;
+    return html`<div class="alert alert-warning" role="status" id="plan-notice">${icons.upgrade}
+      <div class="alert-body"><p>${t.wh.planText(fmt.or(m.eligiblePlans.map((p) => labelOf(t.plans, p) ?? p)))}</p></div></div>`;
   }
   const f = m.form ?? { url: '', events: [], error: null };
   const urlError = f.error !== null && f.error !== 'events' ? f.error : null;
@@ -106,12 +114,19 @@ function createForm(m: WebhooksPageModel): Renderable {
   <form method="post" action="${base}" class="create webhook-create" novalidate>
     ${csrfInput(m.csrf)}
     <input type="hidden" name="clinic" value="${m.clinic.id}">
-    ${f.error ? html`<div class="alert alert-danger" role="alert">${icons.warning}<div class="alert-body"><p>${t.wh.formHasErrors}</p></div></div>` : ''}
+    ${
+      f.error
+        ? html`<div class="alert alert-danger" role="alert">${icons.warning}
+          <div class="alert-body"><p>${t.wh.formHasErrors}</p></div></div>`
+        : ''
+    }
     <div class="field">
       <label for="webhook-url">${t.wh.urlLabel}</label>
       <input type="url" id="webhook-url" name="url" value="${f.url}" required maxlength="2000" placeholder="https://" autocomplete="off"
         spellcheck="false"
-        aria-describedby="${urlError ? 'webhook-url-error webhook-url-help' : 'webhook-url-help'}" ${urlError ? html`aria-invalid="true" autofocus` : ''}>
+        aria-describedby="${urlError ? 'webhook-url-error webhook-url-help' : 'webhook-url-help'}" ${
+          urlError ? html`aria-invalid="true" autofocus` : ''
+        }>
       ${urlError ? html`<p class="field-error" id="webhook-url-error">${t.wh.refusals[urlError]}</p>` : ''}
       <p class="help" id="webhook-url-help">${m.allowPrivate ? t.wh.urlHelpPrivate : t.wh.urlHelp}</p>
     </div>
@@ -119,7 +134,12 @@ function createForm(m: WebhooksPageModel): Renderable {
       <legend>${t.wh.eventsLabel}</legend>
       ${f.error === 'events' ? html`<p class="field-error">${t.wh.refusals.events}</p>` : ''}
       <div class="checks">
-      ${EVENT_TYPES.map((type) => html`<label class="check"><input type="checkbox" name="events" value="${type}" ${f.events.includes(type) ? html`checked` : ''}> <code>${type}</code></label>`)}
+      ${EVENT_TYPES.map(
+        (type) =>
+          html`<label class="check"><input type="checkbox" name="events" value="${type}" ${
+            f.events.includes(type) ? html`checked` : ''
+          }> <code>${type}</code></label>`,
+      )}
       </div>
       <p class="help" id="webhook-events-help">${t.wh.eventsHelp}</p>
     </fieldset>
@@ -141,10 +161,15 @@ function stateLine(m: Common, e: EndpointRow): Renderable {
   const { t, fmt } = m;
   if (!e.enabled) {
     const when = e.disabled_at ? fmt.dateTimeOf(e.disabled_at) : '';
-    return html`<p class="state-line" id="state-line">${e.disabled_reason === 'failing' ? t.wh.disabledFailing(when, errorText(t, e.last_error)) : t.wh.disabledManual(when)}</p>`;
+    return html`<p class="state-line" id="state-line">${
+      e.disabled_reason === 'failing' ? t.wh.disabledFailing(when, errorText(t, e.last_error)) : t.wh.disabledManual(when)
+    }</p>`;
   }
   if (e.failing_since_ms !== null) {
-    return html`<p class="state-line" id="state-line">${t.wh.failingSince(fmt.dateTimeOf(Math.floor(e.failing_since_ms / 1000)), errorText(t, e.last_error))}</p>`;
+    return html`<p class="state-line" id="state-line">${t.wh.failingSince(
+      fmt.dateTimeOf(Math.floor(e.failing_since_ms / 1000)),
+      errorText(t, e.last_error),
+    )}</p>`;
   }
   return '';
 }
@@ -159,7 +184,8 @@ function endpointsTable(m: WebhooksPageModel): Renderable {
   if (m.endpoints.length === 0) return html`<p class="empty">${t.wh.noEndpoints}</p>`;
   return html`<div class="table-wrap"><table class="keys webhooks">
     <caption class="sr-only">${t.wh.endpointsTitle}: ${m.clinic.name}</caption>
-    <thead><tr><th scope="col">${t.wh.colUrl}</th><th scope="col">${t.wh.colEvents}</th><th scope="col">${t.wh.colCreated}</th><th scope="col">${t.wh.colStatus}</th><th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
+    <thead><tr><th scope="col">${t.wh.colUrl}</th><th scope="col">${t.wh.colEvents}</th><th scope="col">${t.wh.colCreated}</th>
+      <th scope="col">${t.wh.colStatus}</th><th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
     <tbody>
     ${m.endpoints.map(
       (e) => html`<tr data-endpoint-id="${e.id}" class="${e.enabled ? '' : 'is-inactive'}">
@@ -167,7 +193,8 @@ function endpointsTable(m: WebhooksPageModel): Renderable {
       <td data-label="${t.wh.colEvents}">${typesText(t, e)}</td>
       <td data-label="${t.wh.colCreated}" class="nowrap">${fmt.dateOf(e.created_at)}</td>
       <td data-label="${t.wh.colStatus}">${statusBadge(t, e)}</td>
-      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.url(`${base}/${e.id}`)}" aria-label="${t.wh.detailsOf(e.url)}">${t.wh.details}</a></td>
+      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.url(`${base}/${e.id}`)}"
+         aria-label="${t.wh.detailsOf(e.url)}">${t.wh.details}</a></td>
     </tr>`,
     )}
     </tbody></table></div>`;
@@ -188,7 +215,9 @@ export function webhooksPage(m: WebhooksPageModel): Html {
 }
 
 function postButton(m: Common, action: string, label: string, cls = 'btn btn-secondary btn-sm', aria?: string): Html {
-  return html`<form method="post" action="${m.url(action)}" class="inline">${csrfInput(m.csrf)}<button type="submit" class="${cls}" ${aria ? html`aria-label="${aria}"` : ''}>${label}</button></form>`;
+  return html`<form method="post" action="${m.url(action)}" class="inline">${csrfInput(m.csrf)}<button type="submit" class="${cls}" ${
+    aria ? html`aria-label="${aria}"` : ''
+  }>${label}</button></form>`;
 }
 
 function deliveriesTable(m: EndpointPageModel): Renderable {
@@ -196,7 +225,10 @@ function deliveriesTable(m: EndpointPageModel): Renderable {
   if (m.deliveries.length === 0) return html`<p class="empty">${t.wh.noDeliveries}</p>`;
   return html`<div class="table-wrap"><table class="keys deliveries">
     <caption class="sr-only">${t.wh.deliveriesTitle}</caption>
-    <thead><tr><th scope="col">${t.wh.colTime}</th><th scope="col">${t.wh.colEvent}</th><th scope="col">${t.wh.colAttempt}</th><th scope="col">${t.wh.colResult}</th><th scope="col">${t.wh.colResponse}</th><th scope="col">${t.wh.colDuration}</th>${m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''}</tr></thead>
+    <thead><tr><th scope="col">${t.wh.colTime}</th><th scope="col">${t.wh.colEvent}</th><th scope="col">${t.wh.colAttempt}</th>
+      <th scope="col">${t.wh.colResult}</th><th scope="col">${t.wh.colResponse}</th><th scope="col">${t.wh.colDuration}</th>${
+        m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''
+      }</tr></thead>
     <tbody>
     ${m.deliveries.map((d) => {
       const at = Math.floor(d.at_ms / 1000);
@@ -205,10 +237,24 @@ function deliveriesTable(m: EndpointPageModel): Renderable {
       <td data-label="${t.wh.colTime}" class="nowrap"><time datetime="${new Date(d.at_ms).toISOString()}">${fmt.dateTimeOf(at)}</time></td>
       <td data-label="${t.wh.colEvent}"><code>${d.tipo}</code>${kind ? html` <span class="muted small">(${kind})</span>` : ''}</td>
       <td data-label="${t.wh.colAttempt}">${fmt.num(d.attempt)}</td>
-      <td data-label="${t.wh.colResult}"><span class="badge badge-${d.outcome === 'delivered' ? 'active' : 'expired'}">${labelOf(t.wh.outcome, d.outcome) ?? d.outcome}</span></td>
-      <td data-label="${t.wh.colResponse}" class="response">${d.status_code !== null ? html`<code>HTTP ${d.status_code}</code>` : errorText(t, d.error)}</td>
+      <td data-label="${t.wh.colResult}"><span class="badge badge-${d.outcome === 'delivered' ? 'active' : 'expired'}">${
+        labelOf(t.wh.outcome, d.outcome) ?? d.outcome
+      }</span></td>
+      <td data-label="${t.wh.colResponse}" class="response">${
+        d.status_code !== null ? html`<code>HTTP ${d.status_code}</code>` : errorText(t, d.error)
+      }</td>
       <td data-label="${t.wh.colDuration}" class="nowrap">${fmt.num(d.duration_ms)} ms</td>
-      ${m.canManage ? html`<td class="actions">${postButton(m, `${base}/${m.endpoint.id}/deliveries/${d.id}/resend`, t.wh.resend, 'btn btn-sm btn-secondary', t.wh.resendOf(d.tipo, fmt.dateTimeOf(at)))}</td>` : ''}
+      ${
+        m.canManage
+          ? html`<td class="actions">${postButton(
+              m,
+              `${base}/${m.endpoint.id}/deliveries/${d.id}/resend`,
+              t.wh.resend,
+              'btn btn-sm btn-secondary',
+              t.wh.resendOf(d.tipo, fmt.dateTimeOf(at)),
+            )}</td>`
+          : ''
+      }
     </tr>`;
     })}
     </tbody></table></div>`;
