@@ -189,14 +189,16 @@ async function main() {
           `${x.changed.toFixed(1)} s (${x.changedCpu.toFixed(1)} s CPU) | ${x.last.events.toLocaleString('en-US')} |`,
       ),
       '',
-      `Changed records: after / before = ${(a.changed / b.changed).toFixed(2)}× (target: at most 1.5×), CPU ${(a.changedCpu / b.changedCpu).toFixed(2)}×; ` +
-        `new records: ${(a.created / b.created).toFixed(2)}×, CPU ${(a.createdCpu / b.createdCpu).toFixed(2)}×.`,
+      `Changed records: after / before = ${(a.changed / b.changed).toFixed(2)}× (target: at most 1.5×), CPU ` +
+        `${(a.changedCpu / b.changedCpu).toFixed(2)}×; new records: ${(a.created / b.created).toFixed(2)}×, CPU ` +
+        `${(a.createdCpu / b.createdCpu).toFixed(2)}×.`,
       `CPU: the import's process${db === 'postgres' ? ' and the PostgreSQL server' : ''}, median of the runs.`,
     ];
     if (a.last.eventBytes !== null && a.last.events > 0) {
       out.push(
         `Event log on disk after both imports (${db}, table and primary key): ${(a.last.eventBytes / 2 ** 20).toFixed(1)} MiB for ` +
-          `${a.last.events.toLocaleString('en-US')} events (the creations and the changes), ${Math.round(a.last.eventBytes / a.last.events)} bytes per event.`,
+          `${a.last.events.toLocaleString('en-US')} events (the creations and the changes), ` +
+          `${Math.round(a.last.eventBytes / a.last.events)} bytes per event.`,
       );
     }
     process.stdout.write(`${out.join('\n')}\n`);

@@ -111,7 +111,8 @@ const pct = (us: number) => `${((100 * us) / busyUs).toFixed(1).padStart(5)}%`;
 const ms = (us: number) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
 const out: string[] = [];
 out.push(
-  `${cli.positionals[0]}: ${wallMs.toFixed(0)} ms profiled, ${(busyUs / 1000).toFixed(0)} ms busy (${((100 * busyUs) / 1000 / wallMs).toFixed(0)}% of one core); percentages are of busy time`,
+  `${cli.positionals[0]}: ${wallMs.toFixed(0)} ms profiled, ${(busyUs / 1000).toFixed(0)} ms busy ` +
+    `(${((100 * busyUs) / 1000 / wallMs).toFixed(0)}% of one core); percentages are of busy time`,
 );
 out.push('', `Self time by function (top ${top}):`);
 for (const e of [...fnSelf.values()].sort((a, b) => b.us - a.us).slice(0, top)) {

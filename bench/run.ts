@@ -70,7 +70,8 @@ async function main(): Promise<void> {
         );
       if (report.backup)
         process.stdout.write(
-          `\n### Backup while serving (scale ${scale})\n\n${backupTables(report.backup)}\n\n${report.backup.verdicts.map((v) => `- ${v}`).join('\n')}\n\n`,
+          '\n### Backup while serving (scale ' +
+            `${scale})\n\n${backupTables(report.backup)}\n\n${report.backup.verdicts.map((v) => `- ${v}`).join('\n')}\n\n`,
         );
     }
   } finally {

@@ -218,21 +218,26 @@ async function main(): Promise<void> {
     const rss1 = readMemory(server.pid)?.rss ?? NaN;
     const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
     const lines = [
-      `| phase | p50 ms | p99 ms | max ms | normal answered | normal failed | slow connections held | slow ones cut off (408) | refused (cap) | other load (cores) |`,
+      '| phase | p50 ms | p99 ms | max ms | normal answered | normal failed | slow connections held | slow ones cut off (408) | ' +
+        'refused (cap) | other load (cores) |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...phases.map(
         (p) =>
-          `| ${p.label} | ${ms(p.p50)} | ${ms(p.p99)} | ${ms(p.max)} | ${p.completed} | ${p.failed} | ${p.slowOpen} | ${p.cutOff} | ${p.refused} | ${p.otherCores.toFixed(2)} |`,
+          `| ${p.label} | ${ms(p.p50)} | ${ms(p.p99)} | ${ms(p.max)} | ${p.completed} | ${p.failed} | ${p.slowOpen} | ${p.cutOff} | ` +
+          `${p.refused} | ${p.otherCores.toFixed(2)} |`,
       ),
     ];
     process.stdout.write(`\n${lines.join('\n')}\n\n`);
     process.stdout.write(
-      `Service RSS: ${(rss0 / 2 ** 20).toFixed(0)} MiB before the phases, ${(rss1 / 2 ** 20).toFixed(0)} MiB after. ${os.cpus().length} cores, Node ${process.version}, ${opts.rate} requests/s of ${NORMAL_PATH}, drip every ${opts.dripMs} ms, default timeouts and caps.\n`,
+      `Service RSS: ${(rss0 / 2 ** 20).toFixed(0)} MiB before the phases, ${(rss1 / 2 ** 20).toFixed(0)} MiB after. ` +
+        `${os.cpus().length} cores, Node ${process.version}, ${opts.rate} requests/s of ${NORMAL_PATH}, drip every ${opts.dripMs} ms, ` +
+        'default timeouts and caps.\n',
     );
     const worst = Math.max(...phases.map((p) => p.p99));
     const ok = worst < TARGET_P99_MS && phases.every((p) => p.failed === 0);
     process.stdout.write(
-      `${ok ? 'PASS' : 'FAIL'}: worst p99 ${ms(worst)} ms (target < ${TARGET_P99_MS} ms), ${phases.reduce((n, p) => n + p.failed, 0)} normal requests failed\n`,
+      `${ok ? 'PASS' : 'FAIL'}: worst p99 ${ms(worst)} ms (target < ${TARGET_P99_MS} ms), ` +
+        `${phases.reduce((n, p) => n + p.failed, 0)} normal requests failed\n`,
     );
     process.exitCode = ok ? 0 : 1;
   } finally {

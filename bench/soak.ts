@@ -181,7 +181,8 @@ async function main(): Promise<void> {
       out.push(`| latency (ms) | p50 | p99 | max |`, '|---|---:|---:|---:|');
       out.push(`| 200, all | ${ms(percentile(ok, 50))} | ${ms(percentile(ok, 99))} | ${ms(ok[ok.length - 1] ?? NaN)} |`);
       out.push(
-        `| 200, away from the restarts | ${ms(percentile(outside, 50))} | ${ms(percentile(outside, 99))} | ${ms(outside[outside.length - 1] ?? NaN)} |`,
+        `| 200, away from the restarts | ${ms(percentile(outside, 50))} | ${ms(percentile(outside, 99))} | ` +
+          `${ms(outside[outside.length - 1] ?? NaN)} |`,
       );
       out.push(`| errors | ${ms(percentile(errs, 50))} | ${ms(percentile(errs, 99))} | ${ms(errs[errs.length - 1] ?? NaN)} |`);
       out.push('');
@@ -192,17 +193,18 @@ async function main(): Promise<void> {
           .map((o) => o.at + o.ms)
           .sort((a, b) => a - b)[0];
         out.push(
-          `| ${r.label} | ${((r.upAt - r.downAt) / 1000).toFixed(1)} | ${first === undefined ? 'never' : ((first - r.upAt) / 1000).toFixed(2)} |`,
+          `| ${r.label} | ${((r.upAt - r.downAt) / 1000).toFixed(1)} | ` +
+            `${first === undefined ? 'never' : ((first - r.upAt) / 1000).toFixed(2)} |`,
         );
       }
       out.push('');
       out.push(`Service RSS every ${opts.duration / 10} s (MiB): ${rssTimeline.map((r) => (r / MiB).toFixed(0)).join(', ')}.`);
       out.push('');
       out.push(
-        `Service RSS: ${(rssStart / MiB).toFixed(0)} MiB at the start, ${(rssEnd / MiB).toFixed(0)} MiB at the end (peak ${(peak / MiB).toFixed(0)} MiB). ` +
-          `${all.length} requests in ${opts.duration} s at ${opts.rate}/s over ${PATHS.length} paths; the process ${server.memory() ? 'was still running' : 'had died'} at the end. ` +
-          `${build.describe}. ` +
-          `${os.cpus().length} cores, Node ${process.version}, PostgreSQL 17 (embedded), DB_POOL_MAX 10.`,
+        `Service RSS: ${(rssStart / MiB).toFixed(0)} MiB at the start, ${(rssEnd / MiB).toFixed(0)} MiB at the end (peak ` +
+          `${(peak / MiB).toFixed(0)} MiB). ${all.length} requests in ${opts.duration} s at ${opts.rate}/s over ${PATHS.length} paths; ` +
+          `the process ${server.memory() ? 'was still running' : 'had died'} at the end. ${build.describe}. ${os.cpus().length} cores, ` +
+          `Node ${process.version}, PostgreSQL 17 (embedded), DB_POOL_MAX 10.`,
       );
       process.stdout.write(`\n${out.join('\n')}\n`);
       const unexpected = all.filter((o) => o.status !== 200 && !(o.status === 500 && o.code === 'database_error'));

@@ -190,11 +190,12 @@ export async function runBackupCase(a: {
       );
       baselines.push(stats(base.result, base.cpu));
       log(
-        `  p50 ${baselines[i]!.p50.toFixed(1)} ms, p99 ${baselines[i]!.p99.toFixed(1)} ms, ${baselines[i]!.bad} non-2xx/errors${statusesOf(base.result)}, ` +
-          `other load ${base.cpu.otherCores.toFixed(2)} cores`,
+        `  p50 ${baselines[i]!.p50.toFixed(1)} ms, p99 ${baselines[i]!.p99.toFixed(1)} ms, ` +
+          `${baselines[i]!.bad} non-2xx/errors${statusesOf(base.result)}, other load ${base.cpu.otherCores.toFixed(2)} cores`,
       );
       log(
-        `backup: round ${i + 1}/${opts.repeat}: clinic-api backup of ${path.join(dataDir, 'clinic.db')} while the service answers ${BACKUP_RATE} req/s ...`,
+        `backup: round ${i + 1}/${opts.repeat}: ` +
+          `clinic-api backup of ${path.join(dataDir, 'clinic.db')} while the service answers ${BACKUP_RATE} req/s ...`,
       );
       rounds.push(await backupRound({ opts, build, dataDir, service, url, headers, file, log }));
     }
@@ -228,11 +229,12 @@ export async function runBackupCase(a: {
       verdicts: [
         `p99 during the backup${opts.repeat > 1 ? ` (the round with the median p99 of ${opts.repeat})` : ''} ${during.p99.toFixed(1)} ms ` +
           `(without: ${baseline.p99.toFixed(1)} ms): ${mark(during.p99 < P99_GOAL_MS)} (goal: under ${P99_GOAL_MS} ms).`,
-        `Requests that failed during the backups: ${rounds.reduce((n, r) => n + r.during.bad, 0)} of ${rounds.reduce((n, r) => n + r.during.requests, 0)}: ` +
-          `${mark(rounds.every((r) => r.during.bad === 0))} (goal: none).`,
+        `Requests that failed during the backups: ${rounds.reduce((n, r) => n + r.during.bad, 0)} of ` +
+          `${rounds.reduce((n, r) => n + r.during.requests, 0)}: ${mark(rounds.every((r) => r.during.bad === 0))} (goal: none).`,
         ...(noisy
           ? [
-              'Other programs or the host took more than 0.2 cores during a backup round (see the rounds): its latencies say as much about them.',
+              'Other programs or the host took more than 0.2 cores during a backup round (see the rounds): ' +
+                'its latencies say as much about them.',
             ]
           : []),
       ],

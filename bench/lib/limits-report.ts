@@ -86,11 +86,19 @@ export function limitsTables(r: LimitsReport): string {
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   return [
-    `Side by side, the same data and key, at a fixed rate (open loop; REDIS_TIMEOUT_MS ${r.redisTimeoutMs}), the sides alternating round by round (${r.rounds} round${r.rounds === 1 ? '' : 's'}; the floor first, then memory and Redis, each first in turn: p50/p99/max of the round with the median p99, the median CPU per request of the rounds, the most other load and host steal seen). The limits are raised as for every case, so every request is allowed and far from its limit: on the Redis side most are decided on the instance's local view of the bucket, and Redis is told every 250 ms ("Redis calls per request"); a key near its limit asks Redis on every request (the fleet case below). The floor, in the same rounds, is a plain node:http server sending the same bytes and doing nothing else (bench/floor-server.ts): what this machine gives a server that does no work, at that rate and response size:`,
+    `Side by side, the same data and key, at a fixed rate (open loop; REDIS_TIMEOUT_MS ${r.redisTimeoutMs}), the sides alternating ` +
+      `round by round (${r.rounds} round${r.rounds === 1 ? '' : 's'}; the floor first, then memory and Redis, each first in turn: ` +
+      'p50/p99/max of the round with the median p99, the median CPU per request of the rounds, the most other load and host steal ' +
+      'seen). The limits are raised as for every case, so every request is allowed and far from its limit: on the Redis side most are ' +
+      'decided on the instance\'s local view of the bucket, and Redis is told every 250 ms ("Redis calls per request"); a key near its ' +
+      'limit asks Redis on every request (the fleet case below). The floor, in the same rounds, is a plain node:http server sending ' +
+      'the same bytes and doing nothing else (bench/floor-server.ts): what this machine gives a server that does no work, ' +
+      'at that rate and response size:',
     '',
     side,
     '',
-    `Two instances, one key limited to ${FLEET_LIMIT} requests/s with bursts of ${FLEET_LIMIT}, under five times that load spread evenly over both (\`GET /api/v1/me\`); "one limit allows" is the burst + the rate × the seconds:`,
+    `Two instances, one key limited to ${FLEET_LIMIT} requests/s with bursts of ${FLEET_LIMIT}, under five times that load spread ` +
+      'evenly over both (`GET /api/v1/me`); "one limit allows" is the burst + the rate × the seconds:',
     '',
     fleet,
   ].join('\n');
@@ -106,15 +114,18 @@ export function limitsVerdicts(r: LimitsReport): string[] {
     const ratio = red.cpuMsPerReq / mem.cpuMsPerReq;
     const withRedis = red.redisCpuMsPerReq === null ? NaN : (red.cpuMsPerReq + red.redisCpuMsPerReq) / mem.cpuMsPerReq;
     out.push(
-      `${red.label}: server CPU with Redis ${f3(red.cpuMsPerReq)} vs ${f3(mem.cpuMsPerReq)} ms/req in memory (${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)}%; ` +
-        `${f2(withRedis)}× counting redis-server's CPU too): ${mark(ratio <= CPU_GOAL)} (goal: under +${((CPU_GOAL - 1) * 100).toFixed(0)}%); ` +
-        `p99 with Redis ${f1(red.p99)} ms: ${mark(red.p99 < P99_GOAL_MS && red.bad === 0)} (goal: < ${P99_GOAL_MS} ms)${missedToo(red, mem)}${floor ? p99Context(mem.roundP99s, red.roundP99s, floor.roundP99s) : ''}.`,
+      `${red.label}: server CPU with Redis ${f3(red.cpuMsPerReq)} vs ${f3(mem.cpuMsPerReq)} ms/req in memory ` +
+        `(${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)}%; ${f2(withRedis)}× counting redis-server's CPU too): ` +
+        `${mark(ratio <= CPU_GOAL)} (goal: under +${((CPU_GOAL - 1) * 100).toFixed(0)}%); p99 with Redis ${f1(red.p99)} ms: ` +
+        `${mark(red.p99 < P99_GOAL_MS && red.bad === 0)} (goal: < ` +
+        `${P99_GOAL_MS} ms)${missedToo(red, mem)}${floor ? p99Context(mem.roundP99s, red.roundP99s, floor.roundP99s) : ''}.`,
     );
   }
   for (const shared of r.fleet.filter((x) => x.backend === 'redis')) {
     const ratio = shared.allowed / shared.expected;
     out.push(
-      `Two instances on Redis (REDIS_TIMEOUT_MS ${shared.redisTimeoutMs}) allowed ${f2(ratio)}× what one limit allows: ${mark(Math.abs(ratio - 1) <= FLEET_TOLERANCE && shared.bad === 0)} (goal: within ${FLEET_TOLERANCE * 100}%)` +
+      `Two instances on Redis (REDIS_TIMEOUT_MS ${shared.redisTimeoutMs}) allowed ${f2(ratio)}× what one limit ` +
+        `allows: ${mark(Math.abs(ratio - 1) <= FLEET_TOLERANCE && shared.bad === 0)} (goal: within ${FLEET_TOLERANCE * 100}%)` +
         `${shared.outages > 0 ? `; **${shared.outages} Redis outage(s) logged** meanwhile (decided in memory while they lasted)` : ''}.`,
     );
   }
@@ -123,7 +134,8 @@ export function limitsVerdicts(r: LimitsReport): string[] {
   const noisy = [...r.rows, ...r.fleet].filter((x) => x.otherCores >= NOISY_CORES);
   if (noisy.length)
     out.push(
-      `**Other programs were busy** during ${noisy.length} of these measurements (up to ${f2(Math.max(...noisy.map((x) => x.otherCores)))} cores): the figures are noisier than on a quiet machine.`,
+      `**Other programs were busy** during ${noisy.length} of these measurements (up to ` +
+        `${f2(Math.max(...noisy.map((x) => x.otherCores)))} cores): the figures are noisier than on a quiet machine.`,
     );
   return out;
 }

@@ -146,7 +146,8 @@ export async function runLimits(run: LimitsRun): Promise<LimitsReport> {
     const redisService = await start('service (REDIS_URL)', { REDIS_URL: redis.url }).catch((err: unknown) => {
       // e.g. --ref of a commit from before REDIS_URL was accepted
       throw new Error(
-        `the service did not start with REDIS_URL (--no-limits skips the rate-limit comparison): ${err instanceof Error ? err.message : String(err)}`,
+        'the service did not start with REDIS_URL (--no-limits skips the rate-limit comparison): ' +
+          `${err instanceof Error ? err.message : String(err)}`,
       );
     });
     await expectBucketsInRedis(redis, redisService, run.apiKey);
@@ -304,7 +305,8 @@ async function compareSides(
       const server = backend === 'floor' ? floor : await fresh(backend, i + 1);
       try {
         log(
-          `rate limits: ${c.id} at ${opts.rate} req/s, ${SIDE_NAMES[backend]}, ${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`,
+          `rate limits: ${c.id} at ${opts.rate} req/s, ${SIDE_NAMES[backend]}, ` +
+            `${opts.duration} s${opts.repeat > 1 ? ` (round ${i + 1} of ${opts.repeat})` : ''} ...`,
         );
         const calls0 = await scriptCalls(redis);
         const redisMeter = cpuMeter(redis.pid(), []);
@@ -359,7 +361,8 @@ function rowOf(c: (typeof CASES)[number], backend: Side, rounds: Round[]): Limit
 function logRow(log: (line: string) => void, row: LimiterRow): void {
   log(
     `  p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, server CPU ${row.cpuMsPerReq.toFixed(3)} ms/req` +
-      `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors, other load ${row.otherCores.toFixed(2)} cores, stolen by the host ${row.stolenCores.toFixed(2)} cores`,
+      `${row.redisCpuMsPerReq !== null ? `, redis-server ${row.redisCpuMsPerReq.toFixed(3)} ms/req` : ''}, ${row.bad} non-2xx/errors, ` +
+      `other load ${row.otherCores.toFixed(2)} cores, stolen by the host ${row.stolenCores.toFixed(2)} cores`,
   );
 }
 
@@ -374,7 +377,9 @@ async function fleetCase(
   const { opts, log } = run;
   const offered = FLEET_LOAD_FACTOR * FLEET_LIMIT;
   log(
-    `rate limits: two instances, limits ${backend === 'redis' ? `on Redis (REDIS_TIMEOUT_MS ${timeout})` : 'in memory'}, ${offered} req/s offered on one key (${FLEET_LOAD_FACTOR}x its limit of ${FLEET_LIMIT}/s, burst ${FLEET_LIMIT}), ${opts.duration} s ...`,
+    `rate limits: two instances, limits ${backend === 'redis' ? `on Redis (REDIS_TIMEOUT_MS ${timeout})` : 'in memory'}, ` +
+      `${offered} req/s offered on one key (${FLEET_LOAD_FACTOR}x its limit of ${FLEET_LIMIT}/s, ` +
+      `burst ${FLEET_LIMIT}), ${opts.duration} s ...`,
   );
   if (opts.quietWait > 0) await waitForQuiet(pids, 0.15, opts.quietWait * 1000);
   // A fresh bucket: nothing of earlier runs in Redis (the in-memory instances are new processes).
@@ -405,7 +410,8 @@ async function fleetCase(
     otherCores,
   };
   log(
-    `  allowed ${allowed} of ${allowed + refused} (expected ${row.expected}: ${(allowed / row.expected).toFixed(2)}x), ${bad} other answers/errors, ${row.outages} Redis outages logged`,
+    `  allowed ${allowed} of ${allowed + refused} (expected ${row.expected}: ${(allowed / row.expected).toFixed(2)}x), ${bad} other ` +
+      `answers/errors, ${row.outages} Redis outages logged`,
   );
   return row;
 }

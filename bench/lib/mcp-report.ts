@@ -23,9 +23,10 @@ export function mcpVerdicts(r: McpReport): string[] {
   const cpu = median(r.cpuRatios);
   const bad = r.time.reduce((n, row) => n + row.bad, 0);
   return [
-    `The citas page of 100 as an MCP tool call vs the same REST request, each request timed alone, the sides alternating (${r.p50Ratios.length} rounds): ` +
-      `median time ${p50.toFixed(2)}× REST's (median of the rounds; spread ${spread(r.p50Ratios)}), server main-thread CPU per request ${cpu.toFixed(2)}× (spread ${spread(r.cpuRatios)})` +
-      `${bad ? `, ${bad} answers not 200` : ''}: ${p50 <= MCP_TIME_TARGET && bad === 0 ? 'met' : '**not met**'} (target: within ${MCP_TIME_TARGET}× the median time).`,
+    'The citas page of 100 as an MCP tool call vs the same REST request, each request timed alone, the sides alternating ' +
+      `(${r.p50Ratios.length} rounds): median time ${p50.toFixed(2)}× REST's (median of the rounds; spread ${spread(r.p50Ratios)}), ` +
+      `server main-thread CPU per request ${cpu.toFixed(2)}× (spread ${spread(r.cpuRatios)})${bad ? `, ${bad} answers not 200` : ''}: ` +
+      `${p50 <= MCP_TIME_TARGET && bad === 0 ? 'met' : '**not met**'} (target: within ${MCP_TIME_TARGET}× the median time).`,
     mcpMemoryVerdict(r.memory),
   ];
 }
@@ -38,10 +39,12 @@ function mcpMemoryVerdict(r: McpMemoryReport): string {
     .filter((x) => x.side === 'mcp')
     .flatMap((m) => r.rows.filter((x) => x.side === 'rest' && x.round === m.round).map((s) => m.collectedMiB / s.collectedMiB));
   return (
-    `Memory left by ${MCP_MEMORY_REQUESTS.toLocaleString('en-US')} requests from ${MCP_MEMORY_CLIENTS} concurrent connections, a fresh process per side and round, ` +
-    `RSS after a full collection (median of ${r.rows.length / 2} rounds): MCP ${r.mcpMiB.toFixed(1)} MiB vs REST ${r.restMiB.toFixed(1)} MiB ` +
-    `(${ratio.toFixed(2)}×; rounds ${spread(ratios)})${bad ? `, ${bad} non-2xx or errors` : ''}: ${mark} (target: within ${Math.round((MCP_MEMORY_TARGET - 1) * 100)}%). ` +
-    `A second after the last answer, before the collection: ${r.mcpAfterMiB.toFixed(1)} vs ${r.restAfterMiB.toFixed(1)} MiB (${(r.mcpAfterMiB / r.restAfterMiB).toFixed(2)}×).`
+    `Memory left by ${MCP_MEMORY_REQUESTS.toLocaleString('en-US')} requests from ${MCP_MEMORY_CLIENTS} concurrent connections, a ` +
+    `fresh process per side and round, RSS after a full collection (median of ${r.rows.length / 2} rounds): MCP ` +
+    `${r.mcpMiB.toFixed(1)} MiB vs REST ${r.restMiB.toFixed(1)} MiB (${ratio.toFixed(2)}×; rounds ` +
+    `${spread(ratios)})${bad ? `, ${bad} non-2xx or errors` : ''}: ${mark} (target: within ` +
+    `${Math.round((MCP_MEMORY_TARGET - 1) * 100)}%). A second after the last answer, before the collection: ` +
+    `${r.mcpAfterMiB.toFixed(1)} vs ${r.restAfterMiB.toFixed(1)} MiB (${(r.mcpAfterMiB / r.restAfterMiB).toFixed(2)}×).`
   );
 }
 
@@ -110,12 +113,15 @@ export function mcpMemoryTable(r: McpMemoryReport): string {
 /** The comparison's tables, for the terminal and the section. */
 export function mcpTables(r: McpReport): string {
   return [
-    `Time: the same page, \`GET ${REST_PATH}\` and the tool call list_citas {"limit":100} on \`/mcp\` (its structuredContent checked to be the REST body), ` +
-      'on one service process, one request at a time on a keep-alive connection per side, the sides alternating every 20 requests; each request timed from its first byte out to the last byte of its answer:',
+    `Time: the same page, \`GET ${REST_PATH}\` and the tool call list_citas {"limit":100} on \`/mcp\` (its structuredContent checked ` +
+      'to be the REST body), on one service process, one request at a time on a keep-alive connection per side, the sides alternating ' +
+      'every 20 requests; each request timed from its first byte out to the last byte of its answer:',
     '',
     mcpTimeTable(r),
     '',
-    `Memory: ${MCP_MEMORY_REQUESTS.toLocaleString('en-US')} requests from ${MCP_MEMORY_CLIENTS} connections to a fresh service process per side and round; RSS a second after the last answer, then after V8's last-resort collection (\`bench/gc-on-signal.mjs\`):`,
+    `Memory: ${MCP_MEMORY_REQUESTS.toLocaleString('en-US')} requests from ${MCP_MEMORY_CLIENTS} connections to a fresh service ` +
+      'process per side and round; RSS a second after the last answer, ' +
+      "then after V8's last-resort collection (`bench/gc-on-signal.mjs`):",
     '',
     mcpMemoryTable(r.memory),
   ].join('\n');
@@ -140,7 +146,8 @@ export function mcpSection(m: Machine, db: Db, runs: { citas: number; scale: num
     `## MCP vs REST: ${db === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
     '',
     `Written by \`npm run bench -- --db ${db}\` (or \`--cases mcp\`); the rest of this file is not touched. ` +
-      `This run: \`npm run bench -- ${commandLine()}\`. On a machine shared with other programs, the "other load" columns say how much of its ${m.cores} cores they took.`,
+      `This run: \`npm run bench -- ${commandLine()}\`. On a machine shared with other programs, ` +
+      `the "other load" columns say how much of its ${m.cores} cores they took.`,
     '',
     machineTable(m),
     '',

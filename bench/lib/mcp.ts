@@ -93,7 +93,8 @@ export async function runMcp(run: McpRun, service: ChildServer): Promise<McpRepo
   }
 
   log(
-    `MCP vs REST, memory: ${rounds} rounds of ${MCP_MEMORY_REQUESTS} requests from ${MCP_MEMORY_CLIENTS} connections, a fresh process per side ...`,
+    `MCP vs REST, memory: ${rounds} rounds of ${MCP_MEMORY_REQUESTS} requests from ${MCP_MEMORY_CLIENTS} connections, ` +
+      'a fresh process per side ...',
   );
   const rows: MemoryRow[] = [];
   const memoryOpts = {
@@ -112,9 +113,9 @@ export async function runMcp(run: McpRun, service: ChildServer): Promise<McpRepo
       const row = await memoryRound(side, round, (baseUrl) => ({ url: baseUrl + requests[side].path, ...requests[side] }), memoryOpts);
       rows.push(row);
       log(
-        `  round ${round}, ${side}: RSS ${row.idleMiB.toFixed(0)} MiB idle, ${row.afterMiB.toFixed(0)} MiB a second after the last answer, ` +
-          `${row.collectedMiB.toFixed(0)} MiB after a full collection (heap in use ${row.heapUsedMiB.toFixed(0)} MiB), peak ${row.hwmMiB.toFixed(0)}; ` +
-          `answers ${row.statuses}; other load ${f2(row.otherCores)} cores`,
+        `  round ${round}, ${side}: RSS ${row.idleMiB.toFixed(0)} MiB idle, ${row.afterMiB.toFixed(0)} MiB a second after the last ` +
+          `answer, ${row.collectedMiB.toFixed(0)} MiB after a full collection (heap in use ${row.heapUsedMiB.toFixed(0)} MiB), peak ` +
+          `${row.hwmMiB.toFixed(0)}; answers ${row.statuses}; other load ${f2(row.otherCores)} cores`,
       );
     }
   }

@@ -209,7 +209,8 @@ export function scaleSection(r: ScaleReport): string {
   const d = r.dataset;
   const others = d.clinics.slice(1);
   const clinics = [
-    `${d.big.citas.toLocaleString('en-US')} citas, ${d.big.clientas.toLocaleString('en-US')} clientas, ${d.big.llamadas.toLocaleString('en-US')} llamadas in the clinic under load (scale ${d.big.scale})`,
+    `${d.big.citas.toLocaleString('en-US')} citas, ${d.big.clientas.toLocaleString('en-US')} clientas, ` +
+      `${d.big.llamadas.toLocaleString('en-US')} llamadas in the clinic under load (scale ${d.big.scale})`,
     others.length
       ? `${others.length} other clinics beside it (${others.map((c) => `${c.citas.toLocaleString('en-US')} citas`).join(', ')})`
       : 'no other clinics',
@@ -297,7 +298,8 @@ export function resultsSection(m: Machine, db: Db, scales: ScaleReport[]): strin
       ? [
           `### ${DB_NAME[db]}: growth series`,
           '',
-          `Closed loop, ${scales[0]!.settings.connections} connections; the goal is p50 at the largest scale within ${GROWTH_GOAL}× of p50 at the smallest.`,
+          `Closed loop, ${scales[0]!.settings.connections} connections; ` +
+            `the goal is p50 at the largest scale within ${GROWTH_GOAL}× of p50 at the smallest.`,
           '',
           growth,
           '',

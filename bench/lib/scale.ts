@@ -211,7 +211,8 @@ async function firstRequests(run: UnderLoad): Promise<Map<string, number>> {
   }
   if (totals.has('bare') && totals.has('citas') && totals.get('bare') !== totals.get('citas')) {
     throw new Error(
-      `the bare route counts ${String(totals.get('bare'))} citas but the service ${String(totals.get('citas'))}: they do not run the same query`,
+      `the bare route counts ${String(totals.get('bare'))} citas but the service ${String(totals.get('citas'))}: ` +
+        'they do not run the same query',
     );
   }
   return firstMs;
@@ -230,7 +231,8 @@ async function loadCases(run: UnderLoad, cases: readonly Case[], firstMs: Map<st
   for (let round = 1; round <= opts.repeat; round++) {
     for (const c of cases) {
       log(
-        `load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections${opts.repeat > 1 ? `, round ${round} of ${opts.repeat}` : ''}) ...`,
+        `load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s, ` +
+          `${opts.connections} connections${opts.repeat > 1 ? `, round ${round} of ${opts.repeat}` : ''}) ...`,
       );
       const server = run.serverOf(c.target);
       const headers = { authorization: `Bearer ${run.ds.apiKey}`, ...c.headers };
@@ -267,8 +269,10 @@ function loadRow(run: UnderLoad, c: Case, m: Measured<Result>, firstMs: number |
     firstMs,
   };
   log(
-    `  ${c.id}${run.opts.repeat > 1 ? ` (median of ${run.opts.repeat})` : ''}: ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.bad} non-2xx/errors, ` +
-      `server CPU ${row.cpuMsPerReq.toFixed(2)} ms/req${row.dbCpuMsPerReq !== undefined ? `, PostgreSQL CPU ${row.dbCpuMsPerReq.toFixed(2)} ms/req` : ''}, peak RSS ${row.peakRssMiB.toFixed(0)} MiB, other load ${row.otherCores.toFixed(2)} cores`,
+    `  ${c.id}${run.opts.repeat > 1 ? ` (median of ${run.opts.repeat})` : ''}: ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, ` +
+      `p99 ${row.p99} ms, ${row.bad} non-2xx/errors, server CPU ${row.cpuMsPerReq.toFixed(2)} ms/req` +
+      `${row.dbCpuMsPerReq !== undefined ? `, PostgreSQL CPU ${row.dbCpuMsPerReq.toFixed(2)} ms/req` : ''}, ` +
+      `peak RSS ${row.peakRssMiB.toFixed(0)} MiB, other load ${row.otherCores.toFixed(2)} cores`,
   );
   return row;
 }

@@ -42,7 +42,8 @@ const SDK_DIST = path.join(ROOT, 'packages/sdk/dist/index.js');
 
 function runClient(server: ChildServer, apiKey: string, mode: 'stream' | 'collect', log: (l: string) => void): Promise<PagingRun> {
   log(
-    `sdk paging: every cita through the SDK's for-await (${mode === 'stream' ? 'nothing kept' : 'each kept in an array, the reference'}) ...`,
+    "sdk paging: every cita through the SDK's for-await " +
+      `(${mode === 'stream' ? 'nothing kept' : 'each kept in an array, the reference'}) ...`,
   );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench/sdk-paging-client.ts')], {
@@ -58,7 +59,8 @@ function runClient(server: ChildServer, apiKey: string, mode: 'stream' | 'collec
       if (code !== 0) return reject(new Error(`bench/sdk-paging-client.ts exited ${code}: ${err.slice(-2000)}`));
       const run = JSON.parse(out) as PagingRun;
       log(
-        `  ${run.records.toLocaleString('en-US')} records in ${pages(run)} requests${retried(run)}, ${(run.ms / 1000).toFixed(1)} s; retained heap ${heapRange(run)}`,
+        `  ${run.records.toLocaleString('en-US')} records in ${pages(run)} requests${retried(run)}, ${(run.ms / 1000).toFixed(1)} s; ` +
+          `retained heap ${heapRange(run)}`,
       );
       resolve(run);
     });
@@ -93,9 +95,14 @@ export function sdkPagingVerdicts(r: SdkPagingReport): string[] {
   const pagesNeeded = Math.ceil(s.total / 500);
   const complete = s.records === s.total;
   return [
-    `${complete ? 'met' : '**not met**'}: every record read once: ${s.records.toLocaleString('en-US')} of the clinic's ${s.total.toLocaleString('en-US')} citas`,
-    `${pages(s) <= pagesNeeded ? 'met' : '**not met**'}: at most 1 request per 500 records: ${pages(s)} requests for ${s.records.toLocaleString('en-US')} records (${(s.records / Math.max(1, pages(s))).toFixed(0)} a request, limit=${s.maxPerRequest}; ⌈${s.total}/500⌉ = ${pagesNeeded})${retried(s)}`,
-    `${growth(s) < FLAT_MIB ? 'met' : '**not met**'}: constant memory: the retained heap stays within ${growth(s).toFixed(2)} MiB (${heapRange(s)}) from the first 5,000 records to the last (goal: under ${FLAT_MIB} MiB); keeping every record instead grows it by ${growth(r.collect).toFixed(0)} MiB (${heapRange(r.collect)})`,
+    `${complete ? 'met' : '**not met**'}: every record read once: ${s.records.toLocaleString('en-US')} of the clinic's ` +
+      `${s.total.toLocaleString('en-US')} citas`,
+    `${pages(s) <= pagesNeeded ? 'met' : '**not met**'}: at most 1 request per 500 records: ${pages(s)} requests for ` +
+      `${s.records.toLocaleString('en-US')} records (${(s.records / Math.max(1, pages(s))).toFixed(0)} a request, ` +
+      `limit=${s.maxPerRequest}; ⌈${s.total}/500⌉ = ${pagesNeeded})${retried(s)}`,
+    `${growth(s) < FLAT_MIB ? 'met' : '**not met**'}: constant memory: the retained heap stays within ${growth(s).toFixed(2)} MiB ` +
+      `(${heapRange(s)}) from the first 5,000 records to the last (goal: under ${FLAT_MIB} MiB); keeping every record instead grows it ` +
+      `by ${growth(r.collect).toFixed(0)} MiB (${heapRange(r.collect)})`,
   ];
 }
 
@@ -141,9 +148,10 @@ export function sdkPagingSection(m: Machine, db: Db, reports: SdkPagingReport[])
     `## The SDK's auto-paging: ${db === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
     '',
     `Written by \`npm run bench -- --db ${db}\` (or \`--cases sdk-paging\`); the rest of this file is not touched. ` +
-      '`bench/sdk-paging-client.ts` reads every cita of the big clinic with `for await (const cita of api.citas.all({ updated_since }))`, ' +
-      'in a process of its own, counting its requests and, every 5,000 records, the heap still in use after a full garbage collection (`--expose-gc`); ' +
-      'the second walk keeps each record, to show what a growing heap looks like to the same sampler.',
+      '`bench/sdk-paging-client.ts` reads every cita of the big clinic with ' +
+      '`for await (const cita of api.citas.all({ updated_since }))`, in a process of its own, counting its requests and, every 5,000 ' +
+      'records, the heap still in use after a full garbage collection (`--expose-gc`); the second walk keeps each record, to show what ' +
+      'a growing heap looks like to the same sampler.',
     '',
     machineTable(m),
     '',

@@ -57,7 +57,8 @@ export function buildService(
     const bin = path.join(opts.prebuilt, 'bin/clinic-api.js');
     if (!fs.existsSync(path.join(distDir, 'cli/main.js')) || !fs.existsSync(bin)) {
       throw new Error(
-        `${opts.prebuilt} holds no bin/clinic-api.js and dist/cli/main.js${opts.prebuilt === root ? ': run `npm run build`, or leave out --dist' : ''}`,
+        `${opts.prebuilt} holds no bin/clinic-api.js and ` +
+          `dist/cli/main.js${opts.prebuilt === root ? ': run `npm run build`, or leave out --dist' : ''}`,
       );
     }
     const rel = path.relative(root, opts.prebuilt) || '.';

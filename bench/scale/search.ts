@@ -72,7 +72,8 @@ async function measure(dialect: Dialect, size: number, pgUrl: string | null) {
       count.push(performance.now() - t);
     }
     out.push(
-      `| ${dialect} | ${size.toLocaleString('en-US')} | ${name} | ${total.toLocaleString('en-US')} | ${median(page).toFixed(1)} | ${median(count).toFixed(1)} |`,
+      `| ${dialect} | ${size.toLocaleString('en-US')} | ${name} | ${total.toLocaleString('en-US')} | ${median(page).toFixed(1)} | ` +
+        `${median(count).toFixed(1)} |`,
     );
   }
   process.stdout.write(`<!-- ${dialect} ${size}: loaded in ${loadS.toFixed(0)} s (${where}) -->\n${out.join('\n')}\n`);
