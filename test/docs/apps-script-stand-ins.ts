@@ -52,7 +52,8 @@ export class FakeSheet {
   }
 
   getRange(row: number, column: number, rows = 1, columns = 1): FakeRange {
-    if (![row, column, rows, columns].every((n) => Number.isInteger(n) && n >= 1)) throw new Error(`bad range ${row},${column},${rows},${columns}`);
+    if (![row, column, rows, columns].every((n) => Number.isInteger(n) && n >= 1))
+      throw new Error(`bad range ${row},${column},${rows},${columns}`);
     return new FakeRange(this, row, column, rows, columns);
   }
 

@@ -11,7 +11,13 @@ import { CONFIG_DOC_FILES, configTable, configTableGroups, withConfigTables } fr
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (file: string) => fs.readFileSync(new URL(file, ROOT), 'utf8');
-const DOCS = ['README.md', ...fs.readdirSync(new URL('docs/', ROOT)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...fs
+    .readdirSync(new URL('docs/', ROOT))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const NAMES = new Set(VARIABLES.map((v) => v.schema.env));
 
 /** The markdown tables of `text` outside the generated blocks: their header and rows. */
@@ -25,7 +31,13 @@ function handWrittenTables(text: string): { header: string; rows: string[][] }[]
       continue;
     }
     if (current === null) tables.push((current = { header: line, rows: [] }));
-    else if (!/^\|[-| ]+\|$/.test(line)) current.rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
+    else if (!/^\|[-| ]+\|$/.test(line))
+      current.rows.push(
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      );
   }
   return tables;
 }

@@ -73,37 +73,40 @@ describe.each(dialects())('the requests of the Excel query against a real server
     ['clientas', {}],
     ['llamadas', { desde: '2026-01-01' }],
     ['citas', { estado: 'confirmada' }],
-  ] as [string, Record<string, string>][])('%s %j: every page is CSV with its paging headers, and the walk reads the JSON records', async (list, filters) => {
-    const json = await ok<Json>(t, `/api/v1/${list}?${new URLSearchParams({ ...filters, limit: '500' })}`);
-    const total = json['total'] as number;
-    expect(total, 'the fixtures have several').toBeGreaterThan(2);
-    for (const pageSize of [PAGE_SIZE, 2, 1]) {
-      tick(t);
-      const rows: string[][] = [];
-      let columns: string[] = [];
-      let requests = 0;
-      for (let offset = 0; ; offset += pageSize) {
-        const res = await getPage(list, filters, pageSize, offset);
-        requests++;
-        expect(res.status).toBe(200);
-        expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-        expect(res.headers.get('x-total-count')).toBe(String(total));
-        const link = res.headers.get('link');
-        if (offset + pageSize < total) {
-          const next = new URL(/^<([^>]+)>; rel="next"$/.exec(link!)![1]!, base).searchParams;
-          expect([next.get('limit'), next.get('offset')]).toEqual([String(pageSize), String(offset + pageSize)]);
-        } else expect(link).toBeNull();
-        const [header, ...page] = parse(await res.text()) as string[][];
-        columns = header!;
-        rows.push(...page);
-        if (page.length < pageSize) break; // the query's rule: a short page is the last
+  ] as [string, Record<string, string>][])(
+    '%s %j: every page is CSV with its paging headers, and the walk reads the JSON records',
+    async (list, filters) => {
+      const json = await ok<Json>(t, `/api/v1/${list}?${new URLSearchParams({ ...filters, limit: '500' })}`);
+      const total = json['total'] as number;
+      expect(total, 'the fixtures have several').toBeGreaterThan(2);
+      for (const pageSize of [PAGE_SIZE, 2, 1]) {
+        tick(t);
+        const rows: string[][] = [];
+        let columns: string[] = [];
+        let requests = 0;
+        for (let offset = 0; ; offset += pageSize) {
+          const res = await getPage(list, filters, pageSize, offset);
+          requests++;
+          expect(res.status).toBe(200);
+          expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+          expect(res.headers.get('x-total-count')).toBe(String(total));
+          const link = res.headers.get('link');
+          if (offset + pageSize < total) {
+            const next = new URL(/^<([^>]+)>; rel="next"$/.exec(link!)![1]!, base).searchParams;
+            expect([next.get('limit'), next.get('offset')]).toEqual([String(pageSize), String(offset + pageSize)]);
+          } else expect(link).toBeNull();
+          const [header, ...page] = parse(await res.text()) as string[][];
+          columns = header!;
+          rows.push(...page);
+          if (page.length < pageSize) break; // the query's rule: a short page is the last
+        }
+        expect(requests, `page size ${pageSize}`).toBe(Math.floor(total / pageSize) + 1);
+        const records = json[list] as Json[];
+        expect(columns).toEqual(Object.keys(records[0]!));
+        expect(rows).toEqual(records.map((r) => columns.map((c) => (r[c] === null ? '' : String(r[c])))));
       }
-      expect(requests, `page size ${pageSize}`).toBe(Math.floor(total / pageSize) + 1);
-      const records = json[list] as Json[];
-      expect(columns).toEqual(Object.keys(records[0]!));
-      expect(rows).toEqual(records.map((r) => columns.map((c) => (r[c] === null ? '' : String(r[c])))));
-    }
-  });
+    },
+  );
 
   it("turns the API's errors into its messages: 400 and 404 are JSON with error.message and error.request_id; 401 and 403 stay Excel's own prompt", async () => {
     tick(t);

@@ -81,7 +81,11 @@ describe('README "Try it"', () => {
     for (const c of curls) expect(urlOf(c), c).toMatch(/^\$BASE\/api\/v1\//);
     // nowhere in the README an address with a path written out: every example starts from $BASE
     expect(README).not.toMatch(/https?:\/\/(127\.0\.0\.1|localhost):\d+\//);
-    for (const resource of ['citas', 'clientas', 'llamadas', 'openapi.json']) expect(curls.some((c) => urlOf(c).includes(`/api/v1/${resource}`)), resource).toBe(true);
+    for (const resource of ['citas', 'clientas', 'llamadas', 'openapi.json'])
+      expect(
+        curls.some((c) => urlOf(c).includes(`/api/v1/${resource}`)),
+        resource,
+      ).toBe(true);
     expect(curls.filter((c) => /\$[A-Z_]/.test(urlOf(c))).length).toBeGreaterThanOrEqual(2);
     // No fixed calendar date anywhere in the lines that are run.
     for (const line of lines) expect(line, 'a fixed date in a README example').not.toMatch(/\b(19|20)\d\d-\d\d-\d\d\b/);
@@ -99,7 +103,9 @@ describe('README "Try it", run by the shell against a fresh `clinic-api serve`',
 
   it('every line answers with data', async () => {
     const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
-      cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dirs.make(), PORT: '0', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dirs.make(), PORT: '0', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
@@ -117,7 +123,11 @@ describe('README "Try it", run by the shell against a fresh `clinic-api serve`',
     for (const line of curls) {
       // As written, but for the address; KEY as the reader would have set it.
       const script = [`BASE=${base!}`, ...assignments, line].join('\n');
-      const r = spawnSync('/bin/sh', ['-c', script], { env: { PATH: process.env.PATH ?? '', KEY: key! }, encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync('/bin/sh', ['-c', script], {
+        env: { PATH: process.env.PATH ?? '', KEY: key! },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(r.status, `${line}\n${r.stderr}`).toBe(0);
       expectData(line, 200, r.stdout);
     }
@@ -130,13 +140,21 @@ describe('README "Try it" on the demo made at other instants (in-process)', () =
   // A week (every weekday: the demo's calendar shifts with it), at hours from just after midnight
   // to just before the next, across the switch to summer time (2027-03-28 in Europe/Madrid).
   const instants = [
-    '2027-03-24T23:10:00Z', '2027-03-25T05:00:00Z', '2027-03-26T11:00:00Z', '2027-03-27T16:30:00Z',
-    '2027-03-28T21:55:00Z', '2027-03-29T22:50:00Z', '2027-03-30T08:00:00Z',
+    '2027-03-24T23:10:00Z',
+    '2027-03-25T05:00:00Z',
+    '2027-03-26T11:00:00Z',
+    '2027-03-27T16:30:00Z',
+    '2027-03-28T21:55:00Z',
+    '2027-03-29T22:50:00Z',
+    '2027-03-30T08:00:00Z',
   ].map((s) => Date.parse(s));
   const offsets = dateOffsets();
 
   it.each(instants.map((ms) => [new Date(ms).toISOString(), ms] as const))('at %s every line answers with data', async (_label, nowMs) => {
-    const rt = await testRuntime('sqlite', { nowMs, env: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000', AUTH_FAIL_RPS: '1000', AUTH_FAIL_BURST: '1000' } });
+    const rt = await testRuntime('sqlite', {
+      nowMs,
+      env: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000', AUTH_FAIL_RPS: '1000', AUTH_FAIL_BURST: '1000' },
+    });
     try {
       const demo = (await firstRun(rt.database, rt.keys, nowMs))!;
       const app = await appFor(rt);
@@ -144,8 +162,14 @@ describe('README "Try it" on the demo made at other instants (in-process)', () =
         // `date +%F` on a machine in the clinic's zone.
         const today = todayIn('Europe/Madrid', nowMs);
         for (const line of curls) {
-          const url = urlOf(line).slice(BASE_VAR.length).replace(/\$([A-Z_0-9]+)/g, (_m, name: string) => addDays(today, offsets.get(name)!));
-          const res = await app.inject({ method: 'GET', url, headers: line.includes('$KEY') ? { authorization: `Bearer ${demo.key}` } : {} });
+          const url = urlOf(line)
+            .slice(BASE_VAR.length)
+            .replace(/\$([A-Z_0-9]+)/g, (_m, name: string) => addDays(today, offsets.get(name)!));
+          const res = await app.inject({
+            method: 'GET',
+            url,
+            headers: line.includes('$KEY') ? { authorization: `Bearer ${demo.key}` } : {},
+          });
           expectData(url, res.statusCode, res.body);
         }
       } finally {
@@ -158,12 +182,17 @@ describe('README "Try it" on the demo made at other instants (in-process)', () =
 });
 
 describe('README and docs/', () => {
-  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f));
+  const docs = fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join('docs', f));
 
   it("say in the README's first lines which Node to install and how, as package.json's engines do", () => {
     const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
     expect(engines).toBe('^22.12.0 || >=24.0.0');
-    const line = README.split('\n').slice(0, 15).find((l) => l.startsWith('Install Node.js'));
+    const line = README.split('\n')
+      .slice(0, 15)
+      .find((l) => l.startsWith('Install Node.js'));
     expect(line).toMatch(/Node\.js 24 LTS \(or 22\.12 and later\)/);
     expect(line).toMatch(/nvm install 24/);
   });

@@ -31,13 +31,18 @@ type Json = Record<string, any>;
 /** Runs a job in run-apps-script.ts (its own process: the stand-in fetch blocks while curl waits for the server). */
 function runAppsScript(job: Omit<AppsScriptJob, 'script' | 'timeZone'>): Promise<AppsScriptRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/docs/run-apps-script.ts'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/docs/run-apps-script.ts'], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
     child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as AppsScriptRun) : reject(new Error(`run-apps-script exited ${code}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as AppsScriptRun) : reject(new Error(`run-apps-script exited ${code}: ${err}`)),
+    );
     child.stdin.end(JSON.stringify({ ...job, script: SCRIPT, timeZone: 'Europe/Madrid' }));
   });
 }
@@ -86,7 +91,10 @@ describe('docs/spreadsheets.md', () => {
     vm.runInContext(fs.readFileSync(SCRIPT, 'utf8'), context);
     expect(JSON.parse(JSON.stringify(context['NUMBER_COLUMNS']))).toEqual(numberFormats());
     const query = fs.readFileSync(QUERY, 'utf8');
-    const listed = /NumberColumns = \{([^}]*)\}/.exec(query)![1]!.split(',').map((s) => JSON.parse(s.trim()) as string);
+    const listed = /NumberColumns = \{([^}]*)\}/
+      .exec(query)![1]!
+      .split(',')
+      .map((s) => JSON.parse(s.trim()) as string);
     expect(listed.sort()).toEqual(Object.keys(numberFormats()).sort());
   });
 });
@@ -123,42 +131,47 @@ describe.each(dialects())('the Google Sheets script against a real server (%s)',
     return body[list] as Json[];
   }
 
-  it.each([false, true])('copies every page of each list exactly as the JSON has it (parser yields a blank last row: %s)', async (blankRow) => {
-    tick(t);
-    const run = await runAppsScript({
-      properties: { CLINIC_API_URL: `${base}/`, CLINIC_API_KEY: t.keyA },
-      settings: { COPIES: copies, PAGE_SIZE: 2 },
-      csvTrailingBlankRow: blankRow,
-      steps: [{ call: 'updateClinicData' }],
-    });
-    expect(run.errors).toEqual([null]);
-    const formats = numberFormats();
-    for (const copy of copies) {
-      const records = await jsonRecords(copy.list as List, copy.query);
-      expect(records.length, copy.list).toBeGreaterThan(2);
-      const sheet = run.sheets[copy.sheet]!;
-      expect(sheet.values, copy.sheet).toEqual(expectedSheet(copy.list as List, records));
-      // Formats were set before the values: text columns were plain text when written.
-      const columns = sheet.values[0] as string[];
-      sheet.formatsWhenWritten.forEach((row, r) =>
-        row.forEach((format, c) => expect(format, `${copy.sheet} ${r + 1},${c + 1}`).toBe(r > 0 && formats[columns[c]!] ? formats[columns[c]!] : '@')),
-      );
-      expect(sheet.frozenRows).toBe(1);
-      expect(sheet.notes['1,1']).toMatch(new RegExp(`^Updated \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d: ${records.length} rows\\.$`));
-      // Every page was asked for, following the Link of the page before; the key and Accept on each.
-      const asked = run.requests.filter((r) => r.url.startsWith(`${base}/api/v1/${copy.list}?`));
-      expect(asked).toHaveLength(Math.ceil(records.length / 2));
-      expect(asked[0]!.url).toBe(`${base}/api/v1/${copy.list}?${copy.query ? copy.query + '&' : ''}limit=2`);
-      asked.forEach((r, i) => {
-        expect(r.headers).toEqual({ Authorization: `Bearer ${t.keyA}`, Accept: 'text/csv' });
-        expect(r.status).toBe(200);
-        const link = /^<([^>]+)>; rel="next"$/.exec(r.responseHeaders['link'] ?? '');
-        if (i + 1 < asked.length) expect(base + link![1]).toBe(asked[i + 1]!.url);
-        else expect(link).toBeNull();
+  it.each([false, true])(
+    'copies every page of each list exactly as the JSON has it (parser yields a blank last row: %s)',
+    async (blankRow) => {
+      tick(t);
+      const run = await runAppsScript({
+        properties: { CLINIC_API_URL: `${base}/`, CLINIC_API_KEY: t.keyA },
+        settings: { COPIES: copies, PAGE_SIZE: 2 },
+        csvTrailingBlankRow: blankRow,
+        steps: [{ call: 'updateClinicData' }],
       });
-    }
-    expect(run.toasts).toEqual([{ message: 'Every sheet is up to date.', title: 'Clinic data' }]);
-  });
+      expect(run.errors).toEqual([null]);
+      const formats = numberFormats();
+      for (const copy of copies) {
+        const records = await jsonRecords(copy.list as List, copy.query);
+        expect(records.length, copy.list).toBeGreaterThan(2);
+        const sheet = run.sheets[copy.sheet]!;
+        expect(sheet.values, copy.sheet).toEqual(expectedSheet(copy.list as List, records));
+        // Formats were set before the values: text columns were plain text when written.
+        const columns = sheet.values[0] as string[];
+        sheet.formatsWhenWritten.forEach((row, r) =>
+          row.forEach((format, c) =>
+            expect(format, `${copy.sheet} ${r + 1},${c + 1}`).toBe(r > 0 && formats[columns[c]!] ? formats[columns[c]!] : '@'),
+          ),
+        );
+        expect(sheet.frozenRows).toBe(1);
+        expect(sheet.notes['1,1']).toMatch(new RegExp(`^Updated \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d: ${records.length} rows\\.$`));
+        // Every page was asked for, following the Link of the page before; the key and Accept on each.
+        const asked = run.requests.filter((r) => r.url.startsWith(`${base}/api/v1/${copy.list}?`));
+        expect(asked).toHaveLength(Math.ceil(records.length / 2));
+        expect(asked[0]!.url).toBe(`${base}/api/v1/${copy.list}?${copy.query ? copy.query + '&' : ''}limit=2`);
+        asked.forEach((r, i) => {
+          expect(r.headers).toEqual({ Authorization: `Bearer ${t.keyA}`, Accept: 'text/csv' });
+          expect(r.status).toBe(200);
+          const link = /^<([^>]+)>; rel="next"$/.exec(r.responseHeaders['link'] ?? '');
+          if (i + 1 < asked.length) expect(base + link![1]).toBe(asked[i + 1]!.url);
+          else expect(link).toBeNull();
+        });
+      }
+      expect(run.toasts).toEqual([{ message: 'Every sheet is up to date.', title: 'Clinic data' }]);
+    },
+  );
 
   it('a refused key (401) leaves the data as it was and says why, in the sheet and in a toast', async () => {
     tick(t);
@@ -182,7 +195,9 @@ describe.each(dialects())('the Google Sheets script against a real server (%s)',
       settings: { COPIES: [{ sheet: 'Citas', list: 'citas', query: 'estado=bogus' }] },
       steps: [{ call: 'updateClinicData' }],
     });
-    expect(bad.errors[0]).toMatch(/^Citas: the request was refused \(400 invalid_parameter\)\. The server said: .*estado.*Check this sheet's line in COPIES\.$/);
+    expect(bad.errors[0]).toMatch(
+      /^Citas: the request was refused \(400 invalid_parameter\)\. The server said: .*estado.*Check this sheet's line in COPIES\.$/,
+    );
     const closed = await buildTestApp(dialect, { seed: false });
     const gone = await closed.app.listen({ port: 0, host: '127.0.0.1' });
     await closed.close();
