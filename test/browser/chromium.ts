@@ -6,7 +6,9 @@ import { chromium, type Browser } from 'playwright-core';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const chromiumPresent = existsSync(CHROMIUM_PATH);
 
-export const SKIP_REASON = `Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install chromium) or set CHROMIUM_PATH; .ci/run installs it, so CI always runs these tests`;
+export const SKIP_REASON =
+  `Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install chromium) or set CHROMIUM_PATH; ` +
+  `.ci/run installs it, so CI always runs these tests`;
 
 // Playwright's launch() makes a fresh temporary --user-data-dir per browser and adds --headless.
 export function launchChromium(): Promise<Browser> {

@@ -27,9 +27,8 @@ describe.each(dialects())('migration 008 on %s', (dialect) => {
     const clinic = await createClinic(database.db, { name: 'Antes', timezone: 'Europe/Madrid', currency: 'EUR', plan: 'premium' });
     const endpoint = (id: string, types: string | null) =>
       sql`insert into webhook_endpoints (id, clinic_id, url, event_types, secret_enc, enabled, created_at, cursor, attempts,
-        next_attempt_ms, lease_until_ms) values (${id}, ${clinic.id}, 'https://example.com/hook', ${types}, 'sealed', 1, 0, 0, 0, 0, 0)`.execute(
-        database.db,
-      );
+        next_attempt_ms, lease_until_ms)
+        values (${id}, ${clinic.id}, 'https://example.com/hook', ${types}, 'sealed', 1, 0, 0, 0, 0, 0)`.execute(database.db);
     await endpoint('e-some', ',cita.creada,cita.eliminada,');
     await endpoint('e-all', null);
 

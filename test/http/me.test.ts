@@ -85,7 +85,8 @@ describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
         .formatToParts(new Date(s * 1000))
         .map((p) => [p.type, p.value]),
     );
-    return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${String(parts.timeZoneName).replace('GMT', '')}`;
+    const offset = String(parts.timeZoneName).replace('GMT', '');
+    return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
   };
 
   it('carries the headers of every API response, the rate-limit fields included', async () => {

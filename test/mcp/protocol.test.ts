@@ -397,7 +397,8 @@ describe.each(dialects())('the rate limit over /mcp on %s', (dialect) => {
       await callOk(c, 'get_clinic'); // 3 of 3
       const text = await callError(c, 'list_citas', { limit: 1 });
       expect(text).toBe(
-        'Rate limited: this API key may make 1 requests per second (bursts of 3) and is over that now. Nothing was read. Retry this call in 1 second(s).',
+        'Rate limited: this API key may make 1 requests per second (bursts of 3) and is over that now. Nothing was read. ' +
+          'Retry this call in 1 second(s).',
       );
       // the HTTP answer of a refused tool call: a 200 with the key's RateLimit headers, counted under its code
       const raw = await post(url, toolCall('list_citas'), { authorization: `Bearer ${t.keyA}` });

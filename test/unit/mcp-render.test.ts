@@ -24,7 +24,8 @@ describe('MCP text rendering', () => {
     expect(pagingLine('list_citas', 0, 0, 0)).toBe('Nothing matches.');
     expect(pagingLine('list_citas', 7, 10, 0)).toBe('offset 10 is past the last match: use an offset below 7.');
     expect(pagingLine('list_citas', 7, 0, 3)).toBe(
-      'Showing 1-3 of 7 (total counts every match, whatever limit and offset). Next page: call list_citas again with offset=3 and the same other arguments.',
+      'Showing 1-3 of 7 (total counts every match, whatever limit and offset). Next page: ' +
+        'call list_citas again with offset=3 and the same other arguments.',
     );
     expect(pagingLine('list_clientas', 7, 6, 1)).toBe(
       'Showing 7-7 of 7 (total counts every match, whatever limit and offset). This is the last page.',

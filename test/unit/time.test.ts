@@ -375,7 +375,8 @@ describe('parseTimestamp', () => {
         fc.option(fc.stringMatching(/^[0-9]{1,9}$/)),
         (y, mo, d, sod, off, frac) => {
           const date = `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}`;
-          const time = `${two(Math.floor(sod / 3600))}:${two(Math.floor(sod / 60) % 60)}:${two(sod % 60)}${frac === null ? '' : `.${frac}`}`;
+          const fraction = frac === null ? '' : `.${frac}`;
+          const time = `${two(Math.floor(sod / 3600))}:${two(Math.floor(sod / 60) % 60)}:${two(sod % 60)}${fraction}`;
           const zone = off === null ? 'Z' : `${off < 0 ? '-' : '+'}${two(Math.floor(Math.abs(off) / 60))}:${two(Math.abs(off) % 60)}`;
           const value = `${date}T${time}${zone}`;
           const luxon = DateTime.fromISO(value, { setZone: true });

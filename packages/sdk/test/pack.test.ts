@@ -40,7 +40,9 @@ try {
   code = err instanceof ClinicApiError ? err.code + ':' + err.param : String(err);
 }
 const secret = 'whsec_' + btoa('a secret of the endpoint!');
-const body = JSON.stringify({ id: 'e1', tipo: 'ping', ocurrido_at: '2026-03-28T13:00:00+01:00', datos: { endpoint_id: 'x', mensaje: 'hola' } });
+const body = JSON.stringify({
+  id: 'e1', tipo: 'ping', ocurrido_at: '2026-03-28T13:00:00+01:00', datos: { endpoint_id: 'x', mensaje: 'hola' },
+});
 const ts = String(Math.floor(Date.now() / 1000));
 const sig = createHmac('sha256', Buffer.from('a secret of the endpoint!')).update('e1.' + ts + '.' + body).digest('base64');
 const event = verifyWebhook(secret, body, { 'webhook-id': 'e1', 'webhook-timestamp': ts, 'webhook-signature': 'v1,' + sig });
