@@ -4,6 +4,7 @@
 // superadmins any clinic's; a key no longer active goes back to the list.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clinic } from '../services/accounts.js';
+import { createdFlash } from '../services/sessions.js';
 import { field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken } from './csrf.js';
 import { Formatter } from './format.js';
@@ -110,15 +111,7 @@ export async function keyChangeRoutes(app: FastifyInstance, ctx: AdminContext) {
     const { issued } = rolled;
     req.log.info({ clinic: clinic.id, key: issued.id, replaces: view.id, user: v.userId }, 'dashboard: API key rolled');
     // The new key is shown once by the next GET of the list, as a created key is.
-    await ctx.sessions.setFlash(v.token, {
-      kind: 'created',
-      clinicId: clinic.id,
-      keyId: issued.id,
-      name: issued.name,
-      key: issued.key,
-      expiresAt: issued.expiresAt,
-      oldExpiresAt: rolled.oldExpiresAt,
-    });
+    await ctx.sessions.setFlash(v.token, createdFlash(issued, rolled.oldExpiresAt));
     return reply.redirect(listUrl(v, clinic), 303);
   });
 }

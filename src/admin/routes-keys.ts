@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import { listClinicOwnerEmails, listClinics, type Clinic } from '../services/accounts.js';
 import { isApiEligible } from '../services/api-keys.js';
+import { createdFlash } from '../services/sessions.js';
 import { addDays, todayIn } from '../time.js';
 import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken } from './csrf.js';
@@ -91,14 +92,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (!input) return renderList(req, reply, v, clinic, 400, form);
     try {
       const issued = await ctx.keys.create({ clinicId: clinic.id, createdBy: v.userId, ...input });
-      await ctx.sessions.setFlash(v.token, {
-        kind: 'created',
-        clinicId: clinic.id,
-        keyId: issued.id,
-        name: issued.name,
-        key: issued.key,
-        expiresAt: issued.expiresAt,
-      });
+      await ctx.sessions.setFlash(v.token, createdFlash(issued));
       req.log.info({ clinic: clinic.id, key: issued.id, user: v.userId, scopes: issued.scopes }, 'dashboard: API key created');
     } catch (err) {
       // A plan that changed since the check above is a refusal page (errors.ts) like any other.

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import type { ApiKeyListing } from '../services/api-keys.js';
+import type { IssuedKey } from '../services/key-rules.js';
 import { info, iso, result, withRuntime, type CliContext } from './io.js';
 
 // Loaded when a command runs, never for --help (cli/main.ts).
@@ -14,6 +15,20 @@ const UNIT_S = { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 } as const;
 
 const SCOPES_HELP = 'comma-separated, of: citas:read, clientas:read, llamadas:read, eventos:read, contacto:read';
 const IPS_HELP = 'addresses and CIDR ranges the key may be used from, comma-separated, e.g. 203.0.113.0/24,2001:db8::1';
+
+/** A new key as `--json` prints it (keys create, keys roll). */
+function issuedJson(issued: IssuedKey) {
+  return {
+    id: issued.id,
+    key: issued.key,
+    name: issued.name,
+    clinic_id: issued.clinicId,
+    hint: issued.hint,
+    scopes: issued.scopes,
+    allowed_ips: issued.allowedIps,
+    expires_at: iso(issued.expiresAt),
+  };
+}
 
 /**
  * A key id as typed by the operator. The key itself pasted here is refused without being repeated
@@ -109,16 +124,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         `created key ${issued.id} "${issued.name}" (${issued.scopes.join(', ')}${from})` +
           `${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`,
       );
-      result(ctx, issued.key, {
-        id: issued.id,
-        key: issued.key,
-        name: issued.name,
-        clinic_id: issued.clinicId,
-        hint: issued.hint,
-        scopes: issued.scopes,
-        allowed_ips: issued.allowedIps,
-        expires_at: iso(expiresAt),
-      });
+      result(ctx, issued.key, issuedJson(issued));
     });
 
   keys
@@ -194,14 +200,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
           `The old key works until ${iso(oldExpiresAt)}; ${reach(rolled.announced, redis, 'know it')}.`,
       );
       result(ctx, issued.key, {
-        id: issued.id,
-        key: issued.key,
-        name: issued.name,
-        clinic_id: issued.clinicId,
-        hint: issued.hint,
-        scopes: issued.scopes,
-        allowed_ips: issued.allowedIps,
-        expires_at: iso(issued.expiresAt),
+        ...issuedJson(issued),
         replaces: keyId,
         old_expires_at: iso(oldExpiresAt),
       });

@@ -57,6 +57,18 @@ function since(raw: string | undefined): number | null {
 }
 
 /**
+ * The days of an updated_since list: only those asked for (no default window), as the instants
+ * that bound them in the clinic's zone; null where a side is open.
+ */
+function changedDays(desde: string | null, hasta: string | null, timezone: string): { start: number | null; end: number | null } {
+  if (desde !== null && hasta !== null && desde > hasta) throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
+  return {
+    start: desde === null ? null : dayStart(desde, timezone),
+    end: hasta === null ? null : dayStart(addDays(hasta, 1), timezone),
+  };
+}
+
+/**
  * A list's parameters with every default resolved: what its page depends on besides the data.
  * `key` is their canonical form, for the ETag.
  */
@@ -80,17 +92,9 @@ export function planCitas(ctx: ClinicContext, q: CitasQuery, nowMs: number, cont
   const estado = q.estado ?? null;
   const updatedSince = since(q.updated_since);
   if (updatedSince !== null) {
-    // No default window: only the days asked for.
     const desde = q.desde ?? null;
     const hasta = q.hasta ?? null;
-    if (desde !== null && hasta !== null && desde > hasta)
-      throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
-    const changed = {
-      since: updatedSince,
-      estado,
-      start: desde === null ? null : dayStart(desde, ctx.timezone),
-      end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
-    };
+    const changed = { since: updatedSince, estado, ...changedDays(desde, hasta, ctx.timezone) };
     return {
       changed,
       desde,
@@ -206,14 +210,7 @@ export function planLlamadas(ctx: ClinicContext, q: LlamadasQuery, nowMs: number
   const updatedSince = since(q.updated_since);
   if (updatedSince !== null) {
     const desde = q.desde ?? null;
-    if (desde !== null && hasta !== null && desde > hasta)
-      throw invalidParam('desde', `desde (${desde}) must not be after hasta (${hasta})`);
-    const changed = {
-      since: updatedSince,
-      resultado,
-      start: desde === null ? null : dayStart(desde, ctx.timezone),
-      end: hasta === null ? null : dayStart(addDays(hasta, 1), ctx.timezone),
-    };
+    const changed = { since: updatedSince, resultado, ...changedDays(desde, hasta, ctx.timezone) };
     return {
       changed,
       desde,

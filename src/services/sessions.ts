@@ -10,6 +10,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes }
 import type { Kysely } from 'kysely';
 import { whenWritable, WriterBusy } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
+import type { IssuedKey } from './key-rules.js';
 import {
   deleteExpiredSessions,
   deleteSession,
@@ -75,6 +76,19 @@ export type Flash =
   | { kind: 'webhook-notice'; clinicId: string; tone: 'success' | 'danger'; text: string }
   /** an app just disconnected (Settings > API > Connected apps) */
   | { kind: 'app-disconnected'; clinicId: string; grantId: string; name: string };
+
+/** The flash that shows a new key once (made in the dashboard, or by rolling `oldExpiresAt`'s key). */
+export function createdFlash(issued: IssuedKey, oldExpiresAt?: number): Flash {
+  return {
+    kind: 'created',
+    clinicId: issued.clinicId,
+    keyId: issued.id,
+    name: issued.name,
+    key: issued.key,
+    expiresAt: issued.expiresAt,
+    ...(oldExpiresAt === undefined ? {} : { oldExpiresAt }),
+  };
+}
 
 export type Resolved = { status: 'ok'; session: SessionWithUser } | { status: 'expired' } | { status: 'none' };
 

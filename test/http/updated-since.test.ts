@@ -134,6 +134,15 @@ describe.each(dialects())('updated_since on %s', (dialect) => {
     const window = await llamadas(`updated_since=${since}&desde=2026-03-26&resultado=agendada`);
     expect(window.llamadas.map((l) => l.id)).toEqual([uid('a', 3, 1)]);
     expect([window.desde, window.hasta]).toEqual(['2026-03-26', null]);
+    const upTo = await llamadas(`updated_since=${since}&hasta=2026-03-25`);
+    expect(upTo.llamadas.map((l) => l.id)).toEqual([uid('a', 3, 5)]);
+    expect([upTo.desde, upTo.hasta]).toEqual([null, '2026-03-25']);
+    expectError(
+      await call(t, `/api/v1/llamadas?updated_since=${since}&desde=2026-04-02&hasta=2026-04-01`),
+      400,
+      'invalid_parameter',
+      'desde',
+    );
   });
 
   it.each(['/api/v1/citas', '/api/v1/clientas', '/api/v1/llamadas'])(
