@@ -13,7 +13,9 @@ import type { FastifyRequest } from 'fastify';
 import { stdSerializers } from 'pino';
 import { UUID_RE } from '../domain/records.js';
 
-const SAFE_PARAMS = new Set(['desde', 'hasta', 'limit', 'offset', 'vip', 'estado', 'resultado']);
+// The lists' and the feed's filters: dates, numbers and fixed words. (`cursor` is left out: it is
+// an opaque token, which the rule for long tokens would mask anyway.)
+const SAFE_PARAMS = new Set(['desde', 'hasta', 'limit', 'offset', 'vip', 'estado', 'resultado', 'updated_since', 'tipo']);
 export const MASK = '[redacted]';
 
 /** A function that masks every key-shaped part of a text. */
@@ -36,13 +38,16 @@ export function secretMasker(prefix: string): (text: string) => string {
   return (text) => text.replace(shapes, (m) => (UUID_RE.test(m) ? m : MASK));
 }
 
-/** Percent-decoding that never throws, repeated so that double encoding hides nothing. */
+/**
+ * Percent-decoding that never throws, repeated so that double encoding hides nothing. A `+` is a
+ * space only as sent: one decoded from `%2B` is a plus (an offset such as +01:00).
+ */
 function decodeFully(s: string): string {
-  let out = s;
+  let out = s.replace(/\+/g, ' ');
   for (let i = 0; i < 3; i++) {
     let next: string;
     try {
-      next = decodeURIComponent(out.replace(/\+/g, ' '));
+      next = decodeURIComponent(out);
     } catch {
       // Malformed escapes: decode the well-formed ones one at a time.
       next = out.replace(/(%[0-9A-Fa-f]{2})+/g, (m) => {

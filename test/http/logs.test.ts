@@ -133,6 +133,15 @@ describe('redactUrl', () => {
     [`/x/${'A'.repeat(40)}`, `/x/${MASK}`],
     ['/api/v1/citas/24858e88-d2f1-40a6-9fc9-91500bc9b3cd', '/api/v1/citas/24858e88-d2f1-40a6-9fc9-91500bc9b3cd'],
     ['/api/v1/citas?desde=2026-03-01&hasta=2026-03-31', '/api/v1/citas?desde=2026-03-01&hasta=2026-03-31'],
+    ['/api/v1/llamadas?updated_since=2026-03-01T10:30:00Z', '/api/v1/llamadas?updated_since=2026-03-01T10%3A30%3A00Z'],
+    [
+      '/api/v1/llamadas?updated_since=2026-03-01T10%3A30%3A00%2B01%3A00',
+      '/api/v1/llamadas?updated_since=2026-03-01T10%3A30%3A00%2B01%3A00',
+    ],
+    ['/api/v1/eventos?tipo=cita.actualizada', '/api/v1/eventos?tipo=cita.actualizada'],
+    ['/api/v1/citas?desde=whsec_ab%252Bcd%2Bef+gh', `/api/v1/citas?desde=${MASK}`],
+    ['/api/v1/eventos?tipo=clin_abc', `/api/v1/eventos?tipo=${MASK}`],
+    [`/api/v1/eventos?cursor=${'c'.repeat(40)}`, `/api/v1/eventos?cursor=${MASK}`],
   ])('%s -> %s', (url, logged) => {
     expect(redactUrl(url, mask)).toBe(logged);
   });
