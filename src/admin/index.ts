@@ -5,18 +5,10 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Config } from '../config.js';
-import type { DB } from '../db/schema.js';
 import { ROLES, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../services/accounts.js';
-import type { KeyService } from '../services/api-keys.js';
-import type { AppGrants } from '../services/oauth/grants.js';
-import type { AuthorizationServer } from '../services/oauth/server.js';
-import type { WebhookService } from '../services/webhooks/endpoints.js';
 import type { RateLimiters } from '../services/shared-rate-limit.js';
-import type { UsageCounter } from '../services/usage.js';
 import { ASSET_PREFIX, assets } from './assets.js';
 import type { AdminContext } from './context.js';
 import { renderErrorPage } from './errors.js';
@@ -71,15 +63,9 @@ export interface AdminTuning {
   cookieSecure?: CookieSecure;
 }
 
-export interface AdminOptions extends AdminTuning {
-  db: Kysely<DB>;
-  keys: KeyService;
-  appGrants: AppGrants;
-  oauth: AuthorizationServer | null;
-  webhooks: WebhookService;
-  usage: UsageCounter;
-  config: Config;
-  now: () => number;
+/** The services the pages use (AdminContext, where each is described), and how to make the rest. */
+export interface AdminOptions
+  extends AdminTuning, Pick<AdminContext, 'db' | 'keys' | 'appGrants' | 'oauth' | 'webhooks' | 'usage' | 'config' | 'now'> {
   /** where the sign-in limiters are made (the runtime's): shared by the fleet on Redis with REDIS_URL */
   limiters: RateLimiters;
 }
