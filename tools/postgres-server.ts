@@ -11,9 +11,9 @@ import path from 'node:path';
 import { onFreePort } from './net.js';
 import { assertTraversable, binaries, DB_USER, initdb, serverOsUser, spawnOptions } from './postgres-initdb.js';
 import { launch, type Launched, type ShutdownMode } from './postgres-process.js';
-import { isAlive, LogTail, signal } from './watchdog.js';
+import { LogTail, signal } from './watchdog.js';
 
-export { isAlive, type ShutdownMode };
+export type { ShutdownMode };
 
 export interface PgServer {
   url: string;

@@ -5,7 +5,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../tools/postgres-database.js';
-import { isAlive, startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
+import { startEmbeddedPostgres, type PgServer } from '../../tools/postgres-server.js';
+import { isAlive } from '../../tools/watchdog.js';
 import { until } from '../helpers/wait.js';
 import { killWorker, STATES } from './killed-worker.js';
 
