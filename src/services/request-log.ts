@@ -27,8 +27,9 @@ import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connect.js';
 import { accessSet, type AccessSet } from '../domain/access-set.js';
 import { insertRequestLog, liveClinics, type RequestLogRow } from '../repos/request-log.js';
-import { runInBackground, type BackgroundErrorHandler } from './background.js';
-import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
+import type { BackgroundErrorHandler } from './background.js';
+import { PeriodicWriter } from './periodic-writer.js';
+import { BACKGROUND_WRITE_WAIT_MS } from './write-lock.js';
 
 /** What the hook collects for one response, as it is. */
 export interface RawLogEntry {
@@ -86,8 +87,7 @@ export interface RequestLogOptions {
 
 export class RequestLog {
   private pendingEntries: RawLogEntry[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly writer: PeriodicWriter;
   private droppedSinceWarn = 0;
   private lastWarnMs = -Infinity;
   private droppedTotal = 0;
@@ -102,6 +102,10 @@ export class RequestLog {
     private readonly opts: RequestLogOptions,
   ) {
     this.maxPending = opts.maxPending ?? DEFAULT_MAX_PENDING;
+    this.writer = new PeriodicWriter('request log write', (lockWaitMs) => this.flushOnce(lockWaitMs), {
+      onError: opts.onError,
+      due: () => this.pendingEntries.length > 0,
+    });
   }
 
   /** Collects one response's entry. Synchronous and cheap: it is on every request's path. */
@@ -152,9 +156,7 @@ export class RequestLog {
    * the front with what is left, and the error is thrown.
    */
   flush(lockWaitMs = BACKGROUND_WRITE_WAIT_MS): Promise<void> {
-    const run = this.flushing.then(() => this.flushOnce(lockWaitMs));
-    this.flushing = run.catch(() => {});
-    return run;
+    return this.writer.write(lockWaitMs);
   }
 
   private async flushOnce(lockWaitMs: number): Promise<void> {
@@ -233,21 +235,15 @@ export class RequestLog {
 
   /** Writes every `intervalMs` until stop(). The timer never keeps the process alive. */
   start(intervalMs = FLUSH_INTERVAL_MS): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.pendingEntries.length > 0) runInBackground('request log write', () => this.flush(), this.opts.onError);
-    }, intervalMs);
-    this.timer.unref();
+    this.writer.start(intervalMs);
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.writer.stop();
   }
 
-  /** Stops the timer and writes everything left (before the database closes): the last chance, so it waits a little for the lock. */
-  async close(): Promise<void> {
-    this.stop();
-    await this.flush(INTERACTIVE_WRITE_WAIT_MS);
+  /** Stops the timer and writes everything left (before the database closes), waiting a little for the lock. */
+  close(): Promise<void> {
+    return this.writer.close();
   }
 }

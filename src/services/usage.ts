@@ -15,8 +15,9 @@ import {
   type UsageRow,
 } from '../repos/usage.js';
 import { localDate } from '../time.js';
-import { runInBackground, type BackgroundErrorHandler } from './background.js';
-import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
+import type { BackgroundErrorHandler } from './background.js';
+import { PeriodicWriter } from './periodic-writer.js';
+import { BACKGROUND_WRITE_WAIT_MS } from './write-lock.js';
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 30_000;
 /** Distinct error codes kept per key for the dashboard. */
@@ -56,13 +57,15 @@ const SEP = '\u0000';
 export class UsageCounter {
   private counts = new Map<string, UsageRow>();
   private errors = new Map<string, KeyErrorRow>();
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly writer: PeriodicWriter;
 
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly opts: { onError?: BackgroundErrorHandler } = {},
-  ) {}
+    opts: { onError?: BackgroundErrorHandler } = {},
+  ) {
+    // A failed flush keeps its counts for the next one (flushOnce); the timer's failures are reported, never thrown.
+    this.writer = new PeriodicWriter('usage flush', (lockWaitMs) => this.flushOnce(lockWaitMs), { onError: opts.onError });
+  }
 
   /** Counts one API response. Synchronous and allocation-light: it is on every request's path. */
   record(e: UsageEvent): void {
@@ -98,9 +101,7 @@ export class UsageCounter {
    * (asynchronously; by default not at all: the next flush comes soon) and fails with WriterBusy.
    */
   flush(lockWaitMs = BACKGROUND_WRITE_WAIT_MS): Promise<void> {
-    const run = this.flushing.then(() => this.flushOnce(lockWaitMs));
-    this.flushing = run.catch(() => {});
-    return run;
+    return this.writer.write(lockWaitMs);
   }
 
   private async flushOnce(lockWaitMs: number): Promise<void> {
@@ -141,21 +142,16 @@ export class UsageCounter {
 
   /** Flushes every `intervalMs` until stop(). The timer never keeps the process alive. */
   start(intervalMs = DEFAULT_FLUSH_INTERVAL_MS): void {
-    if (this.timer) return;
-    // A failed flush keeps its counts for the next one (flush()); it is reported, never thrown.
-    this.timer = setInterval(() => runInBackground('usage flush', () => this.flush(), this.opts.onError), intervalMs);
-    this.timer.unref();
+    this.writer.start(intervalMs);
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.writer.stop();
   }
 
-  /** Stops the timer and writes what is pending (call before closing the database): the last chance, so it waits a little for the lock. */
-  async close(): Promise<void> {
-    this.stop();
-    await this.flush(INTERACTIVE_WRITE_WAIT_MS);
+  /** Stops the timer and writes what is pending (call before closing the database), waiting a little for the lock. */
+  close(): Promise<void> {
+    return this.writer.close();
   }
 
   /**

@@ -11,7 +11,7 @@ import type { Flash } from '../../services/sessions.js';
 import { icons } from './icons.js';
 import { accessFields, expiryFields, nameField } from './key-form.js';
 import { keysTable } from './keys-table.js';
-import { apiTabs } from './webhooks.js';
+import { apiTabs } from './api-tabs.js';
 import { csrfInput, layout, type Person } from './layout.js';
 
 export interface KeyView {

@@ -10,7 +10,7 @@ import type { OAuthMessages } from '../locales/oauth-messages.js';
 import type { Flash } from '../../services/sessions.js';
 import { icons } from './icons.js';
 import { csrfInput, layout, type Person } from './layout.js';
-import { apiTabs } from './webhooks.js';
+import { apiTabs } from './api-tabs.js';
 
 export interface AppsModel {
   t: Messages;

@@ -12,7 +12,7 @@ import type { Messages } from '../locales/messages.js';
 import { STATUS_CLASSES } from '../locales/log-messages.js';
 import { icons } from './icons.js';
 import { layout, type Person } from './layout.js';
-import { apiTabs } from './webhooks.js';
+import { apiTabs } from './api-tabs.js';
 
 export const LOGS_BASE = '/dashboard/settings/api/logs';
 

@@ -8,7 +8,7 @@ import { endpointStatus } from '../../services/webhooks/endpoints.js';
 import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter } from '../format.js';
 import { labelOf, type Messages, type WebhookFormError } from '../locales/messages.js';
-import { oauthMessages } from '../locales/oauth-messages.js';
+import { apiTabs } from './api-tabs.js';
 import { icons } from './icons.js';
 import { csrfInput, layout, type Person } from './layout.js';
 
@@ -46,17 +46,6 @@ export interface EndpointPageModel extends Common {
 }
 
 const base = '/dashboard/settings/api/webhooks';
-
-/** The tabs of Settings > API; Logs only for those who may see it (owners and superadmins). */
-export function apiTabs(t: Messages, url: (p: string) => string, current: 'keys' | 'webhooks' | 'apps' | 'logs', logs: boolean): Html {
-  const tab = (id: 'keys' | 'webhooks' | 'apps' | 'logs', href: string, label: string) =>
-    html`<li><a href="${url(href)}" ${current === id ? html`aria-current="page" class="active"` : ''}>${label}</a></li>`;
-  return html`<nav class="tabs" aria-label="${t.api}"><ul>
-    ${tab('keys', '/dashboard/settings/api', t.wh.tabKeys)}
-    ${tab('webhooks', base, t.wh.tabWebhooks)}
-    ${tab('apps', '/dashboard/settings/api/apps', oauthMessages(t.htmlLang).tabApps)}
-    ${logs ? tab('logs', '/dashboard/settings/api/logs', t.logs.tab) : ''}</ul></nav>`;
-}
 
 function head(m: Common, title: string, lead: string | null): Html {
   const { t } = m;
