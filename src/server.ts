@@ -23,14 +23,16 @@ import { explainListenError } from './startup-errors.js';
 const REDIS_START_WAIT_MS = 1_000;
 
 /**
- * V8's mid-tier optimizing compiler, Maglev, is off in the server. On Node 24 it took most of the
- * memory V8 allocates outside its heap (its peak: about 20 MiB after 1,000 pages against 6 MiB
- * without it), and glibc's allocator keeps such memory once freed: 20 MiB more resident for the
- * process's life, and more the more distinct code is hot (the MCP path's). Without it the code
- * still reaches V8's top compiler (TurboFan), and a page's CPU measured the same (docs/benchmarks.md,
- * "MCP"). Set before the app is built, so nothing the server runs has been compiled by it.
+ * V8's mid-tier compiler (Maglev) destroys its finished compile jobs on the main thread, not on a
+ * background thread. On Node 24 the background destruction let the jobs' work memory pile up
+ * (V8's peak of memory outside its heap: about 25 MiB after 1,000 pages, 6 MiB with this), and
+ * glibc's allocator keeps such memory once freed: 15-20 MiB more resident for the process's life,
+ * more the more distinct code is hot (the MCP path's). Freeing a job's memory where it is made
+ * costs the main thread nothing measurable (docs/benchmarks.md, "MCP"). Maglev itself stays on:
+ * without it the same memory is saved, but the MCP path ran about 5% slower. A flag this Node's
+ * V8 does not know would only print an error: test/server/v8-flags.test.ts checks that it does.
  */
-export const SERVER_V8_FLAGS = '--no-maglev';
+export const SERVER_V8_FLAGS = '--no-maglev-destroy-on-background';
 
 export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
   v8.setFlagsFromString(SERVER_V8_FLAGS);
