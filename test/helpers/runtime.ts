@@ -8,6 +8,7 @@ import type { LogDestination } from '../../src/logger.js';
 import { composeRuntime, openRuntime, type Runtime } from '../../src/runtime.js';
 import { freshTarget } from './db.js';
 import { FIXTURE_NOW_MS } from './fixtures.js';
+import { until } from './wait.js';
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -61,4 +62,13 @@ export async function testRuntime(dialect: Dialect, opts: TestRuntimeOptions = {
 export function anotherInstance(rt: TestRuntime, database = rt.database): TestRuntime {
   const other = composeRuntime(rt.config, database, { now: () => rt.clock.now, logTo: false, processMetrics: false });
   return Object.assign(other, { clock: rt.clock });
+}
+
+/**
+ * Waits until `cap` has seen the background write of a key's last use: an instance's first
+ * request with a key makes it, off the request's path, and on PostgreSQL it can end during a
+ * later request, where a test counting that request's statements would count it too.
+ */
+export function keyUseWritten(cap: { queries: { sql: string }[] }): Promise<void> {
+  return until(() => cap.queries.some((q) => /^update "api_keys"/.test(q.sql)), "the key's last use written");
 }

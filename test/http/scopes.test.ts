@@ -4,7 +4,7 @@
 // in every record a key receives (lists, single records, CSV, the feed's datos) and q never matches
 // phone digits; the two views have their own ETags and pages in the page cache; the feed shows
 // only the event types of the collections a key may read. Two clinics, both databases.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { capturing } from '../../src/db/explain.js';
 import { SCOPES, type Scope } from '../../src/domain/scopes.js';
 import { dataVersions } from '../../src/repos/clinics.js';
@@ -12,7 +12,7 @@ import { decodeCursor } from '../../src/services/feed.js';
 import { appFor, bearer, buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { A, B } from '../helpers/fixtures.js';
-import { anotherInstance } from '../helpers/runtime.js';
+import { anotherInstance, keyUseWritten } from '../helpers/runtime.js';
 import { call, citaA, expectError, expectScopeError, llamadaA, ME_PATH, ok, tick } from './helpers.js';
 
 const WIDE = '?desde=2026-01-01&hasta=2026-12-31&limit=500';
@@ -226,7 +226,7 @@ describe.each(dialects())('scopes on %s', (dialect) => {
     try {
       expect((await get(ME_PATH, '203.0.113.5')).statusCode).toBe(200);
       // the first request read the key, and marks it used in the background
-      await vi.waitFor(() => expect(cap.queries.some((q) => /^update "api_keys"/.test(q.sql))).toBe(true));
+      await keyUseWritten(cap);
       cap.queries.length = 0;
       expect((await get('/api/v1/clientas', '203.0.113.5')).statusCode).toBe(403);
       expect((await get(`/api/v1/llamadas/${llamadaA(1)}`, '203.0.113.5')).statusCode).toBe(403);
