@@ -190,7 +190,9 @@ const nextStartQuery = compiledOnce(['clinicId', 'after'] as const, (db, p: { cl
     .where('clinic_id', '=', p.clinicId)
     .where('fecha_hora', '>', p.after)
     .orderBy('fecha_hora')
-    .limit(1),
+    // A literal: a constant the builder places as a parameter is bound on every run, and a bound
+    // LIMIT has SQLite plan the statement again each time (db/compiled-once.ts).
+    .limit(sql.lit(1)),
 );
 
 export async function nextCitaStart(db: Kysely<DB>, clinicId: string, afterSeconds: number): Promise<number | null> {

@@ -66,6 +66,20 @@ describe.each(dialects())('compiledOnce on %s', (dialect) => {
     expect(cap.queries[1]!.parameters).toContain('D');
   });
 
+  it('on SQLite places each value as +? (planned once: better-sqlite3 clears the bindings after each run), elsewhere as a plain parameter', async () => {
+    const cap = capturing(database.db);
+    expect((await byName(cap.db, { name: 'C', limit: 5 })).map((r) => r.name)).toEqual(['Dora']);
+    const text = cap.queries[0]!.sql;
+    if (dialect === 'sqlite') {
+      expect(text).toMatch(/"name" >= \+\? order by "name" limit \+\?$/);
+      // The builder's own constants ('Europe/Madrid', 7) stay plain parameters.
+      expect(text.match(/(?<!\+)\?/g)).toHaveLength(2);
+    } else {
+      expect(text).toMatch(/"name" >= \$\d+ order by "name" limit \$\d+$/);
+      expect(text).not.toContain('+');
+    }
+  });
+
   it('never reads inside a transaction this process has open: it waits for it, then sees what it committed', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => {
