@@ -175,7 +175,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   await app.register(overload, { limits: config.overload, sampleIntervalMs: opts.overloadSampleIntervalMs });
   await app.register(methodGuard);
   await app.register(compression);
-  await app.register(openapi);
+  await app.register(openapi, { oauthIssuer: config.oauth.issuer });
   await app.register(docs);
   await app.register(llmsTxtRoute, {
     limits: {

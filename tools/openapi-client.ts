@@ -16,10 +16,13 @@ export const SDK_TYPES_FILE = new URL('../packages/sdk/src/generated/openapi.ts'
 /** Every committed copy of the generated types. */
 export const GENERATED_TYPES_FILES = [CLIENT_TYPES_FILE, SDK_TYPES_FILE] as const;
 
-/** The live document, from the real app on an empty in-memory database, as served for `host`. */
-export async function liveOpenApiDocument(host = 'localhost'): Promise<Record<string, unknown>> {
+/**
+ * The live document, from the real app on an empty in-memory database, as served for `host`;
+ * `env` adds configuration (such as OAUTH_ISSUER, which adds the oauth2 scheme).
+ */
+export async function liveOpenApiDocument(host = 'localhost', env: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const pepper = 'openapi-document-pepper-0123456789abcdef';
-  const config = loadConfig({ DATA_DIR: '/nonexistent-openapi-data-dir', API_KEY_PEPPER: pepper });
+  const config = loadConfig({ DATA_DIR: '/nonexistent-openapi-data-dir', API_KEY_PEPPER: pepper, ...env });
   const rt = await openRuntime(config, { target: { kind: 'sqlite', file: ':memory:' }, logTo: false, processMetrics: false });
   try {
     const app = await buildApp(rt);

@@ -15,17 +15,24 @@ declare module 'fastify' {
   }
 }
 
-/** The document's security scheme of API keys (a later OAuth scheme takes the same scopes). */
+/** The document's security scheme of API keys (and OAuth access tokens, sent the same way). */
 export const API_KEY_SCHEME = 'bearerAuth';
+/**
+ * The document's OAuth 2 scheme (authorization code), whose scopes are the keys' scopes. Every
+ * operation names it with the scope it needs; the OpenAPI plugin keeps it only when OAuth is on
+ * (OAUTH_ISSUER), and drops the requirement otherwise: a bearer scheme cannot list scopes in
+ * OpenAPI 3.0's reading, which linters apply.
+ */
+export const OAUTH_SCHEME = 'oauth2';
 
 /** The scheme's description: how to send a key, and what each scope grants. */
 export const API_KEY_SCHEME_DESCRIPTION = [
   'An API key of the clinic: `Authorization: Bearer <key>`.',
   '',
-  "Each key has scopes, chosen by the clinic owner (and shown by GET /api/v1/me); each operation's security requirement names the scope " +
-    'it needs, and without it the answer is 403 insufficient_scope (error.scope and WWW-Authenticate name it). A key may also be ' +
-    'restricted ' +
-    'to addresses (403 ip_not_allowed from any other).',
+  "Each key has scopes, chosen by the clinic owner (and shown by GET /api/v1/me); each operation's 403 response names the scope " +
+    'it needs (and, when the server is an OAuth authorization server, its oauth2 security requirement), and without it the answer is ' +
+    '403 insufficient_scope (error.scope and WWW-Authenticate name it). A key may also be restricted to addresses (403 ip_not_allowed ' +
+    'from any other). An OAuth access token is sent the same way and acts as a key with the scopes granted.',
   '',
   ...SCOPES.map((s) => `- \`${s}\`: ${SCOPE_TEXTS[s].reference}`),
 ].join('\n');
@@ -42,7 +49,8 @@ export function declareScope(route: RouteOptions): void {
   }
   const schema = route.schema as (RouteOptions['schema'] & { security?: unknown; response?: Record<number, unknown> }) | undefined;
   if (schema) {
-    schema.security = [{ [API_KEY_SCHEME]: scope === null ? [] : [scope] }];
+    // Either scheme: a key (no scopes listed: a bearer scheme has none), or an OAuth token with the scope.
+    schema.security = [{ [API_KEY_SCHEME]: [] }, { [OAUTH_SCHEME]: scope === null ? [] : [scope] }];
     if (schema.response) schema.response[403] = forbiddenResponse(scope);
   }
   if (scope !== null) route.onRequest = [...hooks(route.onRequest), requireScope(scope)];

@@ -1,6 +1,7 @@
 // The live OpenAPI document passes Redocly CLI (recommended) and Spectral (spectral:oas) with no
-// error and no warning. Each CLI starts once (they are slow to start), both at the same time,
-// from node_modules; their full output is printed when they find anything.
+// error and no warning, with OAuth off and on (OAUTH_ISSUER adds the oauth2 scheme). Each CLI
+// starts once per document (they are slow to start), both at the same time, from node_modules;
+// their full output is printed when they find anything.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -43,7 +44,12 @@ function runNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): P
 
 const show = (name: string, r: Run) => `${name} exited ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
-describe('the OpenAPI document passes the linters', () => {
+const VARIANTS: { name: string; env: Record<string, string> }[] = [
+  { name: 'OAuth off', env: {} },
+  { name: 'OAuth on', env: { OAUTH_ISSUER: 'https://api.example.com' } },
+];
+
+describe.each(VARIANTS)('the OpenAPI document passes the linters ($name)', ({ env }) => {
   let dir: string;
   let redocly: Run;
   let spectral: Run;
@@ -51,7 +57,7 @@ describe('the OpenAPI document passes the linters', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'clinic-api-openapi-'));
     const file = path.join(dir, 'openapi.json');
-    writeFileSync(file, JSON.stringify(await liveOpenApiDocument(), null, 2));
+    writeFileSync(file, JSON.stringify(await liveOpenApiDocument('localhost', env), null, 2));
     [redocly, spectral] = await Promise.all([
       // no telemetry, no update check: CI has no internet, and neither is the test's business
       runNode(binOf('@redocly/cli', 'redocly'), ['lint', '--config', path.join(here, 'redocly.yaml'), '--format', 'json', file], {

@@ -113,6 +113,34 @@ const CHANGED_SAMPLES: Record<ApiPath, string> = {
   '/api/v1/llamadas': '/api/v1/llamadas?updated_since=2026-01-01T00:00:00Z',
 };
 
+describe('OpenAPI document with OAuth on', () => {
+  let t: TestApp;
+  let doc: OpenApiDoc;
+  beforeAll(async () => {
+    t = await buildTestApp('sqlite', { env: { OAUTH_ISSUER: 'https://api.example.com/' } });
+    doc = (await call(t, '/api/v1/openapi.json', { key: null })).json() as OpenApiDoc;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('has an oauth2 scheme with the authorization-code flow and every scope; each operation names its scope there', () => {
+    const scheme = doc.components.securitySchemes['oauth2'] as Schema;
+    expect(scheme['type']).toBe('oauth2');
+    expect(Object.keys(scheme['flows'])).toEqual(['authorizationCode']);
+    expect(scheme['flows'].authorizationCode).toMatchObject({
+      authorizationUrl: 'https://api.example.com/oauth/auth',
+      tokenUrl: 'https://api.example.com/oauth/token',
+      refreshUrl: 'https://api.example.com/oauth/token',
+    });
+    expect(Object.keys(scheme['flows'].authorizationCode.scopes).sort()).toEqual([...SCOPES].sort());
+    expect(doc.security).toEqual([{ bearerAuth: [] }, { oauth2: [] }]);
+    expect(doc.paths['/api/v1/citas']!.get!).toMatchObject({ security: [{ bearerAuth: [] }, { oauth2: ['citas:read'] }] });
+    expect(doc.paths['/api/v1/eventos']!.get!).toMatchObject({ security: [{ bearerAuth: [] }, { oauth2: ['eventos:read'] }] });
+    expect(doc.paths['/api/v1/me']!.get!).toMatchObject({ security: [{ bearerAuth: [] }, { oauth2: [] }] });
+  });
+});
+
 describe.each(dialects())('OpenAPI document on %s', (dialect) => {
   let t: TestApp;
   let doc: OpenApiDoc;
@@ -504,7 +532,7 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     }
   });
 
-  it('declares the scopes: the scheme describes each, every operation its own, /me none; each 403 says which', () => {
+  it('declares the scopes with OAuth off: the bearer scheme describes each, lists none, and each 403 says which', () => {
     const scheme = doc.components.securitySchemes!['bearerAuth'] as { type: string; scheme: string; description: string };
     expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const s of SCOPES) expect(scheme.description).toContain(`\`${s}\``);
@@ -520,7 +548,9 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     };
     for (const path of ALL_PATHS) {
       const op = doc.paths[path]!.get! as { security?: unknown; responses: Record<string, { description: string }> };
-      expect(op.security, path).toEqual([{ bearerAuth: needed[path] }]);
+      // no oauth2 requirement: no such scheme is defined while OAuth is off
+      expect(op.security, path).toEqual([{ bearerAuth: [] }]);
+      expect(doc.components.securitySchemes['oauth2']).toBeUndefined();
       const forbidden = op.responses['403']!.description;
       expect(forbidden).toContain('ip_not_allowed');
       if (needed[path].length) expect(forbidden, path).toContain(`insufficient_scope: the key lacks ${needed[path][0]}`);

@@ -17,10 +17,11 @@ import swagger from '@fastify/swagger';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_COMPONENTS } from '../../domain/api-schemas.js';
-import { SCOPES } from '../../domain/scopes.js';
+import { SCOPE_TEXTS, SCOPES } from '../../domain/scopes.js';
 import { SAMPLE_ENV } from '../code-samples.js';
 import { ERROR_COMPONENTS } from '../error-schemas.js';
-import { API_KEY_SCHEME, API_KEY_SCHEME_DESCRIPTION } from '../scopes.js';
+import { OAUTH_PREFIX, oauthResources } from '../../services/oauth/resources.js';
+import { API_KEY_SCHEME, API_KEY_SCHEME_DESCRIPTION, OAUTH_SCHEME } from '../scopes.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -73,6 +74,42 @@ function liftRequiredHeaders(doc: Json): Json {
   return doc;
 }
 
+/** The oauth2 scheme of an authorization server at `issuer`: the authorization-code flow and every scope. */
+export function oauthScheme(issuer: string) {
+  return {
+    type: 'oauth2' as const,
+    description:
+      'OAuth 2.1 authorization code with PKCE (S256): the clinic owner signs in to the dashboard and grants the scopes an app asks for. ' +
+      'Send the access token as `Authorization: Bearer <token>`; it acts as a key with the scopes granted. Apps may register ' +
+      `themselves (${issuer}${OAUTH_PREFIX}/reg, RFC 7591); the server's metadata is at ${issuer}/.well-known/oauth-authorization-server.`,
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${issuer}${OAUTH_PREFIX}/auth`,
+        tokenUrl: `${issuer}${OAUTH_PREFIX}/token`,
+        refreshUrl: `${issuer}${OAUTH_PREFIX}/token`,
+        scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXTS[s].reference])),
+      },
+    },
+  };
+}
+
+/**
+ * Off (no `issuer`), the oauth2 scheme and every operation's oauth2 requirement (scopes.ts,
+ * declareScope) go, so the document names no scheme it does not define. (@fastify/swagger reads
+ * each requirement's scheme while it builds the document, so the scheme is defined until here.)
+ */
+function applyOAuth(doc: Json, issuer: string | null): Json {
+  if (issuer !== null) return doc;
+  delete doc['components']['securitySchemes'][OAUTH_SCHEME];
+  doc['security'] = [{ [API_KEY_SCHEME]: [] }];
+  for (const item of Object.values<Json>(doc['paths'] ?? {})) {
+    for (const op of Object.values<Json>(item)) {
+      if (Array.isArray(op['security'])) op['security'] = (op['security'] as Json[]).filter((r) => !(OAUTH_SCHEME in r));
+    }
+  }
+  return doc;
+}
+
 const HOST_RE = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /**
@@ -95,8 +132,14 @@ export function documentFor(doc: Readonly<Json>, req: FastifyRequest): Json {
   return { ...doc, info: { ...info, license: { ...info['license'], url: `${origin}${LICENSE_PATH}` } } };
 }
 
+export interface OpenApiOptions {
+  /** OAUTH_ISSUER: the oauth2 scheme is described when set */
+  oauthIssuer: string | null;
+}
+
 export const openapi = fp(
-  async (app) => {
+  async (app, opts: OpenApiOptions) => {
+    const issuer = opts.oauthIssuer === null ? null : oauthResources(opts.oauthIssuer).issuer;
     for (const schema of [...API_COMPONENTS, ...ERROR_COMPONENTS]) app.addSchema(schema);
     await app.register(swagger, {
       // The document describes the public API only (its routes carry tags), never the dashboard.
@@ -119,11 +162,13 @@ export const openapi = fp(
         components: {
           securitySchemes: {
             [API_KEY_SCHEME]: { type: 'http', scheme: 'bearer', description: API_KEY_SCHEME_DESCRIPTION },
+            // removed by applyOAuth when OAuth is off
+            [OAUTH_SCHEME]: oauthScheme(issuer ?? 'https://oauth.invalid'),
           },
         },
-        security: [{ [API_KEY_SCHEME]: [] }],
+        security: [{ [API_KEY_SCHEME]: [] }, { [OAUTH_SCHEME]: [] }],
       },
-      transformObject: (d) => ('openapiObject' in d ? liftRequiredHeaders(d.openapiObject) : d.swaggerObject),
+      transformObject: (d) => ('openapiObject' in d ? applyOAuth(liftRequiredHeaders(d.openapiObject), issuer) : d.swaggerObject),
     });
     app.get(OPENAPI_PATH, { schema: { hide: true } }, async (req) => documentFor(app.swagger(), req));
   },
