@@ -1,5 +1,5 @@
 // The docs' tables of environment variables, written from the schema (src/config/variables.ts):
-// README's full table and the tables of one topic in docs/. A table sits between
+// docs/configuration.md's full table and the tables of one topic in docs/. A table sits between
 //   <!-- config-table: GROUP -->   and   <!-- /config-table -->
 // where GROUP is `all`, one of the schema's groups (http, overload, webhooks), or a
 // comma-separated list of variables.
@@ -10,7 +10,7 @@ import { VAR, type Variable } from '../src/config/kinds.js';
 import { CROSS_RULES } from '../src/config/rules.js';
 
 /** The files holding generated tables, from the repository's root. */
-export const CONFIG_DOC_FILES = ['README.md', 'docs/operations.md', 'docs/postgres.md', 'docs/webhooks.md', 'docs/oauth.md'];
+export const CONFIG_DOC_FILES = ['docs/configuration.md', 'docs/operations.md', 'docs/postgres.md', 'docs/webhooks.md', 'docs/oauth.md'];
 
 const BLOCK_RE = /(<!-- config-table: ([A-Za-z0-9_,]+) -->\n)[\s\S]*?(<!-- \/config-table -->)/g;
 

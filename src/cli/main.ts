@@ -17,7 +17,7 @@ import { packageVersion } from './version.js';
 import { registerWebhookCommands } from './webhooks.js';
 
 /**
- * Exit codes (README): 1 failure (e.g. an import refused, the database unreachable, the port
+ * Exit codes (docs/cli.md): 1 failure (e.g. an import refused, the database unreachable, the port
  * taken), 2 bad usage, input, unknown id or configuration, 3 plan not eligible.
  */
 function exitCode(reason: DomainReason): number {

@@ -1,5 +1,5 @@
 // Every environment variable, once: its name, kind, default, bounds and the line the docs show
-// (README's "Configuration" table and the tables in docs/ are written from this by
+// (docs/configuration.md's table and the tables in docs/ are written from this by
 // `npm run docs:config`; test/docs/config-docs.test.ts fails when they differ). Rules between
 // variables are in rules.ts. Adding a variable: one entry here (where its value belongs in
 // Config: its type follows), then `npm run docs:config`; test/unit/config.test.ts lists every

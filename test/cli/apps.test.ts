@@ -1,4 +1,4 @@
-// `clinic-api apps list --clinic ID` and `apps revoke GRANT_ID` (README, "CLI"): a clinic's
+// `clinic-api apps list --clinic ID` and `apps revoke GRANT_ID` (docs/cli.md): a clinic's
 // connected apps with their scopes and who connected them; revoking one ends it and removes its
 // tokens; an unknown or malformed grant id is an exit-2 error naming the fix. In-process on a
 // temporary DATA_DIR.

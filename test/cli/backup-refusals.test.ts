@@ -1,4 +1,4 @@
-// What `clinic-api backup` and `clinic-api restore` refuse (README, "CLI"; docs/operations.md,
+// What `clinic-api backup` and `clinic-api restore` refuse (docs/cli.md; docs/operations.md,
 // "Backups and restore"), each as its own process: the message names the problem and the fix,
 // the exit code is 2 for bad usage and 1 for a file that is not an intact backup, and nothing
 // changes: the backup's FILE, DATA_DIR (absent stays absent, a non-empty one keeps every byte).

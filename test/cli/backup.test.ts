@@ -1,4 +1,4 @@
-// clinic-api backup and restore (README, "CLI"; docs/operations.md, "Backups and restore"), with
+// clinic-api backup and restore (docs/cli.md; docs/operations.md, "Backups and restore"), with
 // real processes throughout: a server process serving requests, a `clinic-api import` of 120,000
 // records in another process, backups taken meanwhile by `clinic-api backup` processes, restores
 // by `clinic-api restore`, and servers started on what was restored. A backup holds the database

@@ -1,4 +1,4 @@
-// The operator CLI (README, "CLI"), run in-process through main(argv, io) with captured streams and
+// The operator CLI (docs/cli.md), run in-process through main(argv, io) with captured streams and
 // a temporary DATA_DIR (the embedded SQLite database), plus a few runs of the real entry
 // `node bin/clinic-api.js` (which runs the compiled dist/, built once in beforeAll), its Node
 // version check included.

@@ -1,4 +1,4 @@
-// The key commands of least privilege (README, "CLI" and "Scopes"): create with --scopes and
+// The key commands of least privilege (docs/cli.md and "Scopes"): create with --scopes and
 // --allowed-ips, list showing them, update, roll with an overlap; every bad value refused with
 // exit 2, a message naming it and the valid choices, and nothing created or changed. In-process on
 // a temporary DATA_DIR (SQLite), the command's clock fixed.

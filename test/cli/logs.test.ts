@@ -1,4 +1,4 @@
-// clinic-api logs and clinic-api access (README, "CLI"): a clinic's request log and a clienta's
+// clinic-api logs and clinic-api access (docs/cli.md): a clinic's request log and a clienta's
 // access record as JSON lines or CSV, filtered by key, status and time; another clinic's entries
 // never shown; every bad option refused with exit 2 naming it, nothing printed on stdout.
 // In-process on a temporary DATA_DIR (SQLite); the entries written by the log's own writer.

@@ -1,4 +1,4 @@
-// The README's mirror program (README, "Keep a mirror in sync") and what its tests share: the
+// The mirror program of docs/api.md ("Keep a mirror in sync") and what its tests share: the
 // program as printed there, written beside a node_modules that resolves @clinic-api/sdk to this
 // checkout's package; the data the imports write; the copy read back and compared with what the
 // API answers. Not a test file itself.
@@ -12,11 +12,11 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const PEPPER = 'mirror-test-pepper-0123456789abcdefghijklmnop';
 export const WRITERS = 3;
 
-/** The README's example program: the ```js block that starts with "// mirror.mjs". */
+/** The example program of docs/api.md: the ```js block that starts with "// mirror.mjs". */
 export function exampleProgram(): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const block = /```js\n(\/\/ mirror\.mjs[\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error('README.md has no ```js block starting with "// mirror.mjs"');
+  const page = fs.readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8');
+  const block = /```js\n(\/\/ mirror\.mjs[\s\S]*?)```/.exec(page);
+  if (!block) throw new Error('docs/api.md has no ```js block starting with "// mirror.mjs"');
   return block[1]!;
 }
 

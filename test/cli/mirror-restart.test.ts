@@ -1,4 +1,4 @@
-// The README's mirror program across a restart of the server (README, "Keep a mirror in sync"):
+// The mirror program of docs/api.md across a restart of the server (docs/api.md, "Keep a mirror in sync"):
 // `clinic-api serve` as a real process stops while the program follows the feed, the clinic
 // changes while it is down (an import), and a new process starts on the same data and port. The
 // program, on the SDK, meets refused connections, waits with back-off (saying so on stderr),
@@ -40,7 +40,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-describe.each(dialects())('the README mirror program across a restart of the server, on %s', (dialect) => {
+describe.each(dialects())('the mirror program of docs/api.md across a restart of the server, on %s', (dialect) => {
   it('waits while the server is down, then catches up with what changed meanwhile', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-mirror-restart-'));
     dirs.push(dir);

@@ -1,12 +1,12 @@
-// Completeness of the change feed under concurrency (README, "Keep a mirror in sync"): several
+// Completeness of the change feed under concurrency (docs/api.md, "Keep a mirror in sync"): several
 // `clinic-api import` processes write to one clinic at once (and one to another clinic) while the
-// README's example program, run as it is printed there, takes cursor=now, reads every collection
+// docs/api.md's example program, run as it is printed there, takes cursor=now, reads every collection
 // and follows the feed over HTTP. When the imports are done and the program has caught up, its
 // copy equals what the API answers, record for record, on both databases. No event may become
 // visible behind a cursor already passed; if one did, the copy would miss it.
 // (mirror-restart.test.ts runs the same program across a restart of the server.)
 //
-// Keys with fewer scopes follow the feed at the same time (README, "Scopes"): each sees exactly
+// Keys with fewer scopes follow the feed at the same time (docs/api.md, "Scopes"): each sees exactly
 // the events of the collections it may read, every one of them once and in order, and without
 // contacto:read their datos carry no contact details: the completeness rule holds per key.
 import fs from 'node:fs';
@@ -82,7 +82,7 @@ async function followFeed(address: string, key: string, clinicId: string, head: 
   throw new Error(`the follower did not reach the head: ${seen.length} events seen`);
 }
 
-describe.each(dialects())('a mirror kept by the README program while imports run in parallel, on %s', (dialect) => {
+describe.each(dialects())('a mirror kept by the docs/api.md program while imports run in parallel, on %s', (dialect) => {
   it("ends equal to the clinic's data, every record, deletions included; keys with fewer scopes get exactly their events", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-mirror-'));
     dirs.push(dir);

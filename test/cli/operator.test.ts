@@ -1,4 +1,4 @@
-// The operator's commands beyond create (README, "CLI"): --version, clinics list and set-plan,
+// The operator's commands beyond create (docs/cli.md): --version, clinics list and set-plan,
 // users list and reset-password, demo with an owner and a key per clinic, unknown ids named in an
 // exit-2 error, and a key pasted where its id belongs. In-process on a temporary DATA_DIR.
 import fs from 'node:fs';

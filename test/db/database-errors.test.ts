@@ -1,5 +1,5 @@
 // A database that fails, times out or is gone is answered as 500 database_error with
-// Retry-After and nothing of the cause in the body (README, "Errors"), on both databases.
+// Retry-After and nothing of the cause in the body (docs/api.md, "Errors"), on both databases.
 import net from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';

@@ -1,4 +1,4 @@
-// Address restrictions (README, "Address restrictions"): a key restricted to addresses and CIDR
+// Address restrictions (docs/api.md, "Address restrictions"): a key restricted to addresses and CIDR
 // ranges answers 403 ip_not_allowed, naming the address the service saw, to any other address;
 // the address is the socket's unless TRUST_PROXY says which proxy hops to trust
 // (X-Forwarded-For is ignored by default). A refused address spends its own failed-authentication

@@ -1,4 +1,4 @@
-// Conditional requests on the three lists (README, "Conditional requests"): a strong ETag on every
+// Conditional requests on the three lists (docs/api.md, "Conditional requests"): a strong ETag on every
 // 200, a 304 without a body for If-None-Match with it, and never a 304 when the 200 would differ:
 // after a change of data, and when only time passes (the default windows move at the clinic's
 // midnight, a client's ultima_cita when one of her appointments starts), checked with a

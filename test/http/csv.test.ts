@@ -1,4 +1,4 @@
-// The lists as CSV (README, "CSV for spreadsheets"): Accept: text/csv answers RFC 4180 in UTF-8
+// The lists as CSV (docs/api.md, "CSV for spreadsheets"): Accept: text/csv answers RFC 4180 in UTF-8
 // with CRLF, a header row of the JSON's fields in the JSON's order, and each record's values as the
 // JSON writes them (null empty); the same filters, paging and validation as JSON; X-Total-Count
 // and Link rel="next" (followed here to the last page); an ETag of its own and 304; the page cache

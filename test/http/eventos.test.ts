@@ -1,4 +1,4 @@
-// GET /api/v1/eventos (README, "Keep a mirror in sync"): a clinic's events oldest first, from
+// GET /api/v1/eventos (docs/api.md, "Keep a mirror in sync"): a clinic's events oldest first, from
 // the oldest kept, from a cursor or from now; limit, tipo, next_cursor (always), has_more; 400 for
 // a cursor or type that is not one, 410 cursor_expired for a position the log no longer has;
 // ETag and 304, which still need a key and count against the rate limit.

@@ -73,7 +73,7 @@ export interface ApiErrorBody {
 }
 
 /**
- * Asserts the one error shape (README, "Errors"): exactly {error: {code, message, param?, request_id}},
+ * Asserts the one error shape (docs/api.md, "Errors"): exactly {error: {code, message, param?, request_id}},
  * `param` only when expected, request_id equal to the X-Request-Id header, JSON content type.
  */
 export function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): ApiErrorBody {
@@ -94,7 +94,7 @@ export function expectError(res: LightMyRequestResponse, status: number, code: s
 }
 
 /**
- * Asserts a 403 insufficient_scope (README, "Scopes"): the one error shape with `scope` naming the
+ * Asserts a 403 insufficient_scope (docs/api.md, "Scopes"): the one error shape with `scope` naming the
  * scope needed, and the RFC 6750 challenge naming it too.
  */
 export function expectScopeError(res: LightMyRequestResponse, scope: string): ApiErrorBody & { scope: string } {

@@ -1,4 +1,4 @@
-// One record by its id: GET /api/v1/citas/{id}, /clientas/{id}, /llamadas/{id} (README,
+// One record by its id: GET /api/v1/citas/{id}, /clientas/{id}, /llamadas/{id} (docs/api.md,
 // "Endpoints"). Exactly the list's item, byte for byte; a strong ETag and 304; 404 not_found alike
 // for an unknown id and another clinic's; 400 invalid_parameter naming `id` for a malformed one,
 // after authentication; HEAD like GET; 405 for other methods. Two clinics, both databases.

@@ -1,4 +1,4 @@
-// Scopes (README, "Scopes: what a key may read"): each route needs its scope (403
+// Scopes (docs/api.md, "Scopes: what a key may read"): each route needs its scope (403
 // insufficient_scope naming it, with the RFC 6750 challenge, after authentication and before
 // anything else); /me needs none and lists them; without contacto:read the contact fields are null
 // in every record a key receives (lists, single records, CSV, the feed's datos) and q never matches

@@ -1,4 +1,4 @@
-// updated_since on the three lists (README, "Keep a mirror in sync"): the records changed at or
+// updated_since on the three lists (docs/api.md, "Keep a mirror in sync"): the records changed at or
 // after a time, ordered by updated_at then id, without the default date windows (an explicit
 // desde/hasta and the other filters still apply), totals included.
 import { Readable } from 'node:stream';

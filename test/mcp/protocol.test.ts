@@ -1,4 +1,4 @@
-// /mcp as HTTP and as MCP (README, "Use clinic-api from an AI assistant"): the API key's
+// /mcp as HTTP and as MCP (docs/ai-assistants.md): the API key's
 // authentication (401 with WWW-Authenticate), 405 for anything but POST, stateless requests
 // (a tool call needs no initialize), the transport's own JSON-RPC errors, the protocol versions of
 // the SDK, bad arguments as tool errors naming the argument, tenancy, a revoked key, the usage

@@ -1,4 +1,4 @@
-// The MCP server's tools against the REST API (README, "Use clinic-api from an AI assistant"):
+// The MCP server's tools against the REST API (docs/ai-assistants.md):
 // every tool's structured result is the REST answer to the same request, for both clinics (one in
 // Europe/Madrid across both DST changes of 2026, one in America/Mexico_City), with filters,
 // defaults and paging; the text beside it names the time zone, the total and the next page; the

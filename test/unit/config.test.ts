@@ -1,4 +1,4 @@
-// Configuration (README, "Configuration"): every variable validated up front, errors naming the variable.
+// Configuration (docs/configuration.md): every variable validated up front, errors naming the variable.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';

@@ -1,4 +1,4 @@
-// clinic-api webhooks create|list|test|disable|enable|delete (README, "CLI"), in process on a
+// clinic-api webhooks create|list|test|disable|enable|delete (docs/cli.md), in process on a
 // temporary DATA_DIR, against a real receiver: the id and the secret on stdout (the secret
 // verifies the ping the `test` command sends), bad input and unknown ids exit 2 naming them, a
 // plan without API access exits 3, a receiver that refuses the ping exits 1.

@@ -1,5 +1,5 @@
 // docs/webhooks.md, "Try webhooks locally", run as printed: a real `clinic-api serve` with the
-// variable (step 1), the step-2 commands by /bin/sh in the checkout (`npx clinic-api` runs the
+// variable (step 1), the step-2 commands by /bin/sh in the checkout (`clinic-api` runs the
 // CLI from the sources here), the receiver of the page (the SDK's verification) on a free port
 // instead of 8080, and step 4's test event: the receiver prints the ping, then the event of an
 // import. The variable is set by the steps themselves, never by the test.
@@ -23,8 +23,14 @@ function block(lang: 'sh' | 'js', first: string): string {
   throw new Error(`docs/webhooks.md "Try webhooks locally" has no \`\`\`${lang} block starting with "${first}"`);
 }
 
-// `npx clinic-api ...` as this checkout runs it from its sources (test/cli/run-cli.ts).
-const NPX = `npx() { shift; node --import tsx ${JSON.stringify(path.join(ROOT, 'test/cli/run-cli.ts'))} "$@"; }\n`;
+// `clinic-api ...` (the command `npm link` puts on the PATH, docs/cli.md) as this checkout runs it
+// from its sources (test/cli/run-cli.ts): a script of that name first on the PATH.
+const BIN_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-local-hooks-bin-'));
+fs.writeFileSync(
+  path.join(BIN_DIR, 'clinic-api'),
+  `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(path.join(ROOT, 'test/cli/run-cli.ts'))} "$@"\n`,
+  { mode: 0o755 },
+);
 
 let server: ServerProcess | null = null;
 let receiver: ChildProcess | null = null;
@@ -33,6 +39,7 @@ afterAll(async () => {
   receiver?.kill('SIGKILL');
   await server?.kill();
   fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(BIN_DIR, { recursive: true, force: true });
 });
 
 it('the four steps: the server and the CLI with WEBHOOK_ALLOW_PRIVATE, the SDK receiver, a ping and an event', async () => {
@@ -42,13 +49,13 @@ it('the four steps: the server and the CLI with WEBHOOK_ALLOW_PRIVATE, the SDK r
   expect(one).toMatch(/^npm start$/m);
   server = await startServerProcess({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20' } });
   const env = {
-    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+    PATH: [BIN_DIR, path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
     HOME: os.homedir(),
     DATA_DIR: server.dataDir,
     TZ: 'UTC',
   };
   const sh = (script: string, cwd = ROOT) => {
-    const r = spawnSync('/bin/sh', ['-c', NPX + script], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync('/bin/sh', ['-c', script], { cwd, env, encoding: 'utf8', timeout: 60_000 });
     expect(r.status, `${script}\n${r.stdout}\n${r.stderr}`).toBe(0);
     return r.stdout;
   };
@@ -103,7 +110,7 @@ it('the four steps: the server and the CLI with WEBHOOK_ALLOW_PRIVATE, the SDK r
   expect(lines()[0]).toMatchObject({ tipo: 'ping', record: endpointId });
 
   // an import's change reaches it through the server's worker
-  const clinic = sh('npx clinic-api clinics list | head -n 1 | cut -f 1').trim();
+  const clinic = sh('clinic-api clinics list | head -n 1 | cut -f 1').trim();
   fs.writeFileSync(
     path.join(dir, 'changes.jsonl'),
     JSON.stringify({
@@ -116,7 +123,7 @@ it('the four steps: the server and the CLI with WEBHOOK_ALLOW_PRIVATE, the SDK r
       created_at: '2026-01-01T10:00:00+01:00',
     }) + '\n',
   );
-  sh(`npx clinic-api import --clinic ${clinic} ${path.join(dir, 'changes.jsonl')}`);
+  sh(`clinic-api import --clinic ${clinic} ${path.join(dir, 'changes.jsonl')}`);
   await until(() => lines().length === 2, 'the event of the import');
   expect(lines()[1]).toMatchObject({ tipo: 'clienta.creada', record: '0c000001-0000-4000-8000-000000000001' });
   expect(err).not.toContain('refused');

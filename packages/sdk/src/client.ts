@@ -66,7 +66,7 @@ export class Eventos {
   /** @internal */
   constructor(private readonly transport: Transport) {}
 
-  /** One page of events after `cursor` (README of the API, "Keep a mirror in sync"). */
+  /** One page of events after `cursor` (the API's docs/api.md, "Keep a mirror in sync"). */
   async list(query: EventosQuery = {}, opts: CallOptions = {}): Promise<EventosList> {
     const url = this.transport.url('/api/v1/eventos', query as Record<string, QueryValue>);
     return (await this.transport.get<EventosList>(url, opts)).body!;

@@ -34,7 +34,7 @@ export interface ClinicApiErrorInit {
 
 export class ClinicApiError extends Error {
   override name = 'ClinicApiError';
-  /** What went wrong, stable: match on it (README of the API, "Errors"). */
+  /** What went wrong, stable: match on it (the API's docs/api.md, "Errors"). */
   readonly code: ErrorCode;
   /** The HTTP status; undefined when no answer came (ClinicApiConnectionError). */
   readonly status: number | undefined;
