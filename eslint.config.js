@@ -15,7 +15,6 @@ export default tseslint.config(
       'data/**',
       'bench/.build/**',
       '.bench-data/**',
-      'test/client/api.d.ts',
       'packages/sdk/src/generated/**',
       'packages/*/dist/**',
       'packages/*/node_modules/**',

@@ -29,7 +29,8 @@ function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<T['static'] | null>({ ...schema, type: [schema.type, 'null'] });
 }
 
-const Uuid = Type.String({ format: 'uuid', examples: ['24858e88-d2f1-40a6-9fc9-91500bc9b3cd'] });
+/** A record id (the import's lines' ids too: domain/import-schemas.ts). */
+export const Uuid = Type.String({ format: 'uuid', examples: ['24858e88-d2f1-40a6-9fc9-91500bc9b3cd'] });
 const Timestamp = Type.String({
   format: 'date-time',
   description: "RFC 3339 with the clinic's UTC offset, whole seconds",
@@ -41,7 +42,8 @@ const UpdatedAt = Type.String({
   examples: ['2026-11-21T10:30:00+01:00'],
 });
 const DateOnly = Type.String({ format: 'date', examples: ['2026-11-21'] });
-const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164', examples: ['+34600123456'] });
+/** A phone number, E.164: the import's numbers too (domain/import-schemas.ts). */
+export const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164', examples: ['+34600123456'] });
 /** Said of each contact field (domain/scopes.ts, CONTACT_FIELDS): what a key without contacto:read gets. */
 const WITHOUT_CONTACT = 'null when the API key lacks the contacto:read scope';
 /** A contact field: nullable, saying when it is null. */

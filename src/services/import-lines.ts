@@ -1,50 +1,16 @@
-// Validation of one JSON Lines record of the import format (docs/import.md). Returns the
-// typed record, or every problem of the line (each field checked on its own, in the format's
-// order), phrased so an operator can fix the whole line in one round. Slightly over 300 lines: one
-// validator per record type of the format.
-import { ESTADOS, RESULTADOS, UUID_RE, type DeletionRecord, type ImportRecord } from '../domain/records.js';
-import { isValidDate, parseTimestamp } from '../time.js';
+// One JSON Lines record of the import format (docs/import.md), checked by the one checker
+// (domain/checker.ts) against the line schemas (domain/import-schemas.ts). Returns the typed
+// record, or every problem of the line (at most one per field, in the format's order), phrased so
+// an operator can fix the whole line in one round.
+import { compileChecker, type Checker } from '../domain/checker.js';
+import { Phone } from '../domain/api-schemas.js';
+import { DeletionLine, Language, LINE_SCHEMAS, LINE_TYPES, type LineType } from '../domain/import-schemas.js';
+import type { DeletionRecord, ImportRecord } from '../domain/records.js';
+import { parseTimestamp } from '../time.js';
 
 type Obj = Record<string, unknown>;
 
-const E164_RE = /^\+[0-9]{8,15}$/;
-const LANG_RE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DERIVED = ['total_citas', 'total_llamadas', 'ultima_cita', 'ultima_llamada'];
-
-/**
- * Each type's fields in the order of the format (docs/import.md), which is also the order a
- * line's problems are reported in; required or optional is decided where each is read below.
- */
-const FIELDS = {
-  clienta: ['id', 'nombre', 'telefono', 'email', 'idioma', 'vip', 'cliente_desde', 'created_at'],
-  cita: [
-    'id',
-    'clienta_id',
-    'fecha_hora',
-    'servicio',
-    'duracion_min',
-    'precio',
-    'estado',
-    'profesional_nombre',
-    'sede_nombre',
-    'notas',
-    'created_at',
-  ],
-  llamada: [
-    'id',
-    'clienta_id',
-    'fecha_hora',
-    'cliente_nombre',
-    'telefono_caller',
-    'duracion_segundos',
-    'resultado',
-    'idioma',
-    'created_at',
-  ],
-} as const;
-
-type RecordType = keyof typeof FIELDS;
 
 /** One problem of a line: the field it is about (null for the whole line) and what to fix. */
 export interface FieldProblem {
@@ -54,8 +20,62 @@ export interface FieldProblem {
   order: number;
 }
 
-function orderOf(type: RecordType, field: string): number {
-  return 1 + (FIELDS[type] as readonly string[]).indexOf(field);
+interface FieldSchema {
+  type?: string | string[];
+  format?: string;
+  pattern?: string;
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+}
+
+/** What is wrong with field `f`, from the keywords its value fails, in the format's words. */
+function explain(f: string, s: FieldSchema, faults: ReadonlySet<string>): string {
+  if (faults.has('required')) return `missing required field "${f}"`;
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  if (type === 'boolean') return `${f} must be true or false`;
+  if (type === 'integer') return `${f} must be an integer from ${s.minimum} to ${s.maximum}`;
+  if (type === 'number') {
+    return faults.size === 1 && faults.has('multipleOf')
+      ? `${f} must have at most 2 decimals`
+      : `${f} must be a number from ${s.minimum} to ${s.maximum}`;
+  }
+  if (s.enum) return `${f} must be one of: ${s.enum.join(', ')}`;
+  if (s.format === 'uuid') return `${f} must be a UUID (e.g. 0b6f3c1e-2d4a-4c8e-9f1a-3b5d7e9f1a2c)`;
+  if (s.format === 'date-time') return `${f} must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T10:30:00+01:00`;
+  if (s.format === 'date') return `${f} must be a real date YYYY-MM-DD`;
+  if (s.pattern === Phone.pattern) return `${f} must be an E.164 phone number: + then 8 to 15 digits, e.g. +34600123456`;
+  if (s.pattern === Language.pattern) return `${f} must be a language code such as es, en or pt-BR`;
+  // text (and an e-mail address, which is text first)
+  if (faults.has('type') || faults.has('pattern')) return `${f} must be a non-empty string`;
+  if (faults.has('maxLength')) return `${f} must be at most ${s.maxLength} characters`;
+  return `${f} must be an e-mail address or null`;
+}
+
+interface LineSpec {
+  check: Checker;
+  /** the fields after `type`, in the format's order, with their schemas */
+  fields: [string, FieldSchema][];
+}
+
+function specOf(type: string, schema: { properties: Record<string, unknown> }): LineSpec {
+  return {
+    check: compileChecker(`the import's ${type} lines`, schema),
+    fields: Object.entries(schema.properties).filter(([f]) => f !== 'type') as [string, FieldSchema][],
+  };
+}
+
+// Compiled once, when the module loads: a schema the checker cannot enforce stops the start.
+const SPECS = {
+  clienta: specOf('clienta', LINE_SCHEMAS.clienta),
+  cita: specOf('cita', LINE_SCHEMAS.cita),
+  llamada: specOf('llamada', LINE_SCHEMAS.llamada),
+} satisfies Record<LineType, LineSpec>;
+const DELETION = compileChecker("the import's deletion lines", DeletionLine);
+
+function orderOf(type: LineType, field: string): number {
+  return 1 + SPECS[type].fields.findIndex(([f]) => f === field);
 }
 
 /**
@@ -67,218 +87,97 @@ export const REFERENCE_ORDER = orderOf('cita', 'clienta_id');
 if (orderOf('llamada', 'clienta_id') !== REFERENCE_ORDER)
   throw new Error('import-lines: clienta_id must have the same place in citas and llamadas');
 
-class LineError extends Error {}
+const lower = (v: unknown) => (v as string).toLowerCase();
+const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
+const seconds = (v: unknown) => parseTimestamp(v as string)!;
 
-function fail(message: string): never {
-  throw new LineError(message);
-}
-
-function text(o: Obj, f: string, max: number): string {
-  const v = o[f];
-  if (typeof v !== 'string' || v.trim() === '') fail(`${f} must be a non-empty string`);
-  if (v.length > max) fail(`${f} must be at most ${max} characters`);
-  return v;
-}
-
-function uuid(o: Obj, f: string): string {
-  const v = o[f];
-  if (typeof v !== 'string' || !UUID_RE.test(v)) fail(`${f} must be a UUID (e.g. 0b6f3c1e-2d4a-4c8e-9f1a-3b5d7e9f1a2c)`);
-  return v.toLowerCase();
-}
-
-function phone(o: Obj, f: string): string {
-  const v = o[f];
-  if (typeof v !== 'string' || !E164_RE.test(v)) fail(`${f} must be an E.164 phone number: + then 8 to 15 digits, e.g. +34600123456`);
-  return v;
-}
-
-function int(o: Obj, f: string, min: number, max: number): number {
-  const v = o[f];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) fail(`${f} must be an integer from ${min} to ${max}`);
-  return v;
-}
-
-function timestamp(o: Obj, f: string): number {
-  const v = o[f];
-  const t = typeof v === 'string' ? parseTimestamp(v) : null;
-  if (t === null) fail(`${f} must be an RFC 3339 timestamp with an offset, e.g. 2026-03-01T10:30:00+01:00`);
-  return t;
-}
-
-function date(o: Obj, f: string): string {
-  const v = o[f];
-  if (typeof v !== 'string' || !isValidDate(v)) fail(`${f} must be a real date YYYY-MM-DD`);
-  return v;
-}
-
-function oneOf<T extends string>(o: Obj, f: string, values: readonly T[]): T {
-  const v = o[f];
-  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) fail(`${f} must be one of: ${values.join(', ')}`);
-  return v as T;
-}
-
-function lang(o: Obj, f: string): string {
-  const v = o[f];
-  if (typeof v !== 'string' || !LANG_RE.test(v)) fail(`${f} must be a language code such as es, en or pt-BR`);
-  return v;
-}
-
-function cents(o: Obj, f: string): number {
-  const v = o[f];
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 10_000_000) fail(`${f} must be a number from 0 to 10000000`);
-  const c = Math.round(v * 100);
-  if (Math.abs(c - v * 100) > 1e-6) fail(`${f} must have at most 2 decimals`);
-  return c;
-}
-
-/**
- * Reads the fields of one line, each with its own check, and keeps every problem instead of
- * stopping at the first, so a line's faults are all reported in one round. A failed check
- * yields `undefined`; the record is only used when there was no problem.
- */
-class FieldReader {
-  readonly problems: FieldProblem[] = [];
-
-  constructor(
-    private readonly o: Obj,
-    private readonly type: RecordType,
-  ) {}
-
-  private take<T>(f: string, check: (o: Obj, f: string) => T): T {
-    try {
-      return check(this.o, f);
-    } catch (err) {
-      if (!(err instanceof LineError)) throw err;
-      this.problems.push({ field: f, reason: err.message, order: orderOf(this.type, f) });
-      return undefined as T;
-    }
-  }
-
-  required<T>(f: string, check: (o: Obj, f: string) => T): T {
-    if (this.o[f] === undefined) {
-      this.problems.push({ field: f, reason: `missing required field "${f}"`, order: orderOf(this.type, f) });
-      return undefined as T;
-    }
-    return this.take(f, check);
-  }
-
-  /** absent or null: null */
-  optional<T>(f: string, check: (o: Obj, f: string) => T): T | null {
-    return this.o[f] === undefined || this.o[f] === null ? null : this.take(f, check);
-  }
-
-  /** Fields the type does not have, in the order they appear on the line, after the known ones. */
-  extraFields(): void {
-    const spec = FIELDS[this.type] as readonly string[];
-    const allowed = ['type', ...spec];
-    let order = spec.length + 1;
-    for (const k of Object.keys(this.o)) {
-      if (allowed.includes(k)) continue;
-      const reason = DERIVED.includes(k)
-        ? `${k} is derived by the service and cannot be imported; remove it`
-        : `unknown field "${k}" for type ${this.type}; allowed: ${allowed.join(', ')}`;
-      this.problems.push({ field: k, reason, order: order++ });
-    }
-  }
-}
-
-function bool(o: Obj, f: string): boolean {
-  const v = o[f];
-  if (typeof v !== 'boolean') fail(`${f} must be true or false`);
-  return v;
-}
-
-function email(o: Obj, f: string): string {
-  const v = text(o, f, 254);
-  if (!EMAIL_RE.test(v)) fail(`${f} must be an e-mail address or null`);
-  return v;
-}
-
-// The checks with their limits, made once rather than per line.
-const text200 = (o: Obj, f: string) => text(o, f, 200);
-const text2000 = (o: Obj, f: string) => text(o, f, 2000);
-const minutes = (o: Obj, f: string) => int(o, f, 1, 1440);
-const seconds = (o: Obj, f: string) => int(o, f, 0, 86_400);
-const estado = (o: Obj, f: string) => oneOf(o, f, ESTADOS);
-const resultado = (o: Obj, f: string) => oneOf(o, f, RESULTADOS);
-
-function parseRecord(obj: Obj, type: RecordType): ParsedLine {
-  const r = new FieldReader(obj, type);
-  // Each record literal reads its fields in the format's order, so problems come out in it.
-  let record: ImportRecord;
+/** The checked line as the record the service stores (ids in lower case, timestamps as seconds, cents). */
+function recordOf(o: Obj, type: LineType): ImportRecord {
   if (type === 'clienta') {
-    record = {
+    return {
       type,
-      id: r.required('id', uuid),
-      nombre: r.required('nombre', text200),
-      telefono: r.required('telefono', phone),
-      email: r.optional('email', email),
-      idioma: r.optional('idioma', lang),
-      vip: r.required('vip', bool),
-      cliente_desde: r.required('cliente_desde', date),
-      created_at: r.required('created_at', timestamp),
-    };
-  } else if (type === 'cita') {
-    record = {
-      type,
-      id: r.required('id', uuid),
-      clienta_id: r.required('clienta_id', uuid),
-      fecha_hora: r.required('fecha_hora', timestamp),
-      servicio: r.required('servicio', text200),
-      duracion_min: r.required('duracion_min', minutes),
-      precio_cents: r.required('precio', cents),
-      estado: r.required('estado', estado),
-      profesional_nombre: r.required('profesional_nombre', text200),
-      sede_nombre: r.required('sede_nombre', text200),
-      notas: r.optional('notas', text2000),
-      created_at: r.required('created_at', timestamp),
-    };
-  } else {
-    record = {
-      type,
-      id: r.required('id', uuid),
-      clienta_id: r.optional('clienta_id', uuid),
-      fecha_hora: r.required('fecha_hora', timestamp),
-      cliente_nombre: r.optional('cliente_nombre', text200),
-      telefono_caller: r.required('telefono_caller', phone),
-      duracion_segundos: r.required('duracion_segundos', seconds),
-      resultado: r.required('resultado', resultado),
-      idioma: r.required('idioma', lang),
-      created_at: r.required('created_at', timestamp),
+      id: lower(o.id),
+      nombre: o.nombre as string,
+      telefono: o.telefono as string,
+      email: orNull(o.email as string | null | undefined),
+      idioma: orNull(o.idioma as string | null | undefined),
+      vip: o.vip as boolean,
+      cliente_desde: o.cliente_desde as string,
+      created_at: seconds(o.created_at),
     };
   }
-  r.extraFields();
-  if (r.problems.length === 0) return { record };
+  if (type === 'cita') {
+    return {
+      type,
+      id: lower(o.id),
+      clienta_id: lower(o.clienta_id),
+      fecha_hora: seconds(o.fecha_hora),
+      servicio: o.servicio as string,
+      duracion_min: o.duracion_min as number,
+      precio_cents: Math.round((o.precio as number) * 100),
+      estado: o.estado as Extract<ImportRecord, { type: 'cita' }>['estado'],
+      profesional_nombre: o.profesional_nombre as string,
+      sede_nombre: o.sede_nombre as string,
+      notas: orNull(o.notas as string | null | undefined),
+      created_at: seconds(o.created_at),
+    };
+  }
+  return {
+    type,
+    id: lower(o.id),
+    clienta_id: o.clienta_id === undefined || o.clienta_id === null ? null : lower(o.clienta_id),
+    fecha_hora: seconds(o.fecha_hora),
+    cliente_nombre: orNull(o.cliente_nombre as string | null | undefined),
+    telefono_caller: o.telefono_caller as string,
+    duracion_segundos: o.duracion_segundos as number,
+    resultado: o.resultado as Extract<ImportRecord, { type: 'llamada' }>['resultado'],
+    idioma: o.idioma as string,
+    created_at: seconds(o.created_at),
+  };
+}
+
+function parseRecord(o: Obj, type: LineType): ParsedLine {
+  const spec = SPECS[type];
+  const res = spec.check(o);
+  if (res.ok) return { record: recordOf(o, type) };
+  const problems: FieldProblem[] = [];
+  spec.fields.forEach(([f, schema], i) => {
+    const faults = res.faults.get(f);
+    if (faults) problems.push({ field: f, reason: explain(f, schema, faults), order: i + 1 });
+  });
+  // Fields the type does not have, in the order they appear on the line, after the known ones.
+  const allowed = ['type', ...spec.fields.map(([f]) => f)];
+  let order = spec.fields.length + 1;
+  for (const k of res.unknown) {
+    const reason = DERIVED.includes(k)
+      ? `${k} is derived by the service and cannot be imported; remove it`
+      : `unknown field "${k}" for type ${type}; allowed: ${allowed.join(', ')}`;
+    problems.push({ field: k, reason, order: order++ });
+  }
   // The reference is still worth checking: a clienta it does not find is one more problem of this line.
-  return { problems: r.problems, clientaId: record.type === 'clienta' ? null : (record.clienta_id ?? null) };
+  const ref = o.clienta_id;
+  const clientaId = type !== 'clienta' && typeof ref === 'string' && !res.faults.has('clienta_id') ? ref.toLowerCase() : null;
+  return { problems, clientaId };
 }
 
 /**
  * A deletion line: `{"type": ..., "id": ..., "deleted": true}` and nothing else, so that a record
  * line with a stray "deleted" is never taken for a deletion (nor a deletion for an upsert).
  */
-function parseDeletion(obj: Obj, type: RecordType): ParsedLine {
+function parseDeletion(o: Obj, type: LineType): ParsedLine {
+  const res = DELETION(o);
+  if (res.ok) return { deletion: { type, id: lower(o.id), deleted: true } };
   const problems: FieldProblem[] = [];
-  let id: string | undefined;
-  if (obj.id === undefined) problems.push({ field: 'id', reason: 'missing required field "id"', order: 1 });
-  else {
-    try {
-      id = uuid(obj, 'id');
-    } catch (err) {
-      if (!(err instanceof LineError)) throw err;
-      problems.push({ field: 'id', reason: err.message, order: 1 });
-    }
-  }
-  if (obj.deleted !== true) {
+  const id = res.faults.get('id');
+  if (id) problems.push({ field: 'id', reason: explain('id', DeletionLine.properties.id, id), order: 1 });
+  if (res.faults.has('deleted')) {
     problems.push({ field: 'deleted', reason: 'deleted must be true (a deletion line); leave it out to import the record', order: 2 });
   }
   let order = 3;
-  for (const k of Object.keys(obj)) {
-    if (k === 'type' || k === 'id' || k === 'deleted') continue;
+  for (const k of res.unknown) {
     problems.push({ field: k, reason: `a deletion line holds only type, id and "deleted": true; remove "${k}"`, order: order++ });
   }
-  if (problems.length > 0) return { problems, clientaId: null };
-  return { deletion: { type, id: id!, deleted: true } };
+  return { problems, clientaId: null };
 }
 
 export type ParsedLine =
@@ -301,8 +200,8 @@ export function parseImportLine(line: string): ParsedLine | null {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return wholeLine('must be a JSON object');
   const type = (o as Obj).type;
   // Without a known type there is no list of fields to check the rest against.
-  if (type !== 'clienta' && type !== 'cita' && type !== 'llamada') {
-    return { problems: [{ field: 'type', reason: 'type must be one of: clienta, cita, llamada', order: 0 }], clientaId: null };
+  if (!(LINE_TYPES as readonly unknown[]).includes(type)) {
+    return { problems: [{ field: 'type', reason: `type must be one of: ${LINE_TYPES.join(', ')}`, order: 0 }], clientaId: null };
   }
-  return 'deleted' in (o as Obj) ? parseDeletion(o as Obj, type) : parseRecord(o as Obj, type);
+  return 'deleted' in (o as Obj) ? parseDeletion(o as Obj, type as LineType) : parseRecord(o as Obj, type as LineType);
 }

@@ -1,12 +1,12 @@
-// A client generated from the OpenAPI document (openapi-typescript types in ./api.d.ts, calls by
-// openapi-fetch) against a real server on 127.0.0.1: the three lists (JSON and CSV), a single
-// record and /me, their fields typed
-// as the document says. `npm run typecheck` checks this file, so the type assertions below
+// A client generated from the OpenAPI document (openapi-typescript types, the one committed copy
+// the SDK is built on: packages/sdk/src/generated/openapi.ts; calls by openapi-fetch) against a
+// real server on 127.0.0.1: the three lists (JSON and CSV), a single record and /me, their fields
+// typed as the document says. `npm run typecheck` checks this file, so the type assertions below
 // (expectTypeOf, @ts-expect-error) fail the build when the document and the client disagree.
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import type { components, paths } from './api.js';
+import type { components, paths } from '../../packages/sdk/src/generated/openapi.js';
 
 type Schemas = components['schemas'];
 

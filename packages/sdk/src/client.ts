@@ -2,7 +2,7 @@
 // of the API, auto-paging over the three lists and the change feed's follower.
 import { follow, type FeedBatch, type FollowOptions } from './feed.js';
 import { pagesOf, recordsOf, type ListPage } from './paging.js';
-import { Transport, type QueryValue, type TransportOptions } from './transport.js';
+import { Transport, type TransportOptions } from './transport.js';
 import type {
   CallOptions,
   Cita,
@@ -18,31 +18,37 @@ import type {
   LlamadasQuery,
   Me,
 } from './types.js';
+import { onTheWire } from './types.js';
 
 export type ClinicApiOptions = TransportOptions;
 
 type AnyQuery = { limit?: number | undefined; offset?: number | undefined } & object;
 
+/** How a collection reads: a page for a query, a record by its id (each a typed GET of its path). */
+interface CollectionReads<Q, P, R> {
+  list: (query: Q, opts: CallOptions) => Promise<P>;
+  get: (id: string, opts: CallOptions) => Promise<R>;
+}
+
 /** One of the three collections: a page, one record, every page, every record. */
 export class Collection<Q extends AnyQuery, P extends ListPage, R> {
   /** @internal */
   constructor(
-    private readonly transport: Transport,
-    private readonly path: string,
+    private readonly name: string,
+    private readonly reads: CollectionReads<Q, P, R>,
     private readonly records: (page: P) => R[],
     private readonly pin: (first: P, query: Q) => Q,
   ) {}
 
   /** One page, as the API answers it (its `limit` and defaults apply). */
   async list(query: Q = {} as Q, opts: CallOptions = {}): Promise<P> {
-    const url = this.transport.url(this.path, query as Record<string, QueryValue>);
-    return (await this.transport.get<P>(url, opts)).body!;
+    return this.reads.list(query, opts);
   }
 
   /** One record by its id; a ClinicApiError `not_found` (404) when the key's clinic has none. */
   async get(id: string, opts: CallOptions = {}): Promise<R> {
-    if (typeof id !== 'string' || id === '') throw new TypeError(`ClinicApi: ${this.path}: get() needs the record's id`);
-    return (await this.transport.get<R>(this.transport.url(`${this.path}/${encodeURIComponent(id)}`), opts)).body!;
+    if (typeof id !== 'string' || id === '') throw new TypeError(`ClinicApi: ${this.name}: get() needs the record's id`);
+    return this.reads.get(id, opts);
   }
 
   /** Every page matching `query`, 500 records each unless `query.limit` says otherwise. */
@@ -68,8 +74,7 @@ export class Eventos {
 
   /** One page of events after `cursor` (the API's docs/api.md, "Keep a mirror in sync"). */
   async list(query: EventosQuery = {}, opts: CallOptions = {}): Promise<EventosList> {
-    const url = this.transport.url('/api/v1/eventos', query as Record<string, QueryValue>);
-    return (await this.transport.get<EventosList>(url, opts)).body!;
+    return (await this.transport.get('/api/v1/eventos', { query: onTheWire(query) }, opts)).body!;
   }
 
   /** The present's cursor: the feed after it holds every change from now on. */
@@ -100,10 +105,14 @@ export class ClinicApi {
     }
     this.transport = new Transport(options);
     const t = this.transport;
+    // Each path, its parameters and its answer are checked against the OpenAPI document's types.
     // A walk over a default window keeps the first page's window (it moves at the clinic's midnight).
     this.citas = new Collection<CitasQuery, CitasList, Cita>(
-      t,
       '/api/v1/citas',
+      {
+        list: async (q, opts) => (await t.get('/api/v1/citas', { query: onTheWire(q) }, opts)).body!,
+        get: async (id, opts) => (await t.get('/api/v1/citas/{id}', { path: { id } }, opts)).body!,
+      },
       (p) => p.citas,
       (first, q) => ({
         ...q,
@@ -112,14 +121,20 @@ export class ClinicApi {
       }),
     );
     this.clientas = new Collection<ClientasQuery, ClientasList, Clienta>(
-      t,
       '/api/v1/clientas',
+      {
+        list: async (q, opts) => (await t.get('/api/v1/clientas', { query: onTheWire(q) }, opts)).body!,
+        get: async (id, opts) => (await t.get('/api/v1/clientas/{id}', { path: { id } }, opts)).body!,
+      },
       (p) => p.clientas,
       (_first, q) => q,
     );
     this.llamadas = new Collection<LlamadasQuery, LlamadasList, Llamada>(
-      t,
       '/api/v1/llamadas',
+      {
+        list: async (q, opts) => (await t.get('/api/v1/llamadas', { query: onTheWire(q) }, opts)).body!,
+        get: async (id, opts) => (await t.get('/api/v1/llamadas/{id}', { path: { id } }, opts)).body!,
+      },
       (p) => p.llamadas,
       (first, q) => ({
         ...q,
@@ -131,7 +146,7 @@ export class ClinicApi {
 
   /** Who the credential is: its clinic, the key, its rate limit (the "test connection" call). */
   async me(opts: CallOptions = {}): Promise<Me> {
-    return (await this.transport.get<Me>(this.transport.url('/api/v1/me'), opts)).body!;
+    return (await this.transport.get('/api/v1/me', {}, opts)).body!;
   }
 
   /** The service's address, as the requests use it (no trailing slash). */

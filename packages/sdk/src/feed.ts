@@ -48,13 +48,16 @@ export async function* follow(transport: Transport, opts: FollowOptions): AsyncG
   let polled = null as { cursor: string; etag: string | undefined } | null;
   try {
     for (;;) {
-      const url = transport.url('/api/v1/eventos', { cursor, limit: opts.limit ?? 500, tipo });
       let sent: Sent<EventosList>;
       try {
-        sent = await transport.get<EventosList>(url, { signal, ifNoneMatch: polled?.cursor === cursor ? polled.etag : undefined });
+        sent = await transport.get(
+          '/api/v1/eventos',
+          { query: { cursor, limit: opts.limit ?? 500, tipo } },
+          { signal, ifNoneMatch: polled?.cursor === cursor ? polled.etag : undefined },
+        );
       } catch (err) {
         if (!(err instanceof CursorExpiredError) || !opts.onCursorExpired) throw err;
-        const now = await transport.get<EventosList>(transport.url('/api/v1/eventos', { cursor: 'now' }), { signal });
+        const now = await transport.get('/api/v1/eventos', { query: { cursor: 'now' } }, { signal });
         cursor = now.body!.next_cursor;
         await opts.onCursorExpired({ cursor, error: err });
         polled = null;

@@ -1,13 +1,56 @@
-// One GET to the API: the URL and its query, the bearer credential, a time limit per attempt,
-// the retries (retry.ts decides), the optional If-None-Match cache (etag-cache.ts), and the API's
-// error body turned into a ClinicApiError. fetch and the web platform only (no Node-only API):
-// the same code runs on Node 22/24, in browsers and in edge runtimes.
+// One GET to the API: a path of the generated `paths` (generated/openapi.ts) with its parameters,
+// sent by openapi-fetch, so that the compiler checks every path, parameter and answer against the
+// OpenAPI document (a renamed route does not compile: test/typed-paths.test.ts). Around it: the
+// bearer credential, a time limit per attempt, the retries (retry.ts decides), the optional
+// If-None-Match cache (etag-cache.ts), and the API's error body turned into a ClinicApiError.
+// fetch and the web platform only (no Node-only API): the same code runs on Node 22/24, in
+// browsers and in edge runtimes.
+import createClient, {
+  createFinalURL,
+  defaultPathSerializer,
+  type Client,
+  type ClientPathsWithMethod,
+  type MethodResponse,
+} from 'openapi-fetch';
 import { ClinicApiConnectionError, ClinicApiError, errorFromResponse } from './errors.js';
 import { EtagCache } from './etag-cache.js';
+import type { paths } from './generated/openapi.js';
 import { DEFAULT_RETRY, parseRetryAfter, retryDelay, type RetryOptions } from './retry.js';
+
+/** The API as openapi-fetch types it: its JSON answers. */
+type Api = Client<paths, 'application/json'>;
+/** A path of the API that answers GET, as the OpenAPI document names it (`/api/v1/citas/{id}`). */
+export type GetPath = ClientPathsWithMethod<Api, 'get'>;
+/** The JSON body of a 200 to GET `P`, as the document types it. */
+export type Answer<P extends GetPath> = MethodResponse<Api, 'get', P>;
+/** What GET `P` takes: its path parameters and its query, as the document types them. */
+export type Params<P extends GetPath> = Pick<paths[P]['get']['parameters'], 'path' | 'query'>;
 
 /** A query string's values; undefined leaves the parameter out. */
 export type QueryValue = string | number | boolean | Date | readonly string[] | undefined;
+
+/**
+ * The query string: each value as text (a Date in RFC 3339 UTC, a list comma-separated, as the
+ * API's `tipo` takes it), undefined left out.
+ */
+function serializeQuery(query: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query as Record<string, QueryValue>)) {
+    if (value === undefined) continue;
+    params.set(name, value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(',') : String(value));
+  }
+  return params.toString();
+}
+
+/**
+ * The one place the generic path meets openapi-fetch's conditional types: the callers of
+ * Transport.get() are checked against `paths` (path, parameters, answer); inside, the call is
+ * made through this plain signature.
+ */
+type PlainGet = (
+  path: string,
+  init: { params: object; parseAs: 'text'; fetch: (request: Request) => Promise<Response> },
+) => Promise<{ data?: string; error?: unknown; response: Response }>;
 
 export interface RetryInfo {
   method: string;
@@ -78,6 +121,7 @@ export class Transport {
   private readonly cache: EtagCache | null;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
+  private readonly send: PlainGet;
 
   constructor(private readonly opts: TransportOptions) {
     this.baseUrl = checkBaseUrl(opts.baseUrl);
@@ -98,27 +142,30 @@ export class Transport {
     if (typeof f !== 'function') throw new TypeError('ClinicApi: this runtime has no global fetch; pass one as the `fetch` option');
     // A global fetch called as a method of another object throws "Illegal invocation" in browsers.
     this.fetchImpl = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const client: Api = createClient<paths, 'application/json'>({ baseUrl: this.baseUrl, querySerializer: serializeQuery });
+    this.send = client.GET as unknown as PlainGet;
   }
 
-  url(path: string, query: Record<string, QueryValue> = {}): string {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) {
-      if (value === undefined) continue;
-      params.set(name, value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(',') : String(value));
-    }
-    const search = params.toString();
-    return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
+  /** The URL of GET `path` with `params`, as openapi-fetch writes it (for messages and the cache). */
+  private url(path: string, params: object): string {
+    return createFinalURL(path, {
+      baseUrl: this.baseUrl,
+      params,
+      querySerializer: serializeQuery,
+      pathSerializer: defaultPathSerializer,
+    });
   }
 
-  /** GET `url` and its JSON, retried as RetryOptions say; throws ClinicApiError. */
-  async get<T>(url: string, opts: SendOptions = {}): Promise<Sent<T>> {
+  /** GET `path` and its JSON, retried as RetryOptions say; throws ClinicApiError. */
+  async get<P extends GetPath>(path: P, params: Params<P>, opts: SendOptions = {}): Promise<Sent<Answer<P>>> {
     const method = 'GET';
+    const url = this.url(path, params);
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       let failure: ClinicApiError;
       let retryAfterMs: number | undefined;
       try {
-        const answer = await this.attempt<T>(method, url, attempt, opts);
+        const answer = await this.attempt<Answer<P>>(method, path, params, url, attempt, opts);
         if ('sent' in answer) return answer.sent;
         failure = answer.error;
         retryAfterMs = answer.retryAfterMs;
@@ -145,6 +192,8 @@ export class Transport {
   /** One attempt: its answer, a ClinicApiError to decide on, or a thrown ClinicApiConnectionError. */
   private async attempt<T>(
     method: string,
+    path: string,
+    params: object,
     url: string,
     attempt: number,
     opts: SendOptions,
@@ -160,17 +209,27 @@ export class Transport {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     try {
-      const res = await this.fetchImpl(url, { method, headers, signal });
+      // openapi-fetch writes the request and reads the body (as text: the cache keeps it as sent);
+      // the fetch is the caller's, with the SDK's headers and time limit.
+      const {
+        data,
+        error,
+        response: res,
+      } = await this.send(path, {
+        params,
+        parseAs: 'text',
+        fetch: (request) => this.fetchImpl(request.url, { method, headers, signal }),
+      });
       if (res.status === 304) {
         const body = cached ? (JSON.parse(cached.text) as T) : undefined;
         this.opts.onResponse?.({ method, url, status: 304, attempt, fromCache: cached !== undefined });
         return { sent: { status: 304, body, etag: res.headers.get('etag') ?? etag } };
       }
-      // The body is read inside the time limit: an answer cut off mid-body is a connection error too.
-      const text = await res.text();
+      // The body was read inside the time limit: an answer cut off mid-body is a connection error too.
+      const text = typeof data === 'string' ? data : undefined;
       if (res.status === 200) {
-        const body = parseJson(text);
-        if (body === undefined) {
+        const body = text === undefined ? undefined : parseJson(text);
+        if (body === undefined || text === undefined) {
           throw new ClinicApiError({
             code: 'invalid_response',
             message: `${method} ${url}: a 200 whose body is not JSON (is the base URL the API's?)`,
@@ -186,7 +245,9 @@ export class Transport {
       }
       const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), Date.now());
       const retryAfter = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
-      return { error: errorFromResponse(res.status, parseJson(text) ?? null, res.headers, { method, url }, retryAfter), retryAfterMs };
+      // openapi-fetch gives an error body as JSON when it is JSON (else as text, or undefined when empty)
+      const errorBody = text !== undefined ? (parseJson(text) ?? null) : (error ?? null);
+      return { error: errorFromResponse(res.status, errorBody, res.headers, { method, url }, retryAfter), retryAfterMs };
     } catch (err) {
       if (err instanceof ClinicApiError || opts.signal?.aborted) throw err;
       const timedOut = timeout.aborted;

@@ -34,6 +34,38 @@ export type LlamadasQuery = Loosen<Query<'listLlamadas'>>;
 /** The feed's query; `tipo` may also be a list of event types. */
 export type EventosQuery = Omit<Query<'listEventos'>, 'tipo'> & { tipo?: string | readonly EventType[] };
 
+/** A query as the document types it: each Date, boolean and list of a loosened query as its text. */
+export type Wire<Q> = {
+  [K in keyof Q]: Q[K] extends infer V
+    ? V extends Date
+      ? string
+      : V extends boolean
+        ? `${V}`
+        : V extends readonly unknown[]
+          ? string
+          : V
+    : never;
+};
+
+/**
+ * The loosened query (a Date, a boolean, a list of event types) written as the API reads it: a
+ * Date in RFC 3339 UTC, a boolean as "true"/"false", a list comma-separated.
+ */
+export function onTheWire<Q extends object>(query: Q): Wire<Q> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query) as [string, unknown][]) {
+    out[name] =
+      value instanceof Date
+        ? value.toISOString()
+        : typeof value === 'boolean'
+          ? String(value)
+          : Array.isArray(value)
+            ? value.join(',')
+            : value;
+  }
+  return out as Wire<Q>;
+}
+
 /** Options every call takes. */
 export interface CallOptions {
   /** Aborts the call, its retries and their waits (the promise rejects with the signal's reason). */

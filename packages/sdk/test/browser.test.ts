@@ -1,5 +1,6 @@
 // The built SDK as it is (packages/sdk/dist, no bundler) in a real headless Chromium: a page
-// imports it as an ES module and lists citas, pages through clientas and meets an error of a real
+// imports it as an ES module (an import map says where its one dependency, openapi-fetch, is, as
+// the SDK's README tells) and lists citas, pages through clientas and meets an error of a real
 // server. The page and the SDK's files are served at the server's own origin (Playwright answers
 // those paths from disk; every /api request reaches the server), as an app served beside the API
 // would be: the API sends no CORS headers.
@@ -14,10 +15,12 @@ import { listeningApp, type ListeningApp } from './helpers.js';
 if (!chromiumPresent) process.stderr.write(`\n[SDK browser test] SKIPPED: ${SKIP_REASON}\n\n`);
 const TITLE = chromiumPresent ? `the SDK in headless Chromium (${CHROMIUM_PATH})` : `the SDK in headless Chromium: SKIPPED, ${SKIP_REASON}`;
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const OPENAPI_FETCH = fileURLToPath(new URL('../../../node_modules/openapi-fetch/dist/index.mjs', import.meta.url));
 
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>SDK</title>
+<script type="importmap">{"imports": {"openapi-fetch": "/sdk-test/openapi-fetch/index.mjs"}}</script>
 <script type="module">
   import { ClinicApi, ClinicApiError } from '/sdk-test/dist/index.js';
   const params = new URLSearchParams(location.hash.slice(1));
@@ -62,6 +65,9 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await page.route('**/sdk-test/**', async (route) => {
       const p = new URL(route.request().url()).pathname.replace('/sdk-test/', '');
       if (p === 'index.html') return route.fulfill({ contentType: 'text/html; charset=utf-8', body: PAGE });
+      if (p === 'openapi-fetch/index.mjs') {
+        return route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: fs.readFileSync(OPENAPI_FETCH, 'utf8') });
+      }
       const file = path.join(DIST, p.replace(/^dist\//, ''));
       if (!file.startsWith(DIST) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
       return route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: fs.readFileSync(file, 'utf8') });
@@ -92,5 +98,6 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
       '/api/v1/citas/00000000-0000-4000-8000-000000000000',
     ]);
     expect(requests).toContain('/sdk-test/dist/transport.js');
+    expect(requests).toContain('/sdk-test/openapi-fetch/index.mjs');
   });
 });

@@ -1,7 +1,7 @@
 // The built SDK (packages/sdk/dist, what the package ships) runs outside Node: its core imports
-// nothing but its own files, its webhooks entry only `standardwebhooks` (whose code, and its
-// dependencies', requires no Node module either), and no file names a Node-only global. The
-// browser test (browser.test.ts) runs the core in Chromium.
+// nothing but its own files and `openapi-fetch` (which imports nothing), its webhooks entry only
+// `standardwebhooks` (whose code, and its dependencies', requires no Node module either), and no
+// file names a Node-only global. The browser test (browser.test.ts) runs the core in Chromium.
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -48,7 +48,7 @@ describe('the built SDK', () => {
     );
   });
 
-  it('imports no Node built-in module; the core imports only its own files', () => {
+  it('imports no Node built-in module; the core imports only its own files and openapi-fetch', () => {
     const bare: Record<string, string[]> = {};
     for (const file of files) {
       for (const s of specifiers(file)) {
@@ -56,7 +56,14 @@ describe('the built SDK', () => {
         if (!s.startsWith('.')) (bare[path.relative(DIST, file)] ??= []).push(s);
       }
     }
-    expect(bare).toEqual({ 'webhooks.js': ['standardwebhooks'] });
+    expect(bare).toEqual({ 'transport.js': ['openapi-fetch'], 'webhooks.js': ['standardwebhooks'] });
+  });
+
+  it('openapi-fetch, as an ES module (what browsers and bundlers load), imports nothing and needs no Node global', () => {
+    const file = path.join(ROOT_MODULES, 'openapi-fetch/dist/index.mjs');
+    expect(specifiers(file)).toEqual([]);
+    // its one mention of `process` is guarded by `typeof process === "object"`
+    expect(code(file).replace(/typeof process === "object" && [^;]*/g, '')).not.toMatch(/\b(process|Buffer|require|__dirname)\b/);
   });
 
   it('names no Node-only global (process, Buffer, require, __dirname, global, setImmediate)', () => {
