@@ -124,6 +124,20 @@ export const errors = {
       WWW_AUTHENTICATE,
     ),
   /**
+   * A live OAuth access token presented to the resource it was not issued for (RFC 8707): the
+   * same code (a client's handling of 401 stays one), a message that says what to do. It tells
+   * the holder of a valid token only where it is valid, which the holder can find out anyway.
+   */
+  tokenForAnotherResource: (issuedFor: { name: string; url: string }, here: { name: string; url: string }) =>
+    new ApiError(
+      'invalid_api_key',
+      `This access token was issued for ${issuedFor.name} (${issuedFor.url}), not for ${here.name}: a token is good only ` +
+        `for the resource it was issued for. Use it on ${issuedFor.url}, or get a token for this one ` +
+        `(resource=${here.url} in the authorization and token requests)`,
+      undefined,
+      WWW_AUTHENTICATE,
+    ),
+  /**
    * The key lacks the scope the request needs: error.scope and the RFC 6750 challenge name it.
    * Nothing about the data: the same answer whatever the request asked for.
    */

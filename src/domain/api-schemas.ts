@@ -300,14 +300,24 @@ export const Clinica = named('Clinica', "The API key's clinic", {
   moneda: Currency,
 });
 
-export const ApiKey = named('ApiKey', 'The API key of the request (never the key itself)', {
-  id: Uuid,
-  nombre: Text(['Zapier'], 'The name given at creation'),
+export const ApiKey = named('ApiKey', 'The API key of the request (never the key itself), or the app connected by OAuth', {
+  // Not format uuid: an OAuth connection's id is its grant's, which the authorization server
+  // makes (not a UUID) and which the dashboard, the CLI and the request log already name it by;
+  // a second, made-up UUID for it would match nothing a client or an owner can look up.
+  id: Type.String({
+    minLength: 1,
+    description:
+      "The key's id, a UUID. With an OAuth access token: the id of the app's connection (Connected apps, " +
+      '`clinic-api apps list`), which is not a UUID. An opaque string either way: store it as text.',
+    examples: ['24858e88-d2f1-40a6-9fc9-91500bc9b3cd'],
+  }),
+  nombre: Text(['Zapier'], "The name given at creation; with an OAuth access token, the app's name"),
   created_at: Timestamp,
   expires_at: Nullable(
     Type.String({
       format: 'date-time',
-      description: "When the key stops working (RFC 3339 with the clinic's offset); null: never",
+      description:
+        "When the key stops working (RFC 3339 with the clinic's offset); null: never. With an OAuth access token: when that token expires",
       examples: ['2027-11-21T10:30:00+01:00'],
     }),
   ),

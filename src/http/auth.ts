@@ -92,13 +92,15 @@ export function apiAuthHook(
       }
     }
     // A token is good for the resource it was issued for only (RFC 8707): an /mcp token is refused by the REST API and the reverse.
-    if (key.app && oauth && key.app.resource !== resourceOfPath(oauth.resources, req.url)) {
+    const here = key.app && oauth ? resourceOfPath(oauth.resources, req.url) : null;
+    if (key.app && here !== null && key.app.resource !== here) {
       const failed = await authFailLimiter.consume(ip, nowMs);
       if (!failed.allowed) {
         onLimited('auth_failures');
         throw errors.tooManyRequests(failed.retryAfterSeconds);
       }
-      throw refused(errors.invalidApiKey(), req);
+      const named = (url: string) => ({ name: url === oauth!.resources.mcp ? 'the MCP server' : 'the REST API', url });
+      throw refused(errors.tokenForAnotherResource(named(key.app.resource), named(here)), req);
     }
     req.apiKey = key;
 

@@ -15,7 +15,9 @@ export const ERROR_WHEN = {
   malformed_request:
     'the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed',
   missing_api_key: 'no Authorization header',
-  invalid_api_key: 'the header is not `Bearer <key>`, or the key is unknown, revoked or expired',
+  invalid_api_key:
+    'the header is not `Bearer <key>`, or the key is unknown, revoked or expired, or an OAuth access token was issued for the other ' +
+    'resource (the REST API or /mcp; the message says which)',
   insufficient_scope:
     'the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types ' +
     'of the resources it may read, so an explicit tipo of others is refused too',

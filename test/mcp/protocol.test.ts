@@ -20,8 +20,6 @@ import { callError, callOk, connect, listen, listenApp } from './helpers.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const MISSING = '0a000009-0000-4000-8000-000000000999';
-/** V8's stack trace depth before any request (/mcp turns it off for a moment only). */
-const STACK_TRACE_LIMIT = Error.stackTraceLimit;
 
 /** One JSON-RPC message POSTed as it is (no initialize before it: the server is stateless). */
 function post(url: URL, body: unknown, headers: Record<string, string> = {}) {
@@ -151,8 +149,52 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
     expect(unknown).toBeInstanceOf(McpError);
     expect((unknown as McpError).code).toBe(ErrorCode.InvalidParams);
     expect((unknown as Error).message).toContain('list_citas');
-    // The transport checks each message with stack traces off (plugin.ts, withoutStacks): they are back after its errors too.
-    expect(Error.stackTraceLimit).toBe(STACK_TRACE_LIMIT);
+  });
+
+  it('a JSON-RPC batch is refused whole with -32600 before anything in it runs (one POST is one request of the rate limit)', async () => {
+    const batch = [toolCall('list_clientas', { limit: 500 }, 1), toolCall('list_citas', { limit: 500 }, 2), toolCall('get_clinic', {}, 3)];
+    for (const body of [batch, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], []]) {
+      const res = await post(url, body, bearer(t.keyA));
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const answer = (await res.json()) as { jsonrpc: string; id: null; error: { code: number; message: string } };
+      expect(answer).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) } });
+      expect(answer.error.message).toBe(
+        'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed them). ' +
+          'Send each message in its own POST to /mcp; nothing in this batch was run.',
+      );
+    }
+    // the same messages one per POST are answered as ever
+    expect((await post(url, batch[2], bearer(t.keyA))).status).toBe(200);
+  });
+
+  it('a tools/call whose arguments or params are not an object is -32602 naming what to fix, never a raw -32603', async () => {
+    const rpc = async (params: unknown) => {
+      const res = await post(url, { jsonrpc: '2.0', id: 7, method: 'tools/call', params }, bearer(t.keyA));
+      expect(res.status, `${JSON.stringify(params)}: ${await res.clone().text()}`).toBe(200);
+      const body = (await res.json()) as { id: number; error: { code: number; message: string } };
+      expect(body.id).toBe(7);
+      expect(body.error.code, body.error.message).toBe(ErrorCode.InvalidParams);
+      return body.error.message;
+    };
+    expect(await rpc({ name: 'list_citas', arguments: [10] })).toBe(
+      'Invalid argument arguments: arguments must be an object of named arguments, such as {"limit": 10}, not a list (leave it out ' +
+        'for none). list_citas takes: desde, hasta, estado, updated_since, limit, offset. Correct it and call list_citas again.',
+    );
+    expect(await rpc({ name: 'get_clinic', arguments: 'limit=10' })).toMatch(
+      /^Invalid argument arguments: .* not a string .*get_clinic takes no arguments\./,
+    );
+    expect(await rpc({ name: 'list_citas', arguments: null })).toMatch(/not null \(leave it out for none\)/);
+    expect(await rpc(undefined)).toMatch(/^Invalid params: they are missing; tools\/call takes params \{"name": "<tool>", "arguments"/);
+    expect(await rpc({ arguments: {} })).toMatch(/^Invalid params: name is missing; .*The tools are: (\w+, )*list_citas, /);
+    // and through the SDK's client
+    const viaClient = await a.callTool({ name: 'list_citas', arguments: [] as unknown as Record<string, unknown> }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(viaClient).toBeInstanceOf(McpError);
+    expect((viaClient as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((viaClient as Error).message).toContain('arguments must be an object');
   });
 
   it('speaks every protocol version of the SDK: initialize agrees on the client’s, or offers the latest', async () => {
@@ -416,12 +458,10 @@ describe.each(dialects())('the rate limit over /mcp on %s', (dialect) => {
       const rawList = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${t.keyA}` });
       expect(rawList.headers.get('retry-after')).toBe('1');
       await expectApiError(rawList, 429, 'too_many_requests');
-      // a batch mixing a tool call with anything else is refused whole
-      await expectApiError(
-        await post(url, [toolCall('get_clinic'), { jsonrpc: '2.0', id: 2, method: 'tools/list' }], { authorization: `Bearer ${t.keyA}` }),
-        429,
-        'too_many_requests',
-      );
+      // a batch is refused whole, over the limit too (nothing in it runs; not an error of the API's catalogue)
+      const batch = await post(url, [toolCall('get_clinic'), toolCall('list_citas', {}, 2)], { authorization: `Bearer ${t.keyA}` });
+      expect(batch.status).toBe(400);
+      expect(((await batch.json()) as { error: { code: number } }).error.code).toBe(-32600);
       // after the time it said, the same call works
       tick(t, 1_000);
       expect((await callOk(c, 'list_citas', { limit: 1 })).structured.citas).toHaveLength(1);
@@ -429,9 +469,9 @@ describe.each(dialects())('the rate limit over /mcp on %s', (dialect) => {
       const keyId = (await t.keys.verify(t.keyA))!.keyId;
       const day = localDate(Math.floor(t.clock.now / 1000), 'Europe/Madrid');
       const usage = (await t.app.usage.summary(t.clinicA.id, [day])).get(keyId);
-      // 9 requests: 2 to connect, 1 call, 2 refused calls, 3 refused others, 1 call
+      // 9 requests: 2 to connect, 1 call, 2 refused calls, 2 refused others, 1 refused batch, 1 call
       expect(usage?.total).toBe(9);
-      expect(usage?.lastErrors.map((e) => [e.code, e.count])).toEqual([['too_many_requests', 5]]);
+      expect(usage?.lastErrors.map((e) => [e.code, e.count])).toEqual([['too_many_requests', 4]]);
     } finally {
       await c.close();
     }

@@ -3,10 +3,15 @@
 // dashboard's real pages: discovery from a 401, registration, consent (allow, deny, fewer scopes,
 // the clinic a superadmin picks), the code with PKCE, tokens on the API like keys, refresh
 // rotation and reuse detection, revocation, disconnect, and the flow's refusals.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../helpers/db.js';
 import { App, Browser, csrf, EMAILS, insecure, REDIRECT, startOAuthServer, type OAuthServer } from './helpers.js';
+
+// ajv-formats is CommonJS: under NodeNext its default import is module.exports, which carries .default.
+const addFormats = addFormatsModule.default;
 
 describe.each(dialects())('OAuth on %s', (dialect) => {
   let s: OAuthServer;
@@ -113,12 +118,65 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     expect(logged).toContainEqual({ key_id: null, grant_id: grant!.id, status: 403 });
   });
 
-  it('a token for /mcp is refused by the REST API (bound to its resource)', async () => {
+  it('a token for /mcp is refused by the REST API (bound to its resource), with a message that says so and what to do', async () => {
     const mcpApp = new App(app.as, app.client, mcp);
     const t = await mcpApp.exchange(await mcpApp.consent(owner, { scope: 'citas:read', allow: ['citas:read'] }));
     const res = await me(t.access_token);
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('invalid_api_key');
+    expect(error.message).toBe(
+      `This access token was issued for the MCP server (${mcp}), not for the REST API: a token is good only for the resource ` +
+        `it was issued for. Use it on ${mcp}, or get a token for this one (resource=${api} in the authorization and token requests)`,
+    );
+    // and the reverse: a REST token on /mcp
+    const restToken = (await app.exchange(await app.consent(owner, { scope: 'citas:read', allow: ['citas:read'] }))).access_token;
+    const onMcp = await fetch(mcp, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${restToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(onMcp.status).toBe(401);
+    expect(((await onMcp.json()) as { error: { message: string } }).error.message).toContain(
+      `This access token was issued for the REST API (${api}), not for the MCP server:`,
+    );
+  });
+
+  it("a token's /api/v1/me and get_clinic are true to their published schemas: api_key.id is the connection's id", async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const doc = (await (await fetch(`${api}/openapi.json`)).json()) as { components: { schemas: Record<string, unknown> } };
+    for (const [name, schema] of Object.entries(doc.components.schemas))
+      ajv.addSchema(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"')) as object, name);
+    const t = await app.exchange(await app.consent(owner, { scope: 'citas:read', allow: ['citas:read'] }));
+    const body = (await (await me(t.access_token)).json()) as { api_key: { id: string } };
+    const validMe = ajv.getSchema('Me')!;
+    expect(validMe(body), ajv.errorsText(validMe.errors)).toBe(true);
+    const grants = (await s.appGrantsOf()).filter((g) => g.clinic_id === s.clinicA.id && g.revoked_reason === null).map((g) => g.id);
+    expect(grants).toContain(body.api_key.id);
+
+    // get_clinic with a token for /mcp: its structuredContent validates against the tool's own outputSchema
+    const mcpApp = new App(app.as, app.client, mcp);
+    const mt = (await mcpApp.exchange(await mcpApp.consent(owner, { scope: 'citas:read', allow: ['citas:read'] }))).access_token;
+    const rpc = async (message: object) => {
+      const res = await fetch(mcp, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${mt}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { result: Record<string, any> }).result;
+    };
+    const tool = ((await rpc({ method: 'tools/list' })).tools as { name: string; outputSchema: object }[]).find(
+      (x) => x.name === 'get_clinic',
+    )!;
+    const result = await rpc({ method: 'tools/call', params: { name: 'get_clinic', arguments: {} } });
+    expect(result.isError).toBeFalsy();
+    const validTool = ajv.compile(tool.outputSchema);
+    expect(validTool(result.structuredContent), ajv.errorsText(validTool.errors)).toBe(true);
+    expect(grants).not.toContain(result.structuredContent.api_key.id); // a connection of its own, for /mcp
+    expect((await s.appGrantsOf()).map((g) => g.id)).toContain(result.structuredContent.api_key.id);
   });
 
   it('deny sends access_denied back to the app', async () => {

@@ -12,7 +12,10 @@
 // The key's own rate limit is answered inside the protocol when the request is tool calls (a
 // tool result saying when to retry, which an assistant can act on); any other request over the
 // limit (initialize, tools/list) is the API's 429. A body that is not JSON, or not JSON-RPC, is
-// the transport's own JSON-RPC error (400, -32700), as MCP clients expect.
+// the transport's own JSON-RPC error (400, -32700), as MCP clients expect. A JSON-RPC batch is
+// refused whole (400, -32600) before anything in it runs: one POST is one request of the key's
+// rate limit, usage and request log, so a batch would run up to a hundred tool calls for the price
+// of one. MCP 2025-06-18 removed batches; 2025-03-26 allowed them, but no MCP client sends them.
 import fs from 'node:fs';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -22,7 +25,7 @@ import { sendError, toApiError } from '../error-handler.js';
 import { oauthChallenge, type TokenAuth } from '../auth.js';
 import { requestOrigin } from '../plugins/openapi.js';
 import { MCP_PATH } from './paths.js';
-import { mcpServer, onlyToolCalls, visibleTools } from './server.js';
+import { malformedToolCall, mcpServer, onlyToolCalls, visibleTools } from './server.js';
 import type { ToolCall, ToolEnv } from './tools.js';
 
 export { MCP_PATH };
@@ -89,30 +92,17 @@ async function bytesOf(res: Response): Promise<Buffer> {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
-/** Frees the memory of `bytes` now (detaching its ArrayBuffer); nothing may read them after. */
-function release(bytes: Buffer): void {
-  const buffer = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
-  if (bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength && typeof buffer.transfer === 'function') buffer.transfer(0);
-}
-
-/**
- * Runs `start` (an SDK call) with V8's stack traces off until it returns or awaits, then back on.
- * The SDK tells message kinds apart by zod validations that fail (isInitializeRequest on every
- * message, the is-it-a-response tests on every request; closing a server makes an McpError):
- * each failure builds an error whose stack trace V8 captures, which nothing ever reads. Measured
- * on 4,000 calls of the citas page: the transport's own time per call halved without them. All
- * of them happen before the transport's first await (the body is given parsed); what runs after
- * it, the tool's handler among them, keeps its stack traces.
- */
-function withoutStacks<T>(start: () => Promise<T>): Promise<T> {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return start();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
+/** The answer to a JSON-RPC batch: JSON-RPC's Invalid Request, id null (it answers no one message). */
+const BATCH_REFUSED = JSON.stringify({
+  jsonrpc: '2.0',
+  id: null,
+  error: {
+    code: -32600,
+    message:
+      'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed them). ' +
+      'Send each message in its own POST to /mcp; nothing in this batch was run.',
+  },
+});
 
 /** The body as JSON, or null when it is not JSON (the transport then answers its own parse error). */
 function parseBody(text: string): { value: unknown } | null {
@@ -149,6 +139,7 @@ export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: ()
       if (!key) throw new Error('/mcp reached without an authenticated key');
       const text = typeof req.body === 'string' ? req.body : '';
       const body = parseBody(text);
+      if (body && Array.isArray(body.value)) return reply.code(400).type('application/json').send(BATCH_REFUSED);
       // Over the rate limit, only tool calls are answered (each with the refusal); anything else is the 429.
       const limited = req.rateLimitRefusal;
       if (limited && !(body && onlyToolCalls(body.value))) throw limited;
@@ -169,25 +160,24 @@ export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: ()
       // running, and it counts a handler until just after its answer is handed to the transport,
       // so closing at once made an AbortError and its stack for every call (measured: a fifth of
       // the SDK's cost per call, and objects that lived long enough to need full collections).
-      const close = () =>
-        void withoutStacks(() => server.close()).catch((err: unknown) => req.log.error({ err }, 'closing an MCP server failed'));
-      let out: Buffer | null = null;
       reply.raw.once('close', () => {
-        close();
-        // Given back to the allocator once written, not at the next garbage collection: between
-        // two collections, hundreds of answers' bytes were held (a fifth of the process's RSS
-        // after a burst of 1,000 pages).
-        if (out !== null) release(out);
+        server.close().catch((err: unknown) => req.log.error({ err }, 'closing an MCP server failed'));
       });
       await server.connect(transport);
-      const res = await withoutStacks(() =>
-        body
-          ? transport.handleRequest(bodilessRequest(headersKey(req)), { parsedBody: body.value })
-          : transport.handleRequest(webRequest(req, text)),
-      );
+      // A tools/call of the wrong shape is refused here, after the transport's own checks of the
+      // request and before the SDK parses it (which would answer a raw -32603).
+      const deliver = transport.onmessage!;
+      transport.onmessage = (message, extra) => {
+        const refused = malformedToolCall(message, call);
+        if (refused) transport.send(refused).catch((err: unknown) => req.log.error({ err }, 'answering an MCP tool call failed'));
+        else deliver(message, extra);
+      };
+      const res = await (body
+        ? transport.handleRequest(bodilessRequest(headersKey(req)), { parsedBody: body.value })
+        : transport.handleRequest(webRequest(req, text)));
       reply.code(res.status);
       res.headers.forEach((value, name) => void reply.header(name, value));
-      out = await bytesOf(res);
+      const out = await bytesOf(res);
       return reply.send(out.length === 0 ? undefined : out);
     },
   );

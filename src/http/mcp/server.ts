@@ -15,6 +15,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
+  type JSONRPCErrorResponse,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -154,12 +155,48 @@ export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLim
   return server;
 }
 
-/** Whether every request in a JSON-RPC body is a tools/call (notifications and responses aside). */
-export function onlyToolCalls(body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.every((m) => {
-    if (m === null || typeof m !== 'object') return false;
-    const { method, id } = m as { method?: unknown; id?: unknown };
-    return method === undefined || id === undefined || method === 'tools/call';
+function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return `a ${typeof v}`;
+}
+
+/**
+ * The refusal of a tools/call whose params are not the shape MCP gives them (`name` a string,
+ * `arguments` an object of named arguments), as JSON-RPC's Invalid params (-32602) with a text
+ * that names what is wrong and the fix; null for any other message. The SDK would parse such a
+ * call before any handler of ours and answer -32603 with its raw validation dump (./plugin.ts
+ * asks this first). A well-shaped call whose arguments are wrong is the tool's own error.
+ */
+export function malformedToolCall(message: unknown, call: Pick<ToolCall, 'visible'>): JSONRPCErrorResponse | null {
+  if (message === null || typeof message !== 'object') return null;
+  const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+  if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) return null;
+  const refuse = (text: string): JSONRPCErrorResponse => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: ErrorCode.InvalidParams, message: text },
   });
+  const shape = 'tools/call takes params {"name": "<tool>", "arguments": {"<argument>": <value>, ...}}';
+  const what = (v: unknown) => (v === undefined ? 'missing' : describeValue(v));
+  if (params === null || typeof params !== 'object' || Array.isArray(params))
+    return refuse(`Invalid params: they are ${what(params)}; ${shape}. Correct them and call again.`);
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string')
+    return refuse(`Invalid params: name is ${what(name)}; ${shape}. The tools are: ${call.visible.join(', ')}.`);
+  if (args === undefined || (args !== null && typeof args === 'object' && !Array.isArray(args))) return null;
+  const tool = BY_NAME.get(name);
+  const names = tool ? Object.keys(tool.input.properties) : [];
+  const takes = !tool ? '' : names.length ? ` ${name} takes: ${names.join(', ')}.` : ` ${name} takes no arguments.`;
+  return refuse(
+    `Invalid argument arguments: arguments must be an object of named arguments, such as {"limit": 10}, not ${describeValue(args)}` +
+      ` (leave it out for none).${takes} Correct it and call ${name} again.`,
+  );
+}
+
+/** Whether a JSON-RPC message (never a batch: ./plugin.ts refuses those) is a tools/call, a notification or a response. */
+export function onlyToolCalls(message: unknown): boolean {
+  if (message === null || typeof message !== 'object') return false;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  return method === undefined || id === undefined || method === 'tools/call';
 }

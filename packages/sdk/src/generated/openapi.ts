@@ -760,15 +760,15 @@ export interface components {
              */
             moneda: string;
         };
-        /** @description The API key of the request (never the key itself) */
+        /** @description The API key of the request (never the key itself), or the app connected by OAuth */
         ApiKey: {
             /**
-             * Format: uuid
+             * @description The key's id, a UUID. With an OAuth access token: the id of the app's connection (Connected apps, `clinic-api apps list`), which is not a UUID. An opaque string either way: store it as text.
              * @example 24858e88-d2f1-40a6-9fc9-91500bc9b3cd
              */
             id: string;
             /**
-             * @description The name given at creation
+             * @description The name given at creation; with an OAuth access token, the app's name
              * @example Zapier
              */
             nombre: string;
@@ -780,7 +780,7 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
-             * @description When the key stops working (RFC 3339 with the clinic's offset); null: never
+             * @description When the key stops working (RFC 3339 with the clinic's offset); null: never. With an OAuth access token: when that token expires
              * @example 2027-11-21T10:30:00+01:00
              */
             expires_at: string | null;
@@ -815,7 +815,7 @@ export interface components {
         /** @description What went wrong */
         ErrorDetail: {
             /**
-             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter (or a record's id in the path) is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired. 403 insufficient_scope: the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types of the resources it may read, so an explicit tipo of others is refused too. 403 ip_not_allowed: the API key is restricted to addresses that do not include the caller's; the message names the address the service saw. 404 not_found: no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike). 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
+             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter (or a record's id in the path) is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired, or an OAuth access token was issued for the other resource (the REST API or /mcp; the message says which). 403 insufficient_scope: the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types of the resources it may read, so an explicit tipo of others is refused too. 403 ip_not_allowed: the API key is restricted to addresses that do not include the caller's; the message names the address the service saw. 404 not_found: no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike). 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
              * @example invalid_parameter
              * @enum {string}
              */
