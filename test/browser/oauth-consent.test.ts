@@ -89,8 +89,12 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await signIn(page, EMAILS.ownerA);
     await page.waitForURL(/\/dashboard\/oauth\/consent\?uid=/);
 
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Agenda Partner quiere acceder a los datos de tu clínica');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('«Agenda Partner» quiere acceder a los datos de tu clínica');
     expect(await page.locator('#consent-app').textContent()).toBe('Agenda Partner');
+    // The name is the app's own choice: said so next to it.
+    expect(await page.locator('#consent-app-unverified').textContent()).toBe(
+      'Es el nombre que la aplicación se ha dado a sí misma; nadie lo ha verificado.',
+    );
     expect(await page.locator('#consent-redirect').textContent()).toBe(new URL(cb.url).host);
     expect(await page.locator('#consent-clinic').textContent()).toBe('Clínica Uno');
     // One clinic is shown, not chosen: no label pointing at something that is not a control.
@@ -165,7 +169,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     const { url, state } = await app.authorizationUrl({ scope: 'llamadas:read eventos:read' });
     await page.goto(url.href);
     await page.waitForURL(/\/dashboard\/oauth\/consent\?uid=/);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Agenda Partner wants to access your clinic’s data');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('“Agenda Partner” wants to access your clinic’s data');
     expect(await page.locator('#consent-clinic').textContent()).toBe('Clinic Two');
     expect(await page.locator('#consent .scope-name').allTextContents()).toEqual(['Calls', 'Changes']);
     expect(await page.locator('#consent .scope-what').first().textContent()).toContain('The calls the voice assistant answered');
