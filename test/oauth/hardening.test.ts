@@ -8,6 +8,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthSweep } from '../../src/services/oauth/sweep.js';
+import { buildDashboardApp, signedInOwners, type DashboardApp } from '../admin/helpers.js';
 import { App, Browser, EMAILS, insecure, startOAuthServer, type OAuthServer } from './helpers.js';
 
 const EVIL = 'https://evil.test/phish';
@@ -51,6 +52,7 @@ describe('OAuth against an attacker', () => {
       { response_type: 'token', ...pkce },
       { response_type: 'code', ...pkce, code_challenge_method: 'plain' },
       { response_type: 'code', ...pkce, response_mode: 'fragment', prompt: 'none' },
+      { response_type: 'code', ...pkce, response_mode: 'form_post' }, // not offered: refused, not redirected
     ];
     for (const attempt of attempts) {
       const u = new URL('/oauth/auth', s.origin);
@@ -84,6 +86,8 @@ describe('OAuth against an attacker', () => {
     expect(res.headers.get('location')).toMatch(/^\/dashboard\/oauth\/consent\?uid=/);
     const c = await app.consent(owner, { allow: false });
     expect(c.callback.searchParams.get('error')).toBe('access_denied');
+    // OAuth is on: Connected apps has no word about turning it on.
+    expect(await (await owner.request('/dashboard/settings/api/apps')).text()).not.toContain('apps-oauth-off');
   });
 
   const tokenRequest = (form: Record<string, string>) =>
@@ -212,5 +216,23 @@ describe('OAuth authorization requests per address', () => {
     expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
     const stored = await s.database.db.selectFrom('oauth_artifacts').select('model').where('model', '=', 'Interaction').execute();
     expect(stored.length).toBe(3);
+  });
+});
+
+describe('Connected apps with OAuth off', () => {
+  let t: DashboardApp;
+  beforeAll(async () => {
+    t = await buildDashboardApp('sqlite');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('says that the operator turns OAuth on with OAUTH_ISSUER', async () => {
+    const { owner } = await signedInOwners(t.app);
+    const res = await owner.get('/dashboard/settings/api/apps');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('id="apps-oauth-off"');
+    expect(res.body).toContain('con la variable OAUTH_ISSUER');
   });
 });

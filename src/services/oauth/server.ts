@@ -165,8 +165,12 @@ export class AuthorizationServer {
       // a parameter the endpoint accepts anyway, it checks them all.
       extraParams: {
         state: (ctx: KoaContextWithOIDC) => {
-          const problem = authorizationParamProblem(ctx.oidc.params ?? {});
+          const params = ctx.oidc.params ?? {};
+          const problem = authorizationParamProblem(params);
           if (problem) throw new oidcErrors.InvalidRequest(problem);
+          // The one response mode documented, tested and advertised.
+          if (params.response_mode !== undefined && params.response_mode !== 'query')
+            throw new oidcErrors.InvalidRequest('response_mode must be query, or left out');
         },
       },
       // The API's scopes are the resources' (getResourceServerInfo) and also accepted in a client's
