@@ -8,9 +8,10 @@
 //
 // Consent is the dashboard's (admin/routes-oauth.ts): every authorization request is sent to its
 // consent page, which reads the request through interaction() and answers with allow() or deny().
+// Until then no error is redirected to the app (errors-shown.ts); sizes are bounded (limits.ts).
 // http/oauth/ mounts the provider's endpoints under /oauth and serves the metadata documents.
 //
-// Slightly over 300 lines: oidc-provider takes its whole policy as one configuration object, and
+// Over 300 lines: oidc-provider takes its whole policy as one configuration object, and
 // each of its parts (grants, tokens, clients, resources, errors) is kept beside the reason for it.
 import { URL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,6 +22,7 @@ import { canonicalScopes, isScope, SCOPES, type Scope } from '../../domain/scope
 import { DomainError } from '../../errors.js';
 import { findUserById } from '../../repos/users.js';
 import { adapterClass } from './adapter.js';
+import { neverRedirectBeforeConsent, renderError, type ErrorPage } from './errors-shown.js';
 import type { AppGrants } from './grants.js';
 import { authorizationParamProblem, cleanClientName, clientMetadataProblem, INTERACTION_TTL_S } from './limits.js';
 import { OAUTH_PREFIX, type OAuthResources } from './resources.js';
@@ -93,25 +95,6 @@ function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: strin
   if (grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
     throw new oidcErrors.InvalidClientMetadata('grant_types may be authorization_code and refresh_token only');
   metadata.grant_types = grants;
-}
-
-/** The page of an error shown to a person (not sent back to the app), for the browser of `req`. */
-export type ErrorPage = (req: IncomingMessage, error: string, description: string | undefined) => string;
-
-// The error page's own policy: the dashboard's stylesheet and script, nothing else, never framed.
-const ERROR_PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
-
-/**
- * RFC 9700 section 4.11.2: anyone can register an app with any https redirect address, so an
- * error of the authorization request itself (no PKCE, prompt=none, an unsupported response type,
- * an oversized state...) is shown on the error page, never sent to that address: the authorization
- * endpoint is no redirector. Only after the owner has signed in and answered the consent page
- * (the resume, where access_denied is sent back) does an error go back to the app.
- */
-function neverRedirectBeforeConsent(ctx: KoaContextWithOIDC, err: unknown): void {
-  if (ctx.oidc?.route === 'authorization' && err !== null && typeof err === 'object')
-    (err as { allow_redirect?: boolean }).allow_redirect = false;
 }
 
 export class AuthorizationServer {
@@ -220,14 +203,8 @@ export class AuthorizationServer {
         Session: 3_600,
       },
       interactions: { policy, url: (_ctx, interaction) => `${CONSENT_PATH}?uid=${interaction.uid}` },
-      // Errors shown to a person (never redirected: an unknown client or redirect_uri); the rest go back to the app.
-      renderError: async (ctx, out) => {
-        // prompt=none's errors carry 303, made for a redirect: a page is an error's own status.
-        if (ctx.status < 400) ctx.status = 400;
-        ctx.type = 'html';
-        ctx.set('content-security-policy', ERROR_PAGE_CSP);
-        ctx.body = (opts.errorPage ?? errorPage)(ctx.req, out.error, out.error_description);
-      },
+      // Errors shown to a person: every error before consent (errors-shown.ts), an unknown client or redirect_uri.
+      renderError: renderError(opts.errorPage),
     };
     const provider = new Provider(resources.issuer, configuration);
     // Koa trusts X-Forwarded-*: http/oauth/mount.ts overwrites them from Fastify's own view.
@@ -383,17 +360,4 @@ export class AuthorizationServer {
     if (details.uid !== uid) throw new DomainError('not_found', 'this authorization request has expired');
     return details;
   }
-}
-
-function esc(s: unknown): string {
-  return String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** The bare page of an error that is not sent back to the app, when no dashboard page is given (ErrorPage). */
-function errorPage(_req: IncomingMessage, error: string, description: string | undefined): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title></head><body>
-<h1>The app's authorization request cannot be completed</h1>
-<p><code>${esc(error)}</code>${description ? `: ${esc(description)}` : ''}</p>
-<p>Go back to the app and try to connect again; if it keeps failing, tell its maker this error.</p>
-</body></html>`;
 }
