@@ -224,7 +224,9 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(heading);
       expect(await page.locator('#oauth-error').isVisible()).toBe(true);
       // The dashboard's stylesheet is loaded under the page's own CSP.
-      expect(await page.evaluate(() => [...document.styleSheets].reduce((n, sheet) => n + sheet.cssRules.length, 0))).toBeGreaterThan(0);
+      expect(await page.evaluate<number>('[...document.styleSheets].reduce((n, sheet) => n + sheet.cssRules.length, 0)')).toBeGreaterThan(
+        0,
+      );
       expect(cb.received.length).toBe(before);
       expect(violations).toEqual([]);
     }
