@@ -147,6 +147,10 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
       await rt.requestLogRetention.stop();
     });
   }
+  // Expired OAuth rows: swept by the server's timer (server.ts), stopped (a pass in progress ends) on close.
+  app.addHook('onClose', async () => {
+    await rt.oauthSweep.stop();
+  });
   // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
   app.decorate('retention', rt.retention);
   app.addHook('onClose', async () => {
@@ -204,6 +208,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     await app.register(oauthRoutes, {
       server: oauth,
       registrationLimiter: limiters.oauthRegistration,
+      authorizationLimiter: limiters.oauthAuthorization,
       tokenLimiter: limiters.oauthToken,
       now,
     });

@@ -33,6 +33,7 @@ import { reportBackgroundError, type BackgroundErrorHandler } from './services/b
 import { EventRetention } from './services/event-retention.js';
 import { AppGrants } from './services/oauth/grants.js';
 import { oauthResources } from './services/oauth/resources.js';
+import { OAuthSweep } from './services/oauth/sweep.js';
 import type { AuthorizationServer } from './services/oauth/server.js';
 import { AppTokens } from './services/oauth/tokens.js';
 import { PageCache } from './services/page-cache.js';
@@ -80,6 +81,8 @@ export interface Limiters {
   authFail: RateLimiter;
   /** OAuth app registrations per client address: OAUTH_REGISTRATIONS_PER_HOUR */
   oauthRegistration: RateLimiter;
+  /** OAuth authorization requests per client address: OAUTH_AUTHORIZATION_REQUESTS_PER_MINUTE */
+  oauthAuthorization: RateLimiter;
   /** OAuth token and revocation requests per client address: OAUTH_TOKEN_REQUESTS_PER_MINUTE */
   oauthToken: RateLimiter;
 }
@@ -115,6 +118,8 @@ export interface Runtime {
   readonly requestLog: RequestLog | null;
   /** Removes request-log entries past REQUEST_LOG_DAYS once started. */
   readonly requestLogRetention: RequestLogRetention;
+  /** removes expired OAuth requests, codes and tokens (started by the server with OAuth on) */
+  readonly oauthSweep: OAuthSweep;
   /** Delivers webhooks once started. */
   readonly deliveryWorker: DeliveryWorker;
   /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
@@ -213,6 +218,7 @@ class Composed implements Runtime {
   #retention?: EventRetention;
   #requestLog?: RequestLog | null;
   #requestLogRetention?: RequestLogRetention;
+  #oauthSweep?: OAuthSweep;
   #worker?: DeliveryWorker;
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
@@ -277,6 +283,8 @@ class Composed implements Runtime {
     const c = this.config.oauth;
     if (c.issuer === null) return null;
     const { AuthorizationServer } = await import('./services/oauth/server.js');
+    // The error page is the dashboard's (its language and look).
+    const { oauthErrorPage } = await import('./admin/views/oauth-error.js');
     return new AuthorizationServer(
       this.database.db,
       this.appGrants,
@@ -285,7 +293,7 @@ class Composed implements Runtime {
         accessTokenTtlS: c.accessTokenTtlS,
         refreshTokenTtlS: c.refreshTokenDays * 86_400,
       },
-      { pepper: this.pepper, onError: (err) => this.log.error({ err }, 'OAuth authorization server error') },
+      { pepper: this.pepper, onError: (err) => this.log.error({ err }, 'OAuth authorization server error'), errorPage: oauthErrorPage },
     );
   }
 
@@ -336,6 +344,10 @@ class Composed implements Runtime {
       now: this.now,
       log: this.log,
     }));
+  }
+
+  get oauthSweep(): OAuthSweep {
+    return (this.#oauthSweep ??= new OAuthSweep(this.database, { now: this.now, log: this.log }));
   }
 
   get deliveryWorker(): DeliveryWorker {
@@ -396,6 +408,11 @@ class Composed implements Runtime {
         api: factory.make('key', c.rateLimitRps, c.rateLimitBurst, { localView: true }),
         authFail: factory.make('auth-fail', c.authFailRps, c.authFailBurst),
         oauthRegistration: factory.make('oauth-registration', c.oauth.registrationsPerHour / 3600, c.oauth.registrationsPerHour),
+        oauthAuthorization: factory.make(
+          'oauth-authorization',
+          c.oauth.authorizationRequestsPerMinute / 60,
+          c.oauth.authorizationRequestsPerMinute,
+        ),
         oauthToken: factory.make('oauth-token', c.oauth.tokenRequestsPerMinute / 60, c.oauth.tokenRequestsPerMinute),
       };
     }));
@@ -409,7 +426,7 @@ class Composed implements Runtime {
 
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
-      await Promise.all([this.#worker?.stop(), this.#retention?.stop(), this.#requestLogRetention?.stop()]);
+      await Promise.all([this.#worker?.stop(), this.#retention?.stop(), this.#requestLogRetention?.stop(), this.#oauthSweep?.stop()]);
       await this.#usage?.close().catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'usage flush on close', err));
       await this.#requestLog
         ?.close()

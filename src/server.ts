@@ -67,6 +67,8 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     // The request log: written at least once a second; the rest on close (the app's onClose).
     rt.requestLog?.start();
     rt.requestLogRetention.start();
+    // Expired OAuth authorization requests, codes and tokens leave their table (every 10 minutes).
+    if (config.oauth.issuer !== null) rt.oauthSweep.start();
     // Webhook deliveries from the event log, in the background (stopped, its leases given up, on close).
     await app.webhookWorker.start();
     // Listen before the first run: if the port is taken, the start fails before the demo is made,

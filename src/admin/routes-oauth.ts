@@ -162,6 +162,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
         clinic,
         canManage: canManageKeys(v, clinic.id),
         grants: await ctx.appGrants.list(clinic.id),
+        oauthOn: ctx.oauth !== null,
         flash,
         url: (p) => clinicUrl(v, clinic, p),
       }),

@@ -429,6 +429,14 @@ export const ConfigSchema = Type.Object({
       maximum: 100_000,
       description: 'app registrations allowed per client address per hour (bursts of the same size)',
     }),
+    authorizationRequestsPerMinute: int('OAUTH_AUTHORIZATION_REQUESTS_PER_MINUTE', {
+      default: 30,
+      minimum: 1,
+      maximum: 1_000_000,
+      description:
+        'authorization requests (`/oauth/auth`, each stored for up to 10 minutes until answered) allowed per client address per minute ' +
+        '(bursts of the same size)',
+    }),
     tokenRequestsPerMinute: int('OAUTH_TOKEN_REQUESTS_PER_MINUTE', {
       default: 60,
       minimum: 1,

@@ -4,8 +4,9 @@
 // reads the consent page (the app's name, where she returns, the scopes in plain words, in her
 // language), unticks one scope and allows: the app's token lacks it. A deny brings access_denied
 // back; staff are refused; the request log names the app and filters by it; Connected apps
-// lists the grant and Disconnect ends it. Clicks and keyboard only, and no Content Security
-// Policy violation (the form's redirect to the app included).
+// lists the grant and Disconnect ends it. An invalid request shows the error page in the
+// browser's language and sends nothing to the app. Clicks and keyboard only, and no Content
+// Security Policy violation (the form's redirect to the app included).
 import { createServer, type Server } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -89,8 +90,12 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await signIn(page, EMAILS.ownerA);
     await page.waitForURL(/\/dashboard\/oauth\/consent\?uid=/);
 
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Agenda Partner quiere acceder a los datos de tu clínica');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('«Agenda Partner» quiere acceder a los datos de tu clínica');
     expect(await page.locator('#consent-app').textContent()).toBe('Agenda Partner');
+    // The name is the app's own choice: said so next to it.
+    expect(await page.locator('#consent-app-unverified').textContent()).toBe(
+      'Es el nombre que la aplicación se ha dado a sí misma; nadie lo ha verificado.',
+    );
     expect(await page.locator('#consent-redirect').textContent()).toBe(new URL(cb.url).host);
     expect(await page.locator('#consent-clinic').textContent()).toBe('Clínica Uno');
     // One clinic is shown, not chosen: no label pointing at something that is not a control.
@@ -165,7 +170,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     const { url, state } = await app.authorizationUrl({ scope: 'llamadas:read eventos:read' });
     await page.goto(url.href);
     await page.waitForURL(/\/dashboard\/oauth\/consent\?uid=/);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Agenda Partner wants to access your clinic’s data');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('“Agenda Partner” wants to access your clinic’s data');
     expect(await page.locator('#consent-clinic').textContent()).toBe('Clinic Two');
     expect(await page.locator('#consent .scope-name').allTextContents()).toEqual(['Calls', 'Changes']);
     expect(await page.locator('#consent .scope-what').first().textContent()).toContain('The calls the voice assistant answered');
@@ -203,5 +208,27 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect(await page.getByRole('button', { name: 'Permitir' }).count()).toBe(0);
     expect(await page.getByRole('checkbox').count()).toBe(0);
     expect(cb.received.length).toBe(before);
+  });
+  it('an invalid authorization request (no PKCE): the error page in the browser’s language, styled, nothing sent to the app', async () => {
+    for (const [locale, heading] of [
+      ['es-ES', 'No se puede completar la conexión de la aplicación'],
+      ['en-GB', 'The app’s connection cannot be completed'],
+    ] as const) {
+      const { page, violations } = await newPage(locale);
+      const before = cb.received.length;
+      const { url } = await app.authorizationUrl({ scope: 'citas:read', pkce: false });
+      const answer = page.waitForResponse((r) => r.url().startsWith(`${s.origin}/oauth/auth`));
+      await page.goto(url.href);
+      expect((await answer).status()).toBe(400);
+      expect(page.url().startsWith(`${s.origin}/oauth/auth`)).toBe(true);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(heading);
+      expect(await page.locator('#oauth-error').isVisible()).toBe(true);
+      // The dashboard's stylesheet is loaded under the page's own CSP.
+      expect(await page.evaluate<number>('[...document.styleSheets].reduce((n, sheet) => n + sheet.cssRules.length, 0)')).toBeGreaterThan(
+        0,
+      );
+      expect(cb.received.length).toBe(before);
+      expect(violations).toEqual([]);
+    }
   });
 });

@@ -11,6 +11,7 @@ export interface OAuthMessages {
   consentTitle: (app: string) => Text;
   consentLead: Text;
   consentApp: Text;
+  consentAppUnverified: Text;
   consentRedirect: Text;
   consentRedirectHelp: Text;
   consentClinic: Text;
@@ -41,13 +42,18 @@ export interface OAuthMessages {
   disconnectConfirm: Text;
   disconnected: (app: string) => Text;
   cancel: Text;
+  errorTitle: Text;
+  errorText: Text;
+  errorDetail: Text;
+  oauthOff: Text;
 }
 
 const es = {
   tabApps: 'Apps conectadas',
-  consentTitle: (app) => `${app} quiere acceder a los datos de tu clínica`,
+  consentTitle: (app) => `«${app}» quiere acceder a los datos de tu clínica`,
   consentLead: 'Revisa qué podrá leer esta aplicación. Solo podrá leer, nunca cambiar nada, y puedes desconectarla cuando quieras.',
   consentApp: 'Aplicación',
+  consentAppUnverified: 'Es el nombre que la aplicación se ha dado a sí misma; nadie lo ha verificado.',
   consentRedirect: 'Volverás a',
   consentRedirectHelp: 'Si no reconoces esta dirección, no permitas el acceso.',
   consentClinic: 'Clínica',
@@ -82,13 +88,22 @@ const es = {
   disconnectConfirm: 'Sí, desconectar',
   disconnected: (app) => `${app} se ha desconectado.`,
   cancel: 'Cancelar',
+  errorTitle: 'No se puede completar la conexión de la aplicación',
+  errorText:
+    'La solicitud de la aplicación no es válida, así que no se ha conectado nada y no se te envía a ninguna otra web. Vuelve a la ' +
+    'aplicación e inténtalo de nuevo; si sigue fallando, pásale este error a quien la hizo.',
+  errorDetail: 'Error (para quien hizo la aplicación)',
+  oauthOff:
+    'Las conexiones con el botón «Conectar» (OAuth) no están activadas en este servidor. Quien lo administra puede activarlas ' +
+    'con la variable OAUTH_ISSUER (la dirección pública del servidor, por ejemplo https://api.example.com).',
 } satisfies OAuthMessages;
 
 const en = {
   tabApps: 'Connected apps',
-  consentTitle: (app) => `${app} wants to access your clinic’s data`,
+  consentTitle: (app) => `“${app}” wants to access your clinic’s data`,
   consentLead: 'Check what this app will be able to read. It can only read, never change anything, and you can disconnect it at any time.',
   consentApp: 'App',
+  consentAppUnverified: 'This is the name the app gave itself; no one has verified it.',
   consentRedirect: 'You will return to',
   consentRedirectHelp: 'If you do not recognise this address, do not allow access.',
   consentClinic: 'Clinic',
@@ -121,6 +136,14 @@ const en = {
   disconnectConfirm: 'Yes, disconnect',
   disconnected: (app) => `${app} has been disconnected.`,
   cancel: 'Cancel',
+  errorTitle: 'The app’s connection cannot be completed',
+  errorText:
+    'The app’s request is not valid, so nothing was connected and you are not being sent to any other site. Go back to the app ' +
+    'and try again; if it keeps failing, give this error to whoever made it.',
+  errorDetail: 'Error (for whoever made the app)',
+  oauthOff:
+    'Connecting apps with a “Connect” button (OAuth) is not turned on on this server. Whoever runs it can turn it on with the ' +
+    'OAUTH_ISSUER variable (the server’s public address, such as https://api.example.com).',
 } satisfies OAuthMessages;
 
 const CATALOGUES = { es, en } satisfies Record<Lang, OAuthMessages>;

@@ -21,6 +21,8 @@ export interface AppsModel {
   clinic: Clinic;
   canManage: boolean;
   grants: OAuthGrantListing[];
+  /** OAUTH_ISSUER is set: apps can connect (otherwise the page says who turns it on) */
+  oauthOn: boolean;
   flash: Flash | null;
   url: (path: string) => string;
 }
@@ -81,6 +83,12 @@ export function appsPage(m: AppsModel): Html {
   <div class="page-head"><div><h1>${o.appsTitle}</h1><p class="lead">${o.appsLead}</p></div>
     <div class="clinic-card"><div class="name">${m.clinic.name}</div></div></div>
   ${flash}
+  ${
+    m.oauthOn
+      ? ''
+      : html`<div class="alert alert-info" role="note" id="apps-oauth-off">${icons.info}
+        <div class="alert-body"><p>${o.oauthOff}</p></div></div>`
+  }
   <section class="card">${table}</section>`;
   return layout({ t, title: o.appsTitle, person: m.person, csrf: m.csrf, body, here: m.url('/dashboard/settings/api/apps') });
 }

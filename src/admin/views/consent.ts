@@ -1,6 +1,8 @@
 // The consent page of an app's "Connect" (OAuth): who asks (the app's name, where the browser
 // returns), for which clinic (a superadmin picks one), and which of the scopes it asked for, each
-// one a checkbox the owner may untick, in plain words; Allow or Deny.
+// one a checkbox the owner may untick, in plain words; Allow or Deny. The app's name is its own
+// choice (anyone can register an app): it is quoted and labelled as not verified, and shown in
+// its own direction (dir="auto") so a right-to-left name cannot reorder the text around it.
 import type { Clinic } from '../../services/accounts.js';
 import { SCOPE_TEXTS, type Scope } from '../../domain/scopes.js';
 import { html, type Html } from '../html.js';
@@ -50,7 +52,9 @@ export function consentPage(m: ConsentModel): Html {
       ${csrfInput(m.csrf)}
       <input type="hidden" name="uid" value="${m.uid}">
       <dl class="facts">
-        <dt>${o.consentApp}</dt><dd id="consent-app">${m.clientName}</dd>
+        <dt>${o.consentApp}</dt>
+          <dd><span id="consent-app" dir="auto">${m.clientName}</span>
+          <p class="help" id="consent-app-unverified">${o.consentAppUnverified}</p></dd>
         <dt>${o.consentRedirect}</dt>
           <dd><code id="consent-redirect">${m.redirectHost}</code><p class="help">${o.consentRedirectHelp}</p></dd>
         <dt>${clinicTerm}</dt>${clinicField}

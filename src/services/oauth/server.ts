@@ -8,9 +8,10 @@
 //
 // Consent is the dashboard's (admin/routes-oauth.ts): every authorization request is sent to its
 // consent page, which reads the request through interaction() and answers with allow() or deny().
+// Until then no error is redirected to the app (errors-shown.ts); sizes are bounded (limits.ts).
 // http/oauth/ mounts the provider's endpoints under /oauth and serves the metadata documents.
 //
-// Slightly over 300 lines: oidc-provider takes its whole policy as one configuration object, and
+// Over 300 lines: oidc-provider takes its whole policy as one configuration object, and
 // each of its parts (grants, tokens, clients, resources, errors) is kept beside the reason for it.
 import { URL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,7 +22,9 @@ import { canonicalScopes, isScope, SCOPES, type Scope } from '../../domain/scope
 import { DomainError } from '../../errors.js';
 import { findUserById } from '../../repos/users.js';
 import { adapterClass } from './adapter.js';
+import { neverRedirectBeforeConsent, renderError, type ErrorPage } from './errors-shown.js';
 import type { AppGrants } from './grants.js';
+import { authorizationParamProblem, cleanClientName, clientMetadataProblem, INTERACTION_TTL_S } from './limits.js';
 import { OAUTH_PREFIX, type OAuthResources } from './resources.js';
 import { cookieKeys, signingJwk } from './secrets.js';
 
@@ -78,6 +81,10 @@ function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: strin
   if (key !== 'software_id') return;
   const uris = metadata.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0) throw new oidcErrors.InvalidRedirectUri('redirect_uris is required');
+  const tooMuch = clientMetadataProblem(metadata);
+  if (tooMuch) throw new oidcErrors.InvalidClientMetadata(tooMuch);
+  // Kept as shown: invisible characters (bidi overrides, zero-width spaces) removed.
+  if (typeof metadata.client_name === 'string') metadata.client_name = cleanClientName(metadata.client_name) || undefined;
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new oidcErrors.InvalidRedirectUri(problem);
@@ -98,7 +105,7 @@ export class AuthorizationServer {
     private readonly db: Kysely<DB>,
     private readonly grants: AppGrants,
     settings: OAuthSettings,
-    opts: { pepper: string; onError?: (err: unknown) => void },
+    opts: { pepper: string; onError?: (err: unknown) => void; errorPage?: ErrorPage },
   ) {
     this.resources = settings.resources;
     const resources = settings.resources;
@@ -137,11 +144,26 @@ export class AuthorizationServer {
       },
       enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
       extraClientMetadata: { properties: ['software_id', 'software_version'], validator: validateClientMetadata },
+      // Run on every authorization request before it is stored (limits.ts): listed under `state`,
+      // a parameter the endpoint accepts anyway, it checks them all.
+      extraParams: {
+        state: (ctx: KoaContextWithOIDC) => {
+          const params = ctx.oidc.params ?? {};
+          const problem = authorizationParamProblem(params);
+          if (problem) throw new oidcErrors.InvalidRequest(problem);
+          // The one response mode documented, tested and advertised.
+          if (params.response_mode !== undefined && params.response_mode !== 'query')
+            throw new oidcErrors.InvalidRequest('response_mode must be query, or left out');
+        },
+      },
       // The API's scopes are the resources' (getResourceServerInfo) and also accepted in a client's
       // registration: the MCP SDK's client registers with the scopes the resource metadata lists.
       scopes: ['openid', 'offline_access', ...SCOPES],
       features: {
         devInteractions: { enabled: false },
+        // Not offered (neither documented nor tested): off, so the metadata does not advertise them.
+        dPoP: { enabled: false },
+        pushedAuthorizationRequests: { enabled: false },
         registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
         revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
         userinfo: { enabled: false },
@@ -177,15 +199,12 @@ export class AuthorizationServer {
         AuthorizationCode: 60,
         RefreshToken: settings.refreshTokenTtlS,
         Grant: 10 * 365 * 86_400,
-        Interaction: 3_600,
+        Interaction: INTERACTION_TTL_S,
         Session: 3_600,
       },
       interactions: { policy, url: (_ctx, interaction) => `${CONSENT_PATH}?uid=${interaction.uid}` },
-      // Errors shown to a person (never redirected: an unknown client or redirect_uri); the rest go back to the app.
-      renderError: async (ctx, out) => {
-        ctx.type = 'html';
-        ctx.body = errorPage(out.error, out.error_description);
-      },
+      // Errors shown to a person: every error before consent (errors-shown.ts), an unknown client or redirect_uri.
+      renderError: renderError(opts.errorPage),
     };
     const provider = new Provider(resources.issuer, configuration);
     // Koa trusts X-Forwarded-*: http/oauth/mount.ts overwrites them from Fastify's own view.
@@ -205,7 +224,11 @@ export class AuthorizationServer {
       if (ctx.oidc?.route === 'discovery' && ctx.status === 200) {
         const b = ctx.body as Record<string, unknown>;
         b.scopes_supported = [...SCOPES];
+        // Only the response mode apps are documented and tested with.
+        b.response_modes_supported = ['query'];
         for (const k of [
+          // No ID tokens are issued: the signing key signs nothing an app would check.
+          'jwks_uri',
           'claims_supported',
           'claims_parameter_supported',
           'id_token_signing_alg_values_supported',
@@ -217,8 +240,41 @@ export class AuthorizationServer {
           delete b[k];
       }
     });
-    provider.on('server_error', (_ctx: unknown, err: unknown) => opts.onError?.(err));
+    provider.on('authorization.error', neverRedirectBeforeConsent);
+    provider.on('server_error', (ctx: KoaContextWithOIDC, err: unknown) => {
+      neverRedirectBeforeConsent(ctx, err);
+      opts.onError?.(err);
+    });
     this.provider = provider;
+  }
+
+  /**
+   * Why a token request's `resource` would be refused with invalid_target, or null. The provider
+   * resolves `resource` only after it has used up the code or refresh token, so a request refused
+   * for it (a trailing slash is enough) would make the correct retry a replay that ends the grant;
+   * http/oauth/mount.ts asks this first. The code or refresh token is only read, never used.
+   */
+  async targetProblem(form: URLSearchParams): Promise<string | null> {
+    const asked = form.getAll('resource');
+    if (asked.length === 0) return null;
+    if (asked.length > 1) return 'send one resource per token request';
+    const resource = asked[0]!;
+    const { api, mcp } = this.resources;
+    if (resource !== api && resource !== mcp)
+      return `unknown resource ${resource}; the resources are ${api} and ${mcp}, written exactly (a trailing slash counts)`;
+    const grantType = form.get('grant_type');
+    const source =
+      grantType === 'authorization_code'
+        ? await this.provider.AuthorizationCode.find(form.get('code') ?? '')
+        : grantType === 'refresh_token'
+          ? await this.provider.RefreshToken.find(form.get('refresh_token') ?? '')
+          : undefined;
+    // An unknown or expired code or token is the provider's to refuse (invalid_grant).
+    if (!source?.resource) return null;
+    const granted = [source.resource].flat();
+    if (granted.includes(resource)) return null;
+    const what = grantType === 'authorization_code' ? 'authorization code' : 'refresh token';
+    return `this ${what} is for ${granted.join(' ')}; ask for that resource, or send none`;
   }
 
   /** The authorization request behind the consent page's uid (its interaction cookie must match). */
@@ -231,7 +287,8 @@ export class AuthorizationServer {
     return {
       uid: details.uid,
       clientId: client.clientId,
-      clientName: client.clientName ?? client.clientId,
+      // Cleaned again: an app registered before names were cleaned keeps its stored name.
+      clientName: cleanClientName(client.clientName ?? '') || client.clientId,
       redirectUri,
       redirectHost: URL.canParse(redirectUri) ? new URL(redirectUri).host : redirectUri,
       scopes: requestedScopes(params.scope),
@@ -303,17 +360,4 @@ export class AuthorizationServer {
     if (details.uid !== uid) throw new DomainError('not_found', 'this authorization request has expired');
     return details;
   }
-}
-
-function esc(s: unknown): string {
-  return String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** The page of an error that is not sent back to the app (RFC 6749: never redirect to an unverified URI). */
-function errorPage(error: string, description: string | undefined): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title></head><body>
-<h1>The app's authorization request cannot be completed</h1>
-<p><code>${esc(error)}</code>${description ? `: ${esc(description)}` : ''}</p>
-<p>Go back to the app and try to connect again; if it keeps failing, tell its maker this error.</p>
-</body></html>`;
 }
