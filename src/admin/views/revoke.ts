@@ -1,5 +1,5 @@
 import type { Clinic } from '../../services/accounts.js';
-import { html, type Html } from '../html.js';
+import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter } from '../format.js';
 import type { Messages } from '../locales/messages.js';
 import { maskedKey, type KeyView } from './api-keys.js';
@@ -18,11 +18,21 @@ export interface RevokeModel {
   cancel: string;
 }
 
+/** A key in a roll: the old one it replaced goes with it; an old one goes alone. */
+function rollNote(m: RevokeModel): Renderable {
+  const { t, fmt, key } = m;
+  if (key.replacesUntil !== null) return html`<p id="revoke-follows">${t.keys.revokeFollows(fmt.dateTimeOf(key.replacesUntil))}</p>`;
+  if (key.replacedBy !== null && key.status === 'active' && key.expiresAt !== null)
+    return html`<p id="revoke-old-only">${t.keys.revokeOldOnly(fmt.dateTimeOf(key.expiresAt))}</p>`;
+  return '';
+}
+
 export function revokePage(m: RevokeModel): Html {
   const { t, fmt, key } = m;
   const body = html`<div class="card narrow confirm">
     <h1>${t.revokeTitle(key.name)}</h1>
-    <div class="alert alert-warning">${icons.warning}<div class="alert-body"><p>${t.revokeText}</p><p>${t.revokeUndo}</p></div></div>
+    <div class="alert alert-warning">${icons.warning}<div class="alert-body">
+      <p>${t.revokeText}</p>${rollNote(m)}<p>${t.revokeUndo}</p></div></div>
     <dl class="facts">
       <dt>${t.clinicLabel}</dt><dd>${m.clinic.name}</dd>
       <dt>${t.colName}</dt><dd>${key.name}</dd>
