@@ -6,6 +6,7 @@ import type { KeyStatus } from '../../services/api-keys.js';
 import { SCOPES } from '../../domain/scopes.js';
 import { html, type Html, type Renderable } from '../html.js';
 import { maskedKey, timeEl, type ApiPageModel, type KeyView } from './api-keys.js';
+import { emailText } from './wrap.js';
 
 const STATUS_ORDER: Record<KeyStatus, number> = { active: 0, expired: 1, revoked: 2 };
 
@@ -80,7 +81,9 @@ export function keysTable(m: ApiPageModel): Renderable {
           </div></td>
       <td data-label="${t.keys.colAccess}" class="cell-access">${accessCell(m, k)}</td>
       <td data-label="${t.colCreated}"><div>${timeEl(fmt, k.createdAt, fmt.dateOf(k.createdAt))}
-        <span class="sub"><span class="sr-only">${t.colCreatedBy}: </span>${k.createdByEmail ?? t.createdByCli}</span></div></td>
+        <span class="sub"><span class="sr-only">${t.colCreatedBy}: </span>${
+          k.createdByEmail ? emailText(k.createdByEmail) : t.createdByCli
+        }</span></div></td>
       <td data-label="${t.colLastUsed}" class="nowrap">${
         k.lastUsedAt ? timeEl(fmt, k.lastUsedAt, fmt.ago(k.lastUsedAt)) : html`<span class="muted">${t.neverUsed}</span>`
       }</td>

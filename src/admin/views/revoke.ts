@@ -5,6 +5,7 @@ import type { Messages } from '../locales/messages.js';
 import { maskedKey, type KeyView } from './api-keys.js';
 import { icons } from './icons.js';
 import { csrfInput, layout, type Person } from './layout.js';
+import { emailText } from './wrap.js';
 
 export interface RevokeModel {
   t: Messages;
@@ -37,7 +38,9 @@ export function revokePage(m: RevokeModel): Html {
       <dt>${t.clinicLabel}</dt><dd>${m.clinic.name}</dd>
       <dt>${t.colName}</dt><dd>${key.name}</dd>
       <dt>${t.colKey}</dt><dd><span class="hint">${maskedKey(m.keyPrefix, key.hint)}</span></dd>
-      <dt>${t.colCreated}</dt><dd>${fmt.dateTimeOf(key.createdAt)}${key.createdByEmail ? html` · ${key.createdByEmail}` : ''}</dd>
+      <dt>${t.colCreated}</dt><dd>${fmt.dateTimeOf(key.createdAt)}${
+        key.createdByEmail ? html` · ${emailText(key.createdByEmail)}` : ''
+      }</dd>
       <dt>${t.colLastUsed}</dt><dd>${key.lastUsedAt ? `${fmt.dateTimeOf(key.lastUsedAt)} (${fmt.ago(key.lastUsedAt)})` : t.neverUsed}</dd>
     </dl>
     <form method="post" action="${m.action}">
