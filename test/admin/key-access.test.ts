@@ -152,6 +152,7 @@ describe.each(dialects())('dashboard: permissions, addresses, expiry, edit and r
     const page = await owner.get(`${API}/keys/${id}/roll`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('¿Renovar la clave «Rotación»?');
+    expect(page.body).toContain('Mientras la clave antigua siga funcionando, sigue a la nueva');
     expect(page.body).toMatch(/<option value="86400" selected>Durante 24 horas<\/option>/);
     const res = await owner.post(`${API}/keys/${id}/roll`, { _csrf: csrfOf(page.body), overlap: '86400' });
     expect(res.statusCode).toBe(303);

@@ -55,6 +55,9 @@ export const enKeys = {
     'A new key is made with the same name, permissions and addresses, and shown once. Put the new one in the program before the old one ' +
     'stops working.',
   rollKeeps: 'If the key expires, the new one lasts as long from today.',
+  rollFollows:
+    'While the old key keeps working, it follows the new one: changing the new key’s permissions or addresses changes it too, and ' +
+    'revoking the new key revokes it too. It can also be revoked on its own.',
   overlapLabel: 'The old key keeps working',
   overlapOptions: {
     '0': 'No: it stops working now',

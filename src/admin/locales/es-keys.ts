@@ -57,6 +57,9 @@ export const esKeys = {
     'Se crea una clave nueva con el mismo nombre, permisos y direcciones, y se muestra una sola vez. Pon la nueva en el programa antes ' +
     'de que la antigua deje de funcionar.',
   rollKeeps: 'Si la clave caduca, la nueva dura lo mismo desde hoy.',
+  rollFollows:
+    'Mientras la clave antigua siga funcionando, sigue a la nueva: si cambias los permisos o direcciones de la nueva, cambian también ' +
+    'los suyos, y si revocas la nueva, se revoca también. También puedes revocarla sola.',
   overlapLabel: 'La clave antigua sigue funcionando',
   overlapOptions: {
     '0': 'No: deja de funcionar ya',

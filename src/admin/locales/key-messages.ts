@@ -56,6 +56,8 @@ export interface KeyMessages {
   rollTitle: (name: string) => Text;
   rollText: Text;
   rollKeeps: Text;
+  /** while the old key keeps working, it follows the new one's changes and revocation */
+  rollFollows: Text;
   overlapLabel: Text;
   overlapOptions: Texts<OverlapChoice>;
   overlapInvalid: Text;
