@@ -206,6 +206,7 @@ td time { white-space: nowrap; }
 .badge-active { background: var(--success-soft); color: var(--success); border-color: var(--success-border); }
 .badge-revoked { background: #f2f4f7; color: #475467; border-color: #d0d5dd; }
 .badge-expired { background: var(--warning-soft); color: var(--warning); border-color: var(--warning-border); }
+.badge-replaced { background: #f4f3ff; color: #4e36c2; border-color: #d9d6fe; }
 .badge-plan { background: var(--primary-soft); color: var(--primary); border-color: #b6dfdc; }
 .badge-role { background: #f4f3ff; color: #4e36c2; border-color: #d9d6fe; }
 
@@ -329,6 +330,11 @@ ${steps.map((i) => `.e${i}{height:${i * 5}%}`).join('')}
 .check input { width: 18px; height: 18px; accent-color: var(--primary); }
 form.inline { display: inline; margin: 0; }
 .url { font-family: var(--mono); font-size: .9rem; overflow-wrap: anywhere; }
+/* e-mail addresses and request paths wrap only where views/wrap.ts marks (before "@"; after "/", before "?" and "&", ...): an
+   address's halves stay whole, a path's piece breaks only when it is wider than its cell */
+.email { overflow-wrap: normal; word-break: keep-all; }
+.email > span { white-space: nowrap; }
+.path { overflow-wrap: break-word; word-break: normal; }
 .state-line { margin: 8px 0 0; color: var(--warning); }
 .facts {
   display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; margin: 16px 0; padding: 14px 16px; background: #f7f9fb;
@@ -344,6 +350,7 @@ form.inline { display: inline; margin: 0; }
   .who-name { display: none; }
   .who { flex-wrap: nowrap; }
   .topbar .lang-switch { margin-left: auto; }
+  .tabs ul { flex-wrap: wrap; }
   h1 { font-size: 1.5rem; }
   .page-head { flex-direction: column; gap: 12px; }
   .clinic-card { width: 100%; }
@@ -359,7 +366,8 @@ form.inline { display: inline; margin: 0; }
   table.keys td {
     display: flex; justify-content: space-between; gap: 12px; padding: 8px 0; border-bottom: 1px solid #eef1f5; text-align: right;
   }
-  table.keys td::before { content: attr(data-label); font-weight: 600; color: var(--muted); text-align: left; }
+  table.keys td::before { content: attr(data-label); font-weight: 600; color: var(--muted); text-align: left; flex-shrink: 0; }
+  table.keys td > * { min-width: 0; }
   table.keys td.cell-name { justify-content: flex-start; text-align: left; font-size: 1.05rem; }
   table.keys td.cell-name::before { content: none; }
   table.keys td.actions { justify-content: flex-end; border-bottom: 0; }

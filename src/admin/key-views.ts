@@ -17,9 +17,14 @@ export const EXPIRES_SOON_DAYS = 14;
 
 const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / 86_400_000;
 
-export function keyView(k: ApiKeyListing, nowMs: number, timezone: string): KeyView {
+/**
+ * `k` as the views show it; `all`, the clinic's keys, tells whether it replaced a key still in
+ * its overlap (and when that one ends).
+ */
+export function keyView(k: ApiKeyListing, nowMs: number, timezone: string, all: readonly ApiKeyListing[]): KeyView {
   const nowS = Math.floor(nowMs / 1000);
   const status = keyStatus(k, nowS);
+  const followers = all.filter((o) => o.replaced_by === k.id && keyStatus(o, nowS) === 'active' && o.expires_at !== null);
   const expiresAt = k.expires_at === null ? null : Number(k.expires_at);
   // Calendar days in the clinic's zone to the last day it works: 0 is "today".
   const daysLeft = expiresAt === null ? null : dayNumber(localDate(expiresAt - 1, timezone)) - dayNumber(todayIn(timezone, nowMs));
@@ -36,6 +41,7 @@ export function keyView(k: ApiKeyListing, nowMs: number, timezone: string): KeyV
     allowedIps: readStoredAllowedIps(k.allowed_ips),
     expiresInDays: status === 'active' && daysLeft !== null && daysLeft <= EXPIRES_SOON_DAYS ? Math.max(0, daysLeft) : null,
     replacedBy: k.replaced_by,
+    replacesUntil: status === 'active' && followers.length ? Math.max(...followers.map((o) => Number(o.expires_at))) : null,
   };
 }
 
@@ -54,9 +60,10 @@ export async function manageableKey(ctx: AdminContext, req: FastifyRequest, v: V
   return { key, clinic };
 }
 
-/** The listing of `keyId` (with who created it), or a 404. */
-export async function listedKey(ctx: AdminContext, clinicId: string, keyId: string): Promise<ApiKeyListing> {
-  const listing = (await ctx.keys.list(clinicId)).find((k) => k.id === keyId);
+/** The key `keyId` as the views show it (with who created it, and the key it replaced), or a 404. */
+export async function listedKey(ctx: AdminContext, clinicId: string, keyId: string, nowMs: number, timezone: string): Promise<KeyView> {
+  const all = await ctx.keys.list(clinicId);
+  const listing = all.find((k) => k.id === keyId);
   if (!listing) throw notFound();
-  return listing;
+  return keyView(listing, nowMs, timezone, all);
 }

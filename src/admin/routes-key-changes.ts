@@ -11,7 +11,7 @@ import { Formatter } from './format.js';
 import { clinicUrl, requireCsrf, requireViewer, viewerOf } from './guards.js';
 import { messages } from './i18n.js';
 import { readKeyForm, type KeyForm } from './key-input.js';
-import { keyView, listedKey, manageableKey } from './key-views.js';
+import { listedKey, manageableKey } from './key-views.js';
 import { OVERLAP_CHOICES } from './locales/messages.js';
 import type { KeyView } from './views/api-keys.js';
 import { currentKeyForm, editPage } from './views/key-edit.js';
@@ -22,11 +22,15 @@ export async function keyChangeRoutes(app: FastifyInstance, ctx: AdminContext) {
   const here = (v: Viewer, clinic: Clinic, id: string, what: 'edit' | 'roll') =>
     clinicUrl(v, clinic, `/dashboard/settings/api/keys/${id}/${what}`);
 
-  /** The key in the path as the views show it; null when it is not active (the caller goes back to the list). */
-  async function activeKey(req: FastifyRequest, v: Viewer, forRoll: boolean) {
+  /**
+   * The key in the path as the views show it; null when it is not active or was rolled (a
+   * rolled key follows its replacement until it ends: it is not edited or rolled on its own),
+   * and the caller goes back to the list.
+   */
+  async function activeKey(req: FastifyRequest, v: Viewer) {
     const { key, clinic } = await manageableKey(ctx, req, v);
-    const view = keyView(await listedKey(ctx, clinic.id, key.id), ctx.now(), clinic.timezone);
-    const usable = view.status === 'active' && (!forRoll || view.replacedBy === null);
+    const view = await listedKey(ctx, clinic.id, key.id, ctx.now(), clinic.timezone);
+    const usable = view.status === 'active' && view.replacedBy === null;
     return { clinic, view: usable ? view : null };
   }
 
@@ -34,6 +38,7 @@ export async function keyChangeRoutes(app: FastifyInstance, ctx: AdminContext) {
     const t = messages(pageLang(req));
     const page = editPage({
       t,
+      fmt: new Formatter(t, clinic.timezone, ctx.now()),
       person: v,
       csrf: csrfToken(v.token),
       clinic,
@@ -74,14 +79,14 @@ export async function keyChangeRoutes(app: FastifyInstance, ctx: AdminContext) {
 
   app.get('/settings/api/keys/:id/edit', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
     const v = viewerOf(req);
-    const { clinic, view } = await activeKey(req, v, false);
+    const { clinic, view } = await activeKey(req, v);
     if (!view) return reply.redirect(listUrl(v, clinic), 303);
     return renderEdit(req, reply, v, clinic, view, currentKeyForm(view), 200);
   });
 
   app.post('/settings/api/keys/:id/edit', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
     const v = viewerOf(req);
-    const { clinic, view } = await activeKey(req, v, false);
+    const { clinic, view } = await activeKey(req, v);
     if (!view) return reply.redirect(listUrl(v, clinic), 303);
     const { form, input } = readKeyForm(req.body, messages(pageLang(req)), null);
     if (!input) return renderEdit(req, reply, v, clinic, view, form, 400);
@@ -94,14 +99,14 @@ export async function keyChangeRoutes(app: FastifyInstance, ctx: AdminContext) {
 
   app.get('/settings/api/keys/:id/roll', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
     const v = viewerOf(req);
-    const { clinic, view } = await activeKey(req, v, true);
+    const { clinic, view } = await activeKey(req, v);
     if (!view) return reply.redirect(listUrl(v, clinic), 303);
     return renderRoll(req, reply, v, clinic, view, '', null);
   });
 
   app.post('/settings/api/keys/:id/roll', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
     const v = viewerOf(req);
-    const { clinic, view } = await activeKey(req, v, true);
+    const { clinic, view } = await activeKey(req, v);
     if (!view) return reply.redirect(listUrl(v, clinic), 303);
     const overlap = field(req.body, 'overlap');
     if (!(OVERLAP_CHOICES as readonly string[]).includes(overlap))

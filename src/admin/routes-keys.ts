@@ -53,7 +53,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
       eligible: isApiEligible(clinic.plan, ctx.config.apiPlans),
       eligiblePlans: [...ctx.config.apiPlans],
       owners,
-      keys: listing.map((k) => keyView(k, nowMs, clinic.timezone)),
+      keys: listing.map((k) => keyView(k, nowMs, clinic.timezone, listing)),
       usage,
       days,
       flash,
@@ -111,7 +111,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const { key, clinic } = await manageableKey(ctx, req, v);
     if (key.revoked_at !== null) return reply.redirect(listUrl(v, clinic), 303);
     const nowMs = ctx.now();
-    const listing = await listedKey(ctx, clinic.id, key.id);
+    const view = await listedKey(ctx, clinic.id, key.id, nowMs, clinic.timezone);
     const t = messages(pageLang(req));
     return sendPage(
       reply,
@@ -122,7 +122,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
         person: v,
         csrf: csrfToken(v.token),
         clinic,
-        key: keyView(listing, nowMs, clinic.timezone),
+        key: view,
         keyPrefix: prefix,
         action: listUrl(v, clinic, `/dashboard/settings/api/keys/${key.id}/revoke`),
         cancel: listUrl(v, clinic),

@@ -58,13 +58,17 @@ function overlapSeconds(raw: string): number {
   return s;
 }
 
-/** A key as `keys list --json` shows it (never the key, never its hash). */
+/**
+ * A key as `keys list --json` shows it (never the key, never its hash). `ends_at`: a rolled key
+ * still in its overlap, when it stops working (null for every other key).
+ */
 function keyJson(k: ApiKeyListing, status: string) {
   return {
     id: k.id,
     name: k.name,
     hint: `…${k.hint}`,
     status,
+    ends_at: status === 'active' && k.replaced_by !== null ? iso(k.expires_at) : null,
     scopes: k.scopes.split(' '),
     allowed_ips: k.allowed_ips === null ? null : k.allowed_ips.split(','),
     created_by: k.created_by_email,
@@ -74,6 +78,11 @@ function keyJson(k: ApiKeyListing, status: string) {
     last_used_at: iso(k.last_used_at),
     replaced_by: k.replaced_by,
   };
+}
+
+/** The status column of `keys list`: a rolled key in its overlap says when it ends and what replaced it. */
+function statusText(k: ReturnType<typeof keyJson>): string {
+  return k.ends_at === null ? k.status : `${k.status}, ends at ${k.ends_at} (replaced by ${k.replaced_by})`;
 }
 
 /** "running servers use it now" or why not: the announcement's outcome, for the operator. */
@@ -142,7 +151,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       result(
         ctx,
         out
-          .map((k) => `${k.id}\t${k.status}\t${k.hint}\t${k.name}\tlast used ${k.last_used_at ?? 'never'}\t${k.scopes.join(',')}`)
+          .map((k) => `${k.id}\t${statusText(k)}\t${k.hint}\t${k.name}\tlast used ${k.last_used_at ?? 'never'}\t${k.scopes.join(',')}`)
           .join('\n'),
         out,
       );
@@ -167,16 +176,21 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         allowedIps: o.allowedIps === undefined ? undefined : (await allowedIps()).parseAllowedIps(o.allowedIps, '--allowed-ips'),
       };
       const { keyStatus } = await apiKeys();
-      const { announced, listed, redis } = await withRuntime(ctx, async (rt) => {
+      const { announced, listed, followers, redis } = await withRuntime(ctx, async (rt) => {
         const clinicId = await clinicOfKey(rt, keyId);
         const outcome = (await rt.keys.update(clinicId, keyId, changes))!;
         const listed = (await rt.keys.list(clinicId)).find((k) => k.id === keyId)!;
-        return { announced: outcome.announced, listed, redis: rt.config.redisUrl !== null };
+        return { announced: outcome.announced, listed, followers: outcome.followers, redis: rt.config.redisUrl !== null };
       });
       const nowS = Math.floor(ctx.io.now() / 1000);
       const k = keyJson(listed, keyStatus(listed, nowS));
       const from = k.allowed_ips === null ? 'any address' : `from ${k.allowed_ips.join(', ')} only`;
-      info(ctx, `updated key ${keyId} "${k.name}": ${k.scopes.join(', ')}; ${from}; ` + reach(announced, redis, 'use it'));
+      info(
+        ctx,
+        `updated key ${keyId} "${k.name}": ${k.scopes.join(', ')}; ${from}` +
+          `${followers.length ? `; so is the key it replaced, still in its overlap (${followers.join(', ')})` : ''}; ` +
+          reach(announced, redis, 'use it'),
+      );
       result(ctx, keyId, k);
     });
 
@@ -216,22 +230,28 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         // The operator names a key, not a clinic: find its clinic first (operator-scoped), then
         // revoke it there, as every key query names its clinic.
         const clinicId = await clinicOfKey(rt, keyId);
-        if ((await rt.keys.get(clinicId, keyId))!.revoked_at !== null) return 'already';
+        if ((await rt.keys.get(clinicId, keyId))!.revoked_at !== null) return { said: 'already', followers: [] } as const;
         // With REDIS_URL the revocation is announced to every running server (they evict it at once).
-        const done = await rt.keys.revokeEverywhere(clinicId, keyId);
-        return done?.announced ? 'announced' : rt.config.redisUrl !== null ? 'not-announced' : 'revoked';
+        const done = (await rt.keys.revokeEverywhere(clinicId, keyId))!;
+        const said = done.announced ? 'announced' : rt.config.redisUrl !== null ? 'not-announced' : 'revoked';
+        return { said, followers: done.followers } as const;
       });
+      // The keys it replaced, still in their roll's overlap, are revoked with it (KeyService.revokeEverywhere).
+      const what = outcome.followers.length
+        ? `key ${keyId} and the key it replaced, still in its overlap (${outcome.followers.join(', ')})`
+        : `key ${keyId}`;
+      const them = outcome.followers.length ? 'them' : 'it';
       info(
         ctx,
         {
           already: `key ${keyId} was already revoked`,
-          announced: `revoked key ${keyId}; running servers reject it now (announced through Redis)`,
+          announced: `revoked ${what}; running servers reject ${them} now (announced through Redis)`,
           'not-announced':
-            `revoked key ${keyId}; Redis (REDIS_URL) did not answer, so running servers reject it within 5 seconds, when ` +
+            `revoked ${what}; Redis (REDIS_URL) did not answer, so running servers reject ${them} within 5 seconds, when ` +
             `their key cache expires`,
-          revoked: `revoked key ${keyId}; running servers reject it within 5 seconds`,
-        }[outcome],
+          revoked: `revoked ${what}; running servers reject ${them} within 5 seconds`,
+        }[outcome.said],
       );
-      result(ctx, keyId, { id: keyId, revoked: true });
+      result(ctx, keyId, { id: keyId, revoked: true, also_revoked: outcome.followers });
     });
 }

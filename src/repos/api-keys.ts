@@ -67,22 +67,82 @@ export async function touchApiKeys(db: Kysely<DB>, ids: string[], at: number): P
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', ids).execute();
 }
 
-/** A live key's name, scopes and addresses (only the fields given); false when it is unknown, another clinic's or revoked. */
-export async function updateApiKey(
-  db: Kysely<DB>,
-  clinicId: string,
-  id: string,
-  changes: Partial<Pick<ApiKeyRow, 'name' | 'scopes' | 'allowed_ips'>>,
-): Promise<boolean> {
-  if (Object.keys(changes).length === 0) return (await getApiKey(db, clinicId, id))?.revoked_at === null;
+export type ApiKeyChanges = Partial<Pick<ApiKeyRow, 'name' | 'scopes' | 'allowed_ips'>>;
+
+/**
+ * A live key's name, scopes and addresses (only the fields given); false when it is unknown,
+ * another clinic's, revoked or rolled (a rolled key follows its replacement: keys given in
+ * `followers` are changed with it, in the caller's transaction).
+ */
+export async function updateApiKey(db: Kysely<DB>, clinicId: string, id: string, changes: ApiKeyChanges): Promise<boolean> {
+  if (Object.keys(changes).length === 0) {
+    const k = await getApiKey(db, clinicId, id);
+    return k !== undefined && k.revoked_at === null && k.replaced_by === null;
+  }
   const res = await db
     .updateTable('api_keys')
     .set(changes)
     .where('clinic_id', '=', clinicId)
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
+    .where('replaced_by', 'is', null)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
+}
+
+/** The same change on a rolled key's live predecessors (`ids`, from livePredecessors). */
+export async function updateFollowers(db: Kysely<DB>, clinicId: string, ids: readonly string[], changes: ApiKeyChanges): Promise<void> {
+  if (ids.length === 0 || Object.keys(changes).length === 0) return;
+  await db
+    .updateTable('api_keys')
+    .set(changes)
+    .where('clinic_id', '=', clinicId)
+    .where('id', 'in', [...ids])
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Revokes a rolled key's live predecessors (`ids`, from livePredecessors) with it. */
+export async function revokeFollowers(db: Kysely<DB>, clinicId: string, ids: readonly string[], at: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('clinic_id', '=', clinicId)
+    .where('id', 'in', [...ids])
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** How many rolls back a chain is followed, at most (each roll of a key within a week adds one). */
+const MAX_CHAIN = 100;
+
+/**
+ * The keys `id` replaced that still work at `nowS` (in their roll's overlap): the one it replaced
+ * directly and, if that one was itself rolled from a key still in its overlap, that key too, and
+ * so on (usually none or one). A rolled key ends at most `maxOverlapS` after its roll, so only
+ * keys ending after `nowS - maxOverlapS` can lie between a live predecessor and `id`: the walk
+ * goes through those (revoked or ended ones included) and no further back.
+ */
+export async function livePredecessors(db: Kysely<DB>, clinicId: string, id: string, nowS: number, maxOverlapS: number): Promise<string[]> {
+  const live: string[] = [];
+  const seen = new Set([id]);
+  let next = [id];
+  for (let depth = 0; next.length > 0 && depth < MAX_CHAIN; depth++) {
+    const rows = await db
+      .selectFrom('api_keys')
+      .select(['id', 'revoked_at', 'expires_at'])
+      .where('clinic_id', '=', clinicId)
+      .where('replaced_by', 'in', next)
+      .where('expires_at', '>', nowS - maxOverlapS)
+      .execute();
+    next = rows.filter((r) => !seen.has(r.id)).map((r) => r.id);
+    for (const r of rows) {
+      seen.add(r.id);
+      if (r.revoked_at === null && r.expires_at !== null && r.expires_at > nowS) live.push(r.id);
+    }
+  }
+  return live;
 }
 
 /**

@@ -22,11 +22,15 @@ import {
   getApiKey,
   insertApiKey,
   listApiKeys,
+  livePredecessors,
   locateApiKey,
   markApiKeyReplaced,
   revokeApiKey,
+  revokeFollowers,
   touchApiKeys,
   updateApiKey,
+  updateFollowers,
+  type ApiKeyChanges,
   type ApiKeyListing,
   type ApiKeyRow,
 } from '../repos/api-keys.js';
@@ -90,12 +94,16 @@ export interface KeyServiceOptions {
 export interface RevokeOutcome {
   /** false: it was revoked already (it is evicted here all the same, and announced again) */
   revoked: boolean;
+  /** the keys it replaced that were still in their roll's overlap, revoked with it */
+  followers: string[];
   /** whether every instance was told at once (false: no REDIS_URL, or Redis did not answer) */
   announced: boolean;
 }
 
 export interface UpdateOutcome {
   key: ApiKeyRow;
+  /** the keys it replaced that are still in their roll's overlap, changed with it */
+  followers: string[];
   /** whether every instance was told at once (false: no REDIS_URL, or Redis did not answer) */
   announced: boolean;
 }
@@ -222,10 +230,22 @@ export class KeyService {
    */
   async revokeEverywhere(clinicId: string, keyId: string): Promise<RevokeOutcome | undefined> {
     const at = Math.floor(this.now() / 1000);
-    const done = await whenWritable(() => revokeApiKey(this.db, clinicId, keyId, at), INTERACTIVE_WRITE_WAIT_MS);
+    // The keys it replaced that still work go with it: a key is rolled because it leaked, and
+    // revoking its replacement must not leave the leaked one working until its overlap ends.
+    // Revoking such an old key alone is allowed (it ends its overlap early). One transaction.
+    const { done, followers } = await whenWritable(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          const done = await revokeApiKey(trx, clinicId, keyId, at);
+          const followers = await livePredecessors(trx, clinicId, keyId, at, ROLL_OVERLAP.maxS);
+          await revokeFollowers(trx, clinicId, followers, at);
+          return { done, followers };
+        }),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
     // Revoked already (e.g. through the CLI) is still evicted here; another clinic's key is left alone.
     if (!done && !(await getApiKey(this.db, clinicId, keyId))) return undefined;
-    return { revoked: done, announced: await this.changedEverywhere(keyId) };
+    return { revoked: done, followers, announced: await this.changedAllEverywhere([keyId, ...followers]) };
   }
 
   /**
@@ -233,28 +253,48 @@ export class KeyService {
    * any change of a key; whether every one was announced (false: no REDIS_URL, or Redis did not answer).
    */
   async forgetEverywhere(keyIds: readonly string[]): Promise<boolean> {
-    let announced = keyIds.length > 0;
-    for (const keyId of keyIds) if (!(await this.changedEverywhere(keyId))) announced = false;
-    return announced;
+    return keyIds.length > 0 && (await this.changedAllEverywhere(keyIds));
   }
 
   /**
    * Renames a live key or changes its scopes or addresses (only what `changes` gives), then
    * evicts it here and announces it, like a revocation: the next request anywhere reads the new
-   * state. undefined when the key is unknown or another clinic's; a revoked key cannot be
-   * changed (conflict).
+   * state. The keys it replaced that are still in their roll's overlap get the same change (a
+   * narrowed key must not leave the old one wider); a rolled key is not changed on its own, it
+   * follows its replacement (conflict, naming it). undefined when the key is unknown or another
+   * clinic's; a revoked key cannot be changed (conflict).
    */
   async update(clinicId: string, keyId: string, changes: KeyChanges): Promise<UpdateOutcome | undefined> {
-    const set: Partial<Pick<ApiKeyRow, 'name' | 'scopes' | 'allowed_ips'>> = {};
+    const set: ApiKeyChanges = {};
     if (changes.name !== undefined) set.name = checkedName(changes.name);
     if (changes.scopes !== undefined) set.scopes = storedScopes(checkedScopes(changes.scopes));
     if (changes.allowedIps !== undefined) set.allowed_ips = storedAllowedIps(changes.allowedIps);
     const existing = await getApiKey(this.db, clinicId, keyId);
     if (!existing) return undefined;
-    if (!(await whenWritable(() => updateApiKey(this.db, clinicId, keyId, set), INTERACTIVE_WRITE_WAIT_MS)))
+    const nowS = Math.floor(this.now() / 1000);
+    const followers = await whenWritable(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          if (!(await updateApiKey(trx, clinicId, keyId, set))) return null;
+          const followers = await livePredecessors(trx, clinicId, keyId, nowS, ROLL_OVERLAP.maxS);
+          await updateFollowers(trx, clinicId, followers, set);
+          return followers;
+        }),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
+    if (followers === null) {
+      const now = await getApiKey(this.db, clinicId, keyId);
+      if (now && now.revoked_at === null && now.replaced_by !== null)
+        throw new DomainError(
+          'conflict',
+          `key ${keyId} was rolled: until it ends it has the scopes and addresses of its replacement, key ${now.replaced_by}; ` +
+            'change that one, or revoke this one to end it now',
+          { field: 'key-id' },
+        );
       throw new DomainError('conflict', `key ${keyId} is revoked: a revoked key cannot be changed`, { field: 'key-id' });
+    }
     const key = (await getApiKey(this.db, clinicId, keyId))!;
-    return { key, announced: await this.changedEverywhere(keyId) };
+    return { key, followers, announced: await this.changedAllEverywhere([keyId, ...followers]) };
   }
 
   /**
@@ -281,26 +321,31 @@ export class KeyService {
     }
     const key = generateKey(this.opts.prefix);
     const id = randomUUID();
-    const scopes = readStoredScopes(old.scopes);
-    const allowedIps = readStoredAllowedIps(old.allowed_ips);
-    const expiresAt = old.expires_at === null ? null : nowS + Math.max(1, old.expires_at - old.created_at);
     const oldExpiresAt = old.expires_at === null ? nowS + overlapS : Math.min(old.expires_at, nowS + overlapS);
-    const row = this.newRow(id, key, clinicId, { name: old.name, scopes, allowedIps, expiresAt, createdBy, createdAt: nowS });
-    // Retried whole while SQLite's write lock is taken (the transaction rolls back each time).
-    const rolled = await whenWritable(
+    // Retried whole while SQLite's write lock is taken (the transaction rolls back each time). The
+    // new key copies the old one as read after the guarded UPDATE, inside the transaction, so an
+    // edit of the old key that lands meanwhile is either in the copy or refused (a rolled key
+    // is not edited on its own).
+    const issued = await whenWritable(
       () =>
-        this.db.transaction().execute(async (trx) => {
-          if (!(await markApiKeyReplaced(trx, clinicId, keyId, id, oldExpiresAt, nowS))) return false;
-          await insertApiKey(trx, row);
-          return true;
+        this.db.transaction().execute(async (trx): Promise<IssuedKey | null> => {
+          if (!(await markApiKeyReplaced(trx, clinicId, keyId, id, oldExpiresAt, nowS))) return null;
+          const now = (await getApiKey(trx, clinicId, keyId))!;
+          const scopes = readStoredScopes(now.scopes);
+          const allowedIps = readStoredAllowedIps(now.allowed_ips);
+          const expiresAt = old.expires_at === null ? null : nowS + Math.max(1, old.expires_at - old.created_at);
+          await insertApiKey(
+            trx,
+            this.newRow(id, key, clinicId, { name: now.name, scopes, allowedIps, expiresAt, createdBy, createdAt: nowS }),
+          );
+          return { id, key, hint: keyHint(key), name: now.name, clinicId, expiresAt, createdAt: nowS, scopes, allowedIps };
         }),
       INTERACTIVE_WRITE_WAIT_MS,
     );
-    if (!rolled) {
+    if (!issued) {
       const now = await getApiKey(this.db, clinicId, keyId);
       throw new DomainError('conflict', `key ${keyId} ${(now && rollRefusal(now, nowS)) ?? 'changed meanwhile'}`, { field: 'key-id' });
     }
-    const issued = { id, key, hint: keyHint(key), name: old.name, clinicId, expiresAt, createdAt: nowS, scopes, allowedIps };
     return { issued, oldExpiresAt, announced: await this.changedEverywhere(keyId) };
   }
 
@@ -308,6 +353,13 @@ export class KeyService {
   private async changedEverywhere(keyId: string): Promise<boolean> {
     this.evict(keyId);
     return this.opts.announceChange ? this.opts.announceChange(keyId) : false;
+  }
+
+  /** changedEverywhere for each key; whether every one was announced. */
+  private async changedAllEverywhere(keyIds: readonly string[]): Promise<boolean> {
+    let announced = true;
+    for (const keyId of keyIds) if (!(await this.changedEverywhere(keyId))) announced = false;
+    return announced;
   }
 
   /**

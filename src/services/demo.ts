@@ -53,6 +53,16 @@ export function demoOwnerEmail(clinicName: string): string {
   return `owner.${slug}@demo.clinic`;
 }
 
+/**
+ * The demo key's name, in the clinic's language (a demo clinic speaks Spanish): the dashboard
+ * shows key names as they were given, in whatever language it is viewed.
+ */
+const DEMO_KEY_NAME: Readonly<Record<string, string>> = { es: 'Clave de demostración', en: 'Demo key' };
+
+function demoKeyName(language: string): string {
+  return DEMO_KEY_NAME[language] ?? DEMO_KEY_NAME.es!;
+}
+
 /** premium, or the first plan API_PLANS allows, so that the demo's key can be created. */
 export function demoPlan(apiPlans: readonly Plan[]): Plan {
   return apiPlans.includes('premium') ? 'premium' : (apiPlans[0] ?? 'premium');
@@ -108,7 +118,7 @@ export async function createDemoWithAccess(database: Database, keys: KeyService,
     nowMs: opts.nowMs,
     onProgress: opts.onProgress,
   });
-  const issued = await keys.create({ clinicId: clinic.id, name: 'Demo key', expiresAt: null, createdBy: owner.id });
+  const issued = await keys.create({ clinicId: clinic.id, name: demoKeyName(clinic.language), expiresAt: null, createdBy: owner.id });
   return { clinic, counts, ownerEmail: owner.email, ownerPassword, keyId: issued.id, key: issued.key };
 }
 

@@ -152,6 +152,7 @@ describe.each(dialects())('dashboard: permissions, addresses, expiry, edit and r
     const page = await owner.get(`${API}/keys/${id}/roll`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('¿Renovar la clave «Rotación»?');
+    expect(page.body).toContain('Mientras la clave antigua siga funcionando, sigue a la nueva');
     expect(page.body).toMatch(/<option value="86400" selected>Durante 24 horas<\/option>/);
     const res = await owner.post(`${API}/keys/${id}/roll`, { _csrf: csrfOf(page.body), overlap: '86400' });
     expect(res.statusCode).toBe(303);
@@ -166,7 +167,8 @@ describe.each(dialects())('dashboard: permissions, addresses, expiry, edit and r
     const next = keys.find((k) => k.id !== id)!;
     expect(next).toMatchObject({ scopes: 'citas:read', allowed_ips: '203.0.113.0/24', expires_at: null });
     const list = (await owner.get(API)).body;
-    expect(list).toContain('Sustituida por una clave nueva; funciona hasta el');
+    expect(list).toContain('Termina el ');
+    expect(list).toContain('Sustituye a una clave que termina el ');
     expect(list).not.toContain(`${API}/keys/${id}/roll`);
     expect(list).toContain(`${API}/keys/${next.id}/roll`);
     // both work now (from an allowed address); the old one stops after 24 hours
@@ -193,6 +195,69 @@ describe.each(dialects())('dashboard: permissions, addresses, expiry, edit and r
     expect((await ownerB.post(`${API}/keys/${id}/roll`, { _csrf: csrfOf(page.body), overlap: '0' })).statusCode).toBe(303);
     expect((await ownerB.get(API)).body).toContain('The old key no longer works.');
     expect((await api(old)).statusCode).toBe(401);
+  });
+
+  it('during the overlap the old key follows the new one: narrowed with it, revoked with it; the list marks which is which', async () => {
+    const old = await create(owner, { name: 'Filtrada' });
+    const { id } = await keyNamed(t.clinicA.id, 'Filtrada');
+    const rollPage = await owner.get(`${API}/keys/${id}/roll`);
+    expect((await owner.post(`${API}/keys/${id}/roll`, { _csrf: csrfOf(rollPage.body), overlap: '604800' })).statusCode).toBe(303);
+    const fresh = shownKey((await owner.get(API)).body)!;
+    const next = (await t.keys.list(t.clinicA.id)).find((k) => k.name === 'Filtrada' && k.id !== id)!;
+    const list = (await owner.get(API)).body;
+    expect(list).toMatch(
+      new RegExp(`data-key-id="${id}"[\\s\\S]*?<span class="badge badge-replaced">Sustituida</span>\\s*<span class="sub">Termina el `),
+    );
+    expect(list).toMatch(
+      new RegExp(`data-key-id="${next.id}"[\\s\\S]*?Activa</span><span class="sub">Sustituye a una clave que termina el `),
+    );
+    // the old key is not edited on its own: it follows its replacement
+    expect((await owner.get(`${API}/keys/${id}/edit`)).statusCode).toBe(303);
+    expect(list).not.toContain(`${API}/keys/${id}/edit`);
+    // both read everything now (the old one is in this instance's key cache)
+    expect((await api(old, '/api/v1/clientas')).statusCode).toBe(200);
+    expect((await api(fresh, '/api/v1/clientas')).statusCode).toBe(200);
+    const edit = await owner.get(`${API}/keys/${next.id}/edit`);
+    expect(edit.body).toContain('La clave antigua a la que sustituye esta funciona hasta el');
+    const saved = await owner.post(`${API}/keys/${next.id}/edit`, {
+      _csrf: csrfOf(edit.body),
+      name: 'Filtrada',
+      scopes: ['citas:read'],
+      allowed_ips: '',
+    });
+    expect(saved.statusCode).toBe(303);
+    // narrowing the new key narrowed the old one, from its next request
+    const narrowed = await api(old, '/api/v1/clientas');
+    expect([narrowed.statusCode, narrowed.json().error.code, narrowed.json().error.scope]).toEqual([
+      403,
+      'insufficient_scope',
+      'clientas:read',
+    ]);
+    expect((await api(old, '/api/v1/citas')).statusCode).toBe(200);
+    expect(await keyNamed(t.clinicA.id, 'Filtrada')).toMatchObject({ scopes: 'citas:read' });
+    // revoking the new key revokes the old one too
+    const confirm = await owner.get(`${API}/keys/${next.id}/revoke`);
+    expect(confirm.body).toContain('También se revoca la clave antigua a la que sustituye esta');
+    expect((await owner.post(`${API}/keys/${next.id}/revoke`, { _csrf: csrfOf(confirm.body) })).statusCode).toBe(303);
+    expect((await api(old, '/api/v1/citas')).statusCode).toBe(401);
+    expect((await api(fresh, '/api/v1/citas')).statusCode).toBe(401);
+    expect((await t.keys.get(t.clinicA.id, id))!.revoked_at).not.toBeNull();
+  });
+
+  it('revoking the old key alone ends it now; the new one keeps working (en)', async () => {
+    const old = await create(ownerB, { name: 'Leaked' });
+    const { id } = await keyNamed(t.clinicB.id, 'Leaked');
+    const rollPage = await ownerB.get(`${API}/keys/${id}/roll`);
+    expect((await ownerB.post(`${API}/keys/${id}/roll`, { _csrf: csrfOf(rollPage.body), overlap: '86400' })).statusCode).toBe(303);
+    const fresh = shownKey((await ownerB.get(API)).body)!;
+    const list = (await ownerB.get(API)).body;
+    expect(list).toMatch(new RegExp(`data-key-id="${id}"[\\s\\S]*?>Replaced</span>\\s*<span class="sub">Ends at `));
+    const confirm = await ownerB.get(`${API}/keys/${id}/revoke`);
+    expect(confirm.body).toContain('Only this old key is revoked; the new one keeps working.');
+    expect((await ownerB.post(`${API}/keys/${id}/revoke`, { _csrf: csrfOf(confirm.body) })).statusCode).toBe(303);
+    expect((await api(old)).statusCode).toBe(401);
+    expect((await api(fresh)).statusCode).toBe(200);
+    expect((await ownerB.get(API)).body).not.toContain('Replaces a key that ends at');
   });
 
   it('staff may not edit or roll; another clinic’s key is not found; forms need their CSRF token; revoked keys go back to the list', async () => {

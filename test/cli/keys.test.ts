@@ -189,6 +189,51 @@ describe('keys roll', () => {
     expect(later.find((k: { id: string }) => k.id === next.id).status).toBe('active');
   });
 
+  it('the old key is marked "ends at" in the list and follows the new one: update and revoke reach it; it may be revoked alone', async () => {
+    const c = await clinic();
+    const old = await created(c);
+    const fresh = (await cli(['keys', 'roll', old.id, '--overlap', '3d'])).stdout.trim();
+    const keys = await list(c);
+    const next = keys.find((k: { id: string }) => k.id !== old.id);
+    expect(keys.find((k: { id: string }) => k.id === old.id)).toMatchObject({ status: 'active', ends_at: '2026-03-31T12:00:00Z' });
+    expect(next).toMatchObject({ status: 'active', ends_at: null });
+    const table = (await cli(['keys', 'list', '--clinic', c])).stdout;
+    expect(table).toContain(`${old.id}\tactive, ends at 2026-03-31T12:00:00Z (replaced by ${next.id})\t`);
+    expect(table).toContain(`${next.id}\tactive\t`);
+    // an old key is not changed on its own
+    refused(await cli(['keys', 'update', old.id, '--scopes', 'citas:read']), 'was rolled', next.id);
+    const scopesOf = async (key: string) => {
+      const rt = await openRuntime(loadConfig({ DATA_DIR: dataDir }), { logTo: false, now: () => NOW });
+      try {
+        return (await rt.keys.verify(key))?.scopes ?? null;
+      } finally {
+        await rt.close();
+      }
+    };
+    const up = await cli(['keys', 'update', next.id, '--scopes', 'citas:read', '--allowed-ips', '203.0.113.0/24']);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stderr).toContain(`so is the key it replaced, still in its overlap (${old.id})`);
+    expect(await scopesOf(old.key)).toEqual(['citas:read']);
+    expect((await list(c)).find((k: { id: string }) => k.id === old.id)).toMatchObject({
+      scopes: ['citas:read'],
+      allowed_ips: ['203.0.113.0/24'],
+    });
+    const gone = await cli(['keys', 'revoke', next.id, '--json']);
+    expect(gone.code, gone.stderr).toBe(0);
+    expect(JSON.parse(gone.stdout)).toEqual({ id: next.id, revoked: true, also_revoked: [old.id] });
+    expect(gone.stderr).toContain(`and the key it replaced, still in its overlap (${old.id})`);
+    expect([await scopesOf(old.key), await scopesOf(fresh)]).toEqual([null, null]);
+    expect((await list(c)).map((k: { status: string; ends_at: string | null }) => [k.status, k.ends_at])).toEqual([
+      ['revoked', null],
+      ['revoked', null],
+    ]);
+    // revoking an old key alone: its replacement keeps working
+    const other = await created(c);
+    const otherNew = (await cli(['keys', 'roll', other.id])).stdout.trim();
+    expect((await cli(['keys', 'revoke', other.id])).code).toBe(0);
+    expect([await scopesOf(other.key), await scopesOf(otherNew)]).toEqual([null, ALL]);
+  });
+
   it('--overlap 0 ends the old key at once; --json gives the new key and what it replaces', async () => {
     const c = await clinic();
     const old = await created(c);

@@ -312,7 +312,8 @@ describe('demo', () => {
       expect(new Set(clinics.map((c) => c.name)).size).toBe(3);
       expect(made.map((m) => m.name)).toEqual(all.slice(1).map((a) => clinics.find((c) => c.id === a.id)!.name));
       for (const a of all) {
-        expect(await rt.keys.verify(a.key)).toMatchObject({ clinicId: a.id });
+        // in the demo clinic's language (Spanish), as the dashboard shows it
+        expect(await rt.keys.verify(a.key)).toMatchObject({ clinicId: a.id, keyName: 'Clave de demostración' });
         const user = await rt.database.db.selectFrom('users').selectAll().where('email', '=', a.owner.email).executeTakeFirstOrThrow();
         expect(user).toMatchObject({ clinic_id: a.id, role: 'owner' });
         expect(await verifyPassword(a.owner.password, user.password_hash)).toBe(true);

@@ -219,6 +219,34 @@ describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => 
     }
   });
 
+  it('during a roll: the new key narrowed, then revoked, with the CLI: every instance applies it to the old key at once', async () => {
+    const k = await newKey('rolled, then narrowed and revoked');
+    // An address of its own: the old key's 401s below spend its failed-authentication budget.
+    const from = '127.0.0.54';
+    const roll = await runCli(['keys', 'roll', k.id, '--overlap', '7d'], { dataDir: '/nonexistent', env });
+    expect(roll.code, roll.stderr).toBe(0);
+    const fresh = roll.stdout.trim();
+    const nextId = (await rt.keys.list(clinicId)).find((x) => x.replaced_by === null && x.name === 'rolled, then narrowed and revoked')!.id;
+    // The old key cached on every instance with all its scopes.
+    for (const i of [a, b, c]) expect((await get(i, '/api/v1/clientas?limit=1', k.key)).status).toBe(200);
+    let seen = [a, b, c].map((i) => i.logs().length);
+    const run = await runCli(['keys', 'update', nextId, '--scopes', 'citas:read'], { dataDir: '/nonexistent', env });
+    expect(run.code, run.stderr).toBe(0);
+    for (const [n, i] of [a, b, c].entries()) {
+      await i.waitForLog((l) => l.msg === CHANGED_ELSEWHERE && l.key === k.id, 5_000, 'the change of the old key', seen[n]);
+      const refused = await get(i, '/api/v1/clientas?limit=1', k.key);
+      expect([refused.status, JSON.parse(refused.body).error.code]).toEqual([403, 'insufficient_scope']);
+    }
+    seen = [a, b, c].map((i) => i.logs().length);
+    const revoke = await runCli(['keys', 'revoke', nextId], { dataDir: '/nonexistent', env });
+    expect(revoke.code, revoke.stderr).toBe(0);
+    for (const [n, i] of [a, b, c].entries()) {
+      await i.waitForLog((l) => l.msg === CHANGED_ELSEWHERE && l.key === k.id, 5_000, 'the revocation of the old key', seen[n]);
+      expect((await me(i, k.key, from)).status).toBe(401);
+      expect((await me(i, fresh, from)).status).toBe(401);
+    }
+  });
+
   it('sign-in attempts are throttled across the fleet: the sixth for one e-mail from one address is refused, wherever it lands', async () => {
     const from = '127.0.0.41';
     const statuses: number[] = [];

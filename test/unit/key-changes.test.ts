@@ -111,6 +111,52 @@ describe.each(dialects())('key changes on %s', (dialect) => {
     expect((await keys.verify(rolled.issued.key))!).toMatchObject({ keyName: 'Zapier', scopes: ['citas:read', 'eventos:read'] });
   });
 
+  it('during the overlap the old keys follow the newest: its edits and its revocation reach them, and are announced', async () => {
+    clock.now = T0;
+    const keys = service(true);
+    const elsewhere = service();
+    const a = await make(keys, { name: 'chain' });
+    const b = (await keys.roll(clinic.id, a.id, 7 * 86_400, null))!.issued;
+    // rolled again at once, with no overlap for b: a still works, and follows c through b
+    clock.now = T0 + 60_000;
+    const c = (await keys.roll(clinic.id, b.id, 0, null))!.issued;
+    expect((await elsewhere.verify(a.key))!.scopes).toHaveLength(5);
+    announced.length = 0;
+    const out = (await keys.update(clinic.id, c.id, { scopes: ['citas:read'], allowedIps: ['203.0.113.0/24'], name: 'chain 2' }))!;
+    expect(out.followers).toEqual([a.id]);
+    expect(announced).toEqual([c.id, a.id]);
+    elsewhere.evict(a.id);
+    const followed = (await elsewhere.verify(a.key))!;
+    expect([followed.keyName, followed.scopes, followed.allowedIps?.list]).toEqual(['chain 2', ['citas:read'], ['203.0.113.0/24']]);
+    // b has ended: it is left as it was
+    expect((await keys.get(clinic.id, b.id))!.scopes.split(' ')).toHaveLength(5);
+    // an old key is not changed on its own: the refusal names its replacement
+    await expect(keys.update(clinic.id, a.id, { scopes: ['llamadas:read'] })).rejects.toThrow(
+      new RegExp(`was rolled: .*replacement, key ${b.id}`),
+    );
+    const revoked = (await keys.revokeEverywhere(clinic.id, c.id))!;
+    expect([revoked.revoked, revoked.followers]).toEqual([true, [a.id]]);
+    expect(announced).toContain(a.id);
+    elsewhere.evict(a.id);
+    expect([await elsewhere.verify(a.key), await keys.verify(c.key)]).toEqual([null, null]);
+  });
+
+  it('an old key may be revoked alone: its replacement keeps working; an old key whose overlap ended is left alone', async () => {
+    clock.now = T0;
+    const keys = service();
+    const a = await make(keys, { name: 'alone' });
+    const b = (await keys.roll(clinic.id, a.id, 3_600, null))!.issued;
+    expect(await keys.revokeEverywhere(clinic.id, a.id)).toMatchObject({ revoked: true, followers: [] });
+    expect([await keys.verify(a.key), (await keys.verify(b.key))?.keyId]).toEqual([null, b.id]);
+    const old = await make(keys, { name: 'ended' });
+    const next = (await keys.roll(clinic.id, old.id, 60, null))!.issued;
+    clock.now = T0 + 61_000;
+    expect((await keys.update(clinic.id, next.id, { scopes: ['citas:read'] }))!.followers).toEqual([]);
+    expect((await keys.get(clinic.id, old.id))!).toMatchObject({ revoked_at: null, scopes: expect.stringContaining('contacto:read') });
+    expect((await keys.revokeEverywhere(clinic.id, next.id))!.followers).toEqual([]);
+    expect((await keys.get(clinic.id, old.id))!.revoked_at).toBeNull();
+  });
+
   it('two rolls of one key at once make one new key; the other is refused', async () => {
     clock.now = T0;
     const keys = service();

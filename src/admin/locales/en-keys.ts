@@ -30,7 +30,14 @@ export const enKeys = {
   onlyFrom: (list) => `Only from ${list}`,
   expiresSoon: { one: 'Expires in {n} day', other: 'Expires in {n} days' },
   expiresToday: 'Expires today',
-  replaced: (when) => `Replaced by a new key; works until ${when}`,
+  replacedBadge: 'Replaced',
+  replaced: (when) => `Ends at ${when}; until then it follows the key that replaced it`,
+  replaces: (when) => `Replaces a key that ends at ${when}`,
+  editFollows: (when) =>
+    `The old key this one replaced works until ${when}: until then it gets these changes too (name, permissions, addresses).`,
+  revokeFollows: (when) => `The old key this one replaced, which would have worked until ${when}, is revoked too.`,
+  revokeOldOnly: (when) =>
+    `This key was replaced by a new one and would have worked until ${when}. Only this old key is revoked; the new one keeps working.`,
   edit: 'Edit',
   editKeyNamed: (name) => `Edit the key “${name}”`,
   editTitle: (name) => `Edit the key “${name}”`,
@@ -48,6 +55,9 @@ export const enKeys = {
     'A new key is made with the same name, permissions and addresses, and shown once. Put the new one in the program before the old one ' +
     'stops working.',
   rollKeeps: 'If the key expires, the new one lasts as long from today.',
+  rollFollows:
+    'While the old key keeps working, it follows the new one: changing the new key’s permissions or addresses changes it too, and ' +
+    'revoking the new key revokes it too. It can also be revoked on its own.',
   overlapLabel: 'The old key keeps working',
   overlapOptions: {
     '0': 'No: it stops working now',

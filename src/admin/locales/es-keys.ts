@@ -30,7 +30,16 @@ export const esKeys = {
   onlyFrom: (list) => `Solo desde ${list}`,
   expiresSoon: { one: 'Caduca en {n} día', other: 'Caduca en {n} días' },
   expiresToday: 'Caduca hoy',
-  replaced: (when) => `Sustituida por una clave nueva; funciona hasta el ${when}`,
+  replacedBadge: 'Sustituida',
+  replaced: (when) => `Termina el ${when}; hasta entonces sigue a la clave que la sustituye`,
+  replaces: (when) => `Sustituye a una clave que termina el ${when}`,
+  editFollows: (when) =>
+    `La clave antigua a la que sustituye esta funciona hasta el ${when}: hasta entonces recibe también estos cambios ` +
+    '(nombre, permisos, direcciones).',
+  revokeFollows: (when) => `También se revoca la clave antigua a la que sustituye esta, que habría funcionado hasta el ${when}.`,
+  revokeOldOnly: (when) =>
+    `Esta clave fue sustituida por una nueva y habría funcionado hasta el ${when}. Solo se revoca esta clave antigua; ` +
+    'la nueva sigue funcionando.',
   edit: 'Editar',
   editKeyNamed: (name) => `Editar la clave «${name}»`,
   editTitle: (name) => `Editar la clave «${name}»`,
@@ -48,6 +57,9 @@ export const esKeys = {
     'Se crea una clave nueva con el mismo nombre, permisos y direcciones, y se muestra una sola vez. Pon la nueva en el programa antes ' +
     'de que la antigua deje de funcionar.',
   rollKeeps: 'Si la clave caduca, la nueva dura lo mismo desde hoy.',
+  rollFollows:
+    'Mientras la clave antigua siga funcionando, sigue a la nueva: si cambias los permisos o direcciones de la nueva, cambian también ' +
+    'los suyos, y si revocas la nueva, se revoca también. También puedes revocarla sola.',
   overlapLabel: 'La clave antigua sigue funcionando',
   overlapOptions: {
     '0': 'No: deja de funcionar ya',

@@ -31,8 +31,18 @@ export interface KeyMessages {
   onlyFrom: (list: string) => Text;
   expiresSoon: Plural;
   expiresToday: Text;
-  /** on a rolled key: `when` its end, formatted */
+  /** the status badge of a rolled key still in its overlap */
+  replacedBadge: Text;
+  /** on a rolled key still in its overlap: `when` its end, formatted */
   replaced: (when: string) => Text;
+  /** on the key that replaced one still in its overlap: `when` that one's end, formatted */
+  replaces: (when: string) => Text;
+  /** on the edit page of such a key: the old one follows the change until `when` */
+  editFollows: (when: string) => Text;
+  /** on the revoke page of such a key: the old one (ending at `when`) is revoked with it */
+  revokeFollows: (when: string) => Text;
+  /** on the revoke page of a rolled key in its overlap: only it ends now, not its replacement */
+  revokeOldOnly: (when: string) => Text;
   edit: Text;
   editKeyNamed: (name: string) => Text;
   editTitle: (name: string) => Text;
@@ -46,6 +56,8 @@ export interface KeyMessages {
   rollTitle: (name: string) => Text;
   rollText: Text;
   rollKeeps: Text;
+  /** while the old key keeps working, it follows the new one's changes and revocation */
+  rollFollows: Text;
   overlapLabel: Text;
   overlapOptions: Texts<OverlapChoice>;
   overlapInvalid: Text;

@@ -29,6 +29,11 @@ export interface KeyView {
   expiresInDays: number | null;
   /** rolled: the key that replaced it (it works until expiresAt) */
   replacedBy: string | null;
+  /**
+   * it replaced a key still in its roll's overlap: when that key ends (until then it follows
+   * this one's changes and is revoked with it)
+   */
+  replacesUntil: number | null;
 }
 
 export interface ApiPageModel {

@@ -11,6 +11,7 @@ import type { Flash } from '../../services/sessions.js';
 import { icons } from './icons.js';
 import { csrfInput, layout, type Person } from './layout.js';
 import { apiTabs } from './api-tabs.js';
+import { emailText } from './wrap.js';
 
 export interface AppsModel {
   t: Messages;
@@ -49,7 +50,7 @@ export function appsPage(m: AppsModel): Html {
       <td data-label="${o.colApp}"
          class="cell-name"><span class="key-name">${g.client_name}</span><br><span class="muted small">${g.redirect_host}</span></td>
       <td data-label="${o.colScopes}">${scopesText(m, g.scopes)}</td>
-      <td data-label="${o.colGrantedBy}">${g.granted_by_email ?? ''}</td>
+      <td data-label="${o.colGrantedBy}">${g.granted_by_email ? emailText(g.granted_by_email) : ''}</td>
       <td data-label="${o.colGranted}">${fmt.dateTimeOf(Number(g.created_at))}</td>
       <td data-label="${o.colLastUsed}" class="nowrap">${
         g.last_used_at === null ? html`<span class="muted">${o.neverUsed}</span>` : fmt.ago(Number(g.last_used_at))
@@ -113,7 +114,7 @@ export function disconnectPage(m: {
       <dt>${o.colApp}</dt><dd>${grant.client_name} <span class="muted small">${grant.redirect_host}</span></dd>
       <dt>${o.colScopes}</dt><dd>${scopesText(m, grant.scopes)}</dd>
       <dt>${o.colGranted}</dt><dd>${fmt.dateTimeOf(Number(grant.created_at))}${
-        grant.granted_by_email ? html` · ${grant.granted_by_email}` : ''
+        grant.granted_by_email ? html` · ${emailText(grant.granted_by_email)}` : ''
       }</dd>
     </dl>
     <form method="post" action="${m.action}">

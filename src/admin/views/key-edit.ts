@@ -2,6 +2,7 @@
 // same fields as the create form (key-form.ts); a refused form is shown again with what was typed.
 import type { Clinic } from '../../services/accounts.js';
 import { html, type Html } from '../html.js';
+import type { Formatter } from '../format.js';
 import { hasErrors, type KeyForm } from '../key-input.js';
 import type { Messages } from '../locales/messages.js';
 import { maskedKey, type KeyView } from './api-keys.js';
@@ -11,6 +12,7 @@ import { csrfInput, layout, type Person } from './layout.js';
 
 export interface EditModel {
   t: Messages;
+  fmt: Formatter;
   person: Person;
   csrf: string;
   clinic: Clinic;
@@ -31,6 +33,7 @@ export function editPage(m: EditModel): Html {
   const body = html`<div class="card narrow">
     <h1>${t.keys.editTitle(key.name)}</h1>
     <p class="lead">${t.keys.editLead}</p>
+    ${key.replacesUntil === null ? '' : html`<p id="edit-follows">${t.keys.editFollows(m.fmt.dateTimeOf(key.replacesUntil))}</p>`}
     <dl class="facts">
       <dt>${t.clinicLabel}</dt><dd>${m.clinic.name}</dd>
       <dt>${t.colKey}</dt><dd><span class="hint">${maskedKey(m.keyPrefix, key.hint)}</span></dd>

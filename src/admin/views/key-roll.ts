@@ -30,7 +30,7 @@ export function rollPage(m: RollModel): Html {
     <h1>${t.keys.rollTitle(key.name)}</h1>
     <div class="alert alert-info">${icons.info}<div class="alert-body"><p>${t.keys.rollText}</p>${
       key.expiresAt ? html`<p>${t.keys.rollKeeps}</p>` : ''
-    }</div></div>
+    }<p id="roll-follows">${t.keys.rollFollows}</p></div></div>
     <dl class="facts">
       <dt>${t.clinicLabel}</dt><dd>${m.clinic.name}</dd>
       <dt>${t.colName}</dt><dd>${key.name}</dd>

@@ -1,11 +1,12 @@
 // The clinic's keys as a table (cards on narrow screens): each key's name and masked value, what
 // it may read and from where, when and by whom it was made, its last use, its expiry (marked when
-// within 14 days), its status (and, for a rolled key, until when it works), and what an owner can
-// do with it: edit, roll, revoke.
+// within 14 days), its status (a rolled key still working is "Replaced", with when it ends, and
+// its replacement says so), and what an owner can do with it: edit, roll, revoke.
 import type { KeyStatus } from '../../services/api-keys.js';
 import { SCOPES } from '../../domain/scopes.js';
 import { html, type Html, type Renderable } from '../html.js';
 import { maskedKey, timeEl, type ApiPageModel, type KeyView } from './api-keys.js';
+import { emailText } from './wrap.js';
 
 const STATUS_ORDER: Record<KeyStatus, number> = { active: 0, expired: 1, revoked: 2 };
 
@@ -27,6 +28,20 @@ function expiresCell(m: ApiPageModel, k: KeyView): Html {
           k.expiresInDays === 0 ? t.keys.expiresToday : fmt.count(t.keys.expiresSoon, k.expiresInDays)
         }</span>`;
   return html`<div>${timeEl(fmt, k.expiresAt, fmt.dateOf(k.expiresAt))}${soon}</div>`;
+}
+
+/**
+ * The key's status; a rolled key still in its overlap is marked "Replaced" with when it ends,
+ * and the key that replaced it says so, so that two keys of one name tell which is which.
+ */
+function statusCell(m: ApiPageModel, k: KeyView): Html {
+  const { t, fmt } = m;
+  if (k.replacedBy !== null && k.status === 'active' && k.expiresAt !== null)
+    return html`<div><span class="badge badge-replaced">${t.keys.replacedBadge}</span>
+      <span class="sub">${t.keys.replaced(fmt.dateTimeOf(k.expiresAt))}</span></div>`;
+  return html`<div><span class="badge badge-${k.status}">${t.status[k.status]}</span>${
+    k.replacesUntil === null ? '' : html`<span class="sub">${t.keys.replaces(fmt.dateTimeOf(k.replacesUntil))}</span>`
+  }</div>`;
 }
 
 function actions(m: ApiPageModel, k: KeyView): Renderable {
@@ -66,16 +81,14 @@ export function keysTable(m: ApiPageModel): Renderable {
           </div></td>
       <td data-label="${t.keys.colAccess}" class="cell-access">${accessCell(m, k)}</td>
       <td data-label="${t.colCreated}"><div>${timeEl(fmt, k.createdAt, fmt.dateOf(k.createdAt))}
-        <span class="sub"><span class="sr-only">${t.colCreatedBy}: </span>${k.createdByEmail ?? t.createdByCli}</span></div></td>
+        <span class="sub"><span class="sr-only">${t.colCreatedBy}: </span>${
+          k.createdByEmail ? emailText(k.createdByEmail) : t.createdByCli
+        }</span></div></td>
       <td data-label="${t.colLastUsed}" class="nowrap">${
         k.lastUsedAt ? timeEl(fmt, k.lastUsedAt, fmt.ago(k.lastUsedAt)) : html`<span class="muted">${t.neverUsed}</span>`
       }</td>
       <td data-label="${t.colExpires}" class="nowrap">${expiresCell(m, k)}</td>
-      <td data-label="${t.colStatus}"><div><span class="badge badge-${k.status}">${t.status[k.status]}</span>${
-        k.replacedBy !== null && k.status === 'active' && k.expiresAt
-          ? html`<span class="sub">${t.keys.replaced(fmt.dateTimeOf(k.expiresAt))}</span>`
-          : ''
-      }</div></td>
+      <td data-label="${t.colStatus}">${statusCell(m, k)}</td>
       ${m.canManage ? html`<td class="actions">${actions(m, k)}</td>` : ''}
     </tr>`,
     )}

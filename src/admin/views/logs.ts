@@ -13,6 +13,7 @@ import { STATUS_CLASSES } from '../locales/log-messages.js';
 import { icons } from './icons.js';
 import { layout, type Person } from './layout.js';
 import { apiTabs } from './api-tabs.js';
+import { pathText } from './wrap.js';
 
 export const LOGS_BASE = '/dashboard/settings/api/logs';
 
@@ -161,7 +162,7 @@ function requestsTable(m: LogsPageModel): Renderable {
       (r) => html`<tr data-log-id="${String(r.id)}" data-status="${String(r.status)}">
       <td data-label="${L.colTime}" class="nowrap">${when(m, r.at_ms)}</td>
       <td data-label="${L.colKey}">${callerName(m, r)}</td>
-      <td data-label="${L.colRequest}" class="url"><code>${requestText(r)}</code></td>
+      <td data-label="${L.colRequest}" class="url"><code>${pathText(requestText(r))}</code></td>
       <td data-label="${L.colStatus}">${statusBadge(r.status)}${r.error_code ? html` <code class="small">${r.error_code}</code>` : ''}</td>
       <td data-label="${L.colDuration}" class="nowrap">${fmt.num(r.duration_ms)} ms</td>
       <td data-label="${L.colRecords}">${r.records === null ? L.none : fmt.num(r.records)}</td>
@@ -222,8 +223,8 @@ export function detailPage(m: DetailPageModel): Html {
           : html`<dt>${L.fieldKey}</dt><dd>${keyName(m, e.key_id)}${e.key_id ? html` <code class="small">${e.key_id}</code>` : ''}</dd>`
       }
       <dt>${L.fieldMethod}</dt><dd><code>${e.method}</code></dd>
-      <dt>${L.fieldPath}</dt><dd class="url"><code>${e.path}</code></dd>
-      <dt>${L.fieldQuery}</dt><dd class="url">${e.query ? html`<code>${e.query}</code>` : L.none}</dd>
+      <dt>${L.fieldPath}</dt><dd class="url"><code>${pathText(e.path)}</code></dd>
+      <dt>${L.fieldQuery}</dt><dd class="url">${e.query ? html`<code>${pathText(e.query)}</code>` : L.none}</dd>
       <dt>${L.fieldStatus}</dt><dd>${statusBadge(e.status)}</dd>
       <dt>${L.fieldErrorCode}</dt><dd>${e.error_code ? html`<code>${e.error_code}</code>` : L.none}</dd>
       <dt>${L.fieldDuration}</dt><dd>${fmt.num(e.duration_ms)} ms</dd>
@@ -308,7 +309,7 @@ function accessTable(m: AccessPageModel): Renderable {
       (r) => html`<tr data-log-id="${String(r.id)}">
       <td data-label="${L.colTime}" class="nowrap">${when(m, r.at_ms)}</td>
       <td data-label="${L.colKey}">${callerName(m, r)}</td>
-      <td data-label="${L.colEndpoint}" class="url"><code>${requestText(r)}</code></td>
+      <td data-label="${L.colEndpoint}" class="url"><code>${pathText(requestText(r))}</code></td>
       <td data-label="${L.colStatus}">${statusBadge(r.status)}</td>
       <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/${r.id}`)}"
         aria-label="${L.detailsOf(requestText(r))}">${L.details}</a></td>
