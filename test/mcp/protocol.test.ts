@@ -209,9 +209,20 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
         },
         bearer(t.keyA),
       );
-      const body = (await res.json()) as { result: { protocolVersion: string; serverInfo: { name: string }; instructions: string } };
+      const body = (await res.json()) as {
+        result: {
+          protocolVersion: string;
+          serverInfo: { name: string; title: string; icons: { src: string; mimeType: string }[] };
+          instructions: string;
+        };
+      };
       expect(body.result.protocolVersion).toBe(version);
       expect(body.result.serverInfo.name).toBe('clinic-api');
+      expect(body.result.serverInfo.title).toBe('Clinic API');
+      // the icon is self-contained: no URL for a host to fetch
+      expect(body.result.serverInfo.icons).toEqual([expect.objectContaining({ mimeType: 'image/svg+xml' })]);
+      expect(body.result.serverInfo.icons[0]!.src).toMatch(/^data:image\/svg\+xml;base64,/);
+      expect(Buffer.from(body.result.serverInfo.icons[0]!.src.split(',')[1]!, 'base64').toString()).toMatch(/^<svg [^>]*>.*<\/svg>$/);
       expect(body.result.instructions).toContain('Clínica Uno (time zone Europe/Madrid');
       const listed = await post(
         url,

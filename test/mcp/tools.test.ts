@@ -102,6 +102,9 @@ describe.each(dialects())('MCP tools against REST on %s', (dialect) => {
     const json = (s: unknown) => JSON.parse(JSON.stringify(s));
     const byName = new Map(tools.map((x) => [x.name, x]));
     for (const tool of tools) {
+      // what connector directories ask of a tool: a name within 64 characters, a human title
+      expect(tool.name).toMatch(/^[a-z_]{1,64}$/);
+      expect(tool.title?.length).toBeGreaterThan(10);
       expect(tool.annotations).toEqual({
         title: tool.title,
         readOnlyHint: true,

@@ -28,6 +28,18 @@ import { mayUse, prepare, scopeNeeded, seesContact, ToolRefusal, TOOL_SPECS, typ
 
 export const SERVER_NAME = 'clinic-api';
 
+/**
+ * The server's icon (MCP 2025-11-25 `icons`), shown by assistants next to the connection: a
+ * self-contained SVG as a data: URI, so no host has to fetch anything from this server or another.
+ */
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#0f766e"/>' +
+  '<rect x="14" y="18" width="36" height="32" rx="4" fill="#fff"/><rect x="14" y="18" width="36" height="9" rx="3" fill="#99f6e4"/>' +
+  '<path d="M29 31h6v5h5v6h-5v5h-6v-5h-5v-6h5z" fill="#0f766e"/></svg>';
+export const SERVER_ICONS = [
+  { src: `data:image/svg+xml;base64,${Buffer.from(ICON_SVG).toString('base64')}`, mimeType: 'image/svg+xml', sizes: ['any'] },
+];
+
 /** Every tool, in the order tools/list gives them. */
 export const TOOLS: readonly Tool[] = [...TOOL_SPECS, ...SEARCH_SPECS].map(prepare);
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
@@ -113,7 +125,7 @@ function failureText(e: ApiError, tool: string, requestId: string): string {
  */
 export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLimited: ApiError | null): Server {
   const server = new Server(
-    { name: SERVER_NAME, title: 'Clinic API', version },
+    { name: SERVER_NAME, title: 'Clinic API', version, icons: SERVER_ICONS },
     { capabilities: { tools: { listChanged: false } }, instructions: instructions(call), jsonSchemaValidator: validator },
   );
   const tools = listed(call.ctx.timezone, seesContact(call));
