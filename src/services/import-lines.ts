@@ -3,6 +3,7 @@
 // order), phrased so an operator can fix the whole line in one round. Slightly over 300 lines: one
 // validator per record type of the format.
 import { ESTADOS, RESULTADOS, UUID_RE, type DeletionRecord, type ImportRecord } from '../domain/records.js';
+import { controlCharacterIn, textProblem } from '../domain/text.js';
 import { isValidDate, parseTimestamp } from '../time.js';
 
 type Obj = Record<string, unknown>;
@@ -73,10 +74,24 @@ function fail(message: string): never {
   throw new LineError(message);
 }
 
+/**
+ * Text as people write it: tab, line feed and carriage return are kept (a note's lines); any other
+ * control character (ESC, NUL, a C1 control...) and unpaired surrogates are refused, as in the
+ * API's parameters (domain/text.ts): they have no use in a name or a note, break terminals and
+ * spreadsheets, and PostgreSQL cannot store NUL.
+ */
 function text(o: Obj, f: string, max: number): string {
   const v = o[f];
   if (typeof v !== 'string' || v.trim() === '') fail(`${f} must be a non-empty string`);
-  if (v.length > max) fail(`${f} must be at most ${max} characters`);
+  const problem = textProblem(v, max, true);
+  if (problem === 'too_long') fail(`${f} must be at most ${max} characters`);
+  if (problem === 'control_character')
+    fail(
+      `${f} holds a control character (${controlCharacterIn(v, true)}); ` +
+        'text may hold tab, line feed and carriage return, no other: remove it',
+    );
+  if (problem === 'unpaired_surrogate')
+    fail(`${f} is not valid Unicode (it holds an unpaired UTF-16 surrogate such as \\ud800): remove it`);
   return v;
 }
 
