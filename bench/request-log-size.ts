@@ -55,6 +55,7 @@ async function sizes(database: Database, file: string | null): Promise<Record<st
   if (database.dialect === 'postgres') {
     const r = await sql<{ name: string; bytes: string }>`select c.relname as name, pg_relation_size(c.oid) as bytes from pg_class c
       where c.relname in ('request_log', 'request_log_pkey', 'request_log_by_time', 'request_log_by_access_set',
+        'request_log_by_request_id',
         'request_access_sets', 'request_access_sets_pkey', 'request_access_sets_by_clienta')`.execute(database.db);
     return Object.fromEntries(r.rows.map((x) => [x.name, Number(x.bytes)]));
   }

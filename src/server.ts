@@ -3,6 +3,8 @@
 // (http/plugins/drain.ts: /readyz 503, Connection: close, the listener closed, every request
 // already sent answered, idle connections closed), then the usage counts written and the
 // database closed, exit 0, all within SHUTDOWN_TIMEOUT_S or exit 1. Only the CLI's `serve` command starts it (cli/server.ts).
+import fs from 'node:fs';
+import path from 'node:path';
 import v8 from 'node:v8';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
@@ -34,7 +36,16 @@ const REDIS_START_WAIT_MS = 1_000;
  */
 export const SERVER_V8_FLAGS = '--no-maglev-destroy-on-background';
 
-export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
+/**
+ * Where the first start writes the demo's key and the demo owner's password when standard output
+ * is not a terminal (in DATA_DIR, mode 0600).
+ */
+export const FIRST_RUN_FILE = 'first-run-credentials.txt';
+
+export async function serve(
+  config: Config,
+  out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+): Promise<() => Promise<void>> {
   v8.setFlagsFromString(SERVER_V8_FLAGS);
   let app: FastifyInstance | undefined;
   // The server's SQLite connection never waits for the write lock inside a statement (services/write-lock.ts).
@@ -146,7 +157,11 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
     config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const port = (running.server.address() as { port: number }).port;
   const baseUrl = `http://${host}:${port}`;
-  out.write(first ? firstRunBanner(first, baseUrl) : startBanner(baseUrl));
+  // The first start's secrets go to a terminal only: under Docker, systemd or a pipe, standard
+  // output is a log that is kept and shipped, so they go to a file only this user can read.
+  if (first === null) out.write(startBanner(baseUrl));
+  else if (out.isTTY === true) out.write(firstRunBanner(first, baseUrl));
+  else out.write(firstRunNotice(first, baseUrl, writeFirstRunFile(config.dataDir, firstRunBanner(first, baseUrl))));
   logger.info(
     { database: rt.describe, address: baseUrl, rateLimits: redisName === null ? 'in memory' : `shared on ${redisName}` },
     'clinic-api listening',
@@ -174,7 +189,49 @@ export function startBanner(baseUrl: string): string {
   return [`clinic-api is serving ${baseUrl}`, ...whereLines(baseUrl).map((l) => `  ${l}`), ''].join('\n');
 }
 
-/** What the first start prints on stdout: the demo's key (once), a curl line, the dashboard sign-in. */
+/**
+ * Writes the first start's banner to DATA_DIR/first-run-credentials.txt, readable by this user
+ * only (mode 0600, made anew: an older file's mode is not trusted). The file's path, or the error
+ * that kept it from being written.
+ */
+function writeFirstRunFile(dataDir: string, text: string): { file: string } | { error: string } {
+  const file = path.resolve(dataDir, FIRST_RUN_FILE);
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.rmSync(file, { force: true });
+    fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+    return { file };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+/** What the first start prints when stdout is not a terminal: what it made, and where its secrets are (never the secrets). */
+export function firstRunNotice(r: FirstRunResult, baseUrl: string, written: { file: string } | { error: string }): string {
+  const where =
+    'file' in written
+      ? [
+          `The demo API key and the demo owner's password (${r.ownerEmail}) are in ${written.file},`,
+          'readable only by this user: standard output is not a terminal (it may be a log that is kept), so they are not printed.',
+          'Read it, then delete it.',
+        ]
+      : [
+          `The demo API key and the demo owner's password are not printed (standard output is not a terminal), and could not be`,
+          `written to DATA_DIR (${written.error}): \`npx clinic-api users reset-password --email ${r.ownerEmail}\` sets a password,`,
+          'and the dashboard (Settings > API) makes a key.',
+        ];
+  return [
+    '',
+    `First run: created the demo clinic ` +
+      `"${r.clinicName}" (${r.counts.clientas} clientas, ${r.counts.citas} citas, ${r.counts.llamadas} llamadas).`,
+    ...where,
+    '',
+    ...whereLines(baseUrl),
+    '',
+  ].join('\n');
+}
+
+/** What the first start prints on a terminal (or writes to its file): the demo's key (once), a curl line, the dashboard sign-in. */
 export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
   return [
     '',

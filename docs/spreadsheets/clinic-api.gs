@@ -197,7 +197,9 @@ function writeTable_(sheet, table) {
   var values = table.map(function (row, i) {
     if (i === 0) return row;
     return row.map(function (cell, c) {
-      return NUMBER_COLUMNS[columns[c]] && cell !== '' ? Number(cell) : cell;
+      if (NUMBER_COLUMNS[columns[c]]) return cell !== '' ? Number(cell) : cell;
+      // The server puts ' before text that starts like a formula; a plain-text cell needs none.
+      return /^'[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(cell) ? cell.slice(1) : cell;
     });
   });
   sheet.clearContents();

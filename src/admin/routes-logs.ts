@@ -1,7 +1,10 @@
 // Settings > API > Logs: the clinic's request log, one request, and the client access record
 // (views/logs.ts). Owners see their clinic's, superadmins any clinic's; staff are refused (the log
 // shows what every integration did and with whose data: it belongs with managing the keys). Every
-// read takes the clinic in view: a log id or clienta of another clinic is simply not found.
+// read takes the clinic in view: a request id or clienta of another clinic is simply not found.
+// One request is addressed by its request id (the id the API returned, which an integrator
+// quotes), never by the log's row number: those are numbered across every clinic, and their gaps
+// would show how many requests the others made.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LogCursor, LogFilter } from '../services/request-log-read.js';
 import type { Clinic } from '../services/accounts.js';
@@ -14,8 +17,9 @@ import {
   findClientas,
   parseBound,
   recentRequests,
-  requestDetail,
+  requestsById,
 } from '../services/request-log-read.js';
+import { REQUEST_ID_RE } from '../domain/records.js';
 import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken } from './csrf.js';
 import { Formatter } from './format.js';
@@ -30,6 +34,8 @@ const PAGE = 50;
 const MATCHES = 20;
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const LOG_ID_RE = /^[1-9]\d{0,15}$/;
+/** At most this many requests on the page of one request id (a client that reuses its own id). */
+const SAME_ID = 20;
 
 /**
  * The filters of the form as typed, and the log's filter from those that can be used; `grantIds`:
@@ -46,6 +52,7 @@ function readFilter(
     app: field(query, 'app'),
     status: field(query, 'status'),
     endpoint: field(query, 'endpoint').trim(),
+    request_id: field(query, 'request_id').trim(),
     since: field(query, 'since'),
     until: field(query, 'until'),
   };
@@ -68,6 +75,10 @@ function readFilter(
   }
   if (form.endpoint) {
     if (form.endpoint.startsWith('/') && form.endpoint.length <= 200) filter.path = form.endpoint;
+    else bad = true;
+  }
+  if (form.request_id) {
+    if (REQUEST_ID_RE.test(form.request_id)) filter.requestId = form.request_id;
     else bad = true;
   }
   for (const name of ['since', 'until'] as const) {
@@ -181,9 +192,9 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
   app.get(`${ROUTE}/:id`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
     const c = await common(req, reply, viewerOf(req));
     if (!c) return reply;
-    const id = (req.params as { id: string }).id;
-    const found = LOG_ID_RE.test(id) ? await requestDetail(ctx.db, c.clinic.id, Number(id)) : undefined;
-    if (!found) throw notFound();
-    return sendPage(reply, 200, detailPage({ ...c, ...found }));
+    const requestId = (req.params as { id: string }).id;
+    const found = REQUEST_ID_RE.test(requestId) ? await requestsById(ctx.db, c.clinic.id, requestId, SAME_ID) : [];
+    if (found.length === 0) throw notFound();
+    return sendPage(reply, 200, detailPage({ ...c, requestId, found }));
   });
 }

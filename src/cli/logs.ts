@@ -34,29 +34,78 @@ const ACCESS_COLUMNS = ['time', 'request_id', 'key_id', 'grant_id', 'method', 'p
 
 const isoMs = (ms: number) => new Date(ms).toISOString();
 
-/** Writes one line, waiting for the stream when it asks to (a slow pipe never fills memory). */
-async function writeLine(out: Writable, line: string): Promise<void> {
-  if (!out.write(line)) await new Promise<void>((resolve) => out.once('drain', resolve));
+/**
+ * Where the output goes, and whether its reader has gone: `clinic-api logs | head` closes the pipe
+ * after a few lines, and the next write fails with EPIPE. That ends the command quietly (exit 0,
+ * no stack trace), as `head` meant: the rest is not read from the database.
+ */
+class Output {
+  closed = false;
+  private failed: Error | null = null;
+
+  constructor(private readonly out: Writable) {
+    // Kept for the rest of the run: a write already under way may still report EPIPE later.
+    out.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.closed = true;
+      else this.failed = err;
+    });
+  }
+
+  /** Writes one line, waiting for the stream when it asks to (a slow pipe never fills memory). */
+  async line(text: string): Promise<void> {
+    if (this.failed) throw this.failed;
+    if (this.closed) return;
+    if (this.out.write(text)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.out.off('drain', done);
+        this.out.off('close', done);
+        this.out.off('error', done);
+        resolve();
+      };
+      this.out.on('drain', done);
+      this.out.on('close', done);
+      this.out.on('error', done);
+    });
+  }
 }
 
-/** Streams `rows` as JSON lines or CSV (a header row, then one row each: csv-stringify). */
-async function emit(out: Writable, fmt: Format, columns: readonly string[], rows: AsyncIterable<Record<string, unknown>>): Promise<number> {
+/**
+ * Streams `rows` as JSON lines or CSV (a header row, then one row each: csv-stringify). The CSV is
+ * for people to open: a cell that would start a formula (a user agent any key sets) is
+ * neutralised, and a line break in a cell is quoted (../domain/csv-cells.ts).
+ */
+async function emit(out: Output, fmt: Format, columns: readonly string[], rows: AsyncIterable<Record<string, unknown>>): Promise<number> {
   let n = 0;
   if (fmt === 'jsonl') {
     for await (const r of rows) {
-      await writeLine(out, `${JSON.stringify(r)}\n`);
+      await out.line(`${JSON.stringify(r)}\n`);
+      if (out.closed) break;
       n++;
     }
     return n;
   }
-  const { stringify } = await import('csv-stringify/sync');
+  const [{ stringify }, { AUDIT_CSV_OPTIONS }] = await Promise.all([import('csv-stringify/sync'), import('../domain/csv-cells.js')]);
   const cell = (v: unknown) => (v === null || v === undefined ? '' : v);
-  await writeLine(out, stringify([columns as string[]], { record_delimiter: 'windows' }));
+  await out.line(stringify([columns as string[]], AUDIT_CSV_OPTIONS));
   for await (const r of rows) {
-    await writeLine(out, stringify([columns.map((c) => cell(r[c]))], { record_delimiter: 'windows' }));
+    if (out.closed) break;
+    await out.line(stringify([columns.map((c) => cell(r[c]))], AUDIT_CSV_OPTIONS));
+    if (out.closed) break;
     n++;
   }
   return n;
+}
+
+interface LogsOptions {
+  clinic: string;
+  key?: string;
+  app?: string;
+  since?: string;
+  until?: string;
+  status?: string;
+  requestId?: string;
+  format: string;
 }
 
 export function registerLogCommands(program: Command, ctx: CliContext): void {
@@ -72,8 +121,9 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
     .option('--since <date>', "from this date (YYYY-MM-DD, the clinic's time zone) or timestamp with offset")
     .option('--until <date>', 'through this date, or before this timestamp')
     .option('--status <status>', 'a status class (2xx, 4xx, 5xx ...) or one status (404)')
+    .option('--request-id <id>', 'only the request with this id (X-Request-Id, or request_id in an error body)')
     .option('--format <format>', 'jsonl or csv', 'jsonl')
-    .action(async (o: { clinic: string; key?: string; app?: string; since?: string; until?: string; status?: string; format: string }) => {
+    .action(async (o: LogsOptions) => {
       const fmt = format(o.format);
       if (o.key !== undefined && o.app !== undefined)
         throw new DomainError('invalid_input', '--key and --app exclude each other: a request is made with a key or by an app', {
@@ -85,25 +135,27 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
         import('../services/app-log.js'),
       ]);
       const status = o.status === undefined ? null : read.parseStatusFilter(o.status);
+      const requestId = o.requestId === undefined ? null : read.checkRequestId(o.requestId);
+      const out = new Output(ctx.io.stdout);
       const n = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
         const sinceMs = o.since === undefined ? null : read.parseBound('since', o.since, clinic.timezone);
         const untilMs = o.until === undefined ? null : read.parseBound('until', o.until, clinic.timezone);
         if (sinceMs !== null && untilMs !== null && sinceMs >= untilMs)
           throw new DomainError('invalid_input', `--since (${o.since}) must be before --until (${o.until})`, { field: 'since' });
-        const filter = { keyId: o.key ?? null, status, sinceMs, untilMs };
+        const filter = { keyId: o.key ?? null, status, sinceMs, untilMs, requestId };
         // --app: the clinic's own apps only (another clinic's id is refused like an unknown one).
         const grantIds =
           o.app === undefined ? null : byApp.requireApp(byApp.appsOfGrants(await rt.appGrants.list(clinic.id)), o.app, clinic.id);
         const rows = read.logEntries(rt.database.db, clinic.id, { ...filter, grantIds });
         return emit(
-          ctx.io.stdout,
+          out,
           fmt,
           LOG_COLUMNS,
           mapRows(rows, ({ id: _id, clinic_id: _c, at_ms, ...r }) => ({ time: isoMs(at_ms), ...r })),
         );
       });
-      ctx.io.stderr.write(`${n} request${n === 1 ? '' : 's'}\n`);
+      if (!out.closed) ctx.io.stderr.write(`${n} request${n === 1 ? '' : 's'}\n`);
     });
 
   program
@@ -116,17 +168,26 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
       const fmt = format(o.format);
       const [{ requireClinic }, read] = await Promise.all([import('../services/accounts.js'), import('../services/request-log-read.js')]);
       const clientaId = read.checkClientaId(o.clienta);
+      const out = new Output(ctx.io.stdout);
       const n = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
+        // An erased clienta is no longer a clienta, but her access record stays and is printed.
+        if (!(await read.isKnownClienta(rt.database.db, clinic.id, clientaId, ctx.io.now())))
+          throw new DomainError(
+            'not_found',
+            `no clienta with id ${clientaId} in clinic ${clinic.id}, and no logged request disclosed one: ` +
+              "check the id (the API's clientas list shows them)",
+            { field: 'clienta' },
+          );
         const rows = read.accessEntries(rt.database.db, clinic.id, clientaId);
         return emit(
-          ctx.io.stdout,
+          out,
           fmt,
           ACCESS_COLUMNS,
           mapRows(rows, ({ id: _id, at_ms, ...r }) => ({ time: isoMs(at_ms), ...r })),
         );
       });
-      ctx.io.stderr.write(`${n} request${n === 1 ? '' : 's'}\n`);
+      if (!out.closed) ctx.io.stderr.write(`${n} request${n === 1 ? '' : 's'}\n`);
     });
 }
 

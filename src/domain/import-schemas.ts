@@ -15,13 +15,18 @@ export type LineType = (typeof LINE_TYPES)[number];
 const OrNull = <T extends TSchema>(schema: T) =>
   Type.Optional(Type.Unsafe<T['static'] | null>({ ...schema, type: [schema.type as string, 'null'] }));
 
-/** Text with something other than spaces in it (`trim() !== ''`), up to `max` characters. */
-const Text = (max: number) => Type.String({ pattern: '\\S', maxLength: max });
+/** The pattern of text: something other than spaces in it (`trim() !== ''`). */
+export const TEXT_PATTERN = '\\S';
+/**
+ * Text up to `max` characters. Its characters are a rule of their own, checked after the schema
+ * (services/import-lines.ts, textFault): tab, LF and CR only among the control characters.
+ */
+const Text = (max: number) => Type.String({ pattern: TEXT_PATTERN, maxLength: max });
 const Timestamp = Type.String({ format: 'date-time' });
 const DateOnly = Type.String({ format: 'date' });
 /** A language tag such as es, en or pt-BR. */
 export const Language = Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$' });
-const Email = Type.String({ pattern: '\\S', maxLength: 254, format: 'email' });
+const Email = Type.String({ pattern: TEXT_PATTERN, maxLength: 254, format: 'email' });
 const OneOf = (values: readonly string[]) => Type.Unsafe<string>({ type: 'string', enum: [...values] });
 
 export const ClientaLine = Type.Object(

@@ -7,6 +7,8 @@
  * lines' ids with it, and the API its path parameters (GET /api/v1/citas/{id} ...).
  */
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A request id: an incoming X-Request-Id of this shape is kept, else the service makes a UUID. */
+export const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const ESTADOS = ['pendiente', 'confirmada', 'completada', 'cancelada', 'no_asistio'] as const;
 export type Estado = (typeof ESTADOS)[number];

@@ -21,6 +21,16 @@ export function textProblem(value: string, maxLength: number, allowWhitespace = 
   return null;
 }
 
+/**
+ * The first control character of `value` that text may not hold, as U+XXXX (tab, LF and CR
+ * allowed when `allowWhitespace`); null when there is none. For messages that name it: the
+ * import's text fields (services/import-lines.ts) refuse these, as the API's parameters do.
+ */
+export function controlCharacterIn(value: string, allowWhitespace = false): string | null {
+  const m = (allowWhitespace ? CONTROL_BUT_WHITESPACE : CONTROL).exec(value);
+  return m === null ? null : `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 /** For a message: what was wrong and how to fix it. */
 export function describeTextProblem(name: string, problem: TextProblem, maxLength: number): string {
   switch (problem) {

@@ -142,3 +142,29 @@ export function requireScope(scope: Scope): onRequestHookHandler {
     else done();
   };
 }
+
+/**
+ * The key (or app token) a request answered before authentication carried: a 404 for an unknown
+ * path and the method guard's 405 are not refused for their credential, yet the request log
+ * records every request made with a known key, those too. Asked after the response went out (the
+ * request log's onResponse), never on a request's path. The same rules as apiAuthHook: the caches
+ * first; otherwise an address over its failed-authentication budget gets no key looked up, and a
+ * credential that is no key spends that budget as a wrong key does. null: no known key.
+ */
+export async function principalOf(
+  req: FastifyRequest,
+  keys: KeyService,
+  authFailLimiter: RateLimiter,
+  nowMs: number,
+  oauth: TokenAuth | null,
+): Promise<AuthenticatedKey | null> {
+  const header = req.headers.authorization;
+  const token = header === undefined ? undefined : BEARER_RE.exec(header)?.[1];
+  if (!token) return null;
+  const cached = keys.verifyCached(token) || oauth?.tokens.verifyCached(token);
+  if (cached) return cached;
+  if (!(await authFailLimiter.peek(req.ip, nowMs)).allowed) return null;
+  const key = oauth && isTokenShaped(token) ? await oauth.tokens.verify(token) : await keys.verify(token);
+  if (!key) await authFailLimiter.consume(req.ip, nowMs);
+  return key;
+}

@@ -2,9 +2,11 @@
 // mark, CRLF line ends, a header row whose columns are the JSON fields in the JSON order (the
 // record's schema), one row per record. A value is written as in the JSON: null is an empty
 // cell, true/false and numbers as JSON writes them, text as it is, quoted when it holds a comma,
-// a double quote or a line break (csv-stringify). The text is not altered for spreadsheet
-// programs (a phone's leading + stays, a note that starts with = is written as it is): the docs
-// tell how to import columns as text.
+// a double quote or a line break, a lone LF or CR too (csv-stringify, ../domain/csv-cells.ts).
+// One change for spreadsheet programs: a free-text cell (a name, a note, a service, an e-mail)
+// that starts with =, +, -, @, TAB or CR gets a leading single quote, so that it is never run as
+// a formula. The fields the API checks against a pattern or a format (phones, E.164 "+34...",
+// currencies, dates, ids) and numbers are never changed: a phone keeps its leading +.
 //
 // Paging travels in headers, since a CSV has no room for it: X-Total-Count (the JSON's total)
 // and Link: <...>; rel="next" (RFC 8288) with the next page's path and query, absent on the
@@ -12,6 +14,7 @@
 import { stringify, type Options } from 'csv-stringify/sync';
 import Negotiator from 'negotiator';
 import { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import { CSV_OPTIONS, FORMULA_START, NEUTRALISED_CELL } from '../domain/csv-cells.js';
 import type { ListFormat, ListResource } from '../services/conditional.js';
 
 export const CSV_UTF8 = 'text/csv; charset=utf-8';
@@ -23,20 +26,45 @@ export const CSV_COLUMNS: Readonly<Record<ListResource, readonly string[]>> = {
   llamadas: Object.keys(Llamada.properties),
 };
 
-const OPTIONS: Options = {
-  record_delimiter: 'windows',
-  // csv-stringify writes booleans as 1 and an empty cell by default; the JSON's words instead.
-  cast: { boolean: (v) => (v ? 'true' : 'false') },
+/**
+ * Whether a field of a record's schema is free text: a string (or null) the API checks against
+ * no pattern, format or list of values: what people typed (names, notes, services, e-mails).
+ */
+function isFreeText(schema: Record<string, unknown>): boolean {
+  const type = schema['type'];
+  const isString = type === 'string' || (Array.isArray(type) && type.includes('string'));
+  return isString && schema['pattern'] === undefined && schema['format'] === undefined && schema['enum'] === undefined;
+}
+
+/** A list's options: booleans as the JSON's words, and a free-text cell that would start a formula neutralised. */
+function listOptions(properties: Record<string, unknown>): Options {
+  const neutralise = Object.values(properties).map((s) => isFreeText(s as Record<string, unknown>));
+  return {
+    ...CSV_OPTIONS,
+    cast: {
+      // csv-stringify writes booleans as 1 and an empty cell by default; the JSON's words instead.
+      boolean: (v) => (v ? 'true' : 'false'),
+      // ctx.index is the column; the header row's names never start a formula.
+      string: (v, ctx) => (neutralise[ctx.index] === true && FORMULA_START.test(v) ? { value: v, ...NEUTRALISED_CELL } : v),
+    },
+  };
+}
+
+const OPTIONS: Readonly<Record<ListResource, Options>> = {
+  citas: listOptions(Cita.properties),
+  clientas: listOptions(Clienta.properties),
+  llamadas: listOptions(Llamada.properties),
 };
 
-/** The CSV text of `records` under `columns` (a header row, then one row per record). */
-export function csvText(columns: readonly string[], records: readonly object[]): string {
+/** The CSV text of a list's `records` (a header row, then one row per record). */
+export function csvText(resource: ListResource, records: readonly object[]): string {
+  const columns = CSV_COLUMNS[resource];
   const rows: unknown[][] = [columns as string[]];
   for (const r of records) {
     const record = r as Record<string, unknown>;
     rows.push(columns.map((c) => record[c]));
   }
-  return stringify(rows, OPTIONS);
+  return stringify(rows, OPTIONS[resource]);
 }
 
 /**
@@ -72,7 +100,7 @@ export function csvListPage(
   const total = page['total'] as number;
   const next = plan.offset + plan.limit < total ? nextQuery(applied, plan.limit, plan.offset + plan.limit) : null;
   return {
-    text: csvText(CSV_COLUMNS[resource], page[resource] as object[]),
+    text: csvText(resource, page[resource] as object[]),
     headers: csvPagingHeaders(`/api/v1/${resource}`, total, next),
   };
 }

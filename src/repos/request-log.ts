@@ -148,6 +148,8 @@ export interface LogFilter {
   /** the path, exactly as logged (e.g. /api/v1/citas), or a prefix ending in '*' */
   path?: string | null;
   sinceMs?: number | null;
+  /** one request id (X-Request-Id, request_id): usually one entry, more when a client reused its own id */
+  requestId?: string | null;
   /** exclusive */
   untilMs?: number | null;
 }
@@ -181,6 +183,7 @@ export async function logPage(
   if (f.grantIds && f.grantIds.length === 0) return [];
   let q = db.selectFrom('request_log').select(READ_COLUMNS).where('clinic_id', '=', clinicId);
   if (f.keyId) q = q.where('key_id', '=', f.keyId);
+  if (f.requestId) q = q.where('request_id', '=', f.requestId);
   if (f.grantIds) q = q.where('grant_id', 'in', [...f.grantIds]);
   if (f.status && 'class' in f.status) q = q.where('status', '>=', f.status.class * 100).where('status', '<', f.status.class * 100 + 100);
   else if (f.status) q = q.where('status', '=', f.status.exact);
@@ -194,17 +197,6 @@ export async function logPage(
   }
   const rows = await q.orderBy('at_ms', order).orderBy('id', order).limit(limit).execute();
   return rows.map(numeric);
-}
-
-/** One request of the clinic's log, or undefined (another clinic's id too). */
-export async function logEntry(db: Kysely<DB>, clinicId: string, id: number): Promise<StoredRequestLogRow | undefined> {
-  const r = await db
-    .selectFrom('request_log')
-    .select(READ_COLUMNS)
-    .where('clinic_id', '=', clinicId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return r === undefined ? undefined : numeric(r);
 }
 
 /** The clientas a logged request disclosed (its clinic's only). */

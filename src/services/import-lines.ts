@@ -4,8 +4,9 @@
 // an operator can fix the whole line in one round.
 import { compileChecker, type Checker } from '../domain/checker.js';
 import { Phone } from '../domain/api-schemas.js';
-import { DeletionLine, Language, LINE_SCHEMAS, LINE_TYPES, type LineType } from '../domain/import-schemas.js';
+import { DeletionLine, Language, LINE_SCHEMAS, LINE_TYPES, TEXT_PATTERN, type LineType } from '../domain/import-schemas.js';
 import type { DeletionRecord, ImportRecord } from '../domain/records.js';
+import { controlCharacterIn, textProblem } from '../domain/text.js';
 import { parseTimestamp } from '../time.js';
 
 type Obj = Record<string, unknown>;
@@ -51,6 +52,22 @@ function explain(f: string, s: FieldSchema, faults: ReadonlySet<string>): string
   if (faults.has('type') || faults.has('pattern')) return `${f} must be a non-empty string`;
   if (faults.has('maxLength')) return `${f} must be at most ${s.maxLength} characters`;
   return `${f} must be an e-mail address or null`;
+}
+
+/**
+ * Text as people write it: tab, line feed and carriage return are kept (a note's lines); any other
+ * control character (ESC, NUL, a C1 control...) and unpaired surrogates are refused, as in the
+ * API's parameters (domain/text.ts): they have no use in a name or a note, break terminals and
+ * spreadsheets, and PostgreSQL cannot store NUL. Checked on text the schema accepted.
+ */
+function textFault(f: string, s: FieldSchema, v: unknown): string | null {
+  if (s.pattern !== TEXT_PATTERN || typeof v !== 'string') return null;
+  const problem = textProblem(v, Number.MAX_SAFE_INTEGER, true);
+  if (problem === 'control_character')
+    return `${f} holds a control character (${controlCharacterIn(v, true)}); text may hold tab, line feed and carriage return, no other: remove it`;
+  if (problem === 'unpaired_surrogate')
+    return `${f} is not valid Unicode (it holds an unpaired UTF-16 surrogate such as \\ud800): remove it`;
+  return null;
 }
 
 interface LineSpec {
@@ -139,16 +156,17 @@ function recordOf(o: Obj, type: LineType): ImportRecord {
 function parseRecord(o: Obj, type: LineType): ParsedLine {
   const spec = SPECS[type];
   const res = spec.check(o);
-  if (res.ok) return { record: recordOf(o, type) };
   const problems: FieldProblem[] = [];
   spec.fields.forEach(([f, schema], i) => {
-    const faults = res.faults.get(f);
-    if (faults) problems.push({ field: f, reason: explain(f, schema, faults), order: i + 1 });
+    const faults = res.ok ? undefined : res.faults.get(f);
+    const reason = faults ? explain(f, schema, faults) : textFault(f, schema, o[f]);
+    if (reason !== null) problems.push({ field: f, reason, order: i + 1 });
   });
+  if (res.ok && problems.length === 0) return { record: recordOf(o, type) };
   // Fields the type does not have, in the order they appear on the line, after the known ones.
   const allowed = ['type', ...spec.fields.map(([f]) => f)];
   let order = spec.fields.length + 1;
-  for (const k of res.unknown) {
+  for (const k of res.ok ? [] : res.unknown) {
     const reason = DERIVED.includes(k)
       ? `${k} is derived by the service and cannot be imported; remove it`
       : `unknown field "${k}" for type ${type}; allowed: ${allowed.join(', ')}`;
@@ -156,7 +174,7 @@ function parseRecord(o: Obj, type: LineType): ParsedLine {
   }
   // The reference is still worth checking: a clienta it does not find is one more problem of this line.
   const ref = o.clienta_id;
-  const clientaId = type !== 'clienta' && typeof ref === 'string' && !res.faults.has('clienta_id') ? ref.toLowerCase() : null;
+  const clientaId = type !== 'clienta' && typeof ref === 'string' && (res.ok || !res.faults.has('clienta_id')) ? ref.toLowerCase() : null;
   return { problems, clientaId };
 }
 
@@ -174,7 +192,7 @@ function parseDeletion(o: Obj, type: LineType): ParsedLine {
     problems.push({ field: 'deleted', reason: 'deleted must be true (a deletion line); leave it out to import the record', order: 2 });
   }
   let order = 3;
-  for (const k of res.unknown) {
+  for (const k of res.ok ? [] : res.unknown) {
     problems.push({ field: k, reason: `a deletion line holds only type, id and "deleted": true; remove "${k}"`, order: order++ });
   }
   return { problems, clientaId: null };

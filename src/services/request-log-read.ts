@@ -3,13 +3,12 @@
 // (clinic_id, at_ms, id) and (clienta, log_id)), so any size takes constant memory.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { UUID_RE } from '../domain/records.js';
+import { REQUEST_ID_RE, UUID_RE } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import { clientasByIds, type ClientaRow } from '../repos/clientas.js';
 import {
   accessOfEntry,
   accessPage,
-  logEntry,
   logPage,
   type AccessRow,
   type LogCursor,
@@ -55,6 +54,16 @@ export function parseBound(name: 'since' | 'until', raw: string, timezone: strin
   return s * 1000;
 }
 
+/** A request id as the API sends it (X-Request-Id, an error's request_id). */
+export function checkRequestId(raw: string): string {
+  if (!REQUEST_ID_RE.test(raw))
+    throw invalid(
+      'request-id',
+      `--request-id must be a request id as the API sent it (X-Request-Id, or request_id in an error body), got "${raw}"`,
+    );
+  return raw;
+}
+
 export function checkClientaId(raw: string): string {
   if (!UUID_RE.test(raw))
     throw invalid('clienta', `--clienta must be a clienta's id (a UUID, as the API and the import show it), got "${raw}"`);
@@ -92,15 +101,19 @@ export function recentRequests(db: Kysely<DB>, clinicId: string, f: LogFilter, c
   return logPage(db, clinicId, f, cursor, limit, 'desc');
 }
 
-/** One logged request of the clinic with the clientas it disclosed, or undefined (another clinic's too). */
-export async function requestDetail(
+/**
+ * The clinic's logged requests with this request id, newest first, at most `limit`, each with the
+ * clientas it disclosed: usually one (a client may send, and reuse, its own X-Request-Id). Another
+ * clinic's requests are simply not found.
+ */
+export async function requestsById(
   db: Kysely<DB>,
   clinicId: string,
-  id: number,
-): Promise<{ entry: StoredRequestLogRow; clientas: string[] } | undefined> {
-  const entry = await logEntry(db, clinicId, id);
-  if (entry === undefined) return undefined;
-  return { entry, clientas: (await accessOfEntry(db, clinicId, id)).sort() };
+  requestId: string,
+  limit: number,
+): Promise<{ entry: StoredRequestLogRow; clientas: string[] }[]> {
+  const entries = await logPage(db, clinicId, { requestId }, null, limit, 'desc');
+  return Promise.all(entries.map(async (entry) => ({ entry, clientas: (await accessOfEntry(db, clinicId, entry.id)).sort() })));
 }
 
 /** A page of the requests that disclosed the clienta, newest first, after log id `afterId`. */
@@ -127,4 +140,13 @@ export async function findClientas(
 export async function clientaName(db: Kysely<DB>, clinicId: string, clientaId: string, nowMs: number): Promise<string | null> {
   const [row] = await clientasByIds(db, clinicId, [clientaId], Math.floor(nowMs / 1000));
   return row?.nombre ?? null;
+}
+
+/**
+ * Whether `clientaId` names a clienta of the clinic, or one whose access record still holds
+ * entries (erased since: who read her data stays answerable): else the id is unknown.
+ */
+export async function isKnownClienta(db: Kysely<DB>, clinicId: string, clientaId: string, nowMs: number): Promise<boolean> {
+  if ((await clientaName(db, clinicId, clientaId, nowMs)) !== null) return true;
+  return (await accessPage(db, clinicId, clientaId, null, 1)).length > 0;
 }

@@ -1,8 +1,9 @@
 // Settings > API > Logs (inject, both databases, two clinics): the clinic's requests newest first,
 // filtered by key, status class, endpoint and dates, in keyset pages; one request in detail with its
 // error body and the clientas it disclosed; the client access record found by name; staff refused;
-// a superadmin picks the clinic; no page shows another clinic's entries, even for a guessed log id
-// or clienta id; Spanish and English.
+// a superadmin picks the clinic; no page shows another clinic's entries, even for a guessed request
+// id or clienta id; one request found and addressed by its request id, never by the log's row
+// number (numbered across clinics); Spanish and English.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importJsonLines } from '../../src/services/import.js';
@@ -26,24 +27,29 @@ const clienta = (id: string, nombre: string) =>
     created_at: '2025-01-01T10:00:00+01:00',
   }) + '\n';
 
-/** The log ids of the rows of a page's table, in order. */
-const logIds = (page: string) => [...page.matchAll(/<tr data-log-id="(\d+)"/g)].map((m) => Number(m[1]));
+/** The request ids of the rows of a page's table, in order. */
+const logIds = (page: string) => [...page.matchAll(/<tr data-request-id="([^"]+)"/g)].map((m) => m[1]!);
 
 describe.each(dialects())('dashboard request log on %s', (dialect) => {
   let t: DashboardApp;
   let owner: Client;
   let ownerB: Client;
   const keys: Record<string, { id: string; key: string }> = {};
-  const logOf: Record<string, number> = {};
+  const logOf: Record<string, string> = {};
 
-  async function api(key: string, url: string): Promise<string> {
-    const res = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
+  async function api(key: string, url: string, headers: Record<string, string> = {}): Promise<string> {
+    const res = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}`, ...headers } });
     return String(res.headers['x-request-id']);
   }
 
-  /** The log id of a request, once written. */
-  async function idOf(requestId: string): Promise<number> {
+  /** The request id of a request, once its entry is written. */
+  async function idOf(requestId: string): Promise<string> {
     await t.rt.requestLog!.flush();
+    return requestId;
+  }
+
+  /** The log's own row number of a request (numbered across clinics: never shown). */
+  async function rowOf(requestId: string): Promise<number> {
     const row = await t.database.db.selectFrom('request_log').select('id').where('request_id', '=', requestId).executeTakeFirstOrThrow();
     return Number(row.id);
   }
@@ -106,7 +112,7 @@ describe.each(dialects())('dashboard request log on %s', (dialect) => {
   });
 
   it('pages by keyset: older pages continue where the last ended, with no row twice', async () => {
-    const more: number[] = [];
+    const more: string[] = [];
     for (let i = 0; i < 53; i++) more.push(await idOf(await api(keys.Zapier!.key, '/api/v1/me')));
     const all = [...more.reverse(), logOf.one, logOf.bad, logOf.list];
     const first = (await owner.get(LOGS)).body;
@@ -140,7 +146,38 @@ describe.each(dialects())('dashboard request log on %s', (dialect) => {
     expect(guessed.statusCode).toBe(404);
     expect(guessed.body).not.toContain(ANA_B);
     expect((await ownerB.get(`${LOGS}/${logOf.bad}`)).statusCode).toBe(404);
-    for (const id of ['0', 'abc', '99999999', '1e3']) expect((await owner.get(`${LOGS}/${id}`)).statusCode, id).toBe(404);
+    for (const id of ['0', 'abc', '99999999', '1e3', 'a%20b']) expect((await owner.get(`${LOGS}/${id}`)).statusCode, id).toBe(404);
+    // The log's row numbers (counted across every clinic) address nothing, and no page shows them.
+    const row = await rowOf(logOf.bad!);
+    expect((await owner.get(`${LOGS}/${row}`)).statusCode).toBe(404);
+    expect(bad.body).not.toContain(`${LOGS}/${row}`);
+    expect((await owner.get(LOGS)).body).not.toMatch(/data-log-id|logs\/\d+["?]/);
+  });
+
+  it('finds one request by its request id (the search box), the clinic’s own only; a reused X-Request-Id shows each request', async () => {
+    const ids = async (q: string) => logIds((await owner.get(`${LOGS}?${q}`)).body);
+    expect(await ids(`request_id=${logOf.bad}`)).toEqual([logOf.bad]);
+    expect((await owner.get(LOGS)).body).toContain('id="f-request-id"');
+    // Another clinic's request id finds nothing; one that cannot be an id is named as unusable.
+    expect(await ids(`request_id=${logOf.other}`)).toEqual([]);
+    const odd = (await owner.get(`${LOGS}?request_id=${encodeURIComponent('a b')}`)).body;
+    expect(odd).toContain('id="bad-filter"');
+    // A client that sends its own X-Request-Id, twice: both requests on its page, newest first.
+    const mine = 'my-trace.0001:x';
+    await api(keys.Web!.key, '/api/v1/me', { 'x-request-id': mine });
+    await api(keys.Web!.key, '/api/v1/citas?desde=nope', { 'x-request-id': mine });
+    await idOf(mine);
+    expect(await ids(`request_id=${mine}`)).toEqual([mine, mine]);
+    const page = await owner.get(`${LOGS}/${mine}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('id="same-request-id"');
+    expect(page.body).toContain('id="request-facts"');
+    expect(page.body).toContain('id="request-facts-2"');
+    expect(page.body).toContain('id="error-body"');
+    expect(page.body).not.toContain('id="error-body-2"');
+    expect(page.body).toContain(`href="${LOGS}?request_id=${encodeURIComponent(mine)}"`);
+    // A request id of one request: no such note.
+    expect((await owner.get(`${LOGS}/${logOf.one}`)).body).not.toContain('id="same-request-id"');
   });
 
   it("the client access record: found by name (the clinic's clientas only), every request that disclosed her, newest first", async () => {

@@ -1,7 +1,8 @@
 // Settings > API > Logs in a real headless Chromium against a listening server: requests made
 // over HTTP with the clinic's key are written by the log's writer; an owner opens the Logs tab,
-// filters to the client errors, opens one and reads its error body, then finds a clienta by name
-// and sees the requests that disclosed her data. Keyboard and clicks only, no CSP violation.
+// filters to the client errors, opens one (addressed by its request id) and reads its error body,
+// finds that request again by the id typed in the search box, then finds a clienta by name and
+// sees the requests that disclosed her data. Keyboard and clicks only, no CSP violation.
 import { Readable } from 'node:stream';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,8 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
   let base: string;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
+  /** the request id of each request made, by its path */
+  const ids: Record<string, string> = {};
 
   beforeAll(async () => {
     t = await buildDashboardApp('sqlite');
@@ -40,6 +43,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     for (const p of ['/api/v1/clientas', '/api/v1/citas?desde=nope', '/api/v1/me']) {
       const res = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } });
       await res.arrayBuffer();
+      ids[p] = res.headers.get('x-request-id')!;
     }
     await t.rt.requestLog!.flush();
   });
@@ -78,11 +82,18 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
       .first()
       .getByRole('link', { name: /Detalles/ })
       .click();
-    await page.waitForURL(/\/logs\/\d+$/);
+    const bad = ids['/api/v1/citas?desde=nope']!;
+    await page.waitForURL(`${base}/dashboard/settings/api/logs/${bad}`);
     expect(await page.locator('#error-body').textContent()).toContain('"code": "invalid_parameter"');
     expect(await page.locator('#request-facts').textContent()).toContain('Zapier');
 
     await page.getByRole('link', { name: 'Volver al registro de peticiones' }).click();
+    await page.getByLabel('Id de la petición').fill(bad);
+    await page.getByLabel('Id de la petición').press('Enter');
+    await page.waitForURL(/request_id=/);
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('data-request-id')).toBe(bad);
+    await page.getByRole('link', { name: 'Quitar filtros' }).click();
     await page.getByLabel('Nombre de la clienta').fill('ana');
     await page.getByLabel('Nombre de la clienta').press('Enter');
     await page.waitForURL(/\/logs\/access\?q=ana/);

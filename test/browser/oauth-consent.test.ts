@@ -135,7 +135,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
       .first()
       .getByRole('link', { name: /Detalles/ })
       .click();
-    await page.waitForURL(/\/logs\/\d+$/);
+    await page.waitForURL(/\/logs\/[0-9a-f-]{36}$/); // addressed by its request id
     expect(await page.locator('#request-app').textContent()).toContain('Agenda Partner');
 
     // Settings > API > Connected apps: the grant, its scopes in words, who granted it.

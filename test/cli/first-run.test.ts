@@ -1,6 +1,9 @@
 // First run (the issue: "`npm start` on an empty DATA_DIR migrates, creates a demo clinic with
 // realistic Spanish data, creates one demo key and prints a ready-to-paste curl line. Later
 // starts never print a key again."). serve() runs for real on a free port; requests go over TCP.
+// The key and the demo owner's password are printed to a terminal only: when standard output is
+// not one (Docker, systemd, a pipe: a log that is kept), they go to DATA_DIR/first-run-credentials.txt,
+// mode 0600, and standard output says where.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
@@ -35,10 +38,10 @@ interface Started {
 const running: Started[] = [];
 const signalListeners = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
 
-/** serve() with captured output; closed (and its signal handlers removed) after each test. */
-async function start(env: Record<string, string>): Promise<Started> {
+/** serve() with captured output (a terminal's unless `terminal` is false); closed (and its signal handlers removed) after each test. */
+async function start(env: Record<string, string>, terminal = true): Promise<Started> {
   let text = '';
-  const out = new PassThrough();
+  const out = Object.assign(new PassThrough(), { isTTY: terminal });
   out.on('data', (c: Buffer) => {
     text += c.toString();
   });
@@ -172,6 +175,26 @@ describe('first run through serve()', () => {
     await expect(fetch(`http://127.0.0.1:${port}/api/v1/clientas`)).rejects.toThrow();
   });
 
+  it('not on a terminal: the key and the password go to a file only this user can read, and stdout says where, never them', async () => {
+    const dir = tempDir();
+    const s = await start({ PORT: '0', DATA_DIR: dir }, false);
+    const file = path.join(dir, 'first-run-credentials.txt');
+    const printed = s.output();
+    expect(printed).toMatch(/First run: created the demo clinic "[^"]+" \(200 clientas, 1000 citas, 500 llamadas\)/);
+    expect(printed).toContain(`are in ${file},`);
+    expect(printed).toContain('Dashboard (Settings > API):  http://127.0.0.1:');
+    expect(printed).not.toContain('svc_');
+    expect(printed).not.toMatch(/sign in as/);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const credentials = fs.readFileSync(file, 'utf8');
+    const m = CURL_RE.exec(credentials);
+    expect(m, credentials).not.toBeNull();
+    expect(credentials).toMatch(/sign in as owner@demo\.clinic \/ (\S+) {2}\(shown only now/);
+    const password = /sign in as owner@demo\.clinic \/ (\S+)/.exec(credentials)![1]!;
+    expect(printed).not.toContain(password);
+    expect((await get(m![2]!, m![1]!)).status).toBe(200);
+  });
+
   it('with API_KEY_PEPPER set, no pepper file is written and the printed key works', async () => {
     const dir = tempDir();
     const s = await start({ PORT: '0', DATA_DIR: dir, API_KEY_PEPPER: 'operator-pepper-0123456789abcdefghijklmnop' });
@@ -190,7 +213,7 @@ describe('first run as a process (what `npm start` does)', () => {
     child = null;
   });
 
-  it('prints the banner with the curl line on stdout, serves, and exits 0 on SIGTERM', async () => {
+  it('stdout a pipe: says where the key is, never prints it; the file (mode 0600) holds the curl line; exits 0 on SIGTERM', async () => {
     const dir = tempDir();
     const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
       cwd: ROOT,
@@ -204,14 +227,19 @@ describe('first run as a process (what `npm start` does)', () => {
     proc.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString();
     });
-    const m = await new Promise<RegExpExecArray>((resolve, reject) => {
+    await new Promise<void>((resolve, reject) => {
       proc.stdout!.on('data', (c: Buffer) => {
         stdout += c.toString();
-        const found = CURL_RE.exec(stdout);
-        if (found) resolve(found);
+        if (stdout.includes('OpenAPI document:')) resolve();
       });
-      void exited.then((code) => reject(new Error(`serve exited with ${code} before printing the curl line:\n${stdout}\n${stderr}`)));
+      void exited.then((code) => reject(new Error(`serve exited with ${code} before printing where to go:\n${stdout}\n${stderr}`)));
     });
+    const file = path.join(dir, 'first-run-credentials.txt');
+    expect(stdout).toContain(file);
+    expect(stdout).not.toContain('svc_');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const m = CURL_RE.exec(fs.readFileSync(file, 'utf8'))!;
+    expect(m).not.toBeNull();
     const res = await get(m[2]!, m[1]!);
     expect(res.status).toBe(200);
     expect((res.body.citas as unknown[]).length).toBe(5);
@@ -331,7 +359,9 @@ describe.each(dialects())('several instances starting at once on one empty %s da
 
     const banners = all.filter((i) => i.output().includes('First run: created the demo clinic'));
     expect(banners, all.map((i) => i.output()).join('\n---\n')).toHaveLength(1);
-    const key = CURL_RE.exec(banners[0]!.output())![1]!;
+    // Their stdout is a pipe: the key is in the file the banner names.
+    for (const i of all) expect(i.output()).not.toContain('svc_');
+    const key = CURL_RE.exec(fs.readFileSync(path.join(env.DATA_DIR!, 'first-run-credentials.txt'), 'utf8'))![1]!;
     for (const i of all) i.proc.kill('SIGTERM');
     expect(await Promise.all(all.map((i) => i.exited))).toEqual([0, 0, 0]);
 

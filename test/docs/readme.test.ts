@@ -119,15 +119,19 @@ describe('README "Try it", run by the shell against a fresh `clinic-api serve`',
     child = proc;
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
     let stdout = '';
-    const m = await new Promise<RegExpExecArray>((resolve, reject) => {
+    await new Promise<void>((resolve, reject) => {
       proc.stdout!.on('data', (c: Buffer) => {
         stdout += c.toString();
-        const found = /curl -H "Authorization: Bearer (\S+)" "(http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout);
-        if (found && stdout.includes('OpenAPI document:')) resolve(found);
+        if (stdout.includes('OpenAPI document:')) resolve();
       });
       void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${stdout}`)));
     });
-    const [, key, base] = m;
+    // Standard output is a pipe, not a terminal: the demo's key is in the file it names.
+    const file = /are in (\S+first-run-credentials\.txt),/.exec(stdout)?.[1];
+    expect(file, stdout).toBeDefined();
+    const m = /curl -H "Authorization: Bearer (\S+)" "(http:\/\/127\.0\.0\.1:\d+)\//.exec(fs.readFileSync(file!, 'utf8'));
+    expect(m).not.toBeNull();
+    const [, key, base] = m!;
 
     for (const line of curls) {
       // As written, but for the address; KEY as the reader would have set it.

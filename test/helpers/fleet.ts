@@ -7,6 +7,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withFirstRunFile } from './first-run-file.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DEMO_KEY_RE = /curl -H "Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})"/;
@@ -109,7 +110,7 @@ function load(name: string, env: Record<string, string>): Pending {
     pid: proc.pid!,
     dataDir,
     baseUrl: '',
-    output: () => text,
+    output: () => withFirstRunFile(text),
     logs,
     waitForLog,
     exited,

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withFirstRunFile } from './first-run-file.js';
 import { pause } from './wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -22,7 +23,7 @@ export interface ServerProcess {
   key: string;
   /** Its DATA_DIR (the embedded database is clinic.db in it). */
   dataDir: string;
-  /** Everything the process wrote so far (stdout and stderr), as text. */
+  /** Everything the process wrote so far (stdout and stderr), as text, and the first run's credentials file it names. */
   output(): string;
   /** The JSON log lines written so far, parsed. */
   logs(): Record<string, unknown>[];
@@ -81,7 +82,7 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (;;) {
-    const key = opts.key ?? KEY_RE.exec(text)?.[1];
+    const key = opts.key ?? KEY_RE.exec(withFirstRunFile(text))?.[1];
     const portMatch = PORT_RE.exec(text);
     if (key && portMatch && text.includes('clinic-api listening')) {
       const port = Number(portMatch[1]);
@@ -91,7 +92,7 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
         baseUrl: `http://127.0.0.1:${port}`,
         key,
         dataDir,
-        output: () => text,
+        output: () => withFirstRunFile(text),
         logs: () => parseLogLines(text),
         exited,
         alive: () => !done,

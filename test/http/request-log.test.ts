@@ -2,12 +2,14 @@
 // log"): every response to a known key recorded with its fields, secrets masked wherever they
 // were pasted, the clientas each response disclosed (lists, a page sent again from the cache,
 // CSV, single records, the feed), none for a 304 or an error, nothing for a request without a
-// known key, and no clinic's entries readable with another clinic's id. Both databases.
+// known key, a 404 for an unknown path under /api/v1/ and a 405 recorded when a known key made
+// them, and no clinic's entries readable with another clinic's id. Both databases.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { accessOfEntry, accessPage, logPage, type StoredRequestLogRow } from '../../src/repos/request-log.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { A, B, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
+import { untilRead } from '../helpers/wait.js';
 import { call, citaA, expectError, llamadaA, ok, tick } from './helpers.js';
 
 describe.each(dialects())('request log on %s', (dialect) => {
@@ -116,6 +118,71 @@ describe.each(dialects())('request log on %s', (dialect) => {
     for (const clinicId of [t.clinicA.id, t.clinicB.id]) {
       const rows = await logPage(t.database.db, clinicId, {}, null, 10_000);
       expect(rows.some((r) => r.request_id === unknown.headers['x-request-id'])).toBe(false);
+    }
+  });
+
+  it('a 404 for an unknown path under /api/v1/ and a 405 are recorded when a known key made them (a key not yet used too)', async () => {
+    // The key's first request ever: it is looked up, not found in the cache.
+    const fresh = (await t.keys.create({ clinicId: t.clinicA.id, name: 'Fresh', expiresAt: null, createdBy: null })).key;
+    const cases = [
+      { url: '/api/v1/citass?limit=1', method: 'GET', key: fresh, status: 404, code: 'not_found' },
+      { url: '/api/v1/nope/deeper', method: 'GET', key: t.keyA, status: 404, code: 'not_found' },
+      { url: '/api/v1/citas', method: 'DELETE', key: t.keyA, status: 405, code: 'method_not_allowed' },
+      { url: '/mcp', method: 'GET', key: t.keyA, status: 405, code: 'method_not_allowed' },
+    ] as const;
+    for (const c of cases) {
+      const res = await call(t, c.url, { key: c.key, method: c.method });
+      const body = expectError(res, c.status, c.code);
+      const e = await untilRead(
+        `the entry of ${c.method} ${c.url}`,
+        async () => {
+          await t.rt.requestLog!.flush();
+          return (await logPage(t.database.db, t.clinicA.id, { requestId: body.request_id }, null, 10))[0];
+        },
+        (row) => row !== undefined,
+        10_000,
+      );
+      expect(e, c.url).toMatchObject({ method: c.method, path: c.url.split('?')[0], status: c.status, error_code: c.code, records: null });
+      expect(JSON.parse(e!.error_body!)).toEqual(res.json());
+      expect(e!.key_id).not.toBeNull();
+    }
+    // Another clinic's key is recorded for its own clinic only.
+    const b = expectError(await call(t, '/api/v1/zzz', { key: t.keyB }), 404, 'not_found');
+    const inB = await untilRead(
+      'the entry of clinic B',
+      async () => {
+        await t.rt.requestLog!.flush();
+        return logPage(t.database.db, t.clinicB.id, { requestId: b.request_id }, null, 10);
+      },
+      (rows) => rows.length === 1,
+      10_000,
+    );
+    expect(inB[0]).toMatchObject({ path: '/api/v1/zzz', status: 404 });
+    expect(await logPage(t.database.db, t.clinicA.id, { requestId: b.request_id }, null, 10)).toEqual([]);
+  });
+
+  it('a 404 or 405 without a known key is not recorded, nor a 404 outside /api/v1/', async () => {
+    const sent = [
+      await call(t, '/api/v1/nope', { key: 'svc_' + 'x'.repeat(43) }),
+      await call(t, '/api/v1/nope', { key: null }),
+      await call(t, '/api/v1/citas', { key: null, method: 'POST' }),
+      await call(t, '/nope', {}),
+    ];
+    expect(sent.map((r) => r.statusCode)).toEqual([404, 404, 405, 404]);
+    // A request recorded after them: once it is written, they would have been too.
+    const marker = await call(t, '/api/v1/nope-marker');
+    await untilRead(
+      'the marker entry',
+      async () => {
+        await t.rt.requestLog!.flush();
+        return logPage(t.database.db, t.clinicA.id, { requestId: marker.headers['x-request-id'] as string }, null, 1);
+      },
+      (rows) => rows.length === 1,
+      10_000,
+    );
+    for (const clinicId of [t.clinicA.id, t.clinicB.id]) {
+      const rows = await logPage(t.database.db, clinicId, {}, null, 10_000);
+      for (const r of sent) expect(rows.some((e) => e.request_id === r.headers['x-request-id'])).toBe(false);
     }
   });
 

@@ -364,8 +364,10 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
           expect(all).toHaveLength(n);
           return all;
         });
-      c = await connect(url2, k.key); // initialize and notifications/initialized: 2 requests
-      await logged(2);
+      // initialize, notifications/initialized, and the client's GET for a stream, which the
+      // stateless server refuses with 405 (recorded too: a request made with a known key): 3 requests
+      c = await connect(url2, k.key);
+      await logged(3);
       const calls: [string, Record<string, unknown>, string][] = [
         ['list_clientas', { q: 'mar' }, '/api/v1/clientas?q=mar'],
         ['get_clienta', { id: A.angela }, `/api/v1/clientas/${A.angela}`],
@@ -374,7 +376,7 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
         ['list_llamadas', { desde: '2026-01-01' }, '/api/v1/llamadas?desde=2026-01-01'],
         ['list_eventos', { limit: 20 }, '/api/v1/eventos?limit=20'],
       ];
-      let n = 2;
+      let n = 3;
       for (const [tool, args] of calls) {
         await callOk(c, tool, args);
         await logged(++n);
@@ -398,8 +400,11 @@ describe.each(dialects())('/mcp on %s', (dialect) => {
         await r.arrayBuffer();
         await logged(++n);
       }
-      const entries = await logged(2 + calls.length + 2 + calls.length);
-      const mcp = entries.filter((e) => e.path === '/mcp');
+      const entries = await logged(3 + calls.length + 2 + calls.length);
+      expect(entries.filter((e) => e.method === 'GET' && e.path === '/mcp').map((e) => [e.status, e.error_code])).toEqual([
+        [405, 'method_not_allowed'],
+      ]);
+      const mcp = entries.filter((e) => e.path === '/mcp' && e.method === 'POST');
       expect(mcp.map((e) => [e.method, e.status, e.error_code])).toEqual([
         ['POST', 200, null],
         ['POST', 202, null],

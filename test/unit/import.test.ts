@@ -315,6 +315,12 @@ describe.each(dialects())('import on %s', (dialect) => {
         ],
         [llamada(id(3, 21), null, { telefono_caller: 'anonymous' }), /telefono_caller must be an E\.164/],
         [llamada(id(3, 22), null, { idioma: 'Spanish' }), /idioma must be a language code/],
+        // Text keeps tab, LF and CR only: ESC (a terminal's colours), NUL, DEL and C1 controls are refused, named.
+        [clienta(id(1, 30), { nombre: 'Ana \u001b[31mRuiz' }), /nombre holds a control character \(U\+001B\); text may hold tab/],
+        [cita(id(2, 26), C1, { notas: 'a\u0000b' }), /notas holds a control character \(U\+0000\)/],
+        [cita(id(2, 27), C1, { servicio: 'Peeling\u007f' }), /servicio holds a control character \(U\+007F\)/],
+        [llamada(id(3, 23), null, { cliente_nombre: 'Eva\u0085' }), /cliente_nombre holds a control character \(U\+0085\)/],
+        [cita(id(2, 28), C1, { sede_nombre: 'Sede \ud800' }), /sede_nombre is not valid Unicode/],
       ];
       const text = jsonl([clienta(C1), ...cases.map(([l]) => l), cita(id(2, 1), C1)]);
       const res = await importInto(clinicA, text);

@@ -28,6 +28,9 @@ export interface LogMessages {
   statusClasses: Readonly<Record<StatusClass, Text>>;
   filterEndpoint: Text;
   endpointHelp: Text;
+  /** one request found by the id an integrator quotes */
+  filterRequestId: Text;
+  requestIdHelp: Text;
   filterSince: Text;
   filterUntil: Text;
   datesHelp: Text;
@@ -54,6 +57,10 @@ export interface LogMessages {
   details: Text;
   detailsOf: (what: string) => Text;
   detailTitle: Text;
+  /** the detail of a request id that several requests carry (a client reused its own X-Request-Id) */
+  sameRequestId: Plural;
+  /** the link from that detail to the list filtered by the id */
+  seeInList: Text;
   fieldTime: Text;
   fieldRequestId: Text;
   fieldKey: Text;

@@ -1,5 +1,6 @@
 // Settings > API > Logs: the clinic's request log (filters, newest first, keyset pages), one
-// request in detail (every recorded field, the error body), and the client access record (find a
+// request in detail, addressed by its request id (every recorded field, the error body; each of the
+// requests that carry the id, when a client reused its own), and the client access record (find a
 // clienta by name, then every request that disclosed her data). Filters are GET forms: they change
 // nothing, so they carry no CSRF token; the page's own forms (sign-out, language) do. Slightly
 // over 300 lines: the three views share their helpers (when, who, status, the request line).
@@ -39,6 +40,8 @@ export interface LogFilterForm {
   app: string;
   status: string;
   endpoint: string;
+  /** one request id (the search box) */
+  request_id: string;
   since: string;
   until: string;
 }
@@ -55,8 +58,14 @@ export interface LogsPageModel extends Common {
 }
 
 export interface DetailPageModel extends Common {
-  entry: StoredRequestLogRow;
-  clientas: string[];
+  requestId: string;
+  /** the requests that carry the id, newest first (usually one) */
+  found: { entry: StoredRequestLogRow; clientas: string[] }[];
+}
+
+/** The address of one request's page: its request id, never the log's row number. */
+function detailPath(r: { request_id: string }): string {
+  return `${LOGS_BASE}/${encodeURIComponent(r.request_id)}`;
 }
 
 export interface AccessPageModel extends Common {
@@ -135,12 +144,16 @@ function filters(m: LogsPageModel): Html {
       <div class="field"><label for="f-endpoint">${L.filterEndpoint}</label>
         <input type="text" id="f-endpoint" name="endpoint" value="${form.endpoint}" maxlength="200" spellcheck="false" autocomplete="off"
            placeholder="/api/v1/citas" aria-describedby="f-endpoint-help"></div>
+      <div class="field"><label for="f-request-id">${L.filterRequestId}</label>
+        <input type="search" id="f-request-id" name="request_id" value="${form.request_id}" maxlength="128" spellcheck="false"
+           autocomplete="off" aria-describedby="f-request-id-help"></div>
       <div class="field"><label for="f-since">${L.filterSince}</label>
         <input type="date" id="f-since" name="since" value="${form.since}" aria-describedby="f-dates-help"></div>
       <div class="field"><label for="f-until">${L.filterUntil}</label>
         <input type="date" id="f-until" name="until" value="${form.until}" aria-describedby="f-dates-help"></div>
     </div>
     <p class="help" id="f-endpoint-help">${L.endpointHelp}</p>
+    <p class="help" id="f-request-id-help">${L.requestIdHelp}</p>
     <p class="help" id="f-dates-help">${L.datesHelp}</p>
     <div class="btn-row"><button type="submit" class="btn">${L.apply}</button>
       <a class="btn btn-secondary" href="${m.link(LOGS_BASE)}">${L.clear}</a></div>
@@ -159,14 +172,14 @@ function requestsTable(m: LogsPageModel): Renderable {
       <th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
     <tbody>
     ${m.rows.map(
-      (r) => html`<tr data-log-id="${String(r.id)}" data-status="${String(r.status)}">
+      (r) => html`<tr data-request-id="${r.request_id}" data-status="${String(r.status)}">
       <td data-label="${L.colTime}" class="nowrap">${when(m, r.at_ms)}</td>
       <td data-label="${L.colKey}">${callerName(m, r)}</td>
       <td data-label="${L.colRequest}" class="url"><code>${pathText(requestText(r))}</code></td>
       <td data-label="${L.colStatus}">${statusBadge(r.status)}${r.error_code ? html` <code class="small">${r.error_code}</code>` : ''}</td>
       <td data-label="${L.colDuration}" class="nowrap">${fmt.num(r.duration_ms)} ms</td>
       <td data-label="${L.colRecords}">${r.records === null ? L.none : fmt.num(r.records)}</td>
-      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/${r.id}`)}"
+      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(detailPath(r))}"
         aria-label="${L.detailsOf(requestText(r))}">${L.details}</a></td>
     </tr>`,
     )}
@@ -207,19 +220,25 @@ export function logsPage(m: LogsPageModel): Html {
   return layout({ t, title: `${L.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body, here: m.link(LOGS_BASE) });
 }
 
-export function detailPage(m: DetailPageModel): Html {
-  const { t, fmt, entry: e } = m;
+/**
+ * One logged request: every recorded field, the error body, the clientas it disclosed. `n`: its
+ * place among the requests that carry the id (0: the newest), which suffixes its elements' ids.
+ */
+function oneRequest(m: DetailPageModel, found: DetailPageModel['found'][number], n: number): Html {
+  const { t, fmt } = m;
+  const { entry: e, clientas } = found;
   const L = t.logs;
+  const id = (name: string) => (n === 0 ? name : `${name}-${n + 1}`);
   const opt = (v: string | null) => (v === null || v === '' ? L.none : v);
-  const body = html`${head(m, `${L.detailTitle}: ${e.method} ${e.path}`, '')}
-  <section class="card" aria-labelledby="detail-title">
-    <h2 id="detail-title">${L.detailTitle}</h2>
-    <dl class="facts" id="request-facts">
+  const small = (v: string) => html`<code class="small">${v}</code>`;
+  return html`<section class="card" aria-labelledby="${id('detail-title')}">
+    <h2 id="${id('detail-title')}">${L.detailTitle}${n === 0 ? '' : html` ${String(n + 1)}`}</h2>
+    <dl class="facts" id="${id('request-facts')}">
       <dt>${L.fieldTime}</dt><dd>${when(m, e.at_ms)}</dd>
       <dt>${L.fieldRequestId}</dt><dd><code>${e.request_id}</code></dd>
       ${
         e.grant_id
-          ? html`<dt>${L.fieldGrant}</dt><dd id="request-app">${appName(m, e.grant_id)} <code class="small">${e.grant_id}</code></dd>`
+          ? html`<dt>${L.fieldGrant}</dt><dd id="${id('request-app')}">${appName(m, e.grant_id)} ${small(e.grant_id)}</dd>`
           : html`<dt>${L.fieldKey}</dt><dd>${keyName(m, e.key_id)}${e.key_id ? html` <code class="small">${e.key_id}</code>` : ''}</dd>`
       }
       <dt>${L.fieldMethod}</dt><dd><code>${e.method}</code></dd>
@@ -234,20 +253,36 @@ export function detailPage(m: DetailPageModel): Html {
     </dl>
     ${
       e.error_body
-        ? html`<h3>${L.errorBodyTitle}</h3><pre class="error-body" id="error-body"><code>${prettyJson(e.error_body)}</code></pre>`
+        ? html`<h3>${L.errorBodyTitle}</h3><pre class="error-body" id="${id('error-body')}"><code>${prettyJson(e.error_body)}</code></pre>`
         : ''
     }
   </section>
-  <section class="card" aria-labelledby="disclosed-title">
-    <h2 id="disclosed-title">${L.disclosedTitle}</h2>
+  <section class="card" aria-labelledby="${id('disclosed-title')}">
+    <h2 id="${id('disclosed-title')}">${L.disclosedTitle}</h2>
     ${
-      m.clientas.length === 0
-        ? html`<p class="muted" id="none-disclosed">${L.noneDisclosed}</p>`
-        : html`<p>${fmt.count(L.disclosed, m.clientas.length)}</p><ul class="disclosed" id="disclosed">${m.clientas.map(
-            (id) => html`<li><a href="${m.link(`${LOGS_BASE}/access`, { clienta: id })}"><code>${id}</code></a></li>`,
+      clientas.length === 0
+        ? html`<p class="muted" id="${id('none-disclosed')}">${L.noneDisclosed}</p>`
+        : html`<p>${fmt.count(L.disclosed, clientas.length)}</p><ul class="disclosed" id="${id('disclosed')}">${clientas.map(
+            (c) => html`<li><a href="${m.link(`${LOGS_BASE}/access`, { clienta: c })}"><code>${c}</code></a></li>`,
           )}</ul>`
     }
-  </section>
+  </section>`;
+}
+
+export function detailPage(m: DetailPageModel): Html {
+  const { t, fmt } = m;
+  const L = t.logs;
+  const first = m.found[0]!.entry;
+  const body = html`${head(m, `${L.detailTitle}: ${first.method} ${first.path}`, '')}
+  ${
+    m.found.length > 1
+      ? html`<div class="alert alert-info" role="status" id="same-request-id">${icons.info}<div class="alert-body"><p>${fmt.count(
+          L.sameRequestId,
+          m.found.length,
+        )} <a href="${m.link(LOGS_BASE, { request_id: m.requestId })}">${L.seeInList}</a></p></div></div>`
+      : ''
+  }
+  ${m.found.map((f, n) => oneRequest(m, f, n))}
   <p class="page-foot"><a href="${m.link(LOGS_BASE)}">${L.back}</a> · ${t.timesIn(m.clinic.timezone)}</p>`;
   return layout({
     t,
@@ -255,7 +290,7 @@ export function detailPage(m: DetailPageModel): Html {
     person: m.person,
     csrf: m.csrf,
     body,
-    here: m.link(`${LOGS_BASE}/${e.id}`),
+    here: m.link(detailPath(first)),
   });
 }
 
@@ -306,12 +341,12 @@ function accessTable(m: AccessPageModel): Renderable {
     <thead><tr><th scope="col">${L.colTime}</th><th scope="col">${L.colKey}</th><th scope="col">${L.colEndpoint}</th>
       <th scope="col">${L.colStatus}</th><th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
     <tbody>${m.rows.map(
-      (r) => html`<tr data-log-id="${String(r.id)}">
+      (r) => html`<tr data-request-id="${r.request_id}">
       <td data-label="${L.colTime}" class="nowrap">${when(m, r.at_ms)}</td>
       <td data-label="${L.colKey}">${callerName(m, r)}</td>
       <td data-label="${L.colEndpoint}" class="url"><code>${pathText(requestText(r))}</code></td>
       <td data-label="${L.colStatus}">${statusBadge(r.status)}</td>
-      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(`${LOGS_BASE}/${r.id}`)}"
+      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.link(detailPath(r))}"
         aria-label="${L.detailsOf(requestText(r))}">${L.details}</a></td>
     </tr>`,
     )}</tbody></table></div>

@@ -14,6 +14,7 @@ import * as m009 from './009-key-scopes.js';
 import * as m010 from './010-request-log.js';
 import * as m011 from './011-oauth.js';
 import * as m012 from './012-access-sets.js';
+import * as m013 from './013-request-id-index.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -30,6 +31,7 @@ const ordered: Record<string, DialectMigration> = {
   '010-request-log': m010,
   '011-oauth': m011,
   '012-access-sets': m012,
+  '013-request-id-index': m013,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

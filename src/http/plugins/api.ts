@@ -4,6 +4,7 @@
 // strict validator of query strings and path parameters (../query-validator.ts) and per-key usage
 // counts. Its hooks and validator apply to its own routes only (an encapsulated child scope); the
 // request's `apiKey` field is declared app-wide, since the access log reads it.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import fp from 'fastify-plugin';
 import type { DB } from '../../db/schema.js';
@@ -11,9 +12,11 @@ import type { KeyService } from '../../services/api-keys.js';
 import { ClientasSearch } from '../../services/clientas-search/search.js';
 import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
-import type { RequestLog } from '../../services/request-log.js';
+import type { AuthenticatedKey } from '../../services/api-keys.js';
+import type { RawLogEntry, RequestLog } from '../../services/request-log.js';
 import type { UsageCounter } from '../../services/usage.js';
-import { apiAuthHook, type TokenAuth } from '../auth.js';
+import { apiAuthHook, principalOf, type TokenAuth } from '../auth.js';
+import { MCP_PATH } from '../mcp/paths.js';
 import { mcpRoutes } from '../mcp/plugin.js';
 import '../disclosure.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
@@ -44,6 +47,42 @@ declare module 'fastify' {
   }
 }
 
+/** A response's log entry, made with key or token `k`. */
+function logEntry(req: FastifyRequest, reply: FastifyReply, k: AuthenticatedKey, atMs: number): RawLogEntry {
+  const d = req.disclosed;
+  return {
+    clinicId: k.clinicId,
+    atMs,
+    requestId: req.id,
+    // An OAuth token's principal carries its grant (its keyId is the grant's id too).
+    keyId: k.app ? null : k.keyId,
+    grantId: k.app ? k.app.grantId : null,
+    method: req.method,
+    url: req.url,
+    status: reply.statusCode,
+    errorCode: req.apiErrorCode,
+    durationMs: reply.elapsedTime,
+    records: d === null ? null : d.records,
+    ip: req.ip ?? null,
+    userAgent: req.headers['user-agent'] ?? null,
+    errorBody: req.errorBody,
+    clientas: d === null ? null : d.clientas,
+    tag: d === null ? null : d.tag,
+  };
+}
+
+/**
+ * The answers given before the API's scope authenticates, which the request log records too when
+ * a known key made them: a 404 for an unknown path under /api/v1/ and the method guard's 405 (on
+ * the API's paths and /mcp). Decided by the status first: other responses cost one comparison.
+ */
+function isUnroutedApiAnswer(req: FastifyRequest, reply: FastifyReply): boolean {
+  if (req.apiKey !== null || (reply.statusCode !== 404 && reply.statusCode !== 405)) return false;
+  if (req.headers.authorization === undefined) return false;
+  const path = req.url.split('?')[0] ?? '';
+  return path.startsWith('/api/v1/') || path === MCP_PATH;
+}
+
 export const api = fp(
   async (app, opts: ApiOptions) => {
     app.decorateRequest('apiKey', null);
@@ -54,6 +93,29 @@ export const api = fp(
     // One client search for the REST list and the MCP tools: it keeps the counts of searches.
     const search = new ClientasSearch();
     const rateLimit = { rate: opts.limiter.rate, burst: opts.limiter.burst };
+    const log = opts.requestLog;
+    if (log !== null) {
+      // On the whole app (this plugin is not encapsulated): the 404s and 405s answered outside the
+      // scope below. The key is looked up after the response went out (../auth.ts, principalOf).
+      app.addHook('onSend', (req, reply, payload, done) => {
+        if (isUnroutedApiAnswer(req, reply) && typeof payload === 'string') req.errorBody = payload;
+        done(null, payload);
+      });
+      // Callback style: on every response, no promise unless it is one of those.
+      app.addHook('onResponse', (req, reply, done) => {
+        if (isUnroutedApiAnswer(req, reply)) {
+          const atMs = opts.now();
+          principalOf(req, opts.keys, opts.authFailLimiter, atMs, opts.oauth).then(
+            (k) => {
+              if (k) log.record(logEntry(req, reply, k, atMs));
+            },
+            // The database or Redis unreachable: this entry is lost, as the request itself was answered.
+            (err: unknown) => req.log.warn({ err }, 'request log: the key of a 404 or 405 could not be looked up'),
+          );
+        }
+        done();
+      });
+    }
     await app.register(async (scope) => {
       scope.setValidatorCompiler(({ schema, httpPart }) => {
         // Path parameters (a record's id) are checked by the same rules as the query string.
@@ -85,7 +147,6 @@ export const api = fp(
       });
       // The request log (services/request-log.ts): every response to a known key, collected in
       // memory (one object pushed, no promise) and written in batches off the request's path.
-      const log = opts.requestLog;
       if (log !== null) {
         scope.addHook('onSend', (req, reply, payload, done) => {
           // The error body the client got, for the log's detail (masked when written).
@@ -94,28 +155,7 @@ export const api = fp(
         });
         scope.addHook('onResponse', (req, reply, done) => {
           const k = req.apiKey;
-          if (k) {
-            const d = req.disclosed;
-            log.record({
-              clinicId: k.clinicId,
-              atMs: opts.now(),
-              requestId: req.id,
-              // An OAuth token's principal carries its grant (its keyId is the grant's id too).
-              keyId: k.app ? null : k.keyId,
-              grantId: k.app ? k.app.grantId : null,
-              method: req.method,
-              url: req.url,
-              status: reply.statusCode,
-              errorCode: req.apiErrorCode,
-              durationMs: reply.elapsedTime,
-              records: d === null ? null : d.records,
-              ip: req.ip ?? null,
-              userAgent: req.headers['user-agent'] ?? null,
-              errorBody: req.errorBody,
-              clientas: d === null ? null : d.clientas,
-              tag: d === null ? null : d.tag,
-            });
-          }
+          if (k) log.record(logEntry(req, reply, k, opts.now()));
           done();
         });
       }

@@ -5,9 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { REQUEST_ID_RE } from '../../domain/records.js';
 import { secretMasker } from '../log.js';
-
-const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Fastify's genReqId option, for keys with `prefix`. */
 export function requestIdGenerator(prefix: string) {
