@@ -3,7 +3,6 @@
 // (http/plugins/drain.ts: /readyz 503, Connection: close, the listener closed, every request
 // already sent answered, idle connections closed), then the usage counts written and the
 // database closed, exit 0, all within SHUTDOWN_TIMEOUT_S or exit 1. Only the CLI's `serve` command starts it (cli/server.ts).
-import v8 from 'node:v8';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
@@ -22,20 +21,7 @@ import { explainListenError } from './startup-errors.js';
  */
 const REDIS_START_WAIT_MS = 1_000;
 
-/**
- * V8's mid-tier compiler (Maglev) destroys its finished compile jobs on the main thread, not on a
- * background thread. On Node 24 the background destruction let the jobs' work memory pile up
- * (V8's peak of memory outside its heap: about 25 MiB after 1,000 pages, 6 MiB with this), and
- * glibc's allocator keeps such memory once freed: 15-20 MiB more resident for the process's life,
- * more the more distinct code is hot (the MCP path's). Freeing a job's memory where it is made
- * costs the main thread nothing measurable (docs/benchmarks.md, "MCP"). Maglev itself stays on:
- * without it the same memory is saved, but the MCP path ran about 5% slower. A flag this Node's
- * V8 does not know would only print an error: test/server/v8-flags.test.ts checks that it does.
- */
-export const SERVER_V8_FLAGS = '--no-maglev-destroy-on-background';
-
 export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
-  v8.setFlagsFromString(SERVER_V8_FLAGS);
   let app: FastifyInstance | undefined;
   // The server's SQLite connection never waits for the write lock inside a statement (services/write-lock.ts).
   const rt = await openRuntime(config, { server: true });
