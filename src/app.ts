@@ -28,7 +28,6 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { adminPlugin, type AdminTuning } from './admin/index.js';
 import { rootRedirect } from './admin/root.js';
 import type { Config } from './config.js';
-import { WriterBusy } from './db/connect.js';
 import { frameworkErrors } from './http/error-handler.js';
 import { accessLog } from './http/plugins/access-log.js';
 import { apiErrors } from './http/plugins/api-errors.js';
@@ -50,8 +49,7 @@ import { overload } from './http/plugins/overload.js';
 import { oauthRoutes } from './http/oauth/mount.js';
 import { requestId, requestIdGenerator } from './http/plugins/request-id.js';
 import { ping } from './repos/health.js';
-import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
-import type { EventRetention } from './services/event-retention.js';
+import type { BackgroundErrorHandler } from './services/background.js';
 import type { LimiterHealth } from './services/shared-rate-limit.js';
 import type { UsageCounter } from './services/usage.js';
 import type { WebhookService } from './services/webhooks/endpoints.js';
@@ -73,10 +71,8 @@ declare module 'fastify' {
     limiterHealth: () => LimiterHealth;
     /** A background task failed: logged and counted, never thrown (services/background.ts). */
     reportBackgroundError: BackgroundErrorHandler;
-    /** Removes events past EVENT_RETENTION_DAYS in the background once started (server.ts); stopped on close. */
-    retention: EventRetention;
     webhooks: WebhookService;
-    /** Delivers webhooks once started (server.ts); stopped on close (its leases given up). */
+    /** The runtime's webhook delivery worker (started and stopped by the runtime; tests drive it). */
     webhookWorker: DeliveryWorker;
   }
 }
@@ -94,9 +90,9 @@ function trustSetting(trust: Config['trustProxy']) {
  * The app on `rt`'s services: the runtime made each of them once; the app only wires them to its
  * plugins. One app per runtime (its sign-in throttles are made on the runtime's limiter store,
  * once); a second instance on the same database is a second runtime (composeRuntime). Its log is
- * a child of the runtime's logger. Closing the app stops the background work
- * of its runtime (the delivery worker, the retention job) and writes the pending usage counts;
- * the runtime's close() then closes Redis and the database.
+ * a child of the runtime's logger. Closing the app stops nothing of its runtime's: the
+ * runtime's close() stops the background work, writes the pending usage counts and the request
+ * log, then closes Redis and the database.
  */
 export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config, now, metrics, usage } = rt;
@@ -119,50 +115,12 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   });
 
   app.decorate('reportBackgroundError', rt.reportBackgroundError);
-  // Counted by the API, read by the dashboard, written in batches; the rest is written on close.
+  // Counted by the API, read by the dashboard, written in batches by the runtime.
   app.decorate('usage', usage);
   app.decorate('limiterHealth', () => limiters.factory.health());
-  app.addHook('onClose', async () => {
-    await usage.close().catch((err: unknown) => {
-      if (err instanceof WriterBusy)
-        app.log.warn({ pending: usage.pending }, 'usage counts not written on close: another process holds the database write lock');
-      else reportBackgroundError(rt.reportBackgroundError, 'usage flush on close', err);
-    });
-  });
-  // The request log: collected by the API, written at least once a second by the server (server.ts),
-  // everything left written on close, after the drain, before the database closes.
-  const requestLog = rt.requestLog;
-  if (requestLog !== null) {
-    app.addHook('onClose', async () => {
-      await requestLog.close().catch((err: unknown) => {
-        if (err instanceof WriterBusy)
-          app.log.warn(
-            { pending: requestLog.pending },
-            'request log entries not written on close: another process holds the database write lock',
-          );
-        else reportBackgroundError(rt.reportBackgroundError, 'request log write on close', err);
-      });
-    });
-    app.addHook('onClose', async () => {
-      await rt.requestLogRetention.stop();
-    });
-  }
-  // Expired OAuth rows: swept by the server's timer (server.ts), stopped (a pass in progress ends) on close.
-  app.addHook('onClose', async () => {
-    await rt.oauthSweep.stop();
-  });
-  // The change feed's retention: started by the server, stopped (a pass in progress ends) on close.
-  app.decorate('retention', rt.retention);
-  app.addHook('onClose', async () => {
-    await rt.retention.stop();
-  });
-  // Webhooks: the endpoints' use-cases for the dashboard, and the delivery worker, started by the
-  // server only (tests drive it themselves), stopped on close before the database closes.
+  // Webhooks: the endpoints' use-cases for the dashboard, and the runtime's delivery worker.
   app.decorate('webhooks', rt.webhooks);
   app.decorate('webhookWorker', rt.deliveryWorker);
-  app.addHook('onClose', async () => {
-    await rt.deliveryWorker.stop();
-  });
 
   await app.register(requestId);
   await app.register(hostHeader);
@@ -201,6 +159,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     usage,
     now,
     pages: rt.pages,
+    search: rt.clientasSearch,
     oauth: oauth ? { tokens: rt.appTokens, resources: oauth.resources } : null,
     requestLog: rt.requestLog,
   });
@@ -221,6 +180,8 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     oauth,
     webhooks: rt.webhooks,
     usage,
+    sessions: rt.sessions,
+    clientasSearch: rt.clientasSearch,
     config,
     now,
     cookieSecure: config.cookieSecure,

@@ -10,8 +10,13 @@
 // announce. Migrations run under the database's start-up lock (db/connect.ts), so instances and
 // commands starting at once on one database apply each migration once.
 //
-// Lifecycle: close() stops what was started (the delivery worker, the retention job), writes
-// the pending usage counts, then closes Redis and the database (the one it opened).
+// Lifecycle: the runtime owns every background service, on every path (the server's shutdown,
+// a failed start, the CLI, the tests). startServices() starts them once the server listens;
+// close() stops everything once, in the reverse order of its making: the background jobs (the
+// delivery worker first, at once, then the retention jobs), then what the server handed it (the
+// app: its drain, then its close), then the collectors the app fed (the request log and the usage
+// counts: their last writes, once no request can add to them), the limiters, Redis and the
+// database (the one it opened). Neither server.ts nor app.ts stops anything itself.
 import type { Config } from './config.js';
 import {
   COMMAND_BUSY_TIMEOUT_MS,
@@ -30,6 +35,7 @@ import { quietOutages } from './redis/outages.js';
 import { describeRedisUrl } from './redis/url.js';
 import { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
+import { ClientasSearch } from './services/clientas-search/search.js';
 import { EventRetention } from './services/event-retention.js';
 import { AppGrants } from './services/oauth/grants.js';
 import { oauthResources } from './services/oauth/resources.js';
@@ -41,6 +47,7 @@ import { RequestLog } from './services/request-log.js';
 import { RequestLogRetention } from './services/request-log-retention.js';
 import { requestLogRowMaker } from './http/request-log-row.js';
 import { resolvePepper } from './services/pepper.js';
+import { DEFAULT_SESSION, Sessions, type SessionTuning } from './services/sessions.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import { keyChangeAnnouncer } from './services/key-changes.js';
 import { RateLimiters } from './services/shared-rate-limit.js';
@@ -69,6 +76,8 @@ export interface RuntimeOptions {
    * Commands keep SQLite's own wait (COMMAND_BUSY_TIMEOUT_MS): nothing else runs in them.
    */
   server?: boolean;
+  /** The dashboard's session lengths (default DEFAULT_SESSION; tests shorten them). */
+  session?: Partial<SessionTuning>;
 }
 
 /** The API's limiters and the factory they come from (in memory, or shared on Redis with REDIS_URL). */
@@ -112,6 +121,10 @@ export interface Runtime {
   readonly usage: UsageCounter;
   /** Built list pages kept by their ETag (PAGE_CACHE_MB). */
   readonly pages: PageCache;
+  /** The client search, one for the API (REST and MCP) and the dashboard: it keeps the counts of searches. */
+  readonly clientasSearch: ClientasSearch;
+  /** The dashboard's sign-in sessions. */
+  readonly sessions: Sessions;
   /** Removes events past EVENT_RETENTION_DAYS once started. */
   readonly retention: EventRetention;
   /** The request log's collector and batch writer; null with REQUEST_LOG_DAYS=0 (off). */
@@ -130,6 +143,19 @@ export interface Runtime {
   readonly pepperGenerated: boolean;
   /** The database, for the log: "SQLite data/clinic.db", "PostgreSQL db:5432/clinic". */
   readonly describe: string;
+  /**
+   * Starts the background services, once the server listens (server.ts; the tests start what
+   * they drive themselves): the usage counts' and the request log's writers, the change feed's
+   * and the request log's retention, the webhook deliveries. close() stops them.
+   */
+  startServices(): Promise<void>;
+  /**
+   * What close() stops after the background jobs and before the collectors' last writes: the
+   * server's app (its drain, then its close), so that every request it answers is counted and
+   * logged, and the database stays open for the last response. At most one.
+   */
+  closeServerWith(stop: () => Promise<void>): void;
+  /** Stops everything once, in reverse order (see the top of this file); later calls wait for the same close. */
   close(): Promise<void>;
 }
 
@@ -223,6 +249,10 @@ class Composed implements Runtime {
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
   #limiterFactory?: RateLimiters;
+  #search?: ClientasSearch;
+  #sessions?: Sessions;
+  #closeServer?: () => Promise<void>;
+  #started = false;
   #closing?: Promise<void>;
 
   constructor(
@@ -315,6 +345,14 @@ class Composed implements Runtime {
 
   get pages(): PageCache {
     return (this.#pages ??= new PageCache(this.config.pageCacheBytes));
+  }
+
+  get clientasSearch(): ClientasSearch {
+    return (this.#search ??= new ClientasSearch());
+  }
+
+  get sessions(): Sessions {
+    return (this.#sessions ??= new Sessions(this.database.db, { ...DEFAULT_SESSION, ...this.opts.session }, this.now));
   }
 
   get retention(): EventRetention {
@@ -424,13 +462,58 @@ class Composed implements Runtime {
     this.log.warn({ err }, 'a pooled database connection failed; the pool opens a new one when needed');
   }
 
+  async startServices(): Promise<void> {
+    if (this.#started || this.#closing) return;
+    this.#started = true;
+    // API usage for the dashboard is counted in memory and written in one batch every
+    // USAGE_FLUSH_INTERVAL_S; the request log at least once a second. The rest of both is
+    // written by close(), after the server's last response.
+    this.usage.start(this.config.usageFlushIntervalS * 1000);
+    this.requestLog?.start();
+    // Events past EVENT_RETENTION_DAYS leave the change feed's log, entries past
+    // REQUEST_LOG_DAYS the request log, in the background (a pass in progress ends on stop).
+    this.retention.start();
+    this.requestLogRetention.start();
+    // Expired OAuth authorization requests, codes and tokens leave their table (every 10 minutes).
+    if (this.config.oauth.issuer !== null) this.oauthSweep.start();
+    // Webhook deliveries from the event log (stopped first: it gives its leases up at once,
+    // while the server's requests drain).
+    await this.deliveryWorker.start();
+  }
+
+  closeServerWith(stop: () => Promise<void>): void {
+    if (this.#closeServer) throw new Error('closeServerWith: the runtime already closes a server');
+    this.#closeServer = stop;
+  }
+
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
-      await Promise.all([this.#worker?.stop(), this.#retention?.stop(), this.#requestLogRetention?.stop(), this.#oauthSweep?.stop()]);
-      await this.#usage?.close().catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'usage flush on close', err));
-      await this.#requestLog
-        ?.close()
-        .catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'request log write on close', err));
+      const failed = (task: string) => (err: unknown) => reportBackgroundError(this.reportBackgroundError, task, err);
+      // The background jobs, in the reverse order of startServices() (also one a test started
+      // itself; stopping one never started is a no-op).
+      await this.#worker?.stop().catch(failed('delivery worker stop'));
+      await this.#oauthSweep?.stop().catch(failed('OAuth sweep stop'));
+      await this.#requestLogRetention?.stop().catch(failed('request log retention stop'));
+      await this.#retention?.stop().catch(failed('event retention stop'));
+      await this.#closeServer?.().catch(failed('server close'));
+      // Nothing adds to the collectors any more: their last writes, before the database closes.
+      // Another process holding SQLite's write lock (an import) is told with what is lost.
+      await this.#requestLog?.close().catch((err: unknown) => {
+        if (err instanceof WriterBusy)
+          this.log.warn(
+            { pending: this.#requestLog?.pending },
+            'request log entries not written on close: another process holds the database write lock',
+          );
+        else failed('request log write on close')(err);
+      });
+      await this.#usage?.close().catch((err: unknown) => {
+        if (err instanceof WriterBusy)
+          this.log.warn(
+            { pending: this.#usage?.pending },
+            'usage counts not written on close: another process holds the database write lock',
+          );
+        else failed('usage flush on close')(err);
+      });
       this.#limiterFactory?.stop();
       const redis = this.#redis ? await this.#redis.catch(() => null) : null;
       await redis?.close();

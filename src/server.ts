@@ -1,11 +1,14 @@
-// The server: runtime (runtime.ts: config -> database -> services) -> app (app.ts) -> listen -> first run ->
-// where to go, on stdout; a graceful shutdown on SIGTERM/SIGINT (close-with-grace): the drain
-// (http/plugins/drain.ts: /readyz 503, Connection: close, the listener closed, every request
-// already sent answered, idle connections closed), then the usage counts written and the
-// database closed, exit 0, all within SHUTDOWN_TIMEOUT_S or exit 1. Only the CLI's `serve` command starts it (cli/server.ts).
+// The server: runtime (runtime.ts: config -> database -> services) -> app (app.ts) -> listen -> the
+// runtime's background services -> first run -> where to go, on stdout; a graceful shutdown on
+// SIGTERM/SIGINT (close-with-grace): the drain begins in the signal's own callback
+// (http/plugins/drain.ts: /readyz 503, Connection: close, the listener closed once nothing waits
+// in it, every request already sent answered, idle connections closed), then the runtime closes
+// everything in reverse order (runtime.ts: the background jobs, the app once drained, the usage
+// counts and request log written, the database closed), exit 0, all within SHUTDOWN_TIMEOUT_S or
+// exit 1. The runtime stops everything, on every path; this file stops nothing itself. Only the
+// CLI's `serve` command starts it (cli/server.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
@@ -25,18 +28,6 @@ import { explainListenError } from './startup-errors.js';
 const REDIS_START_WAIT_MS = 1_000;
 
 /**
- * V8's mid-tier compiler (Maglev) destroys its finished compile jobs on the main thread, not on a
- * background thread. On Node 24 the background destruction let the jobs' work memory pile up
- * (V8's peak of memory outside its heap: about 25 MiB after 1,000 pages, 6 MiB with this), and
- * glibc's allocator keeps such memory once freed: 15-20 MiB more resident for the process's life,
- * more the more distinct code is hot (the MCP path's). Freeing a job's memory where it is made
- * costs the main thread nothing measurable (docs/benchmarks.md, "MCP"). Maglev itself stays on:
- * without it the same memory is saved, but the MCP path ran about 5% slower. A flag this Node's
- * V8 does not know would only print an error: test/server/v8-flags.test.ts checks that it does.
- */
-export const SERVER_V8_FLAGS = '--no-maglev-destroy-on-background';
-
-/**
  * Where the first start writes the demo's key and the demo owner's password when standard output
  * is not a terminal (in DATA_DIR, mode 0600).
  */
@@ -46,14 +37,20 @@ export async function serve(
   config: Config,
   out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
 ): Promise<() => Promise<void>> {
-  v8.setFlagsFromString(SERVER_V8_FLAGS);
-  let app: FastifyInstance | undefined;
   // The server's SQLite connection never waits for the write lock inside a statement (services/write-lock.ts).
   const rt = await openRuntime(config, { server: true });
   const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
+  let running: FastifyInstance;
   let first: FirstRunResult | null;
   try {
-    app = await buildApp(rt);
+    const app = (running = await buildApp(rt));
+    // The runtime closes the app after its background jobs: the drain (begun at the signal, or
+    // now after a failed start), then the app; the database stays open for the last response.
+    rt.closeServerWith(async () => {
+      app.lifecycle.beginDrain(app.server);
+      await app.lifecycle.drained();
+      await app.close();
+    });
     const log = rt.log;
     const redis = await rt.redis();
     if (redis) {
@@ -70,18 +67,6 @@ export async function serve(
     }
     if (rt.pepperGenerated)
       log.warn('API_KEY_PEPPER is not set: generated one into DATA_DIR/api-key-pepper; back it up (losing it voids every key)');
-    // API usage for the dashboard is counted in memory and written in one batch every
-    // USAGE_FLUSH_INTERVAL_S; the app's onClose hook writes the rest, before the database closes below.
-    app.usage.start(config.usageFlushIntervalS * 1000);
-    // Events past EVENT_RETENTION_DAYS leave the change feed's log, in the background.
-    app.retention.start();
-    // The request log: written at least once a second; the rest on close (the app's onClose).
-    rt.requestLog?.start();
-    rt.requestLogRetention.start();
-    // Expired OAuth authorization requests, codes and tokens leave their table (every 10 minutes).
-    if (config.oauth.issuer !== null) rt.oauthSweep.start();
-    // Webhook deliveries from the event log, in the background (stopped, its leases given up, on close).
-    await app.webhookWorker.start();
     // Listen before the first run: if the port is taken, the start fails before the demo is made,
     // so the next start still makes it and prints its key and password (made after a failed
     // listen, they would be shown to no one).
@@ -90,14 +75,14 @@ export async function serve(
     } catch (err) {
       throw explainListenError(err, config);
     }
+    // The usage and request-log writers, the retention jobs, the webhook deliveries.
+    await rt.startServices();
     first = await firstRun(rt.database, rt.keys, Date.now());
   } catch (err) {
     // Nothing may keep the process alive after a failed start (e.g. an idle PostgreSQL pool).
-    await app?.close().catch(() => {});
     await rt.close().catch(() => {});
     throw err;
   }
-  const running = app;
   const logger = running.log;
   let closing: Promise<void> | null = null;
   const shutdown = () => {
@@ -106,13 +91,8 @@ export async function serve(
       // takes them one per turn of the event loop): the listener stays open until none is left,
       // for at most half the shutdown's time, which leaves the other half to answer them.
       running.lifecycle.beginDrain(running.server, { closeListenerWithinMs: (config.shutdownTimeoutS * 1000) / 2 });
-      // The webhook worker stops claiming at once and gives its leases up while the requests
-      // drain (the app's onClose waits for the same stop).
-      const workerStopped = running.webhookWorker.stop();
-      // Every request already sent answered, every connection closed: only then the app (its
-      // onClose writes the usage counts) and the database, which the last response may need.
-      await running.lifecycle.drained();
-      await Promise.all([workerStopped, running.close()]);
+      // Then everything stops once, in reverse order: the delivery worker at once (its leases
+      // given up while the requests drain), the app once drained, the database last (runtime.ts).
       await rt.close();
     })();
     return closing;

@@ -15,6 +15,7 @@ import type { UsageCounter } from '../services/usage.js';
 import type { Html } from './html.js';
 import type { Lang } from './locales/messages.js';
 import { resolveLang } from './negotiate.js';
+import type { ClientasSearch } from '../services/clientas-search/search.js';
 import type { Sessions } from '../services/sessions.js';
 import type { CookieOptions } from './session.js';
 import type { Semaphore, SignInLimiters } from './throttle.js';
@@ -57,6 +58,8 @@ export interface AdminContext {
   config: Config;
   now: () => number;
   sessions: Sessions;
+  /** the client search (the runtime's, shared with the API): the request log's client filter */
+  clientasSearch: ClientasSearch;
   /** sign-in buckets: see throttle.ts */
   limiters: SignInLimiters;
   /** bounds the scrypt checks running at once */

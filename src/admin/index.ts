@@ -21,7 +21,6 @@ import { keyRoutes } from './routes-keys.js';
 import { logRoutes } from './routes-logs.js';
 import { oauthRoutes } from './routes-oauth.js';
 import { webhookRoutes } from './routes-webhooks.js';
-import { DEFAULT_SESSION, Sessions, type SessionTuning } from '../services/sessions.js';
 import { cookieOptions, SESSION_COOKIE, type CookieSecure } from './session.js';
 import { Semaphore } from './throttle.js';
 
@@ -54,7 +53,6 @@ export const DEFAULT_THROTTLE: ThrottleTuning = {
 };
 
 export interface AdminTuning {
-  session?: Partial<SessionTuning>;
   throttle?: Partial<ThrottleTuning>;
   /**
    * When the session cookies carry `Secure` (default 'auto': when the request reached Fastify
@@ -65,7 +63,9 @@ export interface AdminTuning {
 
 /** The services the pages use (AdminContext, where each is described), and how to make the rest. */
 export interface AdminOptions
-  extends AdminTuning, Pick<AdminContext, 'db' | 'keys' | 'appGrants' | 'oauth' | 'webhooks' | 'usage' | 'config' | 'now'> {
+  extends
+    AdminTuning,
+    Pick<AdminContext, 'db' | 'keys' | 'appGrants' | 'oauth' | 'webhooks' | 'usage' | 'sessions' | 'clientasSearch' | 'config' | 'now'> {
   /** where the sign-in limiters are made (the runtime's): shared by the fleet on Redis with REDIS_URL */
   limiters: RateLimiters;
 }
@@ -84,7 +84,6 @@ const CSP = [
 const BEARER_RE = /^\s*bearer\b/i;
 
 export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
-  const session = { ...DEFAULT_SESSION, ...opts.session };
   const throttle = { ...DEFAULT_THROTTLE, ...opts.throttle };
   // One bucket per (e-mail, IP), e-mail and IP for the whole fleet: with per-instance buckets a
   // guesser would get one allowance per instance behind the load balancer.
@@ -98,7 +97,8 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     usage: opts.usage,
     config: opts.config,
     now: opts.now,
-    sessions: new Sessions(opts.db, session, opts.now),
+    sessions: opts.sessions,
+    clientasSearch: opts.clientasSearch,
     limiters: {
       accountIp: limiters.make('signin-account-ip', throttle.accountIpPerSecond, throttle.accountIpBurst),
       account: limiters.make('signin-account', throttle.accountPerSecond, throttle.accountBurst),

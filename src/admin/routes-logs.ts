@@ -9,7 +9,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LogCursor, LogFilter } from '../services/request-log-read.js';
 import type { Clinic } from '../services/accounts.js';
 import { appsOfGrants, findApp, type ClinicApp } from '../services/app-log.js';
-import { ClientasSearch } from '../services/clientas-search/search.js';
 import {
   checkClientaId,
   clientaAccessPage,
@@ -106,7 +105,7 @@ function readCursor(raw: string): LogCursor | null {
 }
 
 export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
-  const search = new ClientasSearch();
+  const search = ctx.clientasSearch;
 
   /** The clinic in view and what every page needs; staff get the refusal page instead (null). */
   async function common(req: FastifyRequest, reply: FastifyReply, v: Viewer) {

@@ -10,7 +10,7 @@ import { SCOPES } from '../../src/domain/scopes.js';
 import { createClinic, createUser } from '../../src/services/accounts.js';
 import type { KeyService } from '../../src/services/api-keys.js';
 import { appFor } from '../helpers/app.js';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { testRuntime, type TestRuntime, type TestRuntimeOptions } from '../helpers/runtime.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -40,9 +40,10 @@ export interface DashboardApp {
 
 export async function buildDashboardApp(
   dialect: Dialect,
-  opts: { env?: Record<string, string>; admin?: AdminTuning; nowMs?: number } = {},
+  opts: { env?: Record<string, string>; admin?: AdminTuning; session?: TestRuntimeOptions['session']; nowMs?: number } = {},
 ): Promise<DashboardApp> {
-  const rt = await testRuntime(dialect, { env: opts.env, nowMs: opts.nowMs });
+  // The sessions are the runtime's (one per process, like every service).
+  const rt = await testRuntime(dialect, { env: opts.env, nowMs: opts.nowMs, session: opts.session });
   const { database, keys, config, clock } = rt;
   const db = database.db;
   const clinicA = await createClinic(db, { name: 'Clínica Uno', plan: 'premium', language: 'es' }, clock.now);

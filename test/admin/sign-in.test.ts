@@ -240,7 +240,7 @@ describe.each(dialects())('dashboard sign-in on %s', (dialect) => {
 describe.each(dialects())('dashboard session expiry on %s', (dialect) => {
   let t: DashboardApp;
   beforeAll(async () => {
-    t = await buildDashboardApp(dialect, { admin: { session: { idleSeconds: 600, absoluteSeconds: 3600, touchEverySeconds: 60 } } });
+    t = await buildDashboardApp(dialect, { session: { idleSeconds: 600, absoluteSeconds: 3600, touchEverySeconds: 60 } });
   });
   afterAll(async () => {
     await t?.close();

@@ -6,7 +6,8 @@ import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { encodeCursor } from '../../src/services/feed.js';
 import { statusClass, UsageCounter } from '../../src/services/usage.js';
-import { bearer } from '../helpers/app.js';
+import { appFor, bearer } from '../helpers/app.js';
+import { anotherInstance } from '../helpers/runtime.js';
 import { dialects } from '../helpers/db.js';
 import { buildDashboardApp, Client, EMAILS, type DashboardApp } from './helpers.js';
 
@@ -105,13 +106,18 @@ describe.each(dialects())('API usage counting on %s', (dialect) => {
     );
   });
 
-  it('flushes what is pending when the app closes', async () => {
+  it('flushes what is pending when the runtime closes (the app closing stops nothing)', async () => {
     const t2 = await buildDashboardApp(dialect);
+    // Another instance on the same database: closing its runtime leaves the database open to read.
+    const other = anotherInstance(t2.rt);
+    const app = await appFor(other);
     const k = await t2.keys.create({ clinicId: t2.clinicB.id, name: 'Closing', expiresAt: null, createdBy: null });
-    for (let i = 0; i < 4; i++) await t2.app.inject({ url: '/api/v1/citas', headers: bearer(k.key) });
-    await t2.app.close();
+    for (let i = 0; i < 4; i++) await app.inject({ url: '/api/v1/citas', headers: bearer(k.key) });
+    await app.close();
+    expect(other.usage.pending).toBe(1);
+    await other.close();
     const rows = await t2.database.db.selectFrom('api_key_usage').selectAll().where('key_id', '=', k.id).execute();
-    await t2.database.close();
+    await t2.close();
     expect(rows.map((r) => [r.day, r.status_class, Number(r.n)])).toEqual([['2026-03-28', '2xx', 4]]); // Mexico City: still the 28th
   });
 });

@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import type { DatabaseTarget } from '../../src/db/connect.js';
 import type { Dialect } from '../../src/db/dialect.js';
 import type { LogDestination } from '../../src/logger.js';
-import { composeRuntime, openRuntime, type Runtime } from '../../src/runtime.js';
+import { composeRuntime, openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { freshTarget } from './db.js';
 import { FIXTURE_NOW_MS } from './fixtures.js';
 import { until } from './wait.js';
@@ -36,6 +36,8 @@ export interface TestRuntimeOptions {
   /** Another database than a fresh one (a failure test's own); `migrate: false` leaves it as it is. */
   target?: DatabaseTarget;
   migrate?: boolean;
+  /** The dashboard's session lengths (default DEFAULT_SESSION). */
+  session?: RuntimeOptions['session'];
 }
 
 /** A runtime and the clock its services read: `rt.clock.now += 61_000` moves time for all of them. */
@@ -50,6 +52,7 @@ export async function testRuntime(dialect: Dialect, opts: TestRuntimeOptions = {
     now: () => clock.now,
     logTo: opts.logTo ?? false,
     processMetrics: opts.processMetrics ?? false,
+    session: opts.session,
   });
   return Object.assign(rt, { clock });
 }

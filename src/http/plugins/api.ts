@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import fp from 'fastify-plugin';
 import type { DB } from '../../db/schema.js';
 import type { KeyService } from '../../services/api-keys.js';
-import { ClientasSearch } from '../../services/clientas-search/search.js';
+import type { ClientasSearch } from '../../services/clientas-search/search.js';
 import type { PageCache } from '../../services/page-cache.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
@@ -34,6 +34,8 @@ export interface ApiOptions {
   now: () => number;
   /** the lists' built pages, by ETag (services/page-cache.ts) */
   pages: PageCache;
+  /** the client search, one per process (the runtime's): the REST list and the MCP tools share it with the dashboard */
+  search: ClientasSearch;
   /** OAuth access tokens (OAUTH_ISSUER set); null: keys only */
   oauth: TokenAuth | null;
   /** the request log (REQUEST_LOG_DAYS); null: off, and no hook is added */
@@ -90,8 +92,7 @@ export const api = fp(
     // What a response disclosed, for the request log (../disclosure.ts).
     app.decorateRequest('disclosed', null);
     app.decorateRequest('errorBody', null);
-    // One client search for the REST list and the MCP tools: it keeps the counts of searches.
-    const search = new ClientasSearch();
+    const search = opts.search;
     const rateLimit = { rate: opts.limiter.rate, burst: opts.limiter.burst };
     const log = opts.requestLog;
     if (log !== null) {

@@ -5,7 +5,8 @@
 //   2. the page's path from those counts (plan.ts: pure), run with the SQL of repos/clientas-search.ts;
 //   3. the page's rows by primary key (repos/clientas.ts).
 // The first search of a term after a write counts before it plans its page, so every page is
-// planned with exact counts. One instance per app: its cache is the process's (see totals.ts).
+// planned with exact counts. One instance per runtime, shared by the API and the dashboard: its
+// cache is the process's (see totals.ts).
 import type { Kysely } from 'kysely';
 import { dialectOf } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
