@@ -161,6 +161,7 @@ function whereLines(baseUrl: string): string[] {
     `Dashboard (Settings > API):  ${baseUrl}/dashboard`,
     `API reference:               ${baseUrl}/docs`,
     `OpenAPI document:            ${baseUrl}/api/v1/openapi.json`,
+    `MCP server (AI assistants):  ${baseUrl}/mcp`,
   ];
 }
 
@@ -197,13 +198,14 @@ export function firstRunNotice(r: FirstRunResult, baseUrl: string, written: { fi
         ]
       : [
           `The demo API key and the demo owner's password are not printed (standard output is not a terminal), and could not be`,
-          `written to DATA_DIR (${written.error}): \`npx clinic-api users reset-password --email ${r.ownerEmail}\` sets a password,`,
+          `written to DATA_DIR (${written.error}): \`clinic-api users reset-password --email ${r.ownerEmail}\` sets a password,`,
           'and the dashboard (Settings > API) makes a key.',
         ];
   return [
     '',
     `First run: created the demo clinic ` +
       `"${r.clinicName}" (${r.counts.clientas} clientas, ${r.counts.citas} citas, ${r.counts.llamadas} llamadas).`,
+    `Its clinic id (the CLI's --clinic): ${r.clinicId}`,
     ...where,
     '',
     ...whereLines(baseUrl),
@@ -217,6 +219,7 @@ export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
     '',
     `First run: created the demo clinic ` +
       `"${r.clinicName}" (${r.counts.clientas} clientas, ${r.counts.citas} citas, ${r.counts.llamadas} llamadas).`,
+    `Its clinic id (the CLI's --clinic): ${r.clinicId}`,
     '',
     'Your demo API key (shown only now; it is stored only as a keyed hash):',
     `  ${r.key}`,
@@ -228,7 +231,7 @@ export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
       i === 0
         ? [
             line,
-            `  sign in as ${r.ownerEmail} / ${r.ownerPassword}  (shown only now; \`npx clinic-api users reset-password ` +
+            `  sign in as ${r.ownerEmail} / ${r.ownerPassword}  (shown only now; \`clinic-api users reset-password ` +
               `--email ${r.ownerEmail}\` sets a new one)`,
           ]
         : [line],

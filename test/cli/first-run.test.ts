@@ -161,6 +161,7 @@ describe('first run through serve()', () => {
         `  Dashboard (Settings > API):  ${base}/dashboard`,
         `  API reference:               ${base}/docs`,
         `  OpenAPI document:            ${base}/api/v1/openapi.json`,
+        `  MCP server (AI assistants):  ${base}/mcp`,
         '',
       ].join('\n'),
     );
@@ -183,6 +184,11 @@ describe('first run through serve()', () => {
     expect(printed).toMatch(/First run: created the demo clinic "[^"]+" \(200 clientas, 1000 citas, 500 llamadas\)/);
     expect(printed).toContain(`are in ${file},`);
     expect(printed).toContain('Dashboard (Settings > API):  http://127.0.0.1:');
+    expect(printed).toMatch(/MCP server \(AI assistants\): {2}http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
+    // the clinic's id, which every CLI command asks for, is no secret
+    const clinicId = /Its clinic id \(the CLI's --clinic\): ([0-9a-f-]{36})\n/.exec(printed)?.[1];
+    expect(clinicId).toBeDefined();
+    expect(fs.readFileSync(file, 'utf8')).toContain(`Its clinic id (the CLI's --clinic): ${clinicId}\n`);
     expect(printed).not.toContain('svc_');
     expect(printed).not.toMatch(/sign in as/);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
