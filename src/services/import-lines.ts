@@ -64,7 +64,10 @@ function textFault(f: string, s: FieldSchema, v: unknown): string | null {
   if (s.pattern !== TEXT_PATTERN || typeof v !== 'string') return null;
   const problem = textProblem(v, Number.MAX_SAFE_INTEGER, true);
   if (problem === 'control_character')
-    return `${f} holds a control character (${controlCharacterIn(v, true)}); text may hold tab, line feed and carriage return, no other: remove it`;
+    return (
+      `${f} holds a control character (${controlCharacterIn(v, true)}); ` +
+      'text may hold tab, line feed and carriage return, no other: remove it'
+    );
   if (problem === 'unpaired_surrogate')
     return `${f} is not valid Unicode (it holds an unpaired UTF-16 surrogate such as \\ud800): remove it`;
   return null;
