@@ -209,6 +209,13 @@ export function formatTimestamp(epochSeconds: number, zone: string): string {
   return `${local}${sign}${hh < 10 ? '0' : ''}${hh}:${mm < 10 ? '0' : ''}${mm}`;
 }
 
+/** formatTimestamp with the milliseconds: `2026-11-21T10:30:00.250+01:00` (the request log's times, in the CLI). */
+export function formatTimestampMs(epochMs: number, zone: string): string {
+  const s = formatTimestamp(Math.floor(epochMs / 1000), zone);
+  const ms = String(((epochMs % 1000) + 1000) % 1000).padStart(3, '0');
+  return `${s.slice(0, 19)}.${ms}${s.slice(19)}`;
+}
+
 /** The local calendar date of an instant in `zone`. */
 export function localDate(epochSeconds: number, zone: string): string {
   const ms = epochSeconds * 1000;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import { registerClinicDelete } from './erasure.js';
-import { info, iso, plural, result, withRuntime, type CliContext } from './io.js';
+import { clinicTimes, info, isoIn, plural, result, withRuntime, type CliContext } from './io.js';
 
 // Loaded when a command runs, never for --help (cli/main.ts).
 const accounts = () => import('../services/accounts.js');
@@ -51,7 +51,8 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
       const [{ listClinicsWithKeys }, { isApiEligible }] = await Promise.all([accounts(), apiKeys()]);
       const config = await ctx.config();
       const rows = await withRuntime(ctx, (rt) => listClinicsWithKeys(rt.database.db, ctx.io.now()));
-      const out = rows.map((c) => ({
+      const times = await Promise.all(rows.map((c) => isoIn(c.timezone)));
+      const out = rows.map((c, i) => ({
         id: c.id,
         name: c.name,
         plan: c.plan,
@@ -61,7 +62,7 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
         timezone: c.timezone,
         currency: c.currency,
         language: c.language,
-        created_at: iso(c.created_at),
+        created_at: times[i]!(c.created_at),
       }));
       result(
         ctx,
@@ -138,8 +139,17 @@ export function registerAccountCommands(program: Command, ctx: CliContext): void
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
       const { listUsers } = await accounts();
-      const rows = await withRuntime(ctx, (rt) => listUsers(rt.database.db, o.clinic));
-      const out = rows.map((u) => ({ id: u.id, email: u.email, role: u.role, clinic_id: u.clinic_id, created_at: iso(u.created_at) }));
+      const { rows, iso } = await withRuntime(ctx, async (rt) => ({
+        rows: await listUsers(rt.database.db, o.clinic),
+        iso: await clinicTimes(rt, o.clinic),
+      }));
+      const out = rows.map((u) => ({
+        id: u.id,
+        email: u.email,
+        role: u.role,
+        clinic_id: u.clinic_id,
+        created_at: iso(u.created_at),
+      }));
       result(ctx, out.map((u) => `${u.id}\t${u.role}\t${u.email}\tcreated ${u.created_at}`).join('\n'), out);
     });
   users

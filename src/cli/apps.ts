@@ -3,7 +3,7 @@
 // server refuses them at once (else within 5 seconds).
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
-import { info, iso, result, withRuntime, type CliContext } from './io.js';
+import { info, isoIn, result, withRuntime, type CliContext } from './io.js';
 
 export function registerAppCommands(program: Command, ctx: CliContext): void {
   const apps = program.command('apps').description('apps connected with OAuth (the grants clinic owners gave)');
@@ -13,9 +13,9 @@ export function registerAppCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
       const { requireClinic } = await import('../services/accounts.js');
-      const rows = await withRuntime(ctx, async (rt) => {
-        await requireClinic(rt.database.db, o.clinic);
-        return rt.appGrants.list(o.clinic);
+      const { rows, iso } = await withRuntime(ctx, async (rt) => {
+        const clinic = await requireClinic(rt.database.db, o.clinic);
+        return { rows: await rt.appGrants.list(o.clinic), iso: await isoIn(clinic.timezone) };
       });
       const out = rows.map((g) => ({
         id: g.id,

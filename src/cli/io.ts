@@ -42,11 +42,26 @@ export function result(ctx: CliContext, text: string, data: unknown): void {
   else if (text !== '') ctx.io.stdout.write(`${text}\n`);
 }
 
-/** Epoch seconds as RFC 3339 UTC without milliseconds; null stays null. */
-export function iso(s: number): string;
-export function iso(s: number | null): string | null;
-export function iso(s: number | null): string | null {
-  return s === null ? null : new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+/** Epoch seconds as RFC 3339 with a clinic's UTC offset at that instant; null stays null. */
+export interface Iso {
+  (s: number): string;
+  (s: number | null): string | null;
+}
+
+/**
+ * The times of clinic-zone `zone` as the API and the dashboard write them
+ * (`2026-11-21T10:30:00+01:00`), not in UTC. Loaded with the command that prints them: time.ts
+ * brings luxon, which --version and --help do without.
+ */
+export async function isoIn(zone: string): Promise<Iso> {
+  const { formatTimestamp } = await import('../time.js');
+  return ((s: number | null) => (s === null ? null : formatTimestamp(s, zone))) as Iso;
+}
+
+/** The times of clinic `clinicId` (exit 2 naming it when there is no such clinic): isoIn of its zone. */
+export async function clinicTimes(rt: Runtime, clinicId: string): Promise<Iso> {
+  const { requireClinic } = await import('../services/accounts.js');
+  return isoIn((await requireClinic(rt.database.db, clinicId)).timezone);
 }
 
 /** "1 active key", "2 active keys". */

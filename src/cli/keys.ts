@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import type { ApiKeyListing } from '../services/api-keys.js';
 import type { IssuedKey } from '../services/key-rules.js';
-import { info, iso, result, withRuntime, type CliContext } from './io.js';
+import { clinicTimes, info, isoIn, result, withRuntime, type CliContext, type Iso } from './io.js';
 
 // Loaded when a command runs, never for --help (cli/main.ts).
 const apiKeys = () => import('../services/api-keys.js');
@@ -17,7 +17,7 @@ const SCOPES_HELP = 'comma-separated, of: citas:read, clientas:read, llamadas:re
 const IPS_HELP = 'addresses and CIDR ranges the key may be used from, comma-separated, e.g. 203.0.113.0/24,2001:db8::1';
 
 /** A new key as `--json` prints it (keys create, keys roll). */
-function issuedJson(issued: IssuedKey) {
+function issuedJson(issued: IssuedKey, iso: Iso) {
   return {
     id: issued.id,
     key: issued.key,
@@ -62,7 +62,7 @@ function overlapSeconds(raw: string): number {
  * A key as `keys list --json` shows it (never the key, never its hash). `ends_at`: a rolled key
  * still in its overlap, when it stops working (null for every other key).
  */
-function keyJson(k: ApiKeyListing, status: string) {
+function keyJson(k: ApiKeyListing, status: string, iso: Iso) {
   return {
     id: k.id,
     name: k.name,
@@ -124,16 +124,17 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       }
       const chosen = o.scopes === undefined ? undefined : (await scopes()).parseScopes(o.scopes, '--scopes');
       const ips = o.allowedIps === undefined ? null : (await allowedIps()).parseAllowedIps(o.allowedIps, '--allowed-ips');
-      const issued = await withRuntime(ctx, (rt) =>
-        rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null, scopes: chosen, allowedIps: ips }),
-      );
+      const { issued, iso } = await withRuntime(ctx, async (rt) => ({
+        issued: await rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null, scopes: chosen, allowedIps: ips }),
+        iso: await clinicTimes(rt, o.clinic),
+      }));
       const from = issued.allowedIps ? `; from ${issued.allowedIps.join(', ')} only` : '';
       info(
         ctx,
         `created key ${issued.id} "${issued.name}" (${issued.scopes.join(', ')}${from})` +
           `${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`,
       );
-      result(ctx, issued.key, issuedJson(issued));
+      result(ctx, issued.key, issuedJson(issued, iso));
     });
 
   keys
@@ -142,12 +143,12 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
       const [{ requireClinic }, { keyStatus }] = await Promise.all([import('../services/accounts.js'), apiKeys()]);
-      const rows = await withRuntime(ctx, async (rt) => {
-        await requireClinic(rt.database.db, o.clinic);
-        return rt.keys.list(o.clinic);
+      const { rows, iso } = await withRuntime(ctx, async (rt) => {
+        const clinic = await requireClinic(rt.database.db, o.clinic);
+        return { rows: await rt.keys.list(o.clinic), iso: await isoIn(clinic.timezone) };
       });
       const nowS = Math.floor(ctx.io.now() / 1000);
-      const out = rows.map((k) => keyJson(k, keyStatus(k, nowS)));
+      const out = rows.map((k) => keyJson(k, keyStatus(k, nowS), iso));
       result(
         ctx,
         out
@@ -176,14 +177,15 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         allowedIps: o.allowedIps === undefined ? undefined : (await allowedIps()).parseAllowedIps(o.allowedIps, '--allowed-ips'),
       };
       const { keyStatus } = await apiKeys();
-      const { announced, listed, followers, redis } = await withRuntime(ctx, async (rt) => {
+      const { announced, listed, followers, redis, iso } = await withRuntime(ctx, async (rt) => {
         const clinicId = await clinicOfKey(rt, keyId);
         const outcome = (await rt.keys.update(clinicId, keyId, changes))!;
         const listed = (await rt.keys.list(clinicId)).find((k) => k.id === keyId)!;
-        return { announced: outcome.announced, listed, followers: outcome.followers, redis: rt.config.redisUrl !== null };
+        const iso = await clinicTimes(rt, clinicId);
+        return { announced: outcome.announced, listed, followers: outcome.followers, redis: rt.config.redisUrl !== null, iso };
       });
       const nowS = Math.floor(ctx.io.now() / 1000);
-      const k = keyJson(listed, keyStatus(listed, nowS));
+      const k = keyJson(listed, keyStatus(listed, nowS), iso);
       const from = k.allowed_ips === null ? 'any address' : `from ${k.allowed_ips.join(', ')} only`;
       info(
         ctx,
@@ -202,10 +204,14 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .action(async (given: string, o: { overlap: string }) => {
       const keyId = await checkKeyId(given, 'roll');
       const overlap = overlapSeconds(o.overlap);
-      const { rolled, redis } = await withRuntime(ctx, async (rt) => ({
-        rolled: (await rt.keys.roll(await clinicOfKey(rt, keyId), keyId, overlap, null))!,
-        redis: rt.config.redisUrl !== null,
-      }));
+      const { rolled, redis, iso } = await withRuntime(ctx, async (rt) => {
+        const clinicId = await clinicOfKey(rt, keyId);
+        return {
+          rolled: (await rt.keys.roll(clinicId, keyId, overlap, null))!,
+          redis: rt.config.redisUrl !== null,
+          iso: await clinicTimes(rt, clinicId),
+        };
+      });
       const { issued, oldExpiresAt } = rolled;
       info(
         ctx,
@@ -214,7 +220,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
           `The old key works until ${iso(oldExpiresAt)}; ${reach(rolled.announced, redis, 'know it')}.`,
       );
       result(ctx, issued.key, {
-        ...issuedJson(issued),
+        ...issuedJson(issued, iso),
         replaces: keyId,
         old_expires_at: iso(oldExpiresAt),
       });

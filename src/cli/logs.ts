@@ -32,8 +32,6 @@ const LOG_COLUMNS = [
 ] as const;
 const ACCESS_COLUMNS = ['time', 'request_id', 'key_id', 'grant_id', 'method', 'path', 'query', 'status'] as const;
 
-const isoMs = (ms: number) => new Date(ms).toISOString();
-
 /**
  * Where the output goes, and whether its reader has gone: `clinic-api logs | head` closes the pipe
  * after a few lines, and the next write fails with EPIPE. That ends the command quietly (exit 0,
@@ -137,6 +135,8 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
       const status = o.status === undefined ? null : read.parseStatusFilter(o.status);
       const requestId = o.requestId === undefined ? null : read.checkRequestId(o.requestId);
       const out = new Output(ctx.io.stdout);
+      // A log entry's time: RFC 3339 with milliseconds and the clinic's UTC offset, as the API writes times.
+      const { formatTimestampMs } = await import('../time.js');
       const n = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
         const sinceMs = o.since === undefined ? null : read.parseBound('since', o.since, clinic.timezone);
@@ -152,7 +152,7 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
           out,
           fmt,
           LOG_COLUMNS,
-          mapRows(rows, ({ id: _id, clinic_id: _c, at_ms, ...r }) => ({ time: isoMs(at_ms), ...r })),
+          mapRows(rows, ({ id: _id, clinic_id: _c, at_ms, ...r }) => ({ time: formatTimestampMs(at_ms, clinic.timezone), ...r })),
         );
       });
       if (!out.closed) ctx.io.stderr.write(`${n} request${n === 1 ? '' : 's'}\n`);
@@ -169,6 +169,8 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
       const [{ requireClinic }, read] = await Promise.all([import('../services/accounts.js'), import('../services/request-log-read.js')]);
       const clientaId = read.checkClientaId(o.clienta);
       const out = new Output(ctx.io.stdout);
+      // A log entry's time: RFC 3339 with milliseconds and the clinic's UTC offset, as the API writes times.
+      const { formatTimestampMs } = await import('../time.js');
       const n = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
         // An erased clienta is no longer a clienta, but her access record stays and is printed.
@@ -184,7 +186,7 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
           out,
           fmt,
           ACCESS_COLUMNS,
-          mapRows(rows, ({ id: _id, at_ms, ...r }) => ({ time: isoMs(at_ms), ...r })),
+          mapRows(rows, ({ id: _id, at_ms, ...r }) => ({ time: formatTimestampMs(at_ms, clinic.timezone), ...r })),
         );
       });
       if (!out.closed) ctx.io.stderr.write(`${n} request${n === 1 ? '' : 's'}\n`);

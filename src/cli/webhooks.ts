@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import type { Attempt } from '../services/webhooks/send.js';
-import { info, iso, result, withRuntime, type CliContext } from './io.js';
+import { info, isoIn, result, withRuntime, type CliContext } from './io.js';
 
 // Loaded when a command runs, never for --help (cli/main.ts).
 const endpoints = () => import('../services/webhooks/endpoints.js');
@@ -58,9 +58,9 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
       const [{ requireClinic }, { endpointStatus }] = await Promise.all([import('../services/accounts.js'), endpoints()]);
-      const rows = await withRuntime(ctx, async (rt) => {
-        await requireClinic(rt.database.db, o.clinic);
-        return rt.webhooks.list(o.clinic);
+      const { rows, iso } = await withRuntime(ctx, async (rt) => {
+        const clinic = await requireClinic(rt.database.db, o.clinic);
+        return { rows: await rt.webhooks.list(o.clinic), iso: await isoIn(clinic.timezone) };
       });
       const out = rows.map((e) => ({
         id: e.id,

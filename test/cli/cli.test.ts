@@ -358,11 +358,11 @@ describe('keys', () => {
     const r = await cli(['keys', 'create', '--clinic', clinic, '--name', 'temp', '--expires-in', '30d', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const body = JSON.parse(r.stdout);
-    expect(body.expires_at).toBe('2026-04-27T12:00:00Z');
+    expect(body.expires_at).toBe('2026-04-27T14:00:00+02:00');
     const row = await withRt((rt) => rt.keys.get(clinic, body.id));
     expect(row!.expires_at).toBe(NOW / 1000 + 30 * 86_400);
     const later = await cli(['keys', 'list', '--clinic', clinic, '--json'], { now: NOW + 31 * 86_400_000 });
-    expect(JSON.parse(later.stdout)[0]).toMatchObject({ status: 'expired', expires_at: '2026-04-27T12:00:00Z' });
+    expect(JSON.parse(later.stdout)[0]).toMatchObject({ status: 'expired', expires_at: '2026-04-27T14:00:00+02:00' });
   });
 
   it('a bad --expires-in, an unknown clinic or a missing --name exit 2', async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openRuntime } from '../../src/runtime.js';
+import { formatTimestamp } from '../../src/time.js';
 import { runCli, tempDirs, withRuntimeAt, type Run } from './in-process.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
@@ -152,7 +153,7 @@ describe('keys roll', () => {
     expect(r.stdout).toMatch(KEY_LINE_RE);
     const fresh = r.stdout.trim();
     expect(r.stderr).not.toContain(fresh);
-    expect(r.stderr).toContain(`The old key works until 2026-03-29T12:00:00Z`);
+    expect(r.stderr).toContain(`The old key works until 2026-03-29T14:00:00+02:00`);
     const keys = await list(c);
     const next = keys.find((k: { id: string }) => k.id !== old.id);
     expect(keys).toHaveLength(2);
@@ -165,7 +166,8 @@ describe('keys roll', () => {
     });
     expect(keys.find((k: { id: string }) => k.id === old.id)).toMatchObject({
       status: 'active',
-      expires_at: '2026-03-29T12:00:00Z',
+      // in the clinic's zone (Europe/Madrid), as the API and the dashboard write times: summer time from the 29th at 02:00
+      expires_at: '2026-03-29T14:00:00+02:00',
       replaced_by: next.id,
     });
     // both work during the overlap; afterwards only the new one
@@ -195,10 +197,10 @@ describe('keys roll', () => {
     const fresh = (await cli(['keys', 'roll', old.id, '--overlap', '3d'])).stdout.trim();
     const keys = await list(c);
     const next = keys.find((k: { id: string }) => k.id !== old.id);
-    expect(keys.find((k: { id: string }) => k.id === old.id)).toMatchObject({ status: 'active', ends_at: '2026-03-31T12:00:00Z' });
+    expect(keys.find((k: { id: string }) => k.id === old.id)).toMatchObject({ status: 'active', ends_at: '2026-03-31T14:00:00+02:00' });
     expect(next).toMatchObject({ status: 'active', ends_at: null });
     const table = (await cli(['keys', 'list', '--clinic', c])).stdout;
-    expect(table).toContain(`${old.id}\tactive, ends at 2026-03-31T12:00:00Z (replaced by ${next.id})\t`);
+    expect(table).toContain(`${old.id}\tactive, ends at 2026-03-31T14:00:00+02:00 (replaced by ${next.id})\t`);
     expect(table).toContain(`${next.id}\tactive\t`);
     // an old key is not changed on its own
     refused(await cli(['keys', 'update', old.id, '--scopes', 'citas:read']), 'was rolled', next.id);
@@ -243,7 +245,7 @@ describe('keys roll', () => {
     expect(body).toMatchObject({
       name: 'Zapier',
       replaces: old.id,
-      old_expires_at: '2026-03-28T12:00:00Z',
+      old_expires_at: '2026-03-28T13:00:00+01:00',
       scopes: ALL,
       allowed_ips: null,
     });
@@ -258,9 +260,9 @@ describe('keys roll', () => {
     const r = await cli(['keys', 'roll', old.id, '--overlap', '7d', '--json'], at);
     expect(r.code, r.stderr).toBe(0);
     const body = JSON.parse(r.stdout);
-    expect(body.expires_at).toBe(new Date(at + 30 * 86_400_000).toISOString().replace('.000Z', 'Z'));
+    expect(body.expires_at).toBe(formatTimestamp((at + 30 * 86_400_000) / 1000, 'Europe/Madrid'));
     // it was due in 12 hours: the 7 days of overlap do not extend it
-    expect(body.old_expires_at).toBe(new Date((NOW_S + 30 * 86_400) * 1000).toISOString().replace('.000Z', 'Z'));
+    expect(body.old_expires_at).toBe(formatTimestamp(NOW_S + 30 * 86_400, 'Europe/Madrid'));
   });
 
   it('refuses an overlap out of range, a key rolled already, a revoked one and an unknown id; nothing is created', async () => {

@@ -82,7 +82,8 @@ describe('clinic-api logs', () => {
       key_id: 'key-odd',
       records: 1,
     });
-    expect(rows[1].time).toBe(new Date(NOW - 3 * 86_400_000 + 3_600_000).toISOString());
+    // in the clinic's zone (Europe/Madrid), with milliseconds, as the API writes times
+    expect(rows[1].time).toBe('2026-03-25T14:00:00.000+01:00');
     expect(r.stdout).not.toContain(clinicB + '-req');
   });
 

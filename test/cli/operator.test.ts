@@ -81,7 +81,7 @@ describe('clinics list', () => {
         api_access: true,
         active_keys: 1,
         all_keys: 3,
-        created_at: '2026-03-28T12:00:00Z',
+        created_at: '2026-03-28T13:00:00+01:00',
       }),
     ]);
   });
@@ -157,7 +157,7 @@ describe('users list', () => {
     ]);
     for (const row of rows) {
       expect(row[0]).toMatch(UUID_RE);
-      expect(row[3]).toBe('created 2026-03-28T12:00:00Z');
+      expect(row[3]).toBe('created 2026-03-28T13:00:00+01:00');
     }
     const json = await cli(['users', 'list', '--clinic', clinic, '--json']);
     const users = JSON.parse(json.stdout) as Record<string, unknown>[];
@@ -167,7 +167,7 @@ describe('users list', () => {
       email: 'z-owner@gente.es',
       role: 'owner',
       clinic_id: clinic,
-      created_at: '2026-03-28T12:00:00Z',
+      created_at: '2026-03-28T13:00:00+01:00',
     });
     expect(json.stdout).not.toMatch(/scrypt|password/);
 

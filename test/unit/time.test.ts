@@ -17,6 +17,7 @@ import {
   dayRange,
   dayStart,
   formatTimestamp,
+  formatTimestampMs,
   isValidDate,
   isValidTimeZone,
   localDate,
@@ -64,6 +65,14 @@ describe('isValidDate', () => {
     ]) {
       expect(isValidDate(d), JSON.stringify(d)).toBe(false);
     }
+  });
+});
+
+describe('formatTimestampMs', () => {
+  it('keeps the milliseconds and the offset of the instant, on both sides of a DST change', () => {
+    expect(formatTimestampMs(Date.parse('2026-03-29T00:59:59.250Z'), 'Europe/Madrid')).toBe('2026-03-29T01:59:59.250+01:00');
+    expect(formatTimestampMs(Date.parse('2026-03-29T01:00:00.007Z'), 'Europe/Madrid')).toBe('2026-03-29T03:00:00.007+02:00');
+    expect(formatTimestampMs(Date.parse('2026-11-21T10:30:00.000Z'), 'Asia/Kathmandu')).toBe('2026-11-21T16:15:00.000+05:45');
   });
 });
 
