@@ -392,8 +392,7 @@ class Composed implements Runtime {
       const c = this.config;
       return {
         factory,
-        // On every API request's path: decided on the instance's view while far from the limit.
-        api: factory.make('key', c.rateLimitRps, c.rateLimitBurst, { localView: true }),
+        api: factory.make('key', c.rateLimitRps, c.rateLimitBurst),
         authFail: factory.make('auth-fail', c.authFailRps, c.authFailBurst),
         oauthRegistration: factory.make('oauth-registration', c.oauth.registrationsPerHour / 3600, c.oauth.registrationsPerHour),
         oauthToken: factory.make('oauth-token', c.oauth.tokenRequestsPerMinute / 60, c.oauth.tokenRequestsPerMinute),
@@ -414,7 +413,6 @@ class Composed implements Runtime {
       await this.#requestLog
         ?.close()
         .catch((err: unknown) => reportBackgroundError(this.reportBackgroundError, 'request log write on close', err));
-      this.#limiterFactory?.stop();
       const redis = this.#redis ? await this.#redis.catch(() => null) : null;
       await redis?.close();
       if (this.ownsDatabase) await this.database.close();
