@@ -9,7 +9,16 @@ import type { ServiceModules } from './service.js';
 const DATASET_VERSION = 4;
 const META_FILE = 'bench-dataset.json';
 /** What a run may find in its data directory: anything else is not ours, and is never wiped. */
-const OURS = new Set([META_FILE, 'clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.db-journal', 'api-key-pepper']);
+const OURS = new Set([
+  META_FILE,
+  'clinic.db',
+  'clinic.db-wal',
+  'clinic.db-shm',
+  'clinic.db-journal',
+  'clinic.db.lock',
+  'clinic.db.lock-journal',
+  'api-key-pepper',
+]);
 
 export interface DatasetClinic {
   id: string;
