@@ -2,14 +2,21 @@
 // database file, one route that runs the same 30-day appointment query as GET /api/v1/citas
 // (join clientas for name and phone, ORDER BY fecha_hora, id LIMIT 100), a COUNT(*) over the
 // same range, and a response schema. No auth, no rate limit, no validation, no time-zone
-// formatting, no compression, no request-id or access log. Beside it, /bare/304: a route that
-// answers a fixed 304 Not Modified with an ETag and nothing else, the reference of a conditional
-// poll of the change feed. Started by bench/run.ts as a child:
+// formatting, no compression, no request-id or access log. Started by bench/run.ts as a child:
 //
 //   BARE_DB=... BARE_CLINIC=... BARE_START=<epoch s> BARE_END=<epoch s> PORT=... node --import tsx bench/bare-route.ts
 import BetterSqlite3 from 'better-sqlite3';
 import Fastify from 'fastify';
-import { need } from './lib/child-env.js';
+
+/** The value of `name`, or exit 2 saying so (the parent shows the child's output). */
+function need(program: string, name: string): string {
+  const v = process.env[name];
+  if (!v) {
+    process.stderr.write(`${program}: ${name} is not set\n`);
+    process.exit(2);
+  }
+  return v;
+}
 
 const file = need('bare-route', 'BARE_DB');
 const clinicId = need('bare-route', 'BARE_CLINIC');
@@ -66,9 +73,6 @@ app.get('/bare/citas', { schema: { response: { 200: response } } }, async () => 
   const { n } = count.get(clinicId, start, end) as { n: number };
   return { citas, total: n };
 });
-
-// The least a server can do for a conditional GET: no lookup, no auth, a constant tag.
-app.get('/bare/304', async (_req, reply) => reply.code(304).header('etag', '"bare"').send());
 
 await app.listen({ port, host: '127.0.0.1' });
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {

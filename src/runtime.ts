@@ -442,8 +442,7 @@ class Composed implements Runtime {
       const c = this.config;
       return {
         factory,
-        // On every API request's path: decided on the instance's view while far from the limit.
-        api: factory.make('key', c.rateLimitRps, c.rateLimitBurst, { localView: true }),
+        api: factory.make('key', c.rateLimitRps, c.rateLimitBurst),
         authFail: factory.make('auth-fail', c.authFailRps, c.authFailBurst),
         oauthRegistration: factory.make('oauth-registration', c.oauth.registrationsPerHour / 3600, c.oauth.registrationsPerHour),
         oauthAuthorization: factory.make(

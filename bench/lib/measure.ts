@@ -19,24 +19,26 @@ export interface Measured<T> {
 export async function measure<T>(
   server: ChildServer,
   pids: number[],
-  dbPids: () => number[],
   o: { warmup: number; quietWait: number },
   run: (seconds: number) => Promise<T>,
 ): Promise<Measured<T>> {
-  if (o.quietWait > 0) await waitForQuiet(pids, QUIET_CORES, o.quietWait * 1000, dbPids());
+  if (o.quietWait > 0) await waitForQuiet(pids, QUIET_CORES, o.quietWait * 1000);
   if (o.warmup > 0) await run(o.warmup);
   const sampler = rssSampler(server.pid);
-  // After the warm-up: the pool's backends exist by now.
-  const meter = cpuMeter(server.pid, pids, dbPids());
+  const meter = cpuMeter(server.pid, pids);
   const result = await run(-1);
   const cpu = meter.stop();
   return { result, peakRssMiB: sampler.stop() / MiB, cpu };
 }
 
-/** Closed loop: `connections` connections, each sending its next GET when answered. */
-export function closedLoop(url: string, headers: Record<string, string>, o: { connections: number; duration: number }) {
+/** Closed loop: `connections` connections, each sending its next request when answered. */
+export function closedLoop(
+  url: string,
+  req: { method?: 'GET' | 'POST'; body?: string; headers: Record<string, string> },
+  o: { connections: number; duration: number },
+) {
   return (seconds: number): Promise<Result> =>
-    Promise.resolve(autocannon({ url, headers, connections: o.connections, timeout: 10, duration: seconds > 0 ? seconds : o.duration }));
+    Promise.resolve(autocannon({ url, ...req, connections: o.connections, timeout: 10, duration: seconds > 0 ? seconds : o.duration }));
 }
 
 /**
@@ -58,22 +60,13 @@ export function fixedRate(url: string, headers: Record<string, string>, o: { rat
   };
 }
 
-/** Of `n` runs, the one with the median `key` (the typical run, not the luckiest). */
-export async function medianOf<T>(n: number, key: (m: Measured<T>) => number, once: () => Promise<Measured<T>>): Promise<Measured<T>> {
-  const runs: Measured<T>[] = [];
-  for (let i = 0; i < n; i++) runs.push(await once());
-  return median(runs, key);
-}
-
 /** The run with the median `key` (the lower of the middle two of an even number). */
 export function median<T>(runs: readonly T[], key: (m: T) => number): T {
   const sorted = [...runs].sort((a, b) => key(a) - key(b));
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
-/** Answers other than `status` (200, or 304 for a conditional case), and errors. */
-export function bad(r: Result, status = 200): number {
-  if (status === 200) return r.non2xx + r.errors;
-  const total = Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0);
-  return total - (r.statusCodeStats[String(status)]?.count ?? 0) + r.errors;
+/** Answers other than 200, and errors. */
+export function bad(r: Result): number {
+  return r.non2xx + r.errors;
 }

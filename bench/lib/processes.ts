@@ -59,11 +59,13 @@ export interface StartOptions {
   readyPath: string;
   readyTimeoutMs?: number;
   cwd?: string;
+  /** the node binary (default: this one's) */
+  node?: string | null;
 }
 
 export async function startServer(opts: StartOptions): Promise<ChildServer> {
   installHooks();
-  const child = spawn(process.execPath, opts.args, {
+  const child = spawn(opts.node ?? process.execPath, opts.args, {
     cwd: opts.cwd,
     env: opts.env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -276,37 +278,6 @@ export async function waitForQuiet(ours: number[], threshold: number, maxWaitMs:
     const { otherCores } = meter.stop();
     if (otherCores < threshold || Date.now() >= deadline) return otherCores;
   }
-}
-
-/**
- * The processes of the PostgreSQL server listening on `port` (postmaster and its children: the
- * backends of the service's pool, checkpointer, autovacuum, ...), so that their CPU counts as the
- * system under test and not as other programs' load. Empty when not found or not Linux.
- */
-export function postgresPids(port: number): number[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
-  } catch {
-    return [];
-  }
-  const ppid = new Map<number, number>();
-  let postmaster = -1;
-  for (const name of names) {
-    const pid = Number(name);
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      ppid.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-      if (postmaster < 0 && stat.includes('(postgres)')) {
-        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        if (argv.includes(`port=${port}`)) postmaster = pid;
-      }
-    } catch {
-      // gone
-    }
-  }
-  if (postmaster < 0) return [];
-  return [postmaster, ...[...ppid].filter(([, pp]) => pp === postmaster).map(([pid]) => pid)];
 }
 
 export { freePort, HOST };

@@ -28,8 +28,6 @@ export interface ServiceModules {
   todayIn: typeof import('../../src/time.js').todayIn;
   dayStart: typeof import('../../src/time.js').dayStart;
   addDays: typeof import('../../src/time.js').addDays;
-  importJsonLines: typeof import('../../src/services/import.js').importJsonLines;
-  createUser: typeof import('../../src/services/accounts.js').createUser;
 }
 
 function git(root: string, args: string[]): string {
@@ -126,14 +124,12 @@ export function buildService(
 
 export async function loadServiceModules(build: ServiceBuild): Promise<ServiceModules> {
   const load = <T>(rel: string) => import(pathToFileURL(path.join(build.distDir, rel)).href) as Promise<T>;
-  const [config, runtime, demo, generate, time, imports, accounts] = await Promise.all([
+  const [config, runtime, demo, generate, time] = await Promise.all([
     load<typeof import('../../src/config.js')>('config.js'),
     load<typeof import('../../src/runtime.js')>('runtime.js'),
     load<typeof import('../../src/services/demo.js')>('services/demo.js'),
     load<typeof import('../../src/demo/generate.js')>('demo/generate.js'),
     load<typeof import('../../src/time.js')>('time.js'),
-    load<typeof import('../../src/services/import.js')>('services/import.js'),
-    load<typeof import('../../src/services/accounts.js')>('services/accounts.js'),
   ]);
   return {
     loadConfig: config.loadConfig,
@@ -143,7 +139,5 @@ export async function loadServiceModules(build: ServiceBuild): Promise<ServiceMo
     todayIn: time.todayIn,
     dayStart: time.dayStart,
     addDays: time.addDays,
-    importJsonLines: imports.importJsonLines,
-    createUser: accounts.createUser,
   };
 }

@@ -1,24 +1,19 @@
 // The connection to Redis (node-redis, created with the scripts of scripts.ts) and whether it
 // answers. Redis holds the shared rate-limit buckets and carries key changes (revocations,
-// edits, rolls), and the service must never fail or stall because of it, so every call here is bounded and never throws:
+// edits, rolls), and the service must never fail or stall because of it, so every call here is
+// bounded and never throws (fail open):
 //
-//   - call() resolves with Redis' answer, or with null when the link is down or Redis has sent
-//     nothing for `timeoutMs` (REDIS_TIMEOUT_MS) while the call waits; the caller then decides
-//     without Redis. Silence, not the call's age: a burst of calls queued on the connection is
-//     answered in turn, each reply proving Redis alive, while calls waiting on a frozen or
-//     unreachable Redis all give up within the timeout. A call's clock starts when node-redis
-//     writes it (at the end of the event loop's turn, in a setImmediate), and a timeout is
-//     declared only after the loop has read the replies already there, so a turn that runs long
-//     (many requests at once on a busy machine) is not counted against Redis;
+//   - call() resolves with Redis' answer, or with null when the link is down, the command failed,
+//     or REDIS_TIMEOUT_MS passed without an answer (a plain timer per call, and a catch): the
+//     caller then decides without Redis. node-redis' own command timeout (`commandOptions.timeout`)
+//     is not enough: it only runs until the command is written to the socket (node-redis 6,
+//     commands-queue.js drops it then), so a call written to a frozen Redis would wait forever;
 //   - the first call that fails or times out marks the link `down`: from then on nothing is sent
 //     (no waiting, no queue building up behind a frozen server) and a PING runs every
 //     PROBE_EVERY_MS; the first one answered within the timeout marks it `up` again;
 //   - each change of state is reported once (`onStateChange`); outages.ts decides which to log;
 //   - commands are never queued while the socket is disconnected (disableOfflineQueue): they fail
 //     at once; node-redis reconnects by itself (at most a second between attempts).
-//
-// One watchdog timer serves every call in flight (node-redis' own per-command timeout is off: it
-// would arm a timer per call, counted from when the call was made rather than written).
 import { createClient } from 'redis';
 import { SCRIPTS } from './scripts.js';
 
@@ -26,7 +21,7 @@ export type RedisState = 'up' | 'down';
 
 export interface RedisLinkOptions {
   url: string;
-  /** the most a call waits for Redis to say anything (REDIS_TIMEOUT_MS) */
+  /** the most a command waits for Redis (REDIS_TIMEOUT_MS) */
   timeoutMs: number;
   /** Called once per change of state: `down` with the reason (an error's message, "no answer within 10 ms"), then `up`. */
   onStateChange?: (state: RedisState, reason: string | null) => void;
@@ -37,25 +32,15 @@ function makeClient(url: string) {
     url,
     scripts: SCRIPTS,
     disableOfflineQueue: true,
-    commandOptions: { timeout: 0 },
     socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
   });
 }
 
-/** The client, with the scripts: `c.gcra(...)`, `c.fleetBeat(...)`. */
+/** The client, with the scripts: `c.gcra(...)`. */
 export type RedisClient = ReturnType<typeof makeClient>;
-
-/** A call waiting for Redis. */
-interface Pending {
-  /** performance.now() when it was written to the socket; -1 until then */
-  since: number;
-  ms: number;
-  giveUp: () => void;
-}
 
 const PROBE_EVERY_MS = 250;
 const RESOLVED_NULL: Promise<null> = Promise.resolve(null);
-const messageOf = (err: unknown) => (err instanceof Error ? err.message || err.name : String(err));
 
 export class RedisLink {
   private readonly client: RedisClient;
@@ -68,11 +53,6 @@ export class RedisLink {
   private probing = false;
   private probeTimer: NodeJS.Timeout | undefined;
   private readonly waiters = new Set<() => void>();
-  private readonly pending = new Set<Pending>();
-  /** performance.now() of Redis' last reply */
-  private lastHeard = 0;
-  private watchdog: NodeJS.Timeout | null = null;
-  private stamping = false;
 
   constructor(private readonly opts: RedisLinkOptions) {
     this.client = makeClient(opts.url);
@@ -113,9 +93,26 @@ export class RedisLink {
     return (this.current as RedisState) === 'up';
   }
 
-  /** `run` on the client, bounded as the top of this file says: its answer, or null (no answer). */
-  call<T>(run: (client: RedisClient) => Promise<T>): Promise<T | null> {
-    return this.current === 'up' ? this.bounded(run, this.opts.timeoutMs) : RESOLVED_NULL;
+  /** `run` on the client: its answer, or null (down, failed or timed out; the link is then down). */
+  call<T>(run: (client: RedisClient) => Promise<T>, ms = this.opts.timeoutMs): Promise<T | null> {
+    if (this.current !== 'up') return RESOLVED_NULL;
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (value: T | null, err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err !== undefined) this.markDown(err);
+        resolve(value);
+      };
+      // When it fires, setImmediate lets the poll phase read replies that are already there
+      // first: a long turn of the event loop on a busy machine is not counted against Redis.
+      const timer = setTimeout(() => setImmediate(() => settle(null, `no answer within ${ms} ms`)), ms);
+      run(this.client).then(
+        (value) => settle(value),
+        (err: unknown) => settle(null, err ?? 'failed'),
+      );
+    });
   }
 
   /**
@@ -124,14 +121,11 @@ export class RedisLink {
    * up to `connectMs` for Redis, and then gives the message what is left of that.
    */
   async publish(channel: string, message: string, connectMs: number): Promise<boolean> {
-    let ms = this.opts.timeoutMs;
-    if (!this.started) {
-      const t0 = performance.now();
-      if (!(await this.waitUp(connectMs))) return false;
-      ms = Math.max(ms, connectMs - (performance.now() - t0));
-    }
-    if (this.current !== 'up') return false;
-    return (await this.bounded((c) => c.publish(channel, message), ms)) !== null;
+    if (this.started) return (await this.call((c) => c.publish(channel, message))) !== null;
+    const t0 = performance.now();
+    if (!(await this.waitUp(connectMs))) return false;
+    const ms = Math.max(this.opts.timeoutMs, Math.ceil(connectMs - (performance.now() - t0)));
+    return (await this.call((c) => c.publish(channel, message), ms)) !== null;
   }
 
   /**
@@ -154,9 +148,6 @@ export class RedisLink {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.probeTimer);
-    if (this.watchdog) clearTimeout(this.watchdog);
-    for (const call of this.pending) call.giveUp();
-    this.pending.clear();
     for (const wake of this.waiters) wake();
     for (const c of [this.client, this.subscriber]) {
       // destroy(): at once, without waiting for replies a frozen server would never send.
@@ -172,85 +163,16 @@ export class RedisLink {
     if (this.probing || this.closed || !this.started) return;
     this.probing = true;
     // A late answer does not count: a Redis slower than the timeout would only fail requests' calls.
-    void this.bounded((c) => c.ping(), this.opts.timeoutMs).then((r) => {
-      this.probing = false;
-      if (r !== null) this.markUp();
-    });
-  }
-
-  private bounded<T>(run: (client: RedisClient) => Promise<T>, ms: number): Promise<T | null> {
-    return new Promise((resolve) => {
-      const call: Pending = { since: -1, ms, giveUp: () => resolve(null) };
-      this.pending.add(call);
-      this.stampSoon();
-      run(this.client).then(
-        (value) => {
-          this.lastHeard = performance.now();
-          if (!this.settle(call)) {
-            // An answer after we gave up: Redis is back (thawed, or had a CPU again). Check now.
-            if (this.current === 'down') this.probe();
-            return;
-          }
-          resolve(value);
-        },
-        (err: unknown) => {
-          if (!this.settle(call)) return;
-          this.markDown(err);
-          resolve(null);
-        },
-      );
-    });
-  }
-
-  /** Removes an answered call (false if it was given up on already); with none left, the watchdog rests. */
-  private settle(call: Pending): boolean {
-    if (!this.pending.delete(call)) return false;
-    if (this.pending.size === 0 && this.watchdog) {
-      clearTimeout(this.watchdog);
-      this.watchdog = null;
-    }
-    return true;
-  }
-
-  /** After node-redis' own setImmediate (which writes the turn's commands): their clocks start, the watchdog is armed. */
-  private stampSoon(): void {
-    if (this.stamping) return;
-    this.stamping = true;
-    setImmediate(() => {
-      this.stamping = false;
-      const now = performance.now();
-      let first = Infinity;
-      for (const call of this.pending) {
-        if (call.since < 0) call.since = now;
-        first = Math.min(first, call.ms);
-      }
-      if (first !== Infinity) this.arm(first);
-    });
-  }
-
-  private arm(ms: number): void {
-    // When it fires, setImmediate lets the poll phase read replies that are already there first.
-    this.watchdog ??= setTimeout(() => setImmediate(() => this.check()), ms);
-  }
-
-  /** Gives up on the calls that have heard nothing from Redis for their `ms`; re-arms for the rest. */
-  private check(): void {
-    this.watchdog = null;
-    const now = performance.now();
-    let next = Infinity;
-    let expired = 0;
-    for (const call of this.pending) {
-      if (call.since < 0) continue;
-      const left = call.ms - (now - Math.max(call.since, this.lastHeard));
-      if (left > 0) next = Math.min(next, left);
-      else {
-        this.pending.delete(call);
-        call.giveUp();
-        expired = call.ms;
-      }
-    }
-    if (expired) this.markDown(`no answer within ${expired} ms`);
-    if (next !== Infinity) this.arm(Math.max(1, Math.ceil(next)));
+    const t0 = performance.now();
+    this.client.ping().then(
+      () => {
+        this.probing = false;
+        if (performance.now() - t0 <= this.opts.timeoutMs) this.markUp();
+      },
+      () => {
+        this.probing = false;
+      },
+    );
   }
 
   private markDown(err: unknown): void {
@@ -260,7 +182,11 @@ export class RedisLink {
     // A blip (a crowded host that left Redis without a CPU for a moment) is over as soon as
     // Redis answers again: ask at once rather than at the next probe.
     if (wasUp) setImmediate(() => this.probe());
-    this.report('down', messageOf(err));
+    this.report('down', this.reason(err));
+  }
+
+  private reason(err: unknown): string {
+    return err instanceof Error ? err.message || err.name : String(err);
   }
 
   private markUp(): void {

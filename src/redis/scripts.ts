@@ -12,27 +12,21 @@
 //    dashboard's one a minute) the rounded TAT would cost some bursts their last request;
 //  - every reply is an integer (Redis truncates Lua numbers in replies), but the fifth.
 // The key expires when its TAT is reached: from then on it is indistinguishable from a new key.
-// For an instance's local view of a bucket (services/local-view.ts):
-//  - `charge` (ARGV[4]): requests the instance already let through on its own, added to the TAT
-//    before the decision, unconditionally (they have been answered);
-//  - the fifth reply: how far the TAT is ahead of now after the call, in ticks, as a string with
-//    every digit of the double, so the instance can hold the same bucket on its own clock.
-// ARGV[5], a clock in ms instead of TIME, is never sent by the service: the arithmetic table gives
+// The fifth reply: how far the TAT is ahead of now after the call, in ticks, as a string with
+// every digit of the double, so the instance's in-memory twin holds the same bucket on its own
+// clock and goes on from it if Redis stops answering (services/shared-rate-limit.ts).
+// ARGV[4], a clock in ms instead of TIME, is never sent by the service: the arithmetic table gives
 // its own clock (a simulated clock is not Redis' time, so the key is then kept without expiry).
-//
-// fleetBeat: an instance says it is alive (a sorted set of instance ids scored by Redis' clock),
-// the ids silent for `windowMs` are dropped, and the reply is how many are left.
 import { defineScript, type CommandParser } from 'redis';
 
 const GCRA_SOURCE = `
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local take = ARGV[3] == '1'
-local charge = tonumber(ARGV[4])
-local callers_clock = ARGV[5] ~= nil
+local callers_clock = ARGV[4] ~= nil
 local now_ms
 if callers_clock then
-  now_ms = tonumber(ARGV[5])
+  now_ms = tonumber(ARGV[4])
 else
   local t = redis.call('TIME')
   now_ms = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
@@ -52,15 +46,13 @@ end
 local tat = now
 local stored = redis.call('GET', KEYS[1])
 if stored then tat = math.max(tonumber(stored), now) end
-if charge > 0 then tat = tat + charge end
 local nxt = tat + 1
 if nxt - now > burst + eps then
-  if charge > 0 then store(tat) end
   return {0, 0, math.max(1, seconds(tat - now)), math.max(1, seconds(nxt - burst - now)), string.format('%.17g', tat - now)}
 end
 local after = tat
 if take then after = nxt end
-if take or charge > 0 then store(after) end
+if take then store(after) end
 return {1, math.max(0, math.floor(burst - (after - now) + eps)), seconds(after - now), 0, string.format('%.17g', after - now)}
 `;
 
@@ -70,31 +62,13 @@ export type GcraReply = [number, number, number, number, string];
 export const GCRA = defineScript({
   SCRIPT: GCRA_SOURCE,
   NUMBER_OF_KEYS: 1,
-  /** `rate` and `burst` as decimal strings (each limiter makes them once); `charge`: see above. */
-  parseCommand(parser: CommandParser, key: string, rate: string, burst: string, take: boolean, charge: number) {
+  /** `rate` and `burst` as decimal strings (each limiter makes them once). */
+  parseCommand(parser: CommandParser, key: string, rate: string, burst: string, take: boolean) {
     parser.pushKey(key);
-    parser.push(rate, burst, take ? '1' : '0', String(charge));
+    parser.push(rate, burst, take ? '1' : '0');
   },
   transformReply: (reply: unknown) => reply as GcraReply,
 });
 
-export const FLEET_BEAT = defineScript({
-  SCRIPT: `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window = tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('(%d', now - window))
-redis.call('PEXPIRE', KEYS[1], window * 2)
-return redis.call('ZCARD', KEYS[1])
-`,
-  NUMBER_OF_KEYS: 1,
-  parseCommand(parser: CommandParser, key: string, member: string, windowMs: number) {
-    parser.pushKey(key);
-    parser.push(member, String(windowMs));
-  },
-  transformReply: (reply: unknown) => reply as number,
-});
-
-/** The scripts the client is created with: `client.gcra(...)`, `client.fleetBeat(...)`. */
-export const SCRIPTS = { gcra: GCRA, fleetBeat: FLEET_BEAT };
+/** The scripts the client is created with: `client.gcra(...)`. */
+export const SCRIPTS = { gcra: GCRA };

@@ -1,9 +1,7 @@
 // Rate limiters for one instance or a fleet. Without REDIS_URL every limiter is a
 // MemoryGcraLimiter (rate-limit.ts). With it, each bucket lives in Redis (redis/scripts.ts, gcra:
-// the same GCRA on Redis' clock), so every instance takes from one budget per key. The API key's
-// limiter, on every API request's path, decides most requests on the instance's local view of
-// its bucket (local-view.ts); the others (failed authentications, the sign-in throttles) ask
-// Redis every time.
+// the same GCRA on Redis' clock), so every instance takes from one budget per key: every
+// decision is one call of the script.
 //
 // Fail open: when Redis is down or does not answer within REDIS_TIMEOUT_MS, the limiter's
 // in-memory twin decides. The twin holds each bucket as Redis last reported it, so a key at its
@@ -13,7 +11,6 @@
 // when it answers. A request never fails because of Redis.
 import type { RedisLink, RedisState } from '../redis/link.js';
 import type { GcraReply } from '../redis/scripts.js';
-import { Fleet, LocalView } from './local-view.js';
 import { MemoryGcraLimiter, type RateDecision, type RateLimiter } from './rate-limit.js';
 
 /** For /readyz and /metrics: Redis' state (off: no REDIS_URL) and the decisions made without it. */
@@ -28,7 +25,7 @@ export const BUCKET_PREFIX = 'clinic-api:rl:';
 
 /** A limiter whose buckets are in Redis, with a twin in memory for when Redis does not answer. */
 export class RedisGcraLimiter implements RateLimiter {
-  /** the buckets as Redis last reported them (plus what a local view let through since) */
+  /** the buckets as Redis last reported them */
   readonly twin: MemoryGcraLimiter;
   private readonly prefix: string;
   /** the script's arguments, as strings once rather than per call */
@@ -49,28 +46,25 @@ export class RedisGcraLimiter implements RateLimiter {
   }
 
   consume(key: string, nowMs = Date.now()): Promise<RateDecision> {
-    return this.ask(key, true, 0).then((r) => this.decision(key, nowMs, true, r));
+    return this.ask(key, true).then((r) => this.decision(key, nowMs, true, r));
   }
 
   peek(key: string, nowMs = Date.now()): Promise<RateDecision> {
-    return this.ask(key, false, 0).then((r) => this.decision(key, nowMs, false, r));
+    return this.ask(key, false).then((r) => this.decision(key, nowMs, false, r));
   }
 
-  /** The script on Redis for `key`, adding `charge` requests first: its reply, or null when Redis did not answer. */
-  ask(key: string, take: boolean, charge: number): Promise<GcraReply | null> {
-    return this.link.call((c) => c.gcra(this.prefix + key, this.rateArg, this.burstArg, take, charge)) as Promise<GcraReply | null>;
+  /** The script on Redis for `key`: its reply, or null when Redis did not answer. */
+  private ask(key: string, take: boolean): Promise<GcraReply | null> {
+    return this.link.call((c) => c.gcra(this.prefix + key, this.rateArg, this.burstArg, take)) as Promise<GcraReply | null>;
   }
 
-  /**
-   * Redis' decision, the twin taking the bucket from it (plus `since`: requests let through on a
-   * local view after the call was sent); the twin's own decision when Redis did not answer.
-   */
-  decision(key: string, nowMs: number, take: boolean, reply: GcraReply | null, since = 0): RateDecision {
+  /** Redis' decision, the twin taking the bucket from it; the twin's own decision when Redis did not answer. */
+  private decision(key: string, nowMs: number, take: boolean, reply: GcraReply | null): RateDecision {
     if (reply === null) {
       this.onFallback();
       return this.twin.decide(key, nowMs, take);
     }
-    this.twin.adopt(key, nowMs, Number(reply[4]) + since);
+    this.twin.adopt(key, nowMs, Number(reply[4]));
     return { allowed: reply[0] === 1, limit: this.burst, remaining: reply[1], resetSeconds: reply[2], retryAfterSeconds: reply[3] };
   }
 }
@@ -79,38 +73,20 @@ export class RedisGcraLimiter implements RateLimiter {
 export class RateLimiters {
   private fallbacks = 0;
   private readonly names = new Set<string>();
-  private fleet: Fleet | null = null;
 
   constructor(private readonly link: RedisLink | null) {}
 
-  /**
-   * A limiter of `rate` requests/s with bursts of `burst`; `name` keeps its buckets apart from the
-   * others'. `localView`: on Redis, decide on the instance's view while far from the limit
-   * (local-view.ts), for a limiter on every request's path.
-   */
-  make(name: string, rate: number, burst: number, opts: { localView?: boolean } = {}): RateLimiter {
+  /** A limiter of `rate` requests/s with bursts of `burst`; `name` keeps its buckets apart from the others'. */
+  make(name: string, rate: number, burst: number): RateLimiter {
     if (!/^[a-z][a-z0-9-]*$/.test(name) || this.names.has(name)) throw new Error(`limiter name "${name}" is invalid or already used`);
     this.names.add(name);
     if (!this.link) return new MemoryGcraLimiter(rate, burst);
-    const shared = new RedisGcraLimiter(this.link, name, rate, burst, () => {
+    return new RedisGcraLimiter(this.link, name, rate, burst, () => {
       this.fallbacks++;
     });
-    if (!opts.localView) return shared;
-    this.fleet ??= new Fleet(this.link);
-    return new LocalView(shared, this.link, this.fleet);
-  }
-
-  /** Instances alive that share the buckets, this one included, as last learnt from Redis (0: not yet, or no local view). */
-  fleetSize(): number {
-    return this.fleet?.size ?? 0;
   }
 
   health(): LimiterHealth {
     return { redis: this.link ? this.link.state : 'off', fallbacks: this.fallbacks };
-  }
-
-  /** Stops saying this instance is alive (it drops out of the count FLEET_WINDOW_MS later). */
-  stop(): void {
-    this.fleet?.stop();
   }
 }

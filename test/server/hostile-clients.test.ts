@@ -1,8 +1,8 @@
 // Slow, greedy and broken clients against a real server process, over raw sockets: requests
 // Node's parser refuses get the API's error shape with a request id; slow headers, slow bodies,
 // idle keep-alive connections and responses nobody reads are cut off; the connections of one
-// address are capped. (Whether normal clients stay fast meanwhile is measured by
-// `npm run bench:slowloris`, never timed here.)
+// address are capped. (Whether normal clients stay fast meanwhile is a measurement, in
+// docs/operations.md, never timed here.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PIPELINED_REQUESTS } from '../../src/http/plugins/connections.js';
 import { connect, exchange, parseResponse, within, type ParsedResponse } from '../helpers/raw-http.js';

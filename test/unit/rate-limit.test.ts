@@ -42,7 +42,7 @@ function memory(rate: number, burst: number): Limiter {
 }
 
 /**
- * The service's GCRA script, the same source, given the table's clock (its ARGV[5], which the
+ * The service's GCRA script, the same source, given the table's clock (its ARGV[4], which the
  * service never sends) instead of Redis' TIME; rate and burst as the service's limiter sends them.
  */
 const GCRA_AT = defineScript({
@@ -50,7 +50,7 @@ const GCRA_AT = defineScript({
   NUMBER_OF_KEYS: 1,
   parseCommand(parser: CommandParser, key: string, rate: number, burst: number, take: boolean, nowMs: number) {
     parser.pushKey(key);
-    parser.push(String(rate), String(burst), take ? '1' : '0', '0', String(nowMs));
+    parser.push(String(rate), String(burst), take ? '1' : '0', String(nowMs));
   },
   transformReply: (reply: unknown) => reply as GcraReply,
 });

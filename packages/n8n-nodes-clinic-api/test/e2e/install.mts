@@ -88,7 +88,7 @@ export async function installN8n(): Promise<string> {
 
 /** Builds and packs this package, and installs the tarball into `home`'s n8n as n8n installs a community package. */
 export async function installPackage(home: string, work: string): Promise<void> {
-	await timed('package: n8n-node build', () =>
+	await timed('package: npm run build', () =>
 		run('npm', ['run', 'build'], { cwd: PKG, env: { ...process.env, CI: 'true' } }),
 	);
 	const { stdout } = await run(

@@ -9,8 +9,11 @@ import { additionalData, TestNodeTypes, type Harness } from './n8n';
 
 // n8n-core's own dependency-injection container (its copy of @n8n/di, not whichever one is
 // hoisted), which builds the PollTriggerExecutor with n8n-core's logger, tracing and error reporter.
+// Typed here by the one call made: @n8n/di is n8n-core's dependency, not this package's.
 const coreRequire = createRequire(createRequire(import.meta.url).resolve('n8n-core'));
-const { Container } = coreRequire('@n8n/di') as typeof import('@n8n/di');
+const { Container } = coreRequire('@n8n/di') as {
+	Container: { get<T>(type: abstract new (...args: never[]) => T): T };
+};
 
 export interface Poller {
 	/** One poll of an active workflow: what it emitted (null: nothing), or the error n8n would record. */
