@@ -34,7 +34,16 @@ const REDIS_START_WAIT_MS = 1_000;
  */
 export const SERVER_V8_FLAGS = '--no-maglev-destroy-on-background';
 
-export async function serve(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<() => Promise<void>> {
+export interface ServeOptions {
+  /** Exports the spans still waiting and stops tracing (telemetry/start.ts), after everything else at shutdown. */
+  stopTracing?: () => Promise<void>;
+}
+
+export async function serve(
+  config: Config,
+  out: NodeJS.WritableStream = process.stdout,
+  options: ServeOptions = {},
+): Promise<() => Promise<void>> {
   v8.setFlagsFromString(SERVER_V8_FLAGS);
   let app: FastifyInstance | undefined;
   // The server's SQLite connection never waits for the write lock inside a statement (services/write-lock.ts).
@@ -101,6 +110,7 @@ export async function serve(config: Config, out: NodeJS.WritableStream = process
       await running.lifecycle.drained();
       await Promise.all([workerStopped, running.close()]);
       await rt.close();
+      await options.stopTracing?.();
     })();
     return closing;
   };

@@ -1,0 +1,266 @@
+// OpenTelemetry traces from a real `clinic-api serve` process to a real OTLP/HTTP receiver on
+// 127.0.0.1 (JSON, as the exporter sends it): a server span per request with its route, status,
+// clinic and key ids; the queries as child spans (SQL text, no values); a caller's `traceparent`
+// continued, on the request and in an MCP call's `_meta`; an MCP tool span; and nothing secret or
+// personal in any attribute. Without an endpoint, no tracing module is loaded at all.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newPgDatabaseUrl } from '../helpers/db.js';
+import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { until } from '../helpers/wait.js';
+
+const RECORD_LOADS = path.resolve('test/cli/record-loads.mjs');
+
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, string | number | boolean>;
+  /** every attribute of the span and of its resource and scope, as text, for the "nothing secret" check */
+  text: string;
+}
+
+const valueOf = (v: OtlpValue) => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue ?? ''));
+
+/** A receiver of OTLP/HTTP JSON trace exports: POST /v1/traces. */
+async function startReceiver() {
+  const spans: Span[] = [];
+  const bodies: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
+        res.writeHead(404).end();
+        return;
+      }
+      bodies.push(body);
+      const doc = JSON.parse(body) as {
+        resourceSpans: {
+          scopeSpans: { spans: (Omit<Span, 'attributes' | 'text'> & { attributes?: { key: string; value: OtlpValue }[] })[] }[];
+        }[];
+      };
+      for (const rs of doc.resourceSpans)
+        for (const ss of rs.scopeSpans)
+          for (const s of ss.spans) {
+            const attributes = Object.fromEntries((s.attributes ?? []).map((a) => [a.key, valueOf(a.value)]));
+            spans.push({ ...s, attributes, text: JSON.stringify(s) });
+          }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { spans, bodies, endpoint: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+const MCP_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const MCP_CALLER_SPAN = 'b7ad6b7169203331';
+
+describe('traces over OTLP/HTTP', () => {
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let server: ServerProcess;
+  let loads: string;
+  let clienta: { nombre: string; telefono: string | null; email: string | null };
+  let search: string;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-traces-')), 'loads.txt');
+    server = await startServerProcess({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+        OTEL_SERVICE_NAME: 'clinic-api-test',
+        RECORD_LOADS: loads,
+      },
+      nodeArgs: ['--import', RECORD_LOADS],
+    });
+    const auth = { authorization: `Bearer ${server.key}` };
+    const first = (await (await fetch(`${server.baseUrl}/api/v1/clientas?limit=1`, { headers: auth })).json()) as {
+      clientas: { nombre: string; telefono: string | null; email: string | null }[];
+    };
+    clienta = first.clientas[0]!;
+    search = clienta.nombre.split(' ')[0]!;
+    // The search, with a caller's trace to continue.
+    const res = await fetch(`${server.baseUrl}/api/v1/clientas?q=${encodeURIComponent(search)}&limit=5`, {
+      headers: { ...auth, traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` },
+    });
+    expect(res.status).toBe(200);
+    // An MCP tool call whose _meta carries the caller's trace (a search: its text is never recorded either).
+    const mcp = await fetch(`${server.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...auth, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_clientas', arguments: { q: search }, _meta: { traceparent: `00-${MCP_TRACE_ID}-${MCP_CALLER_SPAN}-01` } },
+      }),
+    });
+    expect(mcp.status).toBe(200);
+    await mcp.text();
+    await until(
+      () =>
+        receiver.spans.some((s) => s.name.startsWith('tools/call')) && receiver.spans.some((s) => s.traceId === TRACE_ID && s.kind === 2),
+      'the spans exported',
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.kill();
+    await receiver?.close();
+  });
+
+  it('a server span per request: route template, status, clinic id and key id; the caller trace continued', () => {
+    const span = receiver.spans.find((s) => s.traceId === TRACE_ID && s.kind === 2)!;
+    expect(span.parentSpanId).toBe(CALLER_SPAN);
+    expect(span.name).toBe('GET /api/v1/clientas');
+    expect(span.attributes['http.route']).toBe('/api/v1/clientas');
+    expect(span.attributes['http.response.status_code']).toBe(200);
+    expect(span.attributes['url.path']).toBe('/api/v1/clientas');
+    expect(span.attributes['clinic.id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(span.attributes['clinic_api.key.id']).toEqual(expect.any(String));
+    expect(receiver.bodies.some((b) => b.includes('"clinic-api-test"'))).toBe(true);
+  });
+
+  it('database queries as child spans: the SQL text, with no values', () => {
+    const server = receiver.spans.find((s) => s.traceId === TRACE_ID && s.kind === 2)!;
+    const queries = receiver.spans.filter((s) => s.traceId === TRACE_ID && s.attributes['db.system.name'] === 'sqlite');
+    expect(queries.length).toBeGreaterThan(0);
+    for (const q of queries) {
+      expect(q.kind).toBe(3); // client
+      expect(String(q.attributes['db.query.text'])).toMatch(/^\s*(select|with|insert|update|delete)\b/i);
+    }
+    // some query is the request's own child
+    expect(queries.some((q) => q.parentSpanId === server.spanId)).toBe(true);
+  });
+
+  it('an MCP tool call: a span named for its tool, in the trace its _meta carried', () => {
+    const tool = receiver.spans.find((s) => s.name === 'tools/call list_clientas')!;
+    expect(tool).toBeDefined();
+    expect(tool.traceId).toBe(MCP_TRACE_ID);
+    expect(tool.parentSpanId).toBe(MCP_CALLER_SPAN);
+    expect(tool.attributes['gen_ai.tool.name']).toBe('list_clientas');
+    expect(receiver.spans.some((s) => s.traceId === MCP_TRACE_ID && s.parentSpanId === tool.spanId && s.attributes['db.query.text'])).toBe(
+      true,
+    );
+  });
+
+  it('no attribute anywhere holds the key, the search text or the clienta', () => {
+    const everything = receiver.bodies.join('\n');
+    expect(everything).not.toContain(server.key);
+    expect(everything).not.toContain(server.key.slice(-20));
+    // the search's text, as typed and as it went in the query string (no query string at all)
+    expect(everything.toLowerCase()).not.toContain(search.toLowerCase());
+    expect(everything).not.toContain(encodeURIComponent(search));
+    expect(everything).not.toContain('q=');
+    expect(everything).not.toContain(clienta.nombre);
+    if (clienta.telefono) expect(everything).not.toContain(clienta.telefono);
+    if (clienta.email) expect(everything).not.toContain(clienta.email);
+  });
+
+  it('the tracing modules were loaded (the control of the test below)', () => {
+    const loaded = fs.readFileSync(loads, 'utf8');
+    expect(loaded).toContain('/node_modules/@opentelemetry/sdk-trace/');
+    expect(loaded).toContain('/node_modules/@fastify/otel/');
+  });
+});
+
+const withRedis = redisAvailable('the Redis spans of test/server/traces.test.ts');
+
+describe.runIf(withRedis)('traces on PostgreSQL, with Redis', () => {
+  it('the queries through pg (statement, no values) and the rate limit through Redis (command only) are children of the request', async () => {
+    const receiver = await startReceiver();
+    let redis: RedisServer | null = null;
+    let server: ServerProcess | null = null;
+    try {
+      redis = await startRedis();
+      server = await startServerProcess({
+        env: {
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`,
+          OTEL_BSP_SCHEDULE_DELAY: '50',
+          DATABASE_URL: await newPgDatabaseUrl(),
+          API_KEY_PEPPER: 'traces-pepper-0123456789abcdefghijklmnopqrstuvwxyz',
+          REDIS_URL: redis.url,
+        },
+      });
+      const auth = { authorization: `Bearer ${server.key}` };
+      const first = (await (await fetch(`${server.baseUrl}/api/v1/clientas?limit=1`, { headers: auth })).json()) as {
+        clientas: { id: string; nombre: string }[];
+      };
+      const clienta = first.clientas[0]!;
+      const res = await fetch(`${server.baseUrl}/api/v1/clientas/${clienta.id}`, {
+        headers: { ...auth, traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` },
+      });
+      expect(res.status).toBe(200);
+      const inTrace = () => receiver.spans.filter((s) => s.traceId === TRACE_ID);
+      await until(
+        () =>
+          inTrace().some((s) => s.kind === 2) &&
+          inTrace().some((s) => s.attributes['db.system.name'] === 'postgresql' || s.attributes['db.system'] === 'postgresql'),
+        'the request spans exported',
+      );
+      const request = inTrace().find((s) => s.kind === 2)!;
+      expect(request.name).toBe('GET /api/v1/clientas/:id');
+      expect(request.attributes['url.path']).toBe(`/api/v1/clientas/${clienta.id}`);
+      const queries = inTrace().filter(
+        (s) =>
+          typeof (s.attributes['db.query.text'] ?? s.attributes['db.statement']) === 'string' &&
+          (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'postgresql',
+      );
+      expect(queries.length).toBeGreaterThan(0);
+      for (const q of queries) {
+        const text = String(q.attributes['db.query.text'] ?? q.attributes['db.statement']);
+        expect(text).not.toContain(clienta.id);
+      }
+      expect(queries.some((q) => /\$1/.test(String(q.attributes['db.query.text'] ?? q.attributes['db.statement'])))).toBe(true);
+      const redisSpans = inTrace().filter((s) => (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'redis');
+      expect(redisSpans.length).toBeGreaterThan(0);
+      for (const r of redisSpans) {
+        expect(r.parentSpanId).toBeDefined();
+        // the command's name only: no key, no argument
+        const statement = r.attributes['db.query.text'] ?? r.attributes['db.statement'];
+        if (statement !== undefined) expect(String(statement)).toMatch(/^[A-Za-z]+$/);
+      }
+      const everything = receiver.bodies.join('\n');
+      expect(everything).not.toContain(server.key);
+      expect(everything).not.toContain(clienta.nombre);
+    } finally {
+      await server?.kill();
+      await redis?.stop();
+      await receiver.close();
+    }
+  }, 120_000);
+});
+
+describe('without an OTLP endpoint', () => {
+  it('loads no tracing module', async () => {
+    const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-traces-')), 'loads.txt');
+    const server = await startServerProcess({ env: { RECORD_LOADS: loads }, nodeArgs: ['--import', RECORD_LOADS] });
+    try {
+      const res = await fetch(`${server.baseUrl}/api/v1/citas?limit=1`, { headers: { authorization: `Bearer ${server.key}` } });
+      expect(res.status).toBe(200);
+      const loaded = fs.readFileSync(loads, 'utf8');
+      expect(loaded).toContain('/src/server.ts');
+      expect(loaded).not.toMatch(/@opentelemetry|@fastify\/otel|import-in-the-middle|\/src\/telemetry\//);
+    } finally {
+      await server.kill();
+    }
+  }, 120_000);
+});
