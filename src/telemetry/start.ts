@@ -19,6 +19,9 @@ const IGNORED: SpanNotes = { setAttributes: () => {}, fail: () => {} };
 
 export type TracingConfig = Config['tracing'];
 
+/** How long a shutdown waits for the last spans to be exported. */
+const STOP_WAIT_MS = 1_000;
+
 /** Whether tracing is asked for: an endpoint is set (cli/server.ts decides before loading this module). */
 export function tracingWanted(t: TracingConfig): boolean {
   return t.endpoint !== null || t.tracesEndpoint !== null;
@@ -152,6 +155,15 @@ export async function startTracing(t: TracingConfig, version: string): Promise<(
   return async () => {
     setSpanMaker(null);
     dc.unsubscribe('fastify.initialization', onInit);
-    await provider.shutdown().catch(() => {});
+    // The last spans get a moment, not the whole shutdown: an unreachable collector would keep the
+    // exporter retrying for most of SHUTDOWN_TIMEOUT_S, and the shutdown would end in exit 1.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      provider.shutdown().catch(() => {}),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   };
 }

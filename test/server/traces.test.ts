@@ -313,6 +313,27 @@ describe.runIf(withRedis)('traces on PostgreSQL, with Redis', () => {
   }, 120_000);
 });
 
+describe('an unreachable collector', () => {
+  it('costs the requests nothing and the shutdown no more than a moment: exit 0 within SHUTDOWN_TIMEOUT_S', async () => {
+    // A port that was just free: nothing listens there, so every export is refused.
+    const closed = await startReceiver();
+    await closed.close();
+    const server = await startServerProcess({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: closed.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', SHUTDOWN_TIMEOUT_S: '3' },
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.baseUrl}/api/v1/citas?limit=1`, { headers: { authorization: `Bearer ${server.key}` } });
+        expect(res.status).toBe(200);
+      }
+      server.signal('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await server.kill();
+    }
+  }, 120_000);
+});
+
 describe('without an OTLP endpoint', () => {
   it('loads no tracing module', async () => {
     const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-traces-')), 'loads.txt');
