@@ -117,10 +117,13 @@ export async function startTracing(t: TracingConfig, version: string): Promise<(
   const KINDS = { client: api.SpanKind.CLIENT, internal: api.SpanKind.INTERNAL, server: api.SpanKind.SERVER } as const;
   setSpanMaker({
     inSpan(name, attributes, fn, options = {}) {
-      let ctx = api.context.active();
-      if (options.parent) ctx = api.propagation.extract(ctx, options.parent);
+      const active = api.context.active();
+      const ctx = options.parent ? api.propagation.extract(active, options.parent) : active;
       if (options.childOnly && api.trace.getSpan(ctx) === undefined) return fn(IGNORED);
-      const span = tracer.startSpan(name, { kind: KINDS[options.kind ?? 'internal'], attributes }, ctx);
+      // A span continuing another trace (an MCP call's _meta) keeps a link to the request's span.
+      const request = ctx === active ? undefined : api.trace.getSpan(active);
+      const links = request && api.trace.getSpan(ctx) !== undefined ? [{ context: request.spanContext() }] : undefined;
+      const span = tracer.startSpan(name, { kind: KINDS[options.kind ?? 'internal'], attributes, links }, ctx);
       const notes = {
         setAttributes: (a: SpanAttributes) => void span.setAttributes(a),
         fail: (reason: string) => void span.setStatus({ code: api.SpanStatusCode.ERROR, message: reason }),

@@ -123,7 +123,9 @@ describe('traces over OTLP/HTTP', () => {
     await mcp.text();
     await until(
       () =>
-        receiver.spans.some((s) => s.name.startsWith('tools/call')) && receiver.spans.some((s) => s.traceId === TRACE_ID && s.kind === 2),
+        receiver.spans.some((s) => s.name.startsWith('tools/call')) &&
+        receiver.spans.some((s) => s.name === 'POST /mcp') &&
+        receiver.spans.some((s) => s.traceId === TRACE_ID && s.kind === 2),
       'the spans exported',
     );
   }, 120_000);
@@ -166,6 +168,13 @@ describe('traces over OTLP/HTTP', () => {
     expect(receiver.spans.some((s) => s.traceId === MCP_TRACE_ID && s.parentSpanId === tool.spanId && s.attributes['db.query.text'])).toBe(
       true,
     );
+    // the HTTP request that carried it has its own server span, like any request
+    const post = receiver.spans.find((s) => s.kind === 2 && s.name === 'POST /mcp')!;
+    expect(post.attributes['http.response.status_code']).toBe(200);
+    expect(post.attributes['clinic.id']).toMatch(/^[0-9a-f-]{36}$/);
+    // ... which the tool span links to
+    const links = (JSON.parse(tool.text) as { links?: { traceId: string; spanId: string }[] }).links ?? [];
+    expect(links).toContainEqual(expect.objectContaining({ traceId: post.traceId, spanId: post.spanId }));
   });
 
   it('no attribute anywhere holds the key, the search text or the clienta', () => {
