@@ -22,11 +22,6 @@ export type TracingConfig = Config['tracing'];
 /** How long a shutdown waits for the last spans to be exported. */
 const STOP_WAIT_MS = 1_000;
 
-/** Whether tracing is asked for: an endpoint is set (cli/server.ts decides before loading this module). */
-export function tracingWanted(t: TracingConfig): boolean {
-  return t.endpoint !== null || t.tracesEndpoint !== null;
-}
-
 /** The traces' URL, as the OTLP specification builds it: the signal's own, else the base + /v1/traces. */
 export function tracesUrl(t: TracingConfig): string {
   if (t.tracesEndpoint !== null) return t.tracesEndpoint;
