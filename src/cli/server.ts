@@ -10,9 +10,9 @@ export function registerServerCommands(program: Command, ctx: CliContext): void 
       const config = await ctx.config();
       // Traces only when an OTLP endpoint is set, started before the server's modules load (the
       // instrumentations patch them as they are imported); unset, no tracing code is loaded.
-      const { endpoint, tracesEndpoint } = config.tracing;
+      const { endpoint, tracesEndpoint, disabled } = config.tracing;
       let stopTracing: (() => Promise<void>) | undefined;
-      if (endpoint !== null || tracesEndpoint !== null) {
+      if ((endpoint !== null || tracesEndpoint !== null) && !disabled) {
         const { startTracing } = await import('../telemetry/start.js');
         stopTracing = await startTracing(config.tracing, packageVersion());
       }

@@ -426,6 +426,10 @@ export const ConfigSchema = Type.Object({
       allowedDoc: '`http://` or `https://` URL',
       description: 'the full URL traces are sent to, instead of `OTEL_EXPORTER_OTLP_ENDPOINT`; set, the server exports traces',
     }),
+    disabled: flag('OTEL_SDK_DISABLED', {
+      default: false,
+      description: '`true`: no traces even with an endpoint set (nothing of tracing is loaded)',
+    }),
     serviceName: text('OTEL_SERVICE_NAME', {
       default: 'clinic-api',
       pattern: '^[\\x21-\\x7e]{1,100}$',

@@ -343,10 +343,13 @@ describe('an unreachable collector', () => {
   }, 120_000);
 });
 
-describe('without an OTLP endpoint', () => {
+describe.each([
+  ['without an OTLP endpoint', {}],
+  ['with OTEL_SDK_DISABLED=true', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_SDK_DISABLED: 'true' }],
+])('%s', (_what, env: Record<string, string>) => {
   it('loads no tracing module', async () => {
     const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-traces-')), 'loads.txt');
-    const server = await startServerProcess({ env: { RECORD_LOADS: loads }, nodeArgs: ['--import', RECORD_LOADS] });
+    const server = await startServerProcess({ env: { ...env, RECORD_LOADS: loads }, nodeArgs: ['--import', RECORD_LOADS] });
     try {
       const res = await fetch(`${server.baseUrl}/api/v1/citas?limit=1`, { headers: { authorization: `Bearer ${server.key}` } });
       expect(res.status).toBe(200);

@@ -67,6 +67,7 @@ describe('loadConfig defaults', () => {
       tracing: {
         endpoint: null,
         tracesEndpoint: null,
+        disabled: false,
         serviceName: 'clinic-api',
         sampler: 'parentbased_always_on',
         samplerArg: 1,
@@ -80,6 +81,7 @@ describe('loadConfig defaults', () => {
     const c = loadConfig({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/v1/traces',
+      OTEL_SDK_DISABLED: 'true',
       OTEL_SERVICE_NAME: 'clinic-api-eu',
       OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio',
       OTEL_TRACES_SAMPLER_ARG: '0.25',
@@ -88,6 +90,7 @@ describe('loadConfig defaults', () => {
     expect(c.tracing).toEqual({
       endpoint: 'http://collector:4318',
       tracesEndpoint: 'https://traces.example.com/v1/traces',
+      disabled: true,
       serviceName: 'clinic-api-eu',
       sampler: 'parentbased_traceidratio',
       samplerArg: 0.25,
