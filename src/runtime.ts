@@ -513,7 +513,6 @@ class Composed implements Runtime {
           );
         else failed('usage flush on close')(err);
       });
-      this.#limiterFactory?.stop();
       const redis = this.#redis ? await this.#redis.catch(() => null) : null;
       await redis?.close();
       if (this.ownsDatabase) await this.database.close();

@@ -33,9 +33,15 @@ const REDIS_START_WAIT_MS = 1_000;
  */
 export const FIRST_RUN_FILE = 'first-run-credentials.txt';
 
+export interface ServeOptions {
+  /** Exports the spans still waiting and stops tracing (telemetry/start.ts), after everything else at shutdown. */
+  stopTracing?: () => Promise<void>;
+}
+
 export async function serve(
   config: Config,
   out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+  options: ServeOptions = {},
 ): Promise<() => Promise<void>> {
   // The server's SQLite connection never waits for the write lock inside a statement (services/write-lock.ts).
   const rt = await openRuntime(config, { server: true });
@@ -94,6 +100,7 @@ export async function serve(
       // Then everything stops once, in reverse order: the delivery worker at once (its leases
       // given up while the requests drain), the app once drained, the database last (runtime.ts).
       await rt.close();
+      await options.stopTracing?.();
     })();
     return closing;
   };

@@ -78,6 +78,16 @@ function oauthIssuerProblem(raw: string): string | null {
   return null;
 }
 
+/** An OTLP/HTTP endpoint: http(s), a host; the URL is never repeated (it may hold credentials). */
+const otlpFix = 'must be an http:// or https:// URL, e.g. http://otel-collector:4318; unset it to export no traces';
+function otlpUrlProblem(raw: string): string | null {
+  if (!URL.canParse(raw)) return `is not a URL: ${otlpFix}`;
+  const u = new URL(raw);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return otlpFix;
+  if (u.hostname === '') return `has no host: ${otlpFix}`;
+  return null;
+}
+
 function planList(raw: string): string[] {
   return raw
     .split(',')
@@ -398,6 +408,57 @@ export const ConfigSchema = Type.Object({
       minimum: 10,
       maximum: 60_000,
       description: "how often each instance looks for due webhook endpoints (PostgreSQL also wakes it at each import's commit)",
+    }),
+  }),
+  /** OpenTelemetry traces (docs/operations.md, "Traces"): the standard OTEL_* variables, read here so a bad one stops the start. */
+  tracing: Type.Object({
+    endpoint: optionalText('OTEL_EXPORTER_OTLP_ENDPOINT', {
+      problem: () => otlpFix,
+      refine: otlpUrlProblem,
+      defaultDoc: 'unset (no traces; no tracing code loaded)',
+      allowedDoc: '`http://` or `https://` URL',
+      description: 'the OTLP/HTTP collector traces are exported to (`/v1/traces` is added); set, the server exports traces',
+    }),
+    tracesEndpoint: optionalText('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', {
+      problem: () => otlpFix,
+      refine: otlpUrlProblem,
+      defaultDoc: 'unset',
+      allowedDoc: '`http://` or `https://` URL',
+      description: 'the full URL traces are sent to, instead of `OTEL_EXPORTER_OTLP_ENDPOINT`; set, the server exports traces',
+    }),
+    disabled: flag('OTEL_SDK_DISABLED', {
+      default: false,
+      description: '`true`: no traces even with an endpoint set (nothing of tracing is loaded)',
+    }),
+    serviceName: text('OTEL_SERVICE_NAME', {
+      default: 'clinic-api',
+      pattern: '^[\\x21-\\x7e]{1,100}$',
+      allowedDoc: '1-100 printable characters, no spaces',
+      problem: () => 'must be 1 to 100 printable characters without spaces, e.g. clinic-api',
+      description: "the traces' `service.name`",
+    }),
+    sampler: oneOf(
+      'OTEL_TRACES_SAMPLER',
+      ['parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio', 'always_on', 'always_off', 'traceidratio'],
+      {
+        default: 'parentbased_always_on',
+        description:
+          "which requests are traced: `parentbased_*` follows the caller's `traceparent` decision and else the rest of the name; " +
+          '`traceidratio`: the share `OTEL_TRACES_SAMPLER_ARG`',
+      },
+    ),
+    samplerArg: shaped('OTEL_TRACES_SAMPLER_ARG', Type.Number({ minimum: 0, maximum: 1 }), {
+      default: 1,
+      parse: (raw) => (/^(0|1)?(\.\d+)?$/.test(raw) && raw !== '' && raw !== '.' ? Number(raw) : raw),
+      problem: (raw) => `must be a number from 0 to 1 (e.g. 0.1 traces one request in ten), got "${raw}"`,
+      allowedDoc: '0 to 1',
+      description: 'the share of requests the `*traceidratio` samplers trace',
+    }),
+    scheduleDelayMs: int('OTEL_BSP_SCHEDULE_DELAY', {
+      default: 5_000,
+      minimum: 1,
+      maximum: 600_000,
+      description: 'how long finished spans wait to be sent in one batch (milliseconds)',
     }),
   }),
   /** The OAuth authorization server (docs/oauth.md). */

@@ -11,6 +11,8 @@ import { DomainError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import type { DB } from './schema.js';
 import { guardedPool, isConnectionFault } from './pg-pool.js';
+import { spans } from '../spans.js';
+import { tracedStatementCache } from './sqlite-spans.js';
 import { registerDirect, statementCache } from './sqlite-statements.js';
 
 export interface Database {
@@ -165,7 +167,7 @@ function openSqlite(file: string, busyTimeoutMs: number): Database {
   raw.pragma('foreign_keys = ON');
   raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
   raw.pragma('cache_size = -65536');
-  const cached = statementCache(raw);
+  const cached = spans === null ? statementCache(raw) : tracedStatementCache(statementCache(raw), spans);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached as unknown as BetterSqlite3.Database }) });
   registerDirect(db, cached);
   // An in-memory database has this one connection: nothing else can reach it.

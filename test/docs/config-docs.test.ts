@@ -53,7 +53,7 @@ describe('the tables of environment variables', () => {
     expect(configTableGroups(read('docs/configuration.md'))).toEqual(['all']);
     const all = configTable('all');
     for (const name of NAMES) expect(all).toContain(`| \`${name}\` |`);
-    expect(configTableGroups(read('docs/operations.md'))).toEqual(['http', 'overload']);
+    expect(configTableGroups(read('docs/operations.md'))).toEqual(['http', 'tracing', 'overload']);
     expect(configTableGroups(read('docs/webhooks.md'))).toEqual(['webhooks']);
   });
 

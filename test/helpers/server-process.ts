@@ -45,13 +45,15 @@ export interface StartServerOptions {
    * `env` is the test's, and stays.
    */
   key?: string;
+  /** Node options before the CLI's, e.g. `--import` of test/cli/record-loads.mjs. */
+  nodeArgs?: string[];
 }
 
 export async function startServerProcess(opts: StartServerOptions = {}): Promise<ServerProcess> {
   const ownDataDir = opts.env?.DATA_DIR === undefined;
   const dataDir = opts.env?.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
   const env = { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...opts.env };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -64,8 +64,40 @@ describe('loadConfig defaults', () => {
         pollMs: 250,
       },
       oauth: { issuer: null, accessTokenTtlS: 3600, refreshTokenDays: 30, registrationsPerHour: 20, tokenRequestsPerMinute: 60 },
+      tracing: {
+        endpoint: null,
+        tracesEndpoint: null,
+        disabled: false,
+        serviceName: 'clinic-api',
+        sampler: 'parentbased_always_on',
+        samplerArg: 1,
+        scheduleDelayMs: 5000,
+      },
       pageCacheBytes: 32 * 1024 * 1024,
     });
+  });
+
+  it('reads the standard OTEL_* variables of traces', () => {
+    const c = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/v1/traces',
+      OTEL_SDK_DISABLED: 'true',
+      OTEL_SERVICE_NAME: 'clinic-api-eu',
+      OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_BSP_SCHEDULE_DELAY: '1000',
+    });
+    expect(c.tracing).toEqual({
+      endpoint: 'http://collector:4318',
+      tracesEndpoint: 'https://traces.example.com/v1/traces',
+      disabled: true,
+      serviceName: 'clinic-api-eu',
+      sampler: 'parentbased_traceidratio',
+      samplerArg: 0.25,
+      scheduleDelayMs: 1000,
+    });
+    expect(loadConfig({ OTEL_TRACES_SAMPLER_ARG: '0' }).tracing.samplerArg).toBe(0);
+    expect(loadConfig({ OTEL_TRACES_SAMPLER_ARG: '1' }).tracing.samplerArg).toBe(1);
   });
 
   it('PAGE_CACHE_MB is read in MiB, and 0 turns the page cache off', () => {
@@ -284,6 +316,18 @@ describe('loadConfig validation names the bad variable', () => {
     ['OVERLOAD_MAX_RSS_MB', { OVERLOAD_MAX_RSS_MB: 'lots' }, /whole number/],
     ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }, /at least 32 printable characters/],
     ['METRICS_TOKEN', { METRICS_TOKEN: `${'m'.repeat(20)} ${'m'.repeat(20)}` }, /without spaces/],
+    [
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' },
+      /http:\/\/ or https:\/\/ URL, e\.g\. http:\/\/otel-collector:4318/,
+    ],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' }, /http:\/\/ or https:\/\//],
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url' }, /is not a URL/],
+    ['OTEL_SERVICE_NAME', { OTEL_SERVICE_NAME: 'clinic api' }, /without spaces/],
+    ['OTEL_TRACES_SAMPLER', { OTEL_TRACES_SAMPLER: 'sometimes' }, /one of parentbased_always_on, .*traceidratio/],
+    ['OTEL_TRACES_SAMPLER_ARG', { OTEL_TRACES_SAMPLER_ARG: '1.5' }, /number from 0 to 1 .*got "1\.5"/],
+    ['OTEL_TRACES_SAMPLER_ARG', { OTEL_TRACES_SAMPLER_ARG: '10%' }, /got "10%"/],
+    ['OTEL_BSP_SCHEDULE_DELAY', { OTEL_BSP_SCHEDULE_DELAY: '5s' }, /whole number from 1 to 600000/],
   ];
 
   it.each(cases)('%s: %j', (variable, env, message) => {

@@ -10,13 +10,13 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** Bottom first: a file may import its own layer and those below it. */
 const LAYERS: [number, RegExp][] = [
-  [0, /^(config|errors|time|memo|metrics|startup-errors)\.ts$|^(config|domain|demo)\//],
+  [0, /^(config|errors|time|memo|metrics|startup-errors|spans)\.ts$|^(config|domain|demo)\//],
   [1, /^(db|redis)\//],
   [2, /^repos\//],
   [3, /^services\//],
   [4, /^(http|admin)\//],
   [5, /^(app|runtime|logger)\.ts$/],
-  [6, /^server\.ts$/],
+  [6, /^server\.ts$|^telemetry\//],
   [7, /^cli\//],
 ];
 

@@ -21,6 +21,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { DATABASE_RETRY_AFTER_SECONDS, type ApiError } from '../../errors.js';
 import { memo } from '../../memo.js';
+import { spans } from '../../spans.js';
 import { disclose } from '../disclosure.js';
 import { toApiError } from '../error-handler.js';
 import { SEARCH_SPECS } from './search.js';
@@ -130,10 +131,26 @@ export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLim
   );
   const tools = listed(call.ctx.timezone, seesContact(call));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: call.visible.map((name) => tools.get(name)!) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
+  server.setRequestHandler(CallToolRequestSchema, (request): Promise<CallToolResult> => {
+    const { name, _meta: meta } = request.params;
     const tool = BY_NAME.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. The tools are: ${call.visible.join(', ')}`);
+    if (spans === null) return callTool(tool, request.params.arguments);
+    // With tracing on: a span per tool call, its name and outcome only (never its arguments: a
+    // search's text), continuing the caller's trace when `_meta` carries a `traceparent`.
+    return spans.inSpan(
+      `tools/call ${name}`,
+      { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': name, 'gen_ai.operation.name': 'execute_tool' },
+      async (notes) => {
+        const result = await callTool(tool, request.params.arguments);
+        if (result.isError) notes.fail('tool error');
+        return result;
+      },
+      { parent: meta },
+    );
+  });
+  const callTool = async (tool: Tool, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
+    const name = tool.name;
     if (!mayUse(call.key, tool)) {
       const scope = scopeNeeded(tool);
       return refusal(
@@ -163,7 +180,7 @@ export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLim
       const e = toApiError(err, call.req);
       return refusal(call, e.code, failureText(e, name, call.req.id));
     }
-  });
+  };
   return server;
 }
 

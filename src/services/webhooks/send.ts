@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { spans } from '../../spans.js';
 import { checkUrl, DestinationRefused, systemResolver, vetHost, type Resolver } from './destination.js';
 
 /** Bytes of a response read at most (then the connection is dropped). */
@@ -61,8 +62,35 @@ function errorCode(err: NodeJS.ErrnoException): string {
   return 'connection';
 }
 
-/** Sends `body` as event `id` to `rawUrl`. Never throws: every outcome is an Attempt. */
-export async function sendWebhook(
+/**
+ * Sends `body` as event `id` to `rawUrl`. Never throws: every outcome is an Attempt. With tracing
+ * on, in a span with the receiver's host and the outcome: never the URL's path or query, which
+ * may be the receiver's secret (a catch hook's token).
+ */
+export function sendWebhook(
+  rawUrl: string,
+  secret: string,
+  id: string,
+  body: string,
+  opts: SendOptions,
+  signal?: AbortSignal,
+): Promise<Attempt> {
+  if (spans === null) return sendOnce(rawUrl, secret, id, body, opts, signal);
+  const host = URL.canParse(rawUrl) ? new URL(rawUrl).hostname : '';
+  return spans.inSpan(
+    'webhook send',
+    { 'server.address': host, 'clinic_api.event.id': id },
+    async (notes) => {
+      const attempt = await sendOnce(rawUrl, secret, id, body, opts, signal);
+      if (attempt.statusCode !== null) notes.setAttributes({ 'http.response.status_code': attempt.statusCode });
+      if (!attempt.ok) notes.fail(attempt.error ?? 'failed');
+      return attempt;
+    },
+    { kind: 'client' },
+  );
+}
+
+async function sendOnce(
   rawUrl: string,
   secret: string,
   id: string,
