@@ -172,5 +172,10 @@ export async function expectSameAsApi(mirror: Mirror, address: string, key: stri
 export const besidesRetries = (stderr: string) =>
   stderr
     .split('\n')
-    .filter((l) => l !== '' && !/^mirror: \/api\/v1\/\w+: \w+ \(attempt \d+\), again in [\d.]+ s$/.test(l))
+    .filter(
+      (l) =>
+        l !== '' &&
+        !/^mirror: \/api\/v1\/\w+: \w+ \(attempt \d+\), again in [\d.]+ s$/.test(l) &&
+        !/^mirror: caught up \(\d+ changes applied since the service answered again\); following$/.test(l),
+    )
     .join('\n');

@@ -92,6 +92,13 @@ describe.each(dialects())('the mirror program of docs/api.md across a restart of
         (m) => m !== null && decodeCursor(m.cursor, clinic.id) === after,
       ))!;
       expect(follower.proc.exitCode).toBeNull();
+      // ...and says so once it has: the last line is not a retry's "again in ..."
+      const caughtUp = await untilRead(
+        'the program to say it caught up',
+        async () => follower.stderr(),
+        (s) => /^mirror: caught up \((\d+) changes applied since the service answered again\); following$/m.test(s),
+      );
+      expect(Number(/caught up \((\d+) changes/.exec(caughtUp)![1])).toBeGreaterThanOrEqual(after - before);
       await expectSameAsApi(mirror, second.baseUrl, key);
       follower.proc.kill('SIGTERM');
       const { stderr } = await follower.done;
