@@ -8,6 +8,7 @@ import type { Database } from '../db/connect.js';
 import { WriterBusy } from '../db/connect.js';
 import { clinicsWithEvents, expireEvents, oldestEvents } from '../repos/events.js';
 import { tryLockClinicData } from '../repos/writes.js';
+import { PeriodicPasses } from './periodic-passes.js';
 
 export const MIN_RETENTION_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -36,9 +37,7 @@ export interface RetentionPass {
 }
 
 export class EventRetention {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = false;
+  private readonly passes: PeriodicPasses;
   private readonly now: () => number;
 
   constructor(
@@ -47,33 +46,23 @@ export class EventRetention {
   ) {
     if (!(opts.days >= MIN_RETENTION_DAYS)) throw new RangeError(`event retention must be at least ${MIN_RETENTION_DAYS} days`);
     this.now = opts.now ?? Date.now;
+    this.passes = new PeriodicPasses(
+      () => this.pass().catch((err: unknown) => this.opts.log.error({ err }, 'event retention pass failed')),
+      { firstDelayMs: opts.firstDelayMs ?? 60_000, intervalMs: opts.intervalMs ?? 3_600_000 },
+    );
+  }
+
+  private get stopped(): boolean {
+    return this.passes.stopped;
   }
 
   start(): void {
-    if (this.stopped || this.timer !== null) return;
-    this.schedule(this.opts.firstDelayMs ?? 60_000);
+    this.passes.start();
   }
 
-  private schedule(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.pass()
-        .catch((err: unknown) => this.opts.log.error({ err }, 'event retention pass failed'))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.schedule(this.opts.intervalMs ?? 3_600_000);
-        });
-    }, ms);
-    // The timer alone never keeps the process alive.
-    this.timer.unref();
-  }
-
-  /** Stops the timer and waits for a pass in progress to end (it stops between batches). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  /** Stops the schedule and waits for a pass in progress to end (it stops between batches). */
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   /** One pass over every clinic with events. */

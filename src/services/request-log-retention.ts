@@ -9,6 +9,7 @@ import type { Database } from '../db/connect.js';
 import { WriterBusy } from '../db/connect.js';
 import { getClinic } from '../repos/clinics.js';
 import { deleteLogRows, loggedClinicAfter, logIdsOfClinic, logRowsAfter } from '../repos/request-log.js';
+import { PeriodicPasses } from './periodic-passes.js';
 import { BACKGROUND_WRITE_WAIT_MS } from './write-lock.js';
 
 const DAY_MS = 86_400_000;
@@ -47,35 +48,30 @@ export interface PurgePass {
 }
 
 export class RequestLogRetention {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = false;
+  private readonly passes: PeriodicPasses;
   private batch = FIRST_BATCH;
 
   constructor(
     private readonly database: Database,
     private readonly opts: RequestLogRetentionOptions,
-  ) {}
-
-  start(): void {
-    if (this.stopped || this.timer !== null || this.opts.days <= 0) return;
-    this.schedule(this.opts.firstDelayMs ?? 60_000);
+  ) {
+    this.passes = new PeriodicPasses(
+      () =>
+        this.pass()
+          .then((p) => {
+            if (p.entries > 0) this.opts.log.info({ ...p }, 'request log: old entries removed');
+          })
+          .catch((err: unknown) => this.opts.log.error({ err }, 'request log retention failed; retried at the next pass')),
+      { firstDelayMs: opts.firstDelayMs ?? 60_000, intervalMs: opts.intervalMs ?? 3_600_000 },
+    );
   }
 
-  private schedule(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.pass()
-        .then((p) => {
-          if (p.entries > 0) this.opts.log.info({ ...p }, 'request log: old entries removed');
-        })
-        .catch((err: unknown) => this.opts.log.error({ err }, 'request log retention failed; retried at the next pass'))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.schedule(this.opts.intervalMs ?? 3_600_000);
-        });
-    }, ms);
-    this.timer.unref();
+  private get stopped(): boolean {
+    return this.passes.stopped;
+  }
+
+  start(): void {
+    if (this.opts.days > 0) this.passes.start();
   }
 
   /**
@@ -148,10 +144,8 @@ export class RequestLogRetention {
     return true;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  /** Stops the schedule and waits for a pass in progress to end (it stops between batches). */
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 }

@@ -20,7 +20,9 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
   let owner: Browser;
   let app: App;
   beforeAll(async () => {
-    s = await startOAuthServer(dialect);
+    // Every flow of this file comes from 127.0.0.1: more authorization requests in a minute than an
+    // address may make (the limit has its own test, hardening.test.ts).
+    s = await startOAuthServer(dialect, { OAUTH_AUTHORIZATION_REQUESTS_PER_MINUTE: '1000' });
     api = `${s.origin}/api/v1`;
     mcp = `${s.origin}/mcp`;
     owner = new Browser(s.origin);

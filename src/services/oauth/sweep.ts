@@ -7,6 +7,7 @@
 import type { Database } from '../../db/connect.js';
 import { WriterBusy } from '../../db/connect.js';
 import { sweepExpiredArtifacts } from '../../repos/oauth.js';
+import { PeriodicPasses } from '../periodic-passes.js';
 import { BACKGROUND_WRITE_WAIT_MS } from '../write-lock.js';
 
 const BATCH = 500;
@@ -19,34 +20,29 @@ export interface OAuthSweepOptions {
 }
 
 export class OAuthSweep {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = false;
+  private readonly passes: PeriodicPasses;
 
   constructor(
     private readonly database: Database,
     private readonly opts: OAuthSweepOptions,
-  ) {}
-
-  start(): void {
-    if (this.stopped || this.timer !== null) return;
-    this.schedule(this.opts.firstDelayMs ?? 60_000);
+  ) {
+    this.passes = new PeriodicPasses(
+      () =>
+        this.pass()
+          .then((removed) => {
+            if (removed > 0) this.opts.log.info({ removed }, 'OAuth: expired requests, codes and tokens removed');
+          })
+          .catch((err: unknown) => this.opts.log.error({ err }, 'OAuth sweep failed; retried at the next pass')),
+      { firstDelayMs: opts.firstDelayMs ?? 60_000, intervalMs: opts.intervalMs ?? 600_000 },
+    );
   }
 
-  private schedule(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.pass()
-        .then((removed) => {
-          if (removed > 0) this.opts.log.info({ removed }, 'OAuth: expired requests, codes and tokens removed');
-        })
-        .catch((err: unknown) => this.opts.log.error({ err }, 'OAuth sweep failed; retried at the next pass'))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.schedule(this.opts.intervalMs ?? 600_000);
-        });
-    }, ms);
-    this.timer.unref();
+  private get stopped(): boolean {
+    return this.passes.stopped;
+  }
+
+  start(): void {
+    this.passes.start();
   }
 
   /** One pass: batches until no expired row is left (or stop(), or the write lock is taken); how many rows went. */
@@ -68,10 +64,8 @@ export class OAuthSweep {
     return removed;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  /** Stops the schedule and waits for a pass in progress to end (it stops between batches). */
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 }
