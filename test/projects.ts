@@ -15,6 +15,7 @@ export const PROCESS_TESTS = [
   'test/cli/clinic-delete.test.ts',
   'test/cli/erasure.test.ts',
   'test/cli/first-run.test.ts',
+  'test/cli/logs.test.ts',
   'test/cli/mirror-restart.test.ts',
   'test/cli/mirror.test.ts',
   'test/cli/node-version.test.ts',

@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../errors.js';
 import { curlSample, EXAMPLES_HEADING, type SampleRequest } from './code-samples.js';
 import { ERROR_CODE_NAMES, ERROR_COMPONENTS, ERROR_WHEN } from './error-schemas.js';
 import { RESPONSE_HEADERS, type ResponseHeader } from './route-responses.js';
+import { SCOPE_EXTENSION } from './scopes.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed JSON document, walked by key
 type Json = Record<string, any>;
@@ -61,7 +62,7 @@ function parameterLine(p: Json): string {
 
 function operationSection(path: string, method: string, op: Json, samples: LlmsTxtInput['samples']): string[] {
   const lines = [`### ${method.toUpperCase()} ${path}`, '', `${op['summary']} (operationId ${op['operationId']}).`];
-  const scope = ((op['security'] as Json[] | undefined) ?? []).flatMap((req) => Object.values<string[]>(req).flat())[0];
+  const scope = op[SCOPE_EXTENSION] as string | null | undefined;
   lines.push(scope ? `Needs the scope ${scope}.` : 'Needs no scope.');
   const description = String(op['description'] ?? '')
     .split(`\n\n${EXAMPLES_HEADING}`)[0]!

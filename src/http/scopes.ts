@@ -24,6 +24,8 @@ export const API_KEY_SCHEME = 'bearerAuth';
  * OpenAPI 3.0's reading, which linters apply.
  */
 export const OAUTH_SCHEME = 'oauth2';
+/** The operation's extension that names the scope it needs (null: none), with OAuth on or off. */
+export const SCOPE_EXTENSION = 'x-scope';
 
 /** The scheme's description: how to send a key, and what each scope grants. */
 export const API_KEY_SCHEME_DESCRIPTION = [

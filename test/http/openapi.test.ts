@@ -550,6 +550,8 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
       const op = doc.paths[path]!.get! as { security?: unknown; responses: Record<string, { description: string }> };
       // no oauth2 requirement: no such scheme is defined while OAuth is off
       expect(op.security, path).toEqual([{ bearerAuth: [] }]);
+      // the scope itself, named without a scheme (llms.txt reads it)
+      expect((op as { 'x-scope'?: unknown })['x-scope'], path).toBe(needed[path][0] ?? null);
       expect(doc.components.securitySchemes['oauth2']).toBeUndefined();
       const forbidden = op.responses['403']!.description;
       expect(forbidden).toContain('ip_not_allowed');

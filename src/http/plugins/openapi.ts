@@ -21,7 +21,7 @@ import { SCOPE_TEXTS, SCOPES } from '../../domain/scopes.js';
 import { SAMPLE_ENV } from '../code-samples.js';
 import { ERROR_COMPONENTS } from '../error-schemas.js';
 import { OAUTH_PREFIX, oauthResources } from '../../services/oauth/resources.js';
-import { API_KEY_SCHEME, API_KEY_SCHEME_DESCRIPTION, OAUTH_SCHEME } from '../scopes.js';
+import { API_KEY_SCHEME, API_KEY_SCHEME_DESCRIPTION, OAUTH_SCHEME, SCOPE_EXTENSION } from '../scopes.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -94,19 +94,23 @@ export function oauthScheme(issuer: string) {
 }
 
 /**
- * Off (no `issuer`), the oauth2 scheme and every operation's oauth2 requirement (scopes.ts,
- * declareScope) go, so the document names no scheme it does not define. (@fastify/swagger reads
- * each requirement's scheme while it builds the document, so the scheme is defined until here.)
+ * Each operation's scope, from its oauth2 requirement (scopes.ts, declareScope), also written as
+ * `x-scope` (null: none). Off (no `issuer`), the oauth2 scheme and every oauth2 requirement go,
+ * so the document names no scheme it does not define. (@fastify/swagger reads each requirement's
+ * scheme while it builds the document, so the scheme is defined until here.)
  */
 function applyOAuth(doc: Json, issuer: string | null): Json {
+  for (const item of Object.values<Json>(doc['paths'] ?? {})) {
+    for (const op of Object.values<Json>(item)) {
+      if (!Array.isArray(op['security'])) continue;
+      const oauth = (op['security'] as Json[]).find((r) => OAUTH_SCHEME in r);
+      op[SCOPE_EXTENSION] = (oauth?.[OAUTH_SCHEME] as string[] | undefined)?.[0] ?? null;
+      if (issuer === null) op['security'] = (op['security'] as Json[]).filter((r) => !(OAUTH_SCHEME in r));
+    }
+  }
   if (issuer !== null) return doc;
   delete doc['components']['securitySchemes'][OAUTH_SCHEME];
   doc['security'] = [{ [API_KEY_SCHEME]: [] }];
-  for (const item of Object.values<Json>(doc['paths'] ?? {})) {
-    for (const op of Object.values<Json>(item)) {
-      if (Array.isArray(op['security'])) op['security'] = (op['security'] as Json[]).filter((r) => !(OAUTH_SCHEME in r));
-    }
-  }
   return doc;
 }
 
