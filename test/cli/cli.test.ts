@@ -744,7 +744,7 @@ describe('the real binary: node bin/clinic-api.js', () => {
       } else {
         expect({ node, status: r.status, stdout: r.stdout }).toEqual({ node, status: 2, stdout: '' });
         expect(r.stderr).toBe(
-          `clinic-api: Node.js ${node} is not supported; use Node.js 24 LTS (or 22.12 and later), e.g. \`nvm install 24\`\n`,
+          `clinic-api: Node.js ${node} is not supported; use Node.js 24 LTS (or 22.15 and later), e.g. \`nvm install 24\`\n`,
         );
       }
     }

@@ -54,7 +54,7 @@ describe('npm install on each Node version', () => {
   });
 
   it('engines and engine-strict are what the table assumes', () => {
-    expect(ENGINES).toBe('^22.12.0 || >=24.0.0');
+    expect(ENGINES).toBe('^22.15.0 || >=24.0.0');
     expect(fs.readFileSync(path.join(ROOT, '.npmrc'), 'utf8')).toMatch(/^engine-strict=true$/m);
   });
 

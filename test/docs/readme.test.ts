@@ -202,11 +202,11 @@ describe('README and docs/', () => {
 
   it("say in the README's first lines which Node to install and how, as package.json's engines do", () => {
     const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
-    expect(engines).toBe('^22.12.0 || >=24.0.0');
+    expect(engines).toBe('^22.15.0 || >=24.0.0');
     const line = README.split('\n')
       .slice(0, 15)
       .find((l) => l.startsWith('Install Node.js'));
-    expect(line).toMatch(/Node\.js 24 LTS \(or 22\.12 and later\)/);
+    expect(line).toMatch(/Node\.js 24 LTS \(or 22\.15 and later\)/);
     expect(line).toMatch(/nvm install 24/);
   });
 

@@ -2,7 +2,7 @@
 // first run downloads them; npm keeps them in its cache), each in a directory and HOME of its own:
 // - the MCP Inspector's command-line mode lists the tools of a listening server and calls one,
 //   with an API key in its --header (not a dependency of the project: it needs Node 22.19 or
-//   later, and the project supports 22.12);
+//   later, and the project supports 22.15);
 // - mcp-remote, the bridge Claude Desktop runs, started exactly as the page's Claude Desktop
 //   configuration says (read from the page), driven over stdio as Claude Desktop drives it.
 import { execFile } from 'node:child_process';
