@@ -63,7 +63,14 @@ describe('loadConfig defaults', () => {
         leaseMs: 30_000,
         pollMs: 250,
       },
-      oauth: { issuer: null, accessTokenTtlS: 3600, refreshTokenDays: 30, registrationsPerHour: 20, tokenRequestsPerMinute: 60, authorizationRequestsPerMinute: 30 },
+      oauth: {
+        issuer: null,
+        accessTokenTtlS: 3600,
+        refreshTokenDays: 30,
+        registrationsPerHour: 20,
+        tokenRequestsPerMinute: 60,
+        authorizationRequestsPerMinute: 30,
+      },
       tracing: {
         endpoint: null,
         tracesEndpoint: null,
