@@ -497,22 +497,14 @@ class Composed implements Runtime {
       await this.#closeServer?.().catch(failed('server close'));
       // Nothing adds to the collectors any more: their last writes, before the database closes.
       // Another process holding SQLite's write lock (an import) is told with what is lost.
-      await this.#requestLog?.close().catch((err: unknown) => {
-        if (err instanceof WriterBusy)
-          this.log.warn(
-            { pending: this.#requestLog?.pending },
-            'request log entries not written on close: another process holds the database write lock',
-          );
-        else failed('request log write on close')(err);
-      });
-      await this.#usage?.close().catch((err: unknown) => {
-        if (err instanceof WriterBusy)
-          this.log.warn(
-            { pending: this.#usage?.pending },
-            'usage counts not written on close: another process holds the database write lock',
-          );
-        else failed('usage flush on close')(err);
-      });
+      const lastWrite = (writer: { close(): Promise<void>; pending: number } | undefined, lost: string, task: string) =>
+        writer?.close().catch((err: unknown) => {
+          if (err instanceof WriterBusy)
+            this.log.warn({ pending: writer.pending }, `${lost} not written on close: another process holds the database write lock`);
+          else failed(task)(err);
+        });
+      await lastWrite(this.#requestLog ?? undefined, 'request log entries', 'request log write on close');
+      await lastWrite(this.#usage, 'usage counts', 'usage flush on close');
       const redis = this.#redis ? await this.#redis.catch(() => null) : null;
       await redis?.close();
       if (this.ownsDatabase) await this.database.close();

@@ -71,25 +71,18 @@ export function apiAuthHook(
     // its address's failed-authentication budget, so one bad integration behind a shared address
     // does not lock out the others; asked first, it costs no limiter call (with REDIS_URL, no
     // round trip to Redis: the key's own bucket below is the request's one call). The same holds
-    // for an access token in the token cache.
+    // for an access token in the token cache. Anything else: lookUpUncached.
     let key: AuthenticatedKey | null | undefined = token ? keys.verifyCached(token) || oauth?.tokens.verifyCached(token) : null;
     if (!key) {
-      // An address over its budget gets no new key checked: no guessing at speed, no database work.
-      const ipState = await authFailLimiter.peek(ip, nowMs);
-      if (!ipState.allowed) {
-        onLimited('auth_failures');
-        throw errors.tooManyRequests(ipState.retryAfterSeconds);
-      }
-      // Access tokens are 43 characters; a key is longer (its prefix, '_', 43 characters): one look-up either way.
-      key = !token ? null : oauth && isTokenShaped(token) ? await oauth.tokens.verify(token) : await keys.verify(token);
-      if (!key) {
-        const failed = await authFailLimiter.consume(ip, nowMs);
-        if (!failed.allowed) {
+      const found = await lookUpUncached(token, ip, nowMs, keys, authFailLimiter, oauth);
+      if (found.key === null) {
+        if (found.retryAfterSeconds !== null) {
           onLimited('auth_failures');
-          throw errors.tooManyRequests(failed.retryAfterSeconds);
+          throw errors.tooManyRequests(found.retryAfterSeconds);
         }
         throw refused(header === undefined ? errors.missingApiKey() : errors.invalidApiKey(), req);
       }
+      key = found.key;
     }
     // A token is good for the resource it was issued for only (RFC 8707): an /mcp token is refused by the REST API and the reverse.
     const here = key.app && oauth ? resourceOfPath(oauth.resources, req.url) : null;
@@ -163,8 +156,28 @@ export async function principalOf(
   if (!token) return null;
   const cached = keys.verifyCached(token) || oauth?.tokens.verifyCached(token);
   if (cached) return cached;
-  if (!(await authFailLimiter.peek(req.ip, nowMs)).allowed) return null;
-  const key = oauth && isTokenShaped(token) ? await oauth.tokens.verify(token) : await keys.verify(token);
-  if (!key) await authFailLimiter.consume(req.ip, nowMs);
-  return key;
+  return (await lookUpUncached(token, req.ip, nowMs, keys, authFailLimiter, oauth)).key;
+}
+
+/**
+ * A credential not in the caches, by the rules of every request: an address over its
+ * failed-authentication budget gets nothing looked up (no guessing at speed, no database work);
+ * otherwise the key or access token is verified, and a credential that is neither (or none)
+ * spends the budget. `retryAfterSeconds`: the address is over its budget (a 429), else null.
+ */
+async function lookUpUncached(
+  token: string | undefined,
+  ip: string,
+  nowMs: number,
+  keys: KeyService,
+  authFailLimiter: RateLimiter,
+  oauth: TokenAuth | null,
+): Promise<{ key: AuthenticatedKey; retryAfterSeconds: null } | { key: null; retryAfterSeconds: number | null }> {
+  const ipState = await authFailLimiter.peek(ip, nowMs);
+  if (!ipState.allowed) return { key: null, retryAfterSeconds: ipState.retryAfterSeconds };
+  // Access tokens are 43 characters; a key is longer (its prefix, '_', 43 characters): one look-up either way.
+  const key = !token ? null : oauth && isTokenShaped(token) ? await oauth.tokens.verify(token) : await keys.verify(token);
+  if (key) return { key, retryAfterSeconds: null };
+  const failed = await authFailLimiter.consume(ip, nowMs);
+  return { key: null, retryAfterSeconds: failed.allowed ? null : failed.retryAfterSeconds };
 }
