@@ -9,8 +9,11 @@ import { compileQueryValidator, type ObjectSchema } from '../query-validator.js'
 
 export type ArgsResult = { value: Record<string, unknown> } | { error: string; param: string | null };
 
-function describe(v: unknown): string {
-  return Array.isArray(v) ? 'a list' : 'an object';
+/** What a JSON value is, for a refusal: "null", "a list", "an object", "a string"... */
+export function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 export function compileArgs(tool: string, schema: TObject): (args: Record<string, unknown> | undefined) => ArgsResult {
@@ -29,7 +32,7 @@ export function compileArgs(tool: string, schema: TObject): (args: Record<string
       if (typeof v === 'string') raw[name] = v;
       else if (typeof v === 'number' || typeof v === 'boolean') raw[name] = String(v);
       else if (v === null) return invalid(name, `${name} is null; leave it out to use its default`);
-      else return invalid(name, `${name} must be one value, not ${describe(v)}`);
+      else return invalid(name, `${name} must be one value, not ${describeValue(v)}`);
     }
     for (const name of required) if (!(name in raw)) return invalid(name, `${name} is required`);
     const res = check(raw);

@@ -24,6 +24,7 @@ import { memo } from '../../memo.js';
 import { spans } from '../../spans.js';
 import { disclose } from '../disclosure.js';
 import { toApiError } from '../error-handler.js';
+import { describeValue } from './args.js';
 import { SEARCH_SPECS } from './search.js';
 import { mayUse, prepare, scopeNeeded, seesContact, ToolRefusal, TOOL_SPECS, type Tool, type ToolCall, type ToolEnv } from './tools.js';
 
@@ -182,12 +183,6 @@ export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLim
     }
   };
   return server;
-}
-
-function describeValue(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  return `a ${typeof v}`;
 }
 
 /**
