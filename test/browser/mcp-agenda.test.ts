@@ -135,7 +135,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await page.setContent(
       `<!doctype html><html><body style="margin:20px;background:#eef1f5"><script>${host.outputFiles[0]!.text}</script></body></html>`,
     );
-    await page.evaluate((a) => (window as any).startHost(a), { html, input: firstArgs, result: first, locale: 'es-ES' });
+    await page.evaluate(`startHost(${JSON.stringify({ html, input: firstArgs, result: first, locale: 'es-ES' })})`);
     view = page.frames().find((f) => f !== page.mainFrame())!;
     await view.locator('.cita').first().waitFor();
   });
@@ -145,17 +145,16 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await t?.close();
   });
 
-  const focused = () =>
-    view.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '');
+  const focused = () => view.evaluate<string>("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent");
   /** Each drawn appointment: its column's day, its time text, its accessible name. */
   const drawn = () =>
-    view.evaluate(() =>
-      [...document.querySelectorAll<HTMLElement>('.cita')].map((b) => ({
-        id: b.dataset.id!,
-        column: b.closest<HTMLElement>('.col')!.dataset.day!,
-        time: b.querySelector('.time')!.textContent!,
-        label: b.getAttribute('aria-label')!,
-      })),
+    view.evaluate<{ id: string; column: string; time: string; label: string }[]>(
+      `[...document.querySelectorAll('.cita')].map((b) => ({
+        id: b.dataset.id,
+        column: b.closest('.col').dataset.day,
+        time: b.querySelector('.time').textContent,
+        label: b.getAttribute('aria-label'),
+      }))`,
     );
 
   it('the committed view script is what the sources build to (npm run generate:agenda)', async () => {
@@ -189,11 +188,14 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     ]);
     expect(await view.locator('.status').textContent()).toBe('9 citas.');
     // a colour per status, and the same colour for the status in the legend
-    const colours = await view.evaluate(() =>
-      ['pendiente', 'confirmada', 'completada', 'cancelada', 'no_asistio'].map((s) => [
-        getComputedStyle(document.querySelector(`.legend .st-${s} .swatch`)!).backgroundColor,
-        document.querySelector(`.cita.st-${s}`) ? getComputedStyle(document.querySelector(`.cita.st-${s}`)!).borderLeftColor : null,
-      ]),
+    const colours = await view.evaluate<[string, string | null][]>(
+      `['pendiente', 'confirmada', 'completada', 'cancelada', 'no_asistio'].map((s) => {
+        const card = document.querySelector('.cita.st-' + s);
+        return [
+          getComputedStyle(document.querySelector('.legend .st-' + s + ' .swatch')).backgroundColor,
+          card ? getComputedStyle(card).borderLeftColor : null,
+        ];
+      })`,
     );
     expect(new Set(colours.map(([legend]) => legend)).size).toBe(5);
     for (const [legend, card] of colours) expect(card).toBe(legend);
@@ -233,14 +235,14 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect(await focused()).toBe('miércoles, 1 de abril de 2026: 1 cita. Ver el día');
     expect(await view.locator('.view-week').getAttribute('aria-pressed')).toBe('true');
     await page.keyboard.press('Shift+Tab');
-    expect(await view.evaluate(() => document.activeElement?.className)).toBe('day-head');
+    expect(await view.evaluate<string>('document.activeElement.className')).toBe('day-head');
   });
 
   it('follows the host’s locale: English labels when the host says en-GB', async () => {
     await view.locator('.nav-prev').click();
     await view.locator('.cita[data-day="2026-03-29"]').waitFor();
     expect(calls.at(-1)).toEqual({ name: 'list_citas', arguments: { desde: '2026-03-23', hasta: '2026-03-29', limit: 500 } });
-    await page.evaluate(() => (window as any).setLocale('en-GB'));
+    await page.evaluate("setLocale('en-GB')");
     await view.locator('h1', { hasText: 'Appointments' }).waitFor();
     expect(await view.locator('.nav-next').textContent()).toBe('Next week ›');
     expect(await view.locator('.legend li').allTextContents()).toEqual(['Pending', 'Confirmed', 'Completed', 'Cancelled', 'No-show']);
@@ -249,7 +251,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
       '10:00–11:00, Elena Sanz, Masaje relajante, Confirmed, with Laura Martín, at Sede Centro',
     );
     expect(await view.locator('.zone').textContent()).toBe("Clinic's local time (UTC+01:00 → UTC+02:00)");
-    expect(await view.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(await view.evaluate<string>('document.documentElement.lang')).toBe('en');
     if (process.env.AGENDA_SCREENSHOT) {
       fs.mkdirSync(path.dirname(path.resolve(process.env.AGENDA_SCREENSHOT)), { recursive: true });
       await page.locator('iframe').screenshot({ path: process.env.AGENDA_SCREENSHOT });
