@@ -81,10 +81,15 @@ export class Agenda {
     this.render();
   }
 
-  /** The host's locale (BCP 47): Spanish for `es*`, English otherwise. */
+  /** The host's locale (BCP 47): Spanish for `es*`, English otherwise; dates in that locale when Intl knows the tag. */
   setLocale(locale: string | undefined): void {
     const lang = langOf(locale);
-    this.locale = locale && langOf(locale) === lang ? locale : lang;
+    this.locale = lang;
+    try {
+      if (locale !== undefined && Intl.DateTimeFormat.supportedLocalesOf(locale).length > 0) this.locale = locale;
+    } catch {
+      // not a BCP 47 tag: the language's own dates
+    }
     this.t = labelsFor(lang);
     document.documentElement.lang = lang;
     this.render();
