@@ -52,7 +52,7 @@ window.startHost = async ({ html, input, result, locale }) => {
   await bridge.sendToolResult(result);
   window.bridge = bridge;
 };
-window.setLocale = (locale) => window.bridge.setHostContext({ locale, theme: 'light', displayMode: 'inline', platform: 'web' });
+window.setContext = (ctx) => window.bridge.setHostContext({ theme: 'light', displayMode: 'inline', platform: 'web', ...ctx });
 `;
 
 /** A week around the clock change of Sun 29 March 2026 in Madrid (02:00 -> 03:00), and a few days of the next. */
@@ -242,7 +242,7 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     await view.locator('.nav-prev').click();
     await view.locator('.cita[data-day="2026-03-29"]').waitFor();
     expect(calls.at(-1)).toEqual({ name: 'list_citas', arguments: { desde: '2026-03-23', hasta: '2026-03-29', limit: 500 } });
-    await page.evaluate("setLocale('en-GB')");
+    await page.evaluate("setContext({ locale: 'en-GB' })");
     await view.locator('h1', { hasText: 'Appointments' }).waitFor();
     expect(await view.locator('.nav-next').textContent()).toBe('Next week ›');
     expect(await view.locator('.legend li').allTextContents()).toEqual(['Pending', 'Confirmed', 'Completed', 'Cancelled', 'No-show']);
@@ -256,6 +256,20 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
       fs.mkdirSync(path.dirname(path.resolve(process.env.AGENDA_SCREENSHOT)), { recursive: true });
       await page.locator('iframe').screenshot({ path: process.env.AGENDA_SCREENSHOT });
     }
+  });
+
+  it('follows the host’s theme: dark colours when the host says dark, each status still its own', async () => {
+    const colours =
+      '[getComputedStyle(document.body).backgroundColor, ' +
+      "getComputedStyle(document.querySelector('.cita.st-confirmada')).borderLeftColor]";
+    const light = await view.evaluate<string[]>(colours);
+    await page.evaluate("setContext({ locale: 'en-GB', theme: 'dark' })");
+    await expect.poll(() => view.evaluate<string[]>(colours)).not.toEqual(light);
+    const dark = await view.evaluate<string[]>(colours);
+    expect(dark[0]).toBe('rgb(23, 23, 23)');
+    expect(light[0]).toBe('rgb(255, 255, 255)');
+    expect(dark[1]).not.toBe(light[1]);
+    await page.evaluate("setContext({ locale: 'en-GB', theme: 'light' })");
   });
 
   it('loads nothing and breaks no rule of its content policy', () => {
