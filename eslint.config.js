@@ -16,6 +16,7 @@ export default tseslint.config(
       'bench/.build/**',
       '.bench-data/**',
       'packages/sdk/src/generated/**',
+      'src/**/*.generated.ts',
       'packages/*/dist/**',
       'packages/*/node_modules/**',
       // Linted by n8n's own rules instead (`n8n-node lint`, run by the root's `npm run lint`).
@@ -56,6 +57,11 @@ export default tseslint.config(
       ],
       'no-restricted-globals': ['error', 'process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'setImmediate'],
     },
+  },
+  {
+    // The MCP agenda view runs in an MCP host's frame: web platform globals only.
+    files: ['src/http/mcp/agenda/view/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     // Tests walk parsed JSON documents by key, send control characters on purpose, and assign

@@ -1,7 +1,7 @@
 // Clients nobody here wrote, run as docs/ai-assistants.md tells users to run them, with npx (the
 // first run downloads them; npm keeps them in its cache), each in a directory and HOME of its own:
-// - the MCP Inspector's command-line mode lists the tools of a listening server and calls one,
-//   with an API key in its --header (not a dependency of the project: it needs Node 22.19 or
+// - the MCP Inspector's command-line mode lists the tools of a listening server (finding nothing
+//   unportable in their schemas) and calls one, with an API key in its --header (not a dependency of the project: it needs Node 22.19 or
 //   later, and the project supports 22.15);
 // - mcp-remote, the bridge Claude Desktop runs, started exactly as the page's Claude Desktop
 //   configuration says (read from the page), driven over stdio as Claude Desktop drives it.
@@ -75,8 +75,11 @@ describe('MCP clients of other people against /mcp', () => {
         true,
       );
 
-      const list = await inspector(['--method', 'tools/list']);
+      // --strict: the Inspector's portability check of the tools' schemas, in full (it prints a
+      // finding per schema node that some clients would drop or refuse, such as a list of types)
+      const list = await inspector(['--method', 'tools/list', '--strict']);
       expect(list.code, list.stderr).toBe(0);
+      expect(list.stderr).not.toMatch(/Schema portability|(Warning|Error): tool "/);
       const tools = (JSON.parse(list.stdout) as { tools: { name: string; annotations: { readOnlyHint: boolean } }[] }).tools;
       expect(tools.map((x) => x.name)).toContain('list_citas');
       expect(tools).toHaveLength(10);

@@ -17,6 +17,7 @@ import {
   MeQuery,
   RecordParams,
 } from '../../src/domain/api-schemas.js';
+import { nullableAsAnyOf, type JsonSchema } from '../../src/http/mcp/schemas.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { A, B, FIXTURE_NOW_MS } from '../helpers/fixtures.js';
@@ -125,10 +126,18 @@ describe.each(dialects())('MCP tools against REST on %s', (dialect) => {
     expect(byName.get('list_eventos')!.inputSchema).toEqual(json(EventosQuery));
     expect(byName.get('get_clinic')!.inputSchema).toEqual(json(MeQuery));
     for (const name of ['get_cita', 'get_clienta', 'get_llamada']) expect(byName.get(name)!.inputSchema).toEqual(json(RecordParams));
-    // The output schemas are the 200 bodies', with the named records written in.
-    const { $id: _list, ...citasList } = json(CitasList);
-    const { $id: _cita, ...cita } = json(Cita);
-    const { $id: _clienta, ...clienta } = json(Clienta);
+    // The output schemas are the 200 bodies', with the named records written in and each nullable
+    // value as anyOf (no `type` list anywhere: the MCP Inspector warns about those).
+    expect(JSON.stringify(tools)).not.toMatch(/"type":\[/);
+    const anyOfNulls = (v: unknown): any =>
+      Array.isArray(v)
+        ? v.map(anyOfNulls)
+        : v !== null && typeof v === 'object'
+          ? nullableAsAnyOf(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, anyOfNulls(x)])) as JsonSchema)
+          : v;
+    const { $id: _list, ...citasList } = anyOfNulls(json(CitasList));
+    const { $id: _cita, ...cita } = anyOfNulls(json(Cita));
+    const { $id: _clienta, ...clienta } = anyOfNulls(json(Clienta));
     expect(byName.get('list_citas')!.outputSchema!.properties).toEqual({
       ...citasList.properties,
       citas: { type: 'array', items: cita },

@@ -7,6 +7,10 @@
 // published schema must stand alone: the API's named schemas point at each other by `$ref`
 // (`Cita` in `CitasList`), which standalone() replaces by the schema pointed at; and no `$id` may
 // remain (two tools' output schemas would declare the same id to one Ajv, which refuses that).
+// A nullable value is written as `anyOf` of its type and `null`: the API's OpenAPI 3.1 document
+// says `type: ["string", "null"]` (its serializer's form), which is JSON Schema too, but clients that
+// map tool schemas onto a one-type dialect (Gemini's function declarations) drop or refuse it, and
+// the MCP Inspector warns about it; `anyOf` accepts exactly the same values.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { API_COMPONENTS, ClientasQuery } from '../../domain/api-schemas.js';
 
@@ -25,7 +29,25 @@ function inline(node: unknown): unknown {
   }
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries(rest)) if (k !== '$id') out[k] = inline(v);
-  return out;
+  return nullableAsAnyOf(out);
+}
+
+/** What describes a value as a whole: kept beside `anyOf`, not in one of its branches. */
+const ANNOTATIONS = new Set(['title', 'description', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
+
+/**
+ * `{type: [T, "null"], ...}` as `{anyOf: [{type: T, ...}, {type: "null"}]}`, the annotations
+ * (description, examples) outside, T's own keywords (format, pattern, enum, minimum...) in its
+ * branch; any other schema node as it is. Not recursive: standalone() applies it to every node.
+ */
+export function nullableAsAnyOf(node: JsonSchema): JsonSchema {
+  const { type, ...rest } = node;
+  if (!Array.isArray(type) || !type.includes('null')) return node;
+  const outer: JsonSchema = {};
+  const own: JsonSchema = {};
+  for (const [k, v] of Object.entries(rest)) (ANNOTATIONS.has(k) ? outer : own)[k] = v;
+  const branches = type.filter((t) => t !== 'null').map((t) => ({ type: t, ...own }));
+  return { ...outer, anyOf: [...branches, { type: 'null' }] };
 }
 
 /**

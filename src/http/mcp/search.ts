@@ -88,10 +88,12 @@ export const SEARCH_SPECS: ToolSpec[] = [
     scope: 'clientas:read',
     jsonText: true,
     describe: ({ contact }) =>
-      "Search the clinic's clients (clientas) by name (case- and accent-insensitive, any part of it)" +
-      (contact ? ' or by digits of their phone number. ' : ' (not by phone number: this key does not see contact details). ') +
-      `Returns up to ${SEARCH_RESULTS} matches, by name, each with an id to pass to fetch for the whole record. ` +
-      'For every match with paging and counts, or for appointments and calls, use list_clientas, list_citas and list_llamadas.',
+      "The clinic's clients (clientas) whose name (case- and accent-insensitive, any part of it)" +
+      (contact
+        ? ' or digits of their phone number match query: '
+        : ' matches query (not phone numbers: this key does not see contact details): ') +
+      `up to ${SEARCH_RESULTS}, by name, each with an id that fetch reads in full. list_clientas gives every match with paging and ` +
+      'counts; list_citas and list_llamadas give appointments and calls.',
     input: SearchInput,
     output: SearchOutput,
     run: async (args, call, env) => {

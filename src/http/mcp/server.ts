@@ -12,8 +12,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   type CallToolResult,
   type JSONRPCErrorResponse,
   type Tool as McpTool,
@@ -24,6 +27,7 @@ import { memo } from '../../memo.js';
 import { spans } from '../../spans.js';
 import { disclose } from '../disclosure.js';
 import { toApiError } from '../error-handler.js';
+import { AGENDA_READ, AGENDA_RESOURCE, AGENDA_TOOL, AGENDA_TOOL_META, AGENDA_URI, UI_EXTENSION } from './agenda/resource.js';
 import { describeValue } from './args.js';
 import { SEARCH_SPECS } from './search.js';
 import { mayUse, prepare, scopeNeeded, seesContact, ToolRefusal, TOOL_SPECS, type Tool, type ToolCall, type ToolEnv } from './tools.js';
@@ -73,6 +77,7 @@ const listedByView = memo(1_000, (view: string): Map<string, McpTool> => {
         inputSchema: t.inputSchema,
         outputSchema: t.outputSchema,
         annotations: { title: t.title, ...ANNOTATIONS },
+        ...(t.name === AGENDA_TOOL ? { _meta: AGENDA_TOOL_META } : {}),
       },
     ]),
   );
@@ -94,6 +99,9 @@ function instructions(call: ToolCall): string {
     'counts every match. Nothing can be changed through these tools.'
   );
 }
+
+/** MCP's code for a resource the server does not have. */
+const RESOURCE_NOT_FOUND = -32002;
 
 function refusal(call: ToolCall, code: string, text: string): CallToolResult {
   call.req.apiErrorCode ??= code;
@@ -128,10 +136,21 @@ function failureText(e: ApiError, tool: string, requestId: string): string {
 export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLimited: ApiError | null): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Clinic API', version, icons: SERVER_ICONS },
-    { capabilities: { tools: { listChanged: false } }, instructions: instructions(call), jsonSchemaValidator: validator },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { [UI_EXTENSION]: {} } },
+      instructions: instructions(call),
+      jsonSchemaValidator: validator,
+    },
   );
   const tools = listed(call.ctx.timezone, seesContact(call));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: call.visible.map((name) => tools.get(name)!) }));
+  // The one resource: the agenda view of list_citas (./agenda/resource.ts), for hosts that draw MCP Apps.
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: call.visible.includes(AGENDA_TOOL) ? [AGENDA_RESOURCE] : [] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    if (request.params.uri === AGENDA_URI) return AGENDA_READ;
+    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}. The one resource is ${AGENDA_URI}.`);
+  });
   server.setRequestHandler(CallToolRequestSchema, (request): Promise<CallToolResult> => {
     const { name, _meta: meta } = request.params;
     const tool = BY_NAME.get(name);

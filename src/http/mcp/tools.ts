@@ -141,7 +141,7 @@ export function seesContact(call: Pick<ToolCall, 'key'>): boolean {
 
 const PAGING =
   'Paging: at most `limit` records from `offset` (default 0); `total` is the number of ALL records that match, whatever limit and ' +
-  'offset, so while offset + returned < total there are more: call again with offset + returned.';
+  'offset, so while offset + returned < total there are more, from offset + returned on.';
 const UPDATED_SINCE =
   'With updated_since (an RFC 3339 instant): only records changed since then, ordered by that change, with no default window.';
 
@@ -175,7 +175,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: 'Appointments (citas) over a range of days',
     scope: 'citas:read',
     describe: ({ tz }) =>
-      "List the clinic's appointments (citas), oldest first (by start time, then id). desde and hasta are calendar days in the clinic's " +
+      "The clinic's appointments (citas), oldest first (by start time, then id). desde and hasta are calendar days in the clinic's " +
       `time zone (${tz}), both included; without them: today to today + 30 days. estado filters the status (${ESTADOS.join(', ')}). Each ` +
       "appointment: its start (RFC 3339 with the clinic's UTC offset), the client's current name and phone, service, minutes, price and " +
       `currency, status, professional, site, notes and id. ${PAGING} Default limit 100, at most 500. ${UPDATED_SINCE}`,
@@ -214,7 +214,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: 'Clients (clientas): list and search',
     scope: 'clientas:read',
     describe: ({ tz, contact }) =>
-      "List or search the clinic's clients (clientas), by name (case- and accent-insensitive), then id. " +
+      "The clinic's clients (clientas), all or those q matches, by name (case- and accent-insensitive), then id. " +
       (contact
         ? "q finds part of the name ('maria' finds 'María José') or digits of the phone ('600 12'); "
         : "q finds part of the name ('maria' finds 'María José'), never phone digits (this key does not see contact details); ") +
@@ -258,7 +258,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: "Calls (llamadas) answered by the clinic's voice assistant",
     scope: 'llamadas:read',
     describe: ({ tz }) =>
-      "List the phone calls the clinic's voice assistant answered (llamadas), newest first (by time, then id). desde and hasta are " +
+      "The phone calls the clinic's voice assistant answered (llamadas), newest first (by time, then id). desde and hasta are " +
       `calendar days in the clinic's time zone (${tz}), both included; without them: the last 7 days up to now. resultado filters the ` +
       `outcome: ${RESULTADOS.join(', ')} (agendada: booked an appointment; cancelada: cancelled one; info: asked for information; ` +
       "transferida: passed to the staff; sin_accion: nothing done). Each call: its time (RFC 3339 with the clinic's UTC offset), the " +
@@ -299,11 +299,11 @@ export const TOOL_SPECS: ToolSpec[] = [
     title: "The change feed (eventos): what changed in the clinic's records",
     scope: 'eventos:read',
     describe: ({ tz }) =>
-      "Follow the changes of the clinic's records: every appointment, client or call created, changed or deleted is an event (tipo, e.g. " +
-      'cita.creada, clienta.actualizada, llamada.eliminada), oldest first, with the record as it was then (datos). cursor: leave it out ' +
-      "to start at the oldest event kept (at least 30 days), 'now' to start from the present, or the next_cursor of an earlier answer to " +
-      'get exactly the events after it. has_more true: more are waiting, call again at once with next_cursor. tipo: a comma-separated ' +
-      `list of event types to keep. limit: events per answer (default 100, at most 500). Times in the clinic's time zone (${tz}).`,
+      "The changes of the clinic's records, oldest first: every appointment, client or call created, changed or deleted is an event " +
+      '(tipo, e.g. cita.creada, clienta.actualizada, llamada.eliminada) with the record as it was then (datos). Without cursor: from the ' +
+      "oldest event kept (at least 30 days); cursor 'now': from the present; cursor the next_cursor of an earlier answer: exactly the " +
+      'events after it. has_more true: more events are waiting after next_cursor. tipo: a comma-separated list of event types to keep. ' +
+      `limit: events per answer (default 100, at most 500). Times in the clinic's time zone (${tz}).`,
     input: EventosQuery,
     output: EventosList,
     run: async (args, call, env) => {
