@@ -24,6 +24,8 @@ export interface OAuthMessages {
   consentFoot: Text;
   consentStaff: Text;
   consentNoClinic: Text;
+  /** the app is connected to the clinic already: the page changes that connection (incremental consent) */
+  consentConnected: (clinic: string, scopes: string) => Text;
   appsTitle: Text;
   appsLead: Text;
   appsNone: Text;
@@ -66,6 +68,9 @@ const es = {
   consentFoot: 'Podrás ver y desconectar esta aplicación en Ajustes > API > Apps conectadas.',
   consentStaff: 'Solo la dueña de la clínica (o un superadministrador) puede conectar aplicaciones. Pídeselo a ella.',
   consentNoClinic: 'Ninguna clínica de tu cuenta tiene un plan con acceso a la API.',
+  consentConnected: (clinic, scopes) =>
+    `Ya conectaste esta aplicación a ${clinic} con estos permisos: ${scopes}. Al permitir, esa misma conexión tendrá los que marques ` +
+    'aquí; no se crea otra.',
   appsTitle: 'Apps conectadas',
   appsLead:
     'Aplicaciones a las que se dio acceso a esta clínica con el botón «Conectar» (por ejemplo un asistente de IA o un CRM). Al ' +
@@ -116,6 +121,9 @@ const en = {
   consentFoot: 'You can see and disconnect this app in Settings > API > Connected apps.',
   consentStaff: 'Only the clinic’s owner (or a superadmin) can connect apps. Ask the owner to do it.',
   consentNoClinic: 'No clinic of your account has a plan with API access.',
+  consentConnected: (clinic, scopes) =>
+    `You already connected this app to ${clinic} with these permissions: ${scopes}. Allowing gives that same connection the ones you ` +
+    'tick here; no second connection is made.',
   appsTitle: 'Connected apps',
   appsLead:
     'Apps given access to this clinic with a “Connect” button (such as an AI assistant or a CRM). Disconnecting one stops it at once.',

@@ -22,6 +22,7 @@ import { canonicalScopes, isScope, SCOPES, type Scope } from '../../domain/scope
 import { DomainError } from '../../errors.js';
 import { findUserById } from '../../repos/users.js';
 import { adapterClass } from './adapter.js';
+import { ClientDocumentRefused, type ClientDocuments } from './client-documents.js';
 import { neverRedirectBeforeConsent, renderError, type ErrorPage } from './errors-shown.js';
 import type { AppGrants } from './grants.js';
 import { authorizationParamProblem, cleanClientName, clientMetadataProblem, INTERACTION_TTL_S } from './limits.js';
@@ -40,6 +41,8 @@ export interface OAuthSettings {
   accessTokenTtlS: number;
   /** refresh tokens' lifetime; each rotation starts a new one */
   refreshTokenTtlS: number;
+  /** apps whose client_id is a URL (client-documents.ts) */
+  clientDocuments: ClientDocuments;
 }
 
 /** What the consent page shows of an authorization request. */
@@ -115,6 +118,15 @@ export class AuthorizationServer {
       now: Date.now,
       // A reused refresh token or code ends its grant on the token endpoint; a revocation on the revocation endpoint.
       onGrantRevoked: (grantId) => grants.endedByFlow(grantId, Provider.ctx?.oidc?.route === 'revocation' ? 'revoked' : 'reuse'),
+      // The refusal's words reach the person (the error page) or the app (the token endpoint's invalid_client).
+      clientDocument: async (id) => {
+        try {
+          return await settings.clientDocuments.properties(id);
+        } catch (err) {
+          if (err instanceof ClientDocumentRefused) throw new oidcErrors.InvalidClient(err.message);
+          throw err;
+        }
+      },
     });
     const { Check, base } = interactionPolicy;
     const policy = base();
@@ -224,6 +236,8 @@ export class AuthorizationServer {
       if (ctx.oidc?.route === 'discovery' && ctx.status === 200) {
         const b = ctx.body as Record<string, unknown>;
         b.scopes_supported = [...SCOPES];
+        // client-documents.ts (the provider's own feature for them is off; its metadata is this one).
+        b.client_id_metadata_document_supported = true;
         // Only the response mode apps are documented and tested with.
         b.response_modes_supported = ['query'];
         for (const k of [
@@ -281,7 +295,15 @@ export class AuthorizationServer {
   async interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<ConsentRequest> {
     const details = await this.details(req, res, uid);
     const params = details.params as Record<string, string | undefined>;
-    const client = await this.provider.Client.find(String(params.client_id));
+    let client;
+    try {
+      client = await this.provider.Client.find(String(params.client_id));
+    } catch (err) {
+      // A metadata document that went bad since the request began (client-documents.ts).
+      if (err instanceof oidcErrors.InvalidClient || err instanceof oidcErrors.InvalidClientMetadata)
+        throw new DomainError('not_found', `this app can no longer be used: ${(err as { error_description?: string }).error_description}`);
+      throw err;
+    }
     if (!client) throw new DomainError('not_found', 'this app is no longer registered');
     const redirectUri = String(params.redirect_uri ?? client.redirectUris?.[0] ?? '');
     return {
@@ -296,7 +318,12 @@ export class AuthorizationServer {
     };
   }
 
-  /** Consent given: a grant of `scopes` (never more than asked) to the clinic; where the browser goes next. */
+  /**
+   * Consent given: where the browser goes next. The scopes asked for become the ones chosen (never
+   * more than asked). When this person already connected this app to the clinic for the same
+   * resource, that connection (its grant) is changed, not a second one made (incremental consent,
+   * MCP step-up): the scopes it was not asked about stay; its tokens keep working.
+   */
   async allow(
     req: IncomingMessage,
     res: ServerResponse,
@@ -308,11 +335,24 @@ export class AuthorizationServer {
     if (chosen.length === 0) throw new DomainError('invalid_input', 'choose at least one permission', { field: 'scope' });
     const details = await this.details(req, res, uid);
     const params = details.params as Record<string, string | undefined>;
-    const grant = new this.provider.Grant({ accountId: input.userId, clientId: asked.clientId });
-    const refused = SCOPES.filter((s) => !chosen.includes(s));
-    grant.addResourceScope(asked.resource, chosen.join(' '));
-    // What was not granted is marked refused, else the provider would ask again at once.
-    if (refused.length > 0) grant.rejectResourceScope(asked.resource, refused.join(' '));
+    const connection = await this.grants.connectionOf({
+      clinicId: input.clinicId,
+      clientId: asked.clientId,
+      resource: asked.resource,
+      grantedBy: input.userId,
+    });
+    const existing = connection ? await this.provider.Grant.find(connection.id) : undefined;
+    const grant =
+      existing && existing.accountId === input.userId && existing.clientId === asked.clientId
+        ? existing
+        : new this.provider.Grant({ accountId: input.userId, clientId: asked.clientId });
+    const kept = grant === existing ? connection!.scopes.filter((s) => !asked.scopes.includes(s)) : [];
+    const scopes = canonicalScopes([...kept, ...chosen]);
+    const refused = SCOPES.filter((s) => !scopes.includes(s));
+    // Set, not added to: a scope unticked now leaves the connection; what was not granted is
+    // marked refused, else the provider would ask again at once.
+    grant.resources = { ...grant.resources, [asked.resource]: scopes.join(' ') };
+    grant.rejected = { ...grant.rejected, resources: { ...grant.rejected?.resources, [asked.resource]: refused.join(' ') } };
     // Every scope the provider knows is also an OIDC scope to it (the API's are listed for
     // registrations, see `scopes` above): none is granted as one, so none is asked about again.
     const oidcScopes = String(params.scope ?? '')
@@ -320,16 +360,21 @@ export class AuthorizationServer {
       .filter((s) => s === 'openid' || s === 'offline_access' || isScope(s));
     if (oidcScopes.length > 0) grant.rejectOIDCScope(oidcScopes.join(' '));
     const grantId = await grant.save();
-    await this.grants.recordConsent({
-      grantId,
-      clinicId: input.clinicId,
-      clientId: asked.clientId,
-      clientName: asked.clientName,
-      redirectHost: asked.redirectHost,
-      scopes: chosen,
-      resource: asked.resource,
-      grantedBy: input.userId,
-    });
+    if (grant === existing) {
+      if (!(await this.grants.changeScopes(input.clinicId, grantId, scopes)))
+        throw new DomainError('not_found', 'this connection was disconnected meanwhile; ask the app to connect again');
+    } else {
+      await this.grants.recordConsent({
+        grantId,
+        clinicId: input.clinicId,
+        clientId: asked.clientId,
+        clientName: asked.clientName,
+        redirectHost: asked.redirectHost,
+        scopes,
+        resource: asked.resource,
+        grantedBy: input.userId,
+      });
+    }
     return this.provider.interactionResult(
       req,
       res,
