@@ -259,6 +259,28 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     await expect(app.refresh(t.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
+  it("Cursor's registration (its private-use cursor:// redirect beside an https and a loopback one) connects through it", async () => {
+    const cursorUri = 'cursor://anysphere.cursor-mcp/oauth/callback';
+    for (const bad of ['cursor://anysphere.cursor-mcp/other', 'vscode://x/callback']) {
+      const res = await oauth.dynamicClientRegistrationRequest(app.as, { redirect_uris: [bad] }, insecure);
+      expect(res.status, bad).toBe(400);
+    }
+    const res = await oauth.dynamicClientRegistrationRequest(
+      app.as,
+      {
+        client_name: 'Cursor',
+        redirect_uris: [cursorUri, 'https://www.cursor.com/agents/mcp/oauth/callback', 'http://localhost:8787/callback'],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+      },
+      insecure,
+    );
+    const cursor = new App(app.as, await oauth.processDynamicClientRegistrationResponse(res), mcp, cursorUri);
+    const c = await cursor.consent(owner, { scope: 'citas:read', allow: ['citas:read'] });
+    expect(c.callback.href.startsWith(`${cursorUri}?`)).toBe(true);
+    expect((await cursor.exchange(c)).scope).toBe('citas:read');
+  });
+
   it('incremental consent: the same owner allowing the same app again changes its one connection, whose tokens keep working', async () => {
     const crm = await App.register(s.origin, api, 'Incremental CRM');
     const rows = () =>

@@ -34,6 +34,12 @@ import { cookieKeys, signingJwk } from './secrets.js';
 export const CONSENT_PATH = '/dashboard/oauth/consent';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/**
+ * The private-use redirect URIs (RFC 8252, section 7.1) of desktop assistants, accepted exactly:
+ * Cursor registers its own beside an https and a loopback one, and a registration is refused
+ * whole for one URI refused. PKCE binds the code to the app that asked, whoever opens the URI.
+ */
+const NATIVE_REDIRECT_URIS = new Set(['cursor://anysphere.cursor-mcp/oauth/callback']);
 
 export interface OAuthSettings {
   resources: OAuthResources;
@@ -64,6 +70,7 @@ export interface ConsentRequest {
  */
 export function redirectUriProblem(uri: unknown): string | null {
   if (typeof uri !== 'string') return 'each redirect_uri must be a string';
+  if (NATIVE_REDIRECT_URIS.has(uri)) return null;
   const u = URL.canParse(uri) ? new URL(uri) : null;
   if (!u) return `redirect_uri ${uri} is not an absolute URL`;
   if (u.hash !== '' || uri.includes('#')) return `redirect_uri ${uri} must not have a fragment`;
@@ -92,8 +99,9 @@ function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: strin
     const problem = redirectUriProblem(uri);
     if (problem) throw new oidcErrors.InvalidRedirectUri(problem);
   }
-  // 'native' would let loopback ports match loosely and allow custom schemes: 'web' compares exactly.
-  metadata.application_type = 'web';
+  // 'web' compares loopback ports exactly; 'native' lets them vary (RFC 8252) and is the only kind
+  // the provider allows a private-use scheme for: it is kept to the apps that register one.
+  metadata.application_type = uris.some((u) => NATIVE_REDIRECT_URIS.has(u as string)) ? 'native' : 'web';
   const grants = (metadata.grant_types as string[] | undefined) ?? ['authorization_code', 'refresh_token'];
   if (grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
     throw new oidcErrors.InvalidClientMetadata('grant_types may be authorization_code and refresh_token only');
