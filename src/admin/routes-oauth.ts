@@ -97,6 +97,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
         csrf: csrfToken(v.token),
         uid: asked.uid,
         clientName: asked.clientName,
+        documentHost: asked.documentHost,
         redirectHost: asked.redirectHost,
         clinics,
         scopes: asked.scopes,

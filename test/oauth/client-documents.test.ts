@@ -77,6 +77,8 @@ describe.each(dialects())('client ID metadata documents on %s', (dialect) => {
     const app = appAt('/app.json');
     const c = await app.consent(owner, { scope: 'citas:read clientas:read', allow: ['citas:read'] });
     expect(c.page).toContain('Doc App');
+    // The host that published the document is shown: it is a fact, where the name is the app's own word.
+    expect(c.page).toContain(`Su descripción la publica ${new URL(docs.origin).host}.`);
     expect(c.callback.searchParams.get('iss')).toBe(s.origin);
     const t = await app.exchange(c);
     expect(t.scope).toBe('citas:read');

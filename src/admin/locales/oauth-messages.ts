@@ -12,6 +12,8 @@ export interface OAuthMessages {
   consentLead: Text;
   consentApp: Text;
   consentAppUnverified: Text;
+  /** an app known by its metadata document (its client_id is that URL): the host that publishes it */
+  consentAppDocument: (host: string) => Text;
   consentRedirect: Text;
   consentRedirectHelp: Text;
   consentClinic: Text;
@@ -56,6 +58,7 @@ const es = {
   consentLead: 'Revisa qué podrá leer esta aplicación. Solo podrá leer, nunca cambiar nada, y puedes desconectarla cuando quieras.',
   consentApp: 'Aplicación',
   consentAppUnverified: 'Es el nombre que la aplicación se ha dado a sí misma; nadie lo ha verificado.',
+  consentAppDocument: (host) => `Su descripción la publica ${host}.`,
   consentRedirect: 'Volverás a',
   consentRedirectHelp: 'Si no reconoces esta dirección, no permitas el acceso.',
   consentClinic: 'Clínica',
@@ -109,6 +112,7 @@ const en = {
   consentLead: 'Check what this app will be able to read. It can only read, never change anything, and you can disconnect it at any time.',
   consentApp: 'App',
   consentAppUnverified: 'This is the name the app gave itself; no one has verified it.',
+  consentAppDocument: (host) => `Its description is published by ${host}.`,
   consentRedirect: 'You will return to',
   consentRedirectHelp: 'If you do not recognise this address, do not allow access.',
   consentClinic: 'Clinic',

@@ -19,6 +19,8 @@ export interface ConsentModel {
   csrf: string;
   uid: string;
   clientName: string;
+  /** the host publishing the app's metadata document (its client_id is that URL), or null */
+  documentHost: string | null;
   redirectHost: string;
   /** the clinics this person may connect (one for an owner) */
   clinics: Clinic[];
@@ -64,7 +66,9 @@ export function consentPage(m: ConsentModel): Html {
       <dl class="facts">
         <dt>${o.consentApp}</dt>
           <dd><span id="consent-app" dir="auto">${m.clientName}</span>
-          <p class="help" id="consent-app-unverified">${o.consentAppUnverified}</p></dd>
+          <p class="help" id="consent-app-unverified">${o.consentAppUnverified}${
+            m.documentHost ? html` <span id="consent-app-document">${o.consentAppDocument(m.documentHost)}</span>` : ''
+          }</p></dd>
         <dt>${o.consentRedirect}</dt>
           <dd><code id="consent-redirect">${m.redirectHost}</code><p class="help">${o.consentRedirectHelp}</p></dd>
         <dt>${clinicTerm}</dt>${clinicField}

@@ -22,7 +22,7 @@ import { canonicalScopes, isScope, SCOPES, type Scope } from '../../domain/scope
 import { DomainError } from '../../errors.js';
 import { findUserById } from '../../repos/users.js';
 import { adapterClass } from './adapter.js';
-import { ClientDocumentRefused, type ClientDocuments } from './client-documents.js';
+import { ClientDocumentRefused, isClientIdUrl, type ClientDocuments } from './client-documents.js';
 import { neverRedirectBeforeConsent, renderError, type ErrorPage } from './errors-shown.js';
 import type { AppGrants } from './grants.js';
 import { authorizationParamProblem, cleanClientName, clientMetadataProblem, INTERACTION_TTL_S } from './limits.js';
@@ -56,6 +56,8 @@ export interface ConsentRequest {
   uid: string;
   clientId: string;
   clientName: string;
+  /** the host that published the app's metadata document (a client_id that is a URL), or null for a registered app */
+  documentHost: string | null;
   redirectUri: string;
   /** the redirect address's host, shown to the owner (where the browser goes next) */
   redirectHost: string;
@@ -319,6 +321,8 @@ export class AuthorizationServer {
       clientId: client.clientId,
       // Cleaned again: an app registered before names were cleaned keeps its stored name.
       clientName: cleanClientName(client.clientName ?? '') || client.clientId,
+      // Fetched over TLS from that host, which therefore vouches for the document: a fact to show.
+      documentHost: isClientIdUrl(client.clientId) ? new URL(client.clientId).host : null,
       redirectUri,
       redirectHost: URL.canParse(redirectUri) ? new URL(redirectUri).host : redirectUri,
       scopes: requestedScopes(params.scope),
