@@ -5,9 +5,10 @@
 // takes tool schemas as zod only, and ours are the API's TypeBox schemas (plain JSON Schema); the
 // low-level Server validates no arguments, which ./args.ts does with the REST rules.
 //
-// A tool call's refusals (a bad argument, a record kind or feed type outside the key's scopes, the key's rate limit, a record
-// the clinic does not have, a database that did not answer) are tool results with isError: true
-// and a text that says what to do, never protocol errors: the model reads them and can act.
+// A tool call's refusals (a bad argument, a record kind or feed type outside the key's scopes,
+// the key's rate limit, a record the clinic does not have, a database that did not answer) are
+// tool results with isError: true and a text that says what to do, never protocol errors: the
+// model reads them and can act. A tool outside the scopes is refused before, over HTTP (./step-up.ts).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
