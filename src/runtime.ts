@@ -313,6 +313,7 @@ class Composed implements Runtime {
     const c = this.config.oauth;
     if (c.issuer === null) return null;
     const { AuthorizationServer } = await import('./services/oauth/server.js');
+    const { ClientDocuments } = await import('./services/oauth/client-documents.js');
     // The error page is the dashboard's (its language and look).
     const { oauthErrorPage } = await import('./admin/views/oauth-error.js');
     return new AuthorizationServer(
@@ -322,6 +323,11 @@ class Composed implements Runtime {
         resources: oauthResources(c.issuer),
         accessTokenTtlS: c.accessTokenTtlS,
         refreshTokenTtlS: c.refreshTokenDays * 86_400,
+        clientDocuments: new ClientDocuments({
+          allowLoopback: c.clientMetadataAllowPrivate,
+          now: this.now,
+          resolve: this.opts.resolveHost,
+        }),
       },
       { pepper: this.pepper, onError: (err) => this.log.error({ err }, 'OAuth authorization server error'), errorPage: oauthErrorPage },
     );

@@ -75,6 +75,12 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (v.role === 'staff') return staffRefusal(req, reply, v);
     const clinics = await connectable(req, v);
     const asked = await server().interaction(req.raw, reply.raw, uid);
+    // Said for one clinic (an owner's): a superadmin's list of every clinic is not searched for it.
+    const only = clinics.length === 1 ? clinics[0]! : null;
+    const found = only
+      ? await ctx.appGrants.connectionOf({ clinicId: only.id, clientId: asked.clientId, resource: asked.resource, grantedBy: v.userId })
+      : undefined;
+    const connected = only && found ? [{ clinic: only.name, scopes: found.scopes }] : [];
     if (req.viewerClinic) req.lang = asLang(req.viewerClinic.language);
     const t = messages(pageLang(req));
     // The form's answer is a redirect to the app: the browser must be allowed to follow it there.
@@ -91,10 +97,12 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
         csrf: csrfToken(v.token),
         uid: asked.uid,
         clientName: asked.clientName,
+        documentHost: asked.documentHost,
         redirectHost: asked.redirectHost,
         clinics,
         scopes: asked.scopes,
         checked: checked ?? asked.scopes,
+        connected,
         error,
         here: `/dashboard${CONSENT_ROUTE}?uid=${asked.uid}`,
       }),

@@ -504,5 +504,11 @@ export const ConfigSchema = Type.Object({
       maximum: 1_000_000,
       description: 'token and revocation requests allowed per client address per minute (bursts of the same size)',
     }),
+    clientMetadataAllowPrivate: flag('OAUTH_CLIENT_METADATA_ALLOW_PRIVATE', {
+      default: false,
+      description:
+        "`true`: an app's client ID metadata document may be on a loopback address, over `http://` too (trying an app on one machine); " +
+        'otherwise only `https://` on public addresses',
+    }),
   }),
 });

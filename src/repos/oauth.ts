@@ -111,3 +111,37 @@ export async function revokeGrantFromFlow(db: Kysely<DB>, id: string, at: number
 export async function touchGrant(db: Kysely<DB>, clinicId: string, id: string, at: number): Promise<void> {
   await db.updateTable('oauth_grants').set({ last_used_at: at }).where('clinic_id', '=', clinicId).where('id', '=', id).execute();
 }
+
+/**
+ * The live grant of one person's consent to an app for a resource in a clinic, newest first:
+ * a new consent of the same person adds to it (incremental consent). By the clinic's index; a
+ * clinic has a handful of grants.
+ */
+export async function findLiveGrantOf(
+  db: Kysely<DB>,
+  key: { clinicId: string; clientId: string; resource: string; grantedBy: string },
+): Promise<OAuthGrantRow | undefined> {
+  return db
+    .selectFrom('oauth_grants')
+    .selectAll()
+    .where('clinic_id', '=', key.clinicId)
+    .where('client_id', '=', key.clientId)
+    .where('resource', '=', key.resource)
+    .where('granted_by', '=', key.grantedBy)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+/** The scopes of a live grant, changed by a new consent; false when it ended meanwhile. */
+export async function setGrantScopes(db: Kysely<DB>, clinicId: string, id: string, scopes: string): Promise<boolean> {
+  const res = await db
+    .updateTable('oauth_grants')
+    .set({ scopes })
+    .where('clinic_id', '=', clinicId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

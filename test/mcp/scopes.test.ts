@@ -1,6 +1,7 @@
 // The key's scopes on /mcp (docs/ai-assistants.md, "Which key to give an assistant"): tools/list
-// shows only the tools the key's scopes allow; a tool outside them called anyway is a tool error
-// naming the scope it needs (and counted under insufficient_scope), never data; a key without
+// shows only the tools the key's scopes allow; a tool outside them called anyway is an HTTP 403
+// insufficient_scope whose challenge names the scope it needs (as REST's), never data; an argument
+// reaching outside them (fetch of a record kind, the feed's tipo) is a tool error naming the scope; a key without
 // contacto:read gets the contact fields null in every tool's result, exactly as REST gives them
 // to that key, and search never matches phone digits for it. The SDK's client over real HTTP,
 // both databases.
@@ -128,31 +129,64 @@ describe.each(dialects())('MCP and the key’s scopes on %s', (dialect) => {
     expect(clinic.text).not.toContain('list_citas');
   });
 
-  it('a tool outside the key’s scopes, called anyway, is a tool error naming the scope, counted under insufficient_scope', async () => {
+  /** A tools/call over plain HTTP with `key` (the SDK's client turns a 403 into an exception). */
+  const rawCall = (key: string, name: string, args: Record<string, unknown>) =>
+    fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+
+  it('a tool outside the key’s scopes, called anyway, is an HTTP 403 insufficient_scope with the challenge naming the scope', async () => {
     for (const { tool, args, scope } of CALLS) {
       if (scope === null) continue;
-      const text = await callError(contactOnly, tool, args);
-      expect(text, tool).toContain(`scope ${scope}`);
-      expect(text, tool).toContain(tool);
+      const res = await rawCall(keys.contactOnly!, tool, args);
+      expect(res.status, tool).toBe(403);
+      expect(res.headers.get('www-authenticate'), tool).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
+      const body = (await res.json()) as { error: { code: string; scope: string; message: string } };
+      expect(body.error).toMatchObject({ code: 'insufficient_scope', scope });
+      expect(body.error.message, tool).toContain(tool);
+      expect(body.error.message, tool).toContain('Settings > API');
       // nothing of the data: the same refusal for a record that exists and one that does not
-      if ('id' in args) expect(await callError(contactOnly, tool, { id: '0a000009-0000-4000-8000-000000000999' })).toBe(text);
+      if ('id' in args) {
+        const other = await rawCall(keys.contactOnly!, tool, { id: '0a000009-0000-4000-8000-000000000999' });
+        expect(((await other.json()) as typeof body).error.message).toBe(body.error.message);
+      }
     }
+    // fetch reads any kind of record: any of the three scopes would do, and the challenge names them all
+    const fetched = await rawCall(keys.contactOnly!, 'fetch', { id: `cita:${citaA(2)}` });
+    expect(fetched.status).toBe(403);
+    expect(fetched.headers.get('www-authenticate')).toBe(
+      'Bearer error="insufficient_scope", scope="citas:read clientas:read llamadas:read"',
+    );
+    expect(((await fetched.json()) as { error: { message: string } }).error.message).toContain(
+      'citas:read or clientas:read or llamadas:read',
+    );
+    // The SDK's client (no OAuth) gets the 403 as an error, not a result.
+    await expect(contactOnly.callTool({ name: 'list_citas', arguments: {} })).rejects.toMatchObject({ code: 403 });
     // fetch is listed for any key that reads one kind of record; a kind outside its scopes is refused by name
     const cita = `cita:${citaA(2)}`;
     expect((await callOk(citasOnly, 'fetch', { id: cita })).structured.id).toBe(cita);
     expect(await callError(citasOnly, 'fetch', { id: `clienta:${A.maria}` })).toContain('scope clientas:read');
     expect(await callError(citasOnly, 'fetch', { id: `llamada:${llamadaA(1)}` })).toContain('scope llamadas:read');
-    expect(await callError(feedOnly, 'fetch', { id: cita })).toContain('citas:read, clientas:read or llamadas:read');
     // a bare UUID is looked up only in the kinds the key may read: a clienta is "not found" for citasOnly
     expect(await callError(citasOnly, 'fetch', { id: A.maria })).toMatch(/^No record with id/);
     // the feed: a tipo of a collection the key may not read names the scope it needs, as REST's 403 does
     expect(await callError(feedOnly, 'list_eventos', { tipo: 'cita.creada' })).toContain('citas:read');
-    // the refusals are in the key's usage under insufficient_scope (HTTP 200: a tool result)
+    // the refusals are in the keys' usage under insufficient_scope: the 403s, and the tool errors (HTTP 200: a tool result)
     await t.app.usage.flush();
-    const keyId = (await t.keys.verify(keys.contactOnly!))!.keyId;
     const day = localDate(Math.floor(t.clock.now / 1000), 'Europe/Madrid');
-    const usage = (await t.app.usage.summary(t.clinicA.id, [day])).get(keyId);
-    expect(usage?.lastErrors.map((e) => [e.status, e.code])).toEqual([[200, 'insufficient_scope']]);
+    const errorsOf = async (name: string) => {
+      const keyId = (await t.keys.verify(keys[name]!))!.keyId;
+      return (await t.app.usage.summary(t.clinicA.id, [day])).get(keyId)?.lastErrors.map((e) => [e.status, e.code]);
+    };
+    expect(await errorsOf('contactOnly')).toEqual([[403, 'insufficient_scope']]);
+    expect(await errorsOf('feedOnly')).toEqual([[200, 'insufficient_scope']]);
   });
 
   it('without contacto:read every tool’s result is REST’s for that key: contact fields null, in the text too', async () => {

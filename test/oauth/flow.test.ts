@@ -82,6 +82,7 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     expect(c.page).toContain('value="citas:read"');
     expect(c.page).toContain('value="clientas:read"');
     expect(c.page).not.toContain('value="contacto:read"');
+    expect(c.page).not.toContain('consent-app-document'); // a registered app has no document host
     expect(c.callback.origin + c.callback.pathname).toBe(REDIRECT);
     const t = await app.exchange(c);
     expect(t.scope).toBe('citas:read');
@@ -177,8 +178,22 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     expect(result.isError).toBeFalsy();
     const validTool = ajv.compile(tool.outputSchema);
     expect(validTool(result.structuredContent), ajv.errorsText(validTool.errors)).toBe(true);
-    expect(grants).not.toContain(result.structuredContent.api_key.id); // a connection of its own, for /mcp
+    expect(result.structuredContent.api_key.id).not.toBe(body.api_key.id); // a connection of its own, for /mcp
     expect((await s.appGrantsOf()).map((g) => g.id)).toContain(result.structuredContent.api_key.id);
+  });
+
+  it('every authorization response names the issuer (RFC 9207 iss), as the metadata says: a code and an error alike', async () => {
+    expect(app.as.authorization_response_iss_parameter_supported).toBe(true);
+    const allowed = await app.consent(owner, { allow: ['citas:read'] });
+    expect(allowed.callback.searchParams.get('code')).toBeTruthy();
+    expect(allowed.callback.searchParams.get('iss')).toBe(s.origin);
+    const denied = await app.consent(owner, { allow: false });
+    expect(denied.callback.searchParams.get('error')).toBe('access_denied');
+    expect(denied.callback.searchParams.get('iss')).toBe(s.origin);
+    // oauth4webapi checks it: a response naming another issuer is refused (a mix-up attack).
+    const forged = new URL(allowed.callback);
+    forged.searchParams.set('iss', 'https://evil.example');
+    expect(() => oauth.validateAuthResponse(app.as, app.client, forged, allowed.state)).toThrow();
   });
 
   it('deny sends access_denied back to the app', async () => {
@@ -243,6 +258,49 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     await app.revoke(t.access_token);
     expect((await me(t.access_token)).status).toBe(401);
     await expect(app.refresh(t.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it("Cursor's registration (its private-use cursor:// redirect beside an https and a loopback one) connects through it", async () => {
+    const cursorUri = 'cursor://anysphere.cursor-mcp/oauth/callback';
+    for (const bad of ['cursor://anysphere.cursor-mcp/other', 'vscode://x/callback']) {
+      const res = await oauth.dynamicClientRegistrationRequest(app.as, { redirect_uris: [bad] }, insecure);
+      expect(res.status, bad).toBe(400);
+    }
+    const res = await oauth.dynamicClientRegistrationRequest(
+      app.as,
+      {
+        client_name: 'Cursor',
+        redirect_uris: [cursorUri, 'https://www.cursor.com/agents/mcp/oauth/callback', 'http://localhost:8787/callback'],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+      },
+      insecure,
+    );
+    const cursor = new App(app.as, await oauth.processDynamicClientRegistrationResponse(res), mcp, cursorUri);
+    const c = await cursor.consent(owner, { scope: 'citas:read', allow: ['citas:read'] });
+    expect(c.callback.href.startsWith(`${cursorUri}?`)).toBe(true);
+    expect((await cursor.exchange(c)).scope).toBe('citas:read');
+  });
+
+  it('incremental consent: the same owner allowing the same app again changes its one connection, whose tokens keep working', async () => {
+    const crm = await App.register(s.origin, api, 'Incremental CRM');
+    const rows = () =>
+      s.database.db.selectFrom('oauth_grants').select(['id', 'scopes']).where('client_id', '=', crm.client.client_id).execute();
+    const t1 = await crm.exchange(await crm.consent(owner, { scope: 'citas:read llamadas:read', allow: ['citas:read', 'llamadas:read'] }));
+    const [first] = await rows();
+    // Asked for one more scope: the page says the app is connected already, and allowing adds it to that connection.
+    const more = await crm.consent(owner, { scope: 'clientas:read', allow: ['clientas:read'] });
+    expect(more.page).toContain('Ya conectaste esta aplicación a Clínica Uno con estos permisos');
+    const t2 = await crm.exchange(more);
+    expect(t2.scope).toBe('clientas:read');
+    expect(await rows()).toEqual([{ id: first!.id, scopes: 'citas:read clientas:read llamadas:read' }]);
+    expect((await me(t1.access_token, '/api/v1/citas')).status).toBe(200);
+    expect((await me(t2.access_token, '/api/v1/clientas')).status).toBe(200);
+    // The scopes asked about become the ones ticked (one unticked leaves); the others stay.
+    await crm.exchange(await crm.consent(owner, { scope: 'citas:read clientas:read', allow: ['clientas:read'] }));
+    expect(await rows()).toEqual([{ id: first!.id, scopes: 'clientas:read llamadas:read' }]);
+    const list = await (await owner.request('/dashboard/settings/api/apps')).text();
+    expect(list.match(/<span class="key-name">Incremental CRM/g)).toHaveLength(1);
   });
 
   it('Connected apps lists the grant; Disconnect refuses its tokens at once', async () => {

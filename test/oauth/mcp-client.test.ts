@@ -95,9 +95,67 @@ describe.each(dialects())('an MCP client with OAuth on %s', (dialect) => {
     const page = await client.callTool({ name: 'list_citas', arguments: { limit: 1 } });
     expect(page.isError).toBeFalsy();
     expect((page.structuredContent as { citas: unknown[]; limit: number }).limit).toBe(1);
-    const refused = await client.callTool({ name: 'list_clientas', arguments: {} });
-    expect(refused.isError).toBe(true);
-    expect(JSON.stringify(refused.content)).toContain('clientas:read');
     await client.close();
+
+    // A tool outside the grant: HTTP 403 with the step-up challenge, naming what the token has and what it lacks.
+    const raw = await fetch(mcp, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${host.saved!.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_clientas', arguments: {} } }),
+    });
+    expect(raw.status).toBe(403);
+    const metadata = `${s.origin}/.well-known/oauth-protected-resource/mcp`;
+    expect(raw.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="citas:read clientas:read", resource_metadata="${metadata}"`,
+    );
+    expect(((await raw.json()) as { error: { message: string } }).error.message).toContain('The app can ask for it again');
+  });
+
+  it('step-up: the host asks again for the scope the 403 names, the owner adds it to the same connection, the tool then answers', async () => {
+    const mcp = new URL(`${s.origin}/mcp`);
+    const owner = new Browser(s.origin);
+    await owner.signIn(EMAILS.ownerA);
+    const host = new HostStorage();
+    await new Client({ name: 'host', version: '1.0.0' })
+      .connect(new StreamableHTTPClientTransport(mcp, { authProvider: host }))
+      .catch(() => {});
+    const first = await approve(owner, host.authorizationUrl!, { allow: ['citas:read'] });
+    await new StreamableHTTPClientTransport(mcp, { authProvider: host }).finishAuth(first.callback.searchParams.get('code')!);
+    const connections = async () =>
+      (await s.appGrantsOf()).filter((g) => g.revoked_reason === null && g.clinic_id === s.clinicA.id).map((g) => g.id);
+    const before = await connections();
+
+    // SDK 1.32 answers a 403 with a refresh when it holds a refresh token, which cannot widen a
+    // token's scope (its known issue, fixed in later versions): this host keeps none, so the SDK
+    // starts a new authorization with the challenge's scope, as a fixed SDK does.
+    host.saved = { ...host.saved!, refresh_token: undefined };
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(mcp, { authProvider: host }));
+    await expect(client.callTool({ name: 'list_clientas', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+    const again = host.authorizationUrl!;
+    expect(again.searchParams.get('scope')).toBe('citas:read clientas:read');
+
+    // The consent page says the app is connected already, with which permissions; allowing changes that connection.
+    const second = await approve(owner, again, { allow: ['citas:read', 'clientas:read'] });
+    expect(second.page).toContain('Ya conectaste esta aplicación a Clínica Uno con estos permisos');
+    await new StreamableHTTPClientTransport(mcp, { authProvider: host }).finishAuth(second.callback.searchParams.get('code')!);
+    expect(host.saved?.scope).toBe('citas:read clientas:read');
+    await client.close();
+    const after = new Client({ name: 'host', version: '1.0.0' });
+    await after.connect(new StreamableHTTPClientTransport(mcp, { authProvider: host }));
+    expect((await after.listTools()).tools.map((t) => t.name)).toContain('list_clientas');
+    const page = await after.callTool({ name: 'list_clientas', arguments: { limit: 1 } });
+    expect(page.isError).toBeFalsy();
+    await after.close();
+    // One connection still: the same grant, now with both scopes (Connected apps shows it once).
+    expect(await connections()).toEqual(before);
+    const rows = await s.database.db.selectFrom('oauth_grants').select(['id', 'scopes']).where('id', 'in', before).execute();
+    expect(rows.map((r) => r.scopes)).toContainEqual(expect.stringContaining('clientas:read'));
+    const apps = await (await owner.request('/dashboard/settings/api/apps')).text();
+    expect(apps.split('An MCP host').length - 1).toBe(before.filter(Boolean).length);
   });
 });

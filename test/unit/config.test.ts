@@ -69,6 +69,7 @@ describe('loadConfig defaults', () => {
         refreshTokenDays: 30,
         registrationsPerHour: 20,
         tokenRequestsPerMinute: 60,
+        clientMetadataAllowPrivate: false,
         authorizationRequestsPerMinute: 30,
       },
       tracing: {

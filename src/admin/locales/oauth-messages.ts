@@ -12,6 +12,8 @@ export interface OAuthMessages {
   consentLead: Text;
   consentApp: Text;
   consentAppUnverified: Text;
+  /** an app known by its metadata document (its client_id is that URL): the host that publishes it */
+  consentAppDocument: (host: string) => Text;
   consentRedirect: Text;
   consentRedirectHelp: Text;
   consentClinic: Text;
@@ -24,6 +26,8 @@ export interface OAuthMessages {
   consentFoot: Text;
   consentStaff: Text;
   consentNoClinic: Text;
+  /** the app is connected to the clinic already: the page changes that connection (incremental consent) */
+  consentConnected: (clinic: string, scopes: string) => Text;
   appsTitle: Text;
   appsLead: Text;
   appsNone: Text;
@@ -54,6 +58,7 @@ const es = {
   consentLead: 'Revisa qué podrá leer esta aplicación. Solo podrá leer, nunca cambiar nada, y puedes desconectarla cuando quieras.',
   consentApp: 'Aplicación',
   consentAppUnverified: 'Es el nombre que la aplicación se ha dado a sí misma; nadie lo ha verificado.',
+  consentAppDocument: (host) => `Su descripción la publica ${host}.`,
   consentRedirect: 'Volverás a',
   consentRedirectHelp: 'Si no reconoces esta dirección, no permitas el acceso.',
   consentClinic: 'Clínica',
@@ -66,6 +71,9 @@ const es = {
   consentFoot: 'Podrás ver y desconectar esta aplicación en Ajustes > API > Apps conectadas.',
   consentStaff: 'Solo la dueña de la clínica (o un superadministrador) puede conectar aplicaciones. Pídeselo a ella.',
   consentNoClinic: 'Ninguna clínica de tu cuenta tiene un plan con acceso a la API.',
+  consentConnected: (clinic, scopes) =>
+    `Ya conectaste esta aplicación a ${clinic} con estos permisos: ${scopes}. Al permitir, esa misma conexión tendrá los que marques ` +
+    'aquí; no se crea otra.',
   appsTitle: 'Apps conectadas',
   appsLead:
     'Aplicaciones a las que se dio acceso a esta clínica con el botón «Conectar» (por ejemplo un asistente de IA o un CRM). Al ' +
@@ -104,6 +112,7 @@ const en = {
   consentLead: 'Check what this app will be able to read. It can only read, never change anything, and you can disconnect it at any time.',
   consentApp: 'App',
   consentAppUnverified: 'This is the name the app gave itself; no one has verified it.',
+  consentAppDocument: (host) => `Its description is published by ${host}.`,
   consentRedirect: 'You will return to',
   consentRedirectHelp: 'If you do not recognise this address, do not allow access.',
   consentClinic: 'Clinic',
@@ -116,6 +125,9 @@ const en = {
   consentFoot: 'You can see and disconnect this app in Settings > API > Connected apps.',
   consentStaff: 'Only the clinic’s owner (or a superadmin) can connect apps. Ask the owner to do it.',
   consentNoClinic: 'No clinic of your account has a plan with API access.',
+  consentConnected: (clinic, scopes) =>
+    `You already connected this app to ${clinic} with these permissions: ${scopes}. Allowing gives that same connection the ones you ` +
+    'tick here; no second connection is made.',
   appsTitle: 'Connected apps',
   appsLead:
     'Apps given access to this clinic with a “Connect” button (such as an AI assistant or a CRM). Disconnecting one stops it at once.',

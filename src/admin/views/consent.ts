@@ -2,7 +2,8 @@
 // returns), for which clinic (a superadmin picks one), and which of the scopes it asked for, each
 // one a checkbox the owner may untick, in plain words; Allow or Deny. The app's name is its own
 // choice (anyone can register an app): it is quoted and labelled as not verified, and shown in
-// its own direction (dir="auto") so a right-to-left name cannot reorder the text around it.
+// its own direction (dir="auto") so a right-to-left name cannot reorder the text around it. An app
+// this person connected to the clinic already is said so: allowing changes that connection.
 import type { Clinic } from '../../services/accounts.js';
 import { SCOPE_TEXTS, type Scope } from '../../domain/scopes.js';
 import { html, type Html } from '../html.js';
@@ -18,12 +19,16 @@ export interface ConsentModel {
   csrf: string;
   uid: string;
   clientName: string;
+  /** the host publishing the app's metadata document (its client_id is that URL), or null */
+  documentHost: string | null;
   redirectHost: string;
   /** the clinics this person may connect (one for an owner) */
   clinics: Clinic[];
   scopes: Scope[];
   /** what was ticked when the form comes back with an error */
   checked: Scope[];
+  /** this person's connections of this app already there, by clinic (incremental consent) */
+  connected: { clinic: string; scopes: Scope[] }[];
   error: string | null;
   here: string;
 }
@@ -48,13 +53,22 @@ export function consentPage(m: ConsentModel): Html {
           <div class="alert-body"><p>${m.error}</p></div></div>`
         : ''
     }
+    ${m.connected.map(
+      (c) =>
+        html`<p class="help consent-connected">${o.consentConnected(
+          c.clinic,
+          c.scopes.map((s) => SCOPE_TEXTS[s][lang].label).join(', '),
+        )}</p>`,
+    )}
     <form method="post" action="/dashboard/oauth/consent">
       ${csrfInput(m.csrf)}
       <input type="hidden" name="uid" value="${m.uid}">
       <dl class="facts">
         <dt>${o.consentApp}</dt>
           <dd><span id="consent-app" dir="auto">${m.clientName}</span>
-          <p class="help" id="consent-app-unverified">${o.consentAppUnverified}</p></dd>
+          <p class="help" id="consent-app-unverified">${o.consentAppUnverified}${
+            m.documentHost ? html` <span id="consent-app-document">${o.consentAppDocument(m.documentHost)}</span>` : ''
+          }</p></dd>
         <dt>${o.consentRedirect}</dt>
           <dd><code id="consent-redirect">${m.redirectHost}</code><p class="help">${o.consentRedirectHelp}</p></dd>
         <dt>${clinicTerm}</dt>${clinicField}

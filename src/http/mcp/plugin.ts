@@ -7,8 +7,9 @@
 // the common headers, compression and the onResponse hooks apply to it like to any answer.
 //
 // What an MCP client sees before the protocol is reached, in the API's JSON error shape: 401
-// without a valid key (WWW-Authenticate: Bearer), 429 when its address failed authentication too
-// often, 405 for a method other than POST (../plugins/method-guard.ts), 400 for a body too large.
+// without a valid key (WWW-Authenticate: Bearer), 403 for a tool call outside the key's scopes
+// (./step-up.ts), 429 when its address failed authentication too often, 405 for a method other
+// than POST (../plugins/method-guard.ts), 400 for a body too large.
 // The key's own rate limit is answered inside the protocol when the request is tool calls (a
 // tool result saying when to retry, which an assistant can act on); any other request over the
 // limit (initialize, tools/list) is the API's 429. A body that is not JSON, or not JSON-RPC, is
@@ -26,6 +27,7 @@ import { oauthChallenge, type TokenAuth } from '../auth.js';
 import { requestOrigin } from '../plugins/openapi.js';
 import { MCP_PATH } from './paths.js';
 import { malformedToolCall, mcpServer, onlyToolCalls, visibleTools } from './server.js';
+import { outsideScopes } from './step-up.js';
 import type { ToolCall, ToolEnv } from './tools.js';
 
 export { MCP_PATH };
@@ -130,7 +132,7 @@ export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: ()
   });
 
   // scope: null: /mcp itself needs none; each tool needs its own (./tools.ts mayUse: tools/list
-  // shows a key only those its scopes allow, and a call of another is a tool error naming the scope).
+  // shows a key only those its scopes allow, and a call of another is a 403, ./step-up.ts).
   scope.post(
     MCP_PATH,
     { config: { scope: null, answersRateLimit: true }, schema: { hide: true } },
@@ -143,6 +145,9 @@ export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: ()
       // Over the rate limit, only tool calls are answered (each with the refusal); anything else is the 429.
       const limited = req.rateLimitRefusal;
       if (limited && !(body && onlyToolCalls(body.value))) throw limited;
+      // A tool outside the key's or token's scopes: HTTP 403 with the step-up challenge (./step-up.ts).
+      const outside = body ? outsideScopes(body.value, key, env.oauth?.resources ?? null) : null;
+      if (outside) throw outside;
 
       const call: ToolCall = {
         req,

@@ -5,9 +5,10 @@
 // takes tool schemas as zod only, and ours are the API's TypeBox schemas (plain JSON Schema); the
 // low-level Server validates no arguments, which ./args.ts does with the REST rules.
 //
-// A tool call's refusals (a bad argument, a scope the key lacks, the key's rate limit, a record
-// the clinic does not have, a database that did not answer) are tool results with isError: true
-// and a text that says what to do, never protocol errors: the model reads them and can act.
+// A tool call's refusals (a bad argument, a record kind or feed type outside the key's scopes,
+// the key's rate limit, a record the clinic does not have, a database that did not answer) are
+// tool results with isError: true and a text that says what to do, never protocol errors: the
+// model reads them and can act. A tool outside the scopes is refused before, over HTTP (./step-up.ts).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -30,7 +31,7 @@ import { toApiError } from '../error-handler.js';
 import { AGENDA_READ, AGENDA_RESOURCE, AGENDA_TOOL, AGENDA_TOOL_META, AGENDA_URI, UI_EXTENSION } from './agenda/resource.js';
 import { describeValue } from './args.js';
 import { SEARCH_SPECS } from './search.js';
-import { mayUse, prepare, scopeNeeded, seesContact, ToolRefusal, TOOL_SPECS, type Tool, type ToolCall, type ToolEnv } from './tools.js';
+import { mayUse, prepare, seesContact, ToolRefusal, TOOL_SPECS, type Tool, type ToolCall, type ToolEnv } from './tools.js';
 
 export const SERVER_NAME = 'clinic-api';
 
@@ -171,15 +172,7 @@ export function mcpServer(call: ToolCall, env: ToolEnv, version: string, rateLim
   });
   const callTool = async (tool: Tool, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
     const name = tool.name;
-    if (!mayUse(call.key, tool)) {
-      const scope = scopeNeeded(tool);
-      return refusal(
-        call,
-        'insufficient_scope',
-        `This API key does not have the scope ${scope}, which ${name} needs; ` +
-          'the clinic owner can grant it in the dashboard (Settings > API).',
-      );
-    }
+    // A tool outside the key's scopes never gets here: ./plugin.ts answers it with a 403 (./step-up.ts).
     if (rateLimited) {
       return refusal(
         call,

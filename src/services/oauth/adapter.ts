@@ -8,6 +8,9 @@
 // token, a refresh token or code was used twice): that is where `onGrantRevoked` hears of it, while
 // the provider still waits, so the API refuses the grant's tokens from the provider's answer on.
 //
+// An app whose client_id is a URL is not stored: its metadata document is its registration
+// (client-documents.ts), fetched when the provider looks the client up.
+//
 // Expiry is on the provider's own clock (the wall clock: oidc-provider reads Date.now), stored as
 // expires_at for the sweep and checked on every find.
 import { createHmac } from 'node:crypto';
@@ -22,6 +25,7 @@ import {
   upsertArtifact,
   type OAuthArtifactRow,
 } from '../../repos/oauth.js';
+import { isClientIdUrl } from './client-documents.js';
 
 /** The models whose payload names a grant (their rows go with it). */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -34,6 +38,8 @@ export interface AdapterOptions {
   now: () => number;
   /** a grant ended by the flow (not by us): the API must refuse its tokens from now on */
   onGrantRevoked: (grantId: string) => Promise<void>;
+  /** an app whose client_id is a URL: its metadata document (client-documents.ts), or a refusal thrown */
+  clientDocument?: (id: string) => Promise<Payload>;
 }
 
 /** HMAC-SHA256(pepper, "oauth:" + id): the label keeps these hashes apart from API keys' hashes. */
@@ -81,6 +87,8 @@ export function adapterClass(db: Kysely<DB>, opts: AdapterOptions) {
     }
 
     async find(id: string): Promise<Payload | undefined> {
+      // Registered apps' ids are random strings; a URL is a client ID metadata document's.
+      if (this.name === 'Client' && opts.clientDocument && isClientIdUrl(id)) return opts.clientDocument(id);
       return loadArtifact(await findArtifact(db, this.name, h(id)), nowS(), id);
     }
 

@@ -1,5 +1,6 @@
 // The grants owners gave to apps (Settings > API > Connected apps, the CLI's `apps`): recorded at
-// consent, listed per clinic, and ended by a disconnect (the dashboard, the CLI) or by the flow
+// consent (a later consent of the same person to the same app changes its scopes: incremental
+// consent), listed per clinic, and ended by a disconnect (the dashboard, the CLI) or by the flow
 // itself (the app revoked a token, RFC 7009; a refresh token or code used twice). Ending a grant
 // removes its tokens and codes, evicts it from this instance's token cache at once and, with
 // REDIS_URL, announces it so every instance refuses it at once (services/key-changes.ts); without
@@ -7,16 +8,18 @@
 import type { Kysely } from 'kysely';
 import { whenWritable } from '../../db/connect.js';
 import type { DB } from '../../db/schema.js';
-import { storedScopes, type Scope } from '../../domain/scopes.js';
+import { readStoredScopes, storedScopes, type Scope } from '../../domain/scopes.js';
 import {
   destroyArtifact,
   destroyArtifactsOfGrant,
+  findLiveGrantOf,
   getGrant,
   insertGrant,
   listGrants,
   locateGrant,
   revokeGrant,
   revokeGrantFromFlow,
+  setGrantScopes,
   type OAuthGrantListing,
   type OAuthGrantRow,
 } from '../../repos/oauth.js';
@@ -82,6 +85,20 @@ export class AppGrants {
         }),
       INTERACTIVE_WRITE_WAIT_MS,
     );
+  }
+
+  /**
+   * The connection a new consent of `grantedBy` to this app would add to (incremental consent):
+   * the live grant of the same person, app and resource in the clinic; its id and scopes.
+   */
+  async connectionOf(key: { clinicId: string; clientId: string; resource: string; grantedBy: string }) {
+    const row = await findLiveGrantOf(this.db, key);
+    return row ? { id: row.id, scopes: readStoredScopes(row.scopes) } : undefined;
+  }
+
+  /** A new consent changed a connection's scopes (its tokens read them from the grant: the cache's TTL bounds the change). */
+  async changeScopes(clinicId: string, grantId: string, scopes: readonly Scope[]): Promise<boolean> {
+    return whenWritable(() => setGrantScopes(this.db, clinicId, grantId, storedScopes(scopes)), INTERACTIVE_WRITE_WAIT_MS);
   }
 
   list(clinicId: string): Promise<OAuthGrantListing[]> {

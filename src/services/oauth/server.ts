@@ -22,6 +22,7 @@ import { canonicalScopes, isScope, SCOPES, type Scope } from '../../domain/scope
 import { DomainError } from '../../errors.js';
 import { findUserById } from '../../repos/users.js';
 import { adapterClass } from './adapter.js';
+import { ClientDocumentRefused, isClientIdUrl, type ClientDocuments } from './client-documents.js';
 import { neverRedirectBeforeConsent, renderError, type ErrorPage } from './errors-shown.js';
 import type { AppGrants } from './grants.js';
 import { authorizationParamProblem, cleanClientName, clientMetadataProblem, INTERACTION_TTL_S } from './limits.js';
@@ -33,6 +34,12 @@ import { cookieKeys, signingJwk } from './secrets.js';
 export const CONSENT_PATH = '/dashboard/oauth/consent';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/**
+ * The private-use redirect URIs (RFC 8252, section 7.1) of desktop assistants, accepted exactly:
+ * Cursor registers its own beside an https and a loopback one, and a registration is refused
+ * whole for one URI refused. PKCE binds the code to the app that asked, whoever opens the URI.
+ */
+const NATIVE_REDIRECT_URIS = new Set(['cursor://anysphere.cursor-mcp/oauth/callback']);
 
 export interface OAuthSettings {
   resources: OAuthResources;
@@ -40,6 +47,8 @@ export interface OAuthSettings {
   accessTokenTtlS: number;
   /** refresh tokens' lifetime; each rotation starts a new one */
   refreshTokenTtlS: number;
+  /** apps whose client_id is a URL (client-documents.ts) */
+  clientDocuments: ClientDocuments;
 }
 
 /** What the consent page shows of an authorization request. */
@@ -47,6 +56,8 @@ export interface ConsentRequest {
   uid: string;
   clientId: string;
   clientName: string;
+  /** the host that published the app's metadata document (a client_id that is a URL), or null for a registered app */
+  documentHost: string | null;
   redirectUri: string;
   /** the redirect address's host, shown to the owner (where the browser goes next) */
   redirectHost: string;
@@ -61,6 +72,7 @@ export interface ConsentRequest {
  */
 export function redirectUriProblem(uri: unknown): string | null {
   if (typeof uri !== 'string') return 'each redirect_uri must be a string';
+  if (NATIVE_REDIRECT_URIS.has(uri)) return null;
   const u = URL.canParse(uri) ? new URL(uri) : null;
   if (!u) return `redirect_uri ${uri} is not an absolute URL`;
   if (u.hash !== '' || uri.includes('#')) return `redirect_uri ${uri} must not have a fragment`;
@@ -89,8 +101,9 @@ function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: strin
     const problem = redirectUriProblem(uri);
     if (problem) throw new oidcErrors.InvalidRedirectUri(problem);
   }
-  // 'native' would let loopback ports match loosely and allow custom schemes: 'web' compares exactly.
-  metadata.application_type = 'web';
+  // 'web' compares loopback ports exactly; 'native' lets them vary (RFC 8252) and is the only kind
+  // the provider allows a private-use scheme for: it is kept to the apps that register one.
+  metadata.application_type = uris.some((u) => NATIVE_REDIRECT_URIS.has(u as string)) ? 'native' : 'web';
   const grants = (metadata.grant_types as string[] | undefined) ?? ['authorization_code', 'refresh_token'];
   if (grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
     throw new oidcErrors.InvalidClientMetadata('grant_types may be authorization_code and refresh_token only');
@@ -115,6 +128,15 @@ export class AuthorizationServer {
       now: Date.now,
       // A reused refresh token or code ends its grant on the token endpoint; a revocation on the revocation endpoint.
       onGrantRevoked: (grantId) => grants.endedByFlow(grantId, Provider.ctx?.oidc?.route === 'revocation' ? 'revoked' : 'reuse'),
+      // The refusal's words reach the person (the error page) or the app (the token endpoint's invalid_client).
+      clientDocument: async (id) => {
+        try {
+          return await settings.clientDocuments.properties(id);
+        } catch (err) {
+          if (err instanceof ClientDocumentRefused) throw new oidcErrors.InvalidClient(err.message);
+          throw err;
+        }
+      },
     });
     const { Check, base } = interactionPolicy;
     const policy = base();
@@ -224,6 +246,8 @@ export class AuthorizationServer {
       if (ctx.oidc?.route === 'discovery' && ctx.status === 200) {
         const b = ctx.body as Record<string, unknown>;
         b.scopes_supported = [...SCOPES];
+        // client-documents.ts (the provider's own feature for them is off; its metadata is this one).
+        b.client_id_metadata_document_supported = true;
         // Only the response mode apps are documented and tested with.
         b.response_modes_supported = ['query'];
         for (const k of [
@@ -281,7 +305,15 @@ export class AuthorizationServer {
   async interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<ConsentRequest> {
     const details = await this.details(req, res, uid);
     const params = details.params as Record<string, string | undefined>;
-    const client = await this.provider.Client.find(String(params.client_id));
+    let client;
+    try {
+      client = await this.provider.Client.find(String(params.client_id));
+    } catch (err) {
+      // A metadata document that went bad since the request began (client-documents.ts).
+      if (err instanceof oidcErrors.InvalidClient || err instanceof oidcErrors.InvalidClientMetadata)
+        throw new DomainError('not_found', `this app can no longer be used: ${(err as { error_description?: string }).error_description}`);
+      throw err;
+    }
     if (!client) throw new DomainError('not_found', 'this app is no longer registered');
     const redirectUri = String(params.redirect_uri ?? client.redirectUris?.[0] ?? '');
     return {
@@ -289,6 +321,8 @@ export class AuthorizationServer {
       clientId: client.clientId,
       // Cleaned again: an app registered before names were cleaned keeps its stored name.
       clientName: cleanClientName(client.clientName ?? '') || client.clientId,
+      // Fetched over TLS from that host, which therefore vouches for the document: a fact to show.
+      documentHost: isClientIdUrl(client.clientId) ? new URL(client.clientId).host : null,
       redirectUri,
       redirectHost: URL.canParse(redirectUri) ? new URL(redirectUri).host : redirectUri,
       scopes: requestedScopes(params.scope),
@@ -296,7 +330,12 @@ export class AuthorizationServer {
     };
   }
 
-  /** Consent given: a grant of `scopes` (never more than asked) to the clinic; where the browser goes next. */
+  /**
+   * Consent given: where the browser goes next. The scopes asked for become the ones chosen (never
+   * more than asked). When this person already connected this app to the clinic for the same
+   * resource, that connection (its grant) is changed, not a second one made (incremental consent,
+   * MCP step-up): the scopes it was not asked about stay; its tokens keep working.
+   */
   async allow(
     req: IncomingMessage,
     res: ServerResponse,
@@ -308,11 +347,24 @@ export class AuthorizationServer {
     if (chosen.length === 0) throw new DomainError('invalid_input', 'choose at least one permission', { field: 'scope' });
     const details = await this.details(req, res, uid);
     const params = details.params as Record<string, string | undefined>;
-    const grant = new this.provider.Grant({ accountId: input.userId, clientId: asked.clientId });
-    const refused = SCOPES.filter((s) => !chosen.includes(s));
-    grant.addResourceScope(asked.resource, chosen.join(' '));
-    // What was not granted is marked refused, else the provider would ask again at once.
-    if (refused.length > 0) grant.rejectResourceScope(asked.resource, refused.join(' '));
+    const connection = await this.grants.connectionOf({
+      clinicId: input.clinicId,
+      clientId: asked.clientId,
+      resource: asked.resource,
+      grantedBy: input.userId,
+    });
+    const existing = connection ? await this.provider.Grant.find(connection.id) : undefined;
+    const grant =
+      existing && existing.accountId === input.userId && existing.clientId === asked.clientId
+        ? existing
+        : new this.provider.Grant({ accountId: input.userId, clientId: asked.clientId });
+    const kept = grant === existing ? connection!.scopes.filter((s) => !asked.scopes.includes(s)) : [];
+    const scopes = canonicalScopes([...kept, ...chosen]);
+    const refused = SCOPES.filter((s) => !scopes.includes(s));
+    // Set, not added to: a scope unticked now leaves the connection; what was not granted is
+    // marked refused, else the provider would ask again at once.
+    grant.resources = { ...grant.resources, [asked.resource]: scopes.join(' ') };
+    grant.rejected = { ...grant.rejected, resources: { ...grant.rejected?.resources, [asked.resource]: refused.join(' ') } };
     // Every scope the provider knows is also an OIDC scope to it (the API's are listed for
     // registrations, see `scopes` above): none is granted as one, so none is asked about again.
     const oidcScopes = String(params.scope ?? '')
@@ -320,16 +372,21 @@ export class AuthorizationServer {
       .filter((s) => s === 'openid' || s === 'offline_access' || isScope(s));
     if (oidcScopes.length > 0) grant.rejectOIDCScope(oidcScopes.join(' '));
     const grantId = await grant.save();
-    await this.grants.recordConsent({
-      grantId,
-      clinicId: input.clinicId,
-      clientId: asked.clientId,
-      clientName: asked.clientName,
-      redirectHost: asked.redirectHost,
-      scopes: chosen,
-      resource: asked.resource,
-      grantedBy: input.userId,
-    });
+    if (grant === existing) {
+      if (!(await this.grants.changeScopes(input.clinicId, grantId, scopes)))
+        throw new DomainError('not_found', 'this connection was disconnected meanwhile; ask the app to connect again');
+    } else {
+      await this.grants.recordConsent({
+        grantId,
+        clinicId: input.clinicId,
+        clientId: asked.clientId,
+        clientName: asked.clientName,
+        redirectHost: asked.redirectHost,
+        scopes,
+        resource: asked.resource,
+        grantedBy: input.userId,
+      });
+    }
     return this.provider.interactionResult(
       req,
       res,

@@ -48,7 +48,8 @@ export function signedHeaders(secret: string, id: string, body: string, atMs: nu
   };
 }
 
-function pinned(address: string, family: number): LookupFunction {
+/** A `lookup` that answers only the vetted address (also for OAuth's client metadata documents). */
+export function pinned(address: string, family: number): LookupFunction {
   return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address, family }]);
     else callback(null, address, family);
