@@ -129,11 +129,6 @@ export function mayUse(key: AuthenticatedKey, tool: Pick<ToolSpec, 'scope'>): bo
   return hasScope(key.scopeBits, tool.scope);
 }
 
-/** The scopes `tool` needs, as a refusal names them. */
-export function scopeNeeded(tool: Pick<ToolSpec, 'scope'>): string {
-  return tool.scope === 'any-record' ? READ_RECORDS.join(', ').replace(/, ([^,]+)$/, ' or $1') : String(tool.scope);
-}
-
 /** The key's view of the records: with contact details (contacto:read) or with them null. */
 export function seesContact(call: Pick<ToolCall, 'key'>): boolean {
   return hasScope(call.key.scopeBits, 'contacto:read');
