@@ -23,7 +23,9 @@ describe.runIf(redisAvailable('OAuth fleet revocation'))('OAuth grants across a 
     let s: OAuthServer;
     let other: TestRuntime;
     beforeAll(async () => {
-      s = await startOAuthServer(dialect, { REDIS_URL: redis.url });
+      // A generous Redis timeout: this test is about the announcement, not the fail-open deadline
+      // (10 ms by default), which a loaded machine can miss.
+      s = await startOAuthServer(dialect, { REDIS_URL: redis.url, REDIS_TIMEOUT_MS: '250' });
     });
     afterAll(async () => {
       await other?.close();
