@@ -159,6 +159,17 @@ describe('the Zapier integration against a real server', () => {
       expect((await list('new_appointment')).map((r) => r.id)).not.toContain(cita);
     });
 
+    it("every field of the API's records has its label in the field picker, in the API's order", async () => {
+      for (const [key, t] of Object.entries(zap.app.triggers)) {
+        const [item] = await list(key as keyof typeof zap.app.triggers);
+        expect(
+          t.operation.outputFields.map((f) => f.key),
+          key,
+        ).toEqual(Object.keys(item!));
+        expect(Object.keys(t.operation.sample), key).toEqual(Object.keys(item!));
+      }
+    });
+
     it("the samples of a clinic are never the other clinic's", async () => {
       const ids = (await list('new_call')).map((r) => r.id);
       expect(ids.every((i) => i.startsWith('0a'))).toBe(true);

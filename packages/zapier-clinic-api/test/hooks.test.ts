@@ -24,7 +24,10 @@ function zapierRequest(r: Received) {
     const title = name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
     headers[`Http-${title}`] = String(value);
   }
-  return { rawRequest: { method: 'POST' as const, querystring: '', headers, content: r.body }, cleanedRequest: JSON.parse(r.body) as object };
+  return {
+    rawRequest: { method: 'POST' as const, querystring: '', headers, content: r.body },
+    cleanedRequest: JSON.parse(r.body) as object,
+  };
 }
 
 type Rec = Record<string, unknown> & { id: string };
@@ -40,8 +43,9 @@ describe('instant triggers through real subscriptions and signed deliveries', ()
     clinic = await startClinic({ env: ENV, nowMs: Date.now() });
     await clinic.t.app.webhookWorker.start();
     // Instant triggers need webhooks:write, which a key has only when chosen.
-    key = (await clinic.t.keys.create({ clinicId: clinic.t.clinicA.id, name: 'Zapier', expiresAt: null, createdBy: null, scopes: [...SCOPES] }))
-      .key;
+    key = (
+      await clinic.t.keys.create({ clinicId: clinic.t.clinicA.id, name: 'Zapier', expiresAt: null, createdBy: null, scopes: [...SCOPES] })
+    ).key;
     zap = zapierFor(clinic.baseUrl);
   });
   afterAll(async () => {
@@ -232,20 +236,27 @@ describe('instant triggers through real subscriptions and signed deliveries', ()
 
     it('a ping (the dashboard\'s "Send test event") starts nothing', async () => {
       const t = await target();
-      const { endpoint, secret } = await clinic.t.app.webhooks.create({ clinicId: clinic.t.clinicA.id, url: t.url, eventTypes: null, createdBy: null });
+      const { endpoint, secret } = await clinic.t.app.webhooks.create({
+        clinicId: clinic.t.clinicA.id,
+        url: t.url,
+        eventTypes: null,
+        createdBy: null,
+      });
       await clinic.t.app.webhooks.sendTest(clinic.t.clinicA.id, endpoint.id);
       await until(() => t.received.some((r) => r.tipo === 'ping'), 'the ping');
       const ping = t.received.find((r) => r.tipo === 'ping')!;
-      expect(await zap.run(trigger('new_client').perform, { ...auth(), subscribeData: { id: endpoint.id, secret }, ...zapierRequest(ping) })).toEqual(
-        [],
-      );
+      expect(
+        await zap.run(trigger('new_client').perform, { ...auth(), subscribeData: { id: endpoint.id, secret }, ...zapierRequest(ping) }),
+      ).toEqual([]);
       await clinic.t.app.webhooks.delete(clinic.t.clinicA.id, endpoint.id);
     });
   });
 
   it('a key without webhooks:write: turning the Zap on says which permission to give', async () => {
     const t = await target();
-    const err = await zap.run(trigger('new_call').performSubscribe, { authData: { api_key: clinic.key }, targetUrl: t.url }).catch((e: unknown) => e);
+    const err = await zap
+      .run(trigger('new_call').performSubscribe, { authData: { api_key: clinic.key }, targetUrl: t.url })
+      .catch((e: unknown) => e);
     expect(messageOf(err)).toBe(MESSAGES.missingScope('webhooks:write'));
   });
 });
