@@ -141,7 +141,9 @@ export const appointmentChanged = hookTrigger({
   key: 'appointment_changed',
   noun: 'Appointment',
   label: 'Appointment Changed',
-  description: 'Triggers when an appointment changes: its status (confirmed, completed, cancelled, no-show), time, service or notes.',
+  description:
+    'Triggers when an appointment changes: its status (confirmed, completed, cancelled, no-show), time, service, notes, ' +
+    "or its client's name or phone.",
   events: ['cita.actualizada'],
   collection: 'citas',
   newest: 'updated_at',
@@ -177,7 +179,8 @@ export const clientChanged = hookTrigger({
   key: 'client_changed',
   noun: 'Client',
   label: 'Client Changed',
-  description: "Triggers when a client's details change (name, phone, email, VIP, language...).",
+  description:
+    "Triggers when a client's details change (name, phone, email, VIP, language). Her counters of visits and calls change without it.",
   events: ['clienta.actualizada'],
   collection: 'clientas',
   newest: 'updated_at',
