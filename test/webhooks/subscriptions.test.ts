@@ -339,6 +339,24 @@ describe.each(dialects())('subscriptions by API on %s', (dialect) => {
     expect(await t.app.webhooks.list(t.clinicA.id)).toHaveLength(3);
   });
 
+  it('is in the OpenAPI document: scope, request body, 201 and 204, the idempotency header', async () => {
+    const doc = (await call(t, '/api/v1/openapi.json', { key: null })).json();
+    const create = doc.paths[PATH].post;
+    expect(create.operationId).toBe('createWebhook');
+    expect(create['x-scope']).toBe('webhooks:write');
+    expect(Object.keys(create.requestBody.content)).toEqual(['application/json']);
+    expect(Object.keys(create.requestBody.content['application/json'].schema.properties)).toEqual(['url', 'eventos', 'descripcion']);
+    expect(create.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEndpointCreated' });
+    for (const status of ['409', '413', '415']) expect(create.responses[status], status).toBeDefined();
+    expect(create.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'idempotency-key' }));
+    const del = doc.paths[`${PATH}/{id}`].delete;
+    expect(del.responses['204'].content).toBeUndefined();
+    expect(doc.paths[PATH].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/WebhookEndpointsList',
+    });
+    expect(Object.keys(doc.components.schemas.WebhookEndpoint.properties)).not.toContain('secret');
+  });
+
   it('logs the API calls in the request log, as any other', async () => {
     const r = await receiver();
     await post({ url: r.url, eventos: ['*'] });
