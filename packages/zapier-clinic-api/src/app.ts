@@ -19,6 +19,11 @@ export function createApp() {
     authentication: authentication(),
     beforeRequest: [addServerAndCredential],
     afterResponse: [explainErrors],
+    // Every request goes through z.request, which Zapier logs itself. Zapier's patch of node:http
+    // (to log other libraries' requests) would add nothing, and it drops the options of
+    // http.request(url, options, callback) in the process it runs in: the tests' server would then
+    // send its webhooks as bare GETs.
+    flags: { skipHttpPatch: true },
     // Each under its own key (definition.test.ts checks they match).
     triggers: {
       new_appointment: newAppointment,

@@ -15,7 +15,7 @@ import { MESSAGES } from '../src/client';
 import type { Subscription } from '../src/triggers';
 import { A, messageOf, startClinic, uid, zapierFor, type Clinic } from './harness';
 
-const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '10', WEBHOOK_TIMEOUT_MS: '2000' };
+const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '10' };
 
 /** The request as Zapier's hook receiver hands it to perform: headers prefixed with Http-, the body as received. */
 function zapierRequest(r: Received) {

@@ -2,13 +2,15 @@
 // real server with OAuth on: Zapier registered as an app (its redirect URI), the authorization URL
 // the integration builds (Zapier adds PKCE's challenge itself), the owner's consent on the
 // dashboard's real pages, the code exchanged with PKCE's verifier, the connection's test and
-// label, a refresh that rotates the refresh token, and a disconnected app asked to reconnect.
+// label, a search and a subscription with the token, a refresh that rotates the refresh token,
+// and a spent refresh token that asks the user to reconnect.
 import { createHash, randomBytes } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { App, approve, Browser, EMAILS, startOAuthServer, type OAuthServer } from '../../../test/oauth/helpers.js';
 import { OAUTH_SCOPES, oauth2Authentication } from '../src/authentication';
+import type { Subscription } from '../src/triggers';
 import { seedRecords } from '../../../test/helpers/app.js';
 import { clientaRecord, messageOf, uid, zapierFor } from './harness';
 
@@ -20,7 +22,7 @@ const get = async (path: string, token: string) =>
   (await fetch(`${s.origin}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
 
 /** What the owner ticks on the consent page. */
-const GRANTED = ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'];
+const GRANTED = ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read', 'webhooks:write'];
 
 let s: OAuthServer;
 
@@ -28,7 +30,7 @@ describe('connecting by OAuth 2', () => {
   let owner: Browser;
   let zap: ReturnType<typeof zapierFor>;
   beforeAll(async () => {
-    s = await startOAuthServer('sqlite');
+    s = await startOAuthServer('sqlite', { WEBHOOK_ALLOW_PRIVATE: 'true' });
     owner = new Browser(s.origin);
     await owner.signIn(EMAILS.ownerA);
     await seedRecords(s.database, s.clinicA, [clientaRecord(LUCIA, 'Lucía Gómez', '+34644555001')], s.clock.now);
@@ -74,6 +76,12 @@ describe('connecting by OAuth 2', () => {
     // A step runs with the token as with a key.
     const found = await zap.run(zap.app.searches.find_client.operation.perform, { authData: tokens, inputData: { buscar: 'lucia' } });
     expect(found).toEqual([await get(`/api/v1/clientas/${LUCIA}`, tokens.access_token)]);
+    // ...and an instant trigger subscribes and unsubscribes with it.
+    const hook = zap.app.triggers.new_call.operation;
+    const targetUrl = 'http://127.0.0.1:9/hooks/standard/1/abc/';
+    const sub = (await zap.run(hook.performSubscribe, { authData: tokens, targetUrl })) as Subscription;
+    expect(sub).toMatchObject({ url: targetUrl, eventos: ['llamada.creada'] });
+    expect(await zap.run(hook.performUnsubscribe, { authData: tokens, subscribeData: sub })).toEqual({});
   });
 
   it('refresh: new tokens, the old refresh token spent; once the app is disconnected, Zapier is told to reconnect', async () => {
