@@ -18,6 +18,7 @@ import { insertWebhookDelivery } from '../src/repos/webhooks.js';
 import { openRuntime } from '../src/runtime.js';
 import { freePort } from '../tools/net.js';
 import { seedConnectedApp, shootApps } from './screenshots-apps.js';
+import { shootMake } from './screenshots-make.js';
 
 const OUT = path.resolve('docs/screenshots');
 const PASSWORD = 'demo-password-123';
@@ -307,6 +308,11 @@ async function main() {
     // An AI assistant's "Connect": the consent page (one permission unticked), then Connected apps.
     ctx = await browser.newContext(desktop);
     await shootApps(await ctx.newPage(), address, shot, (page) => signIn(page, address, 'ana.garcia@aurora.example'));
+    await ctx.close();
+
+    // docs/make.md: a key for Make, and the webhook it subscribed by API.
+    ctx = await browser.newContext(desktop);
+    await shootMake(await ctx.newPage(), address, rt, aurora.id, shot, (page) => signIn(page, address, 'ana.garcia@aurora.example'));
     await ctx.close();
   } finally {
     await browser?.close();

@@ -68,7 +68,10 @@ export const ERROR_CODES = {
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  conflict: 409,
   cursor_expired: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   too_many_requests: 429,
   headers_too_large: 431,
   database_error: 500,
@@ -164,6 +167,14 @@ export const errors = {
     new ApiError('not_found', `No ${record} with id ${id} in this API key's clinic`),
   methodNotAllowed: (method: string, allow: string) =>
     new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}`, undefined, { allow }),
+  /** The request is well formed but cannot be done as things stand (a limit reached, an Idempotency-Key reused): `message` says why. */
+  conflict: (message: string, param?: string) => new ApiError('conflict', message, param),
+  payloadTooLarge: (maxBytes: number) =>
+    new ApiError('payload_too_large', `The request body is larger than ${maxBytes} bytes, the most this endpoint accepts`),
+  /** `got`: what came instead, e.g. `Content-Type "text/plain"` or `no body`. */
+  unsupportedMediaType: (got: string) =>
+    new ApiError('unsupported_media_type', `The request body must be JSON, sent with "Content-Type: application/json" (got ${got})`),
+  webhookNotFound: (id: string) => new ApiError('not_found', `No webhook endpoint with id ${id} in this API key's clinic`),
   cursorExpired: (detail: string) =>
     new ApiError('cursor_expired', `${detail}. Read the collections again and follow the feed from cursor=now`),
   tooManyRequests: (retryAfterSeconds: number) =>

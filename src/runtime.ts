@@ -54,6 +54,7 @@ import { RateLimiters } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
 import type { Resolver } from './services/webhooks/destination.js';
 import { WebhookService } from './services/webhooks/endpoints.js';
+import { WebhookMaintenance } from './services/webhooks/maintenance.js';
 import { DeliveryWorker } from './services/webhooks/worker.js';
 import { explainPepperError, explainRuntimeError } from './startup-errors.js';
 
@@ -135,6 +136,8 @@ export interface Runtime {
   readonly oauthSweep: OAuthSweep;
   /** Delivers webhooks once started. */
   readonly deliveryWorker: DeliveryWorker;
+  /** The webhooks' periodic pass (endpoints of ended credentials, old Idempotency-Keys) once started. */
+  readonly webhookMaintenance: WebhookMaintenance;
   /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
   redis(): Promise<RedisLink | null>;
   /** The rate limiters, made on the first call: shared on Redis with REDIS_URL (failing open to memory). */
@@ -246,6 +249,7 @@ class Composed implements Runtime {
   #requestLogRetention?: RequestLogRetention;
   #oauthSweep?: OAuthSweep;
   #worker?: DeliveryWorker;
+  #webhookMaintenance?: WebhookMaintenance;
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
   #limiterFactory?: RateLimiters;
@@ -412,6 +416,10 @@ class Composed implements Runtime {
     }));
   }
 
+  get webhookMaintenance(): WebhookMaintenance {
+    return (this.#webhookMaintenance ??= new WebhookMaintenance(this.database, { now: this.now, log: this.log }));
+  }
+
   redis(): Promise<RedisLink | null> {
     return (this.#redis ??= this.makeRedis());
   }
@@ -484,6 +492,7 @@ class Composed implements Runtime {
     // Webhook deliveries from the event log (stopped first: it gives its leases up at once,
     // while the server's requests drain).
     await this.deliveryWorker.start();
+    this.webhookMaintenance.start();
   }
 
   closeServerWith(stop: () => Promise<void>): void {
@@ -496,6 +505,7 @@ class Composed implements Runtime {
       const failed = (task: string) => (err: unknown) => reportBackgroundError(this.reportBackgroundError, task, err);
       // The background jobs, in the reverse order of startServices() (also one a test started
       // itself; stopping one never started is a no-op).
+      await this.#webhookMaintenance?.stop().catch(failed('webhook maintenance stop'));
       await this.#worker?.stop().catch(failed('delivery worker stop'));
       await this.#oauthSweep?.stop().catch(failed('OAuth sweep stop'));
       await this.#requestLogRetention?.stop().catch(failed('request log retention stop'));

@@ -73,6 +73,8 @@ code { background: #eef1f5; border-radius: 6px; padding: .1em .4em; }
 .crumbs li + li::before { content: "/"; margin-right: 6px; color: var(--border-strong); }
 .page-head { display: flex; gap: 24px; align-items: flex-start; justify-content: space-between; margin-bottom: 24px; }
 .page-head .lead { color: var(--muted); max-width: 68ch; margin-top: 8px; }
+.page-head > div:first-child { min-width: 0; }
+.page-head h1 { overflow-wrap: anywhere; }
 .clinic-card {
   background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 12px 16px; min-width: 220px;
   box-shadow: var(--shadow);

@@ -3,7 +3,7 @@
 // field; what was typed is kept to show again. Nothing here writes: the route acts only on a form
 // without errors, so a refused form changes nothing.
 import { checkAllowedIps, type AddressProblem } from '../domain/allowed-ips.js';
-import { canonicalScopes, isScope, SCOPES, type Scope } from '../domain/scopes.js';
+import { canonicalScopes, DEFAULT_SCOPES, isScope, type Scope } from '../domain/scopes.js';
 import { addDays, dayStart, isValidDate, todayIn } from '../time.js';
 import { field, fields } from './context.js';
 import { EXPIRY_CHOICES, type ExpiryChoice, type Messages } from './locales/messages.js';
@@ -31,7 +31,7 @@ export interface KeyInput {
 
 /** A new key's form before anything was typed: every permission ticked, any address, no expiry. */
 export function blankKeyForm(): KeyForm {
-  return { name: '', scopes: [...SCOPES], ips: '', expires: 'never', expiresOn: '', errors: {} };
+  return { name: '', scopes: [...DEFAULT_SCOPES], ips: '', expires: 'never', expiresOn: '', errors: {} };
 }
 
 export function hasErrors(form: KeyForm): boolean {

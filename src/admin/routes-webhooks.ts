@@ -122,11 +122,12 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     const v = viewerOf(req);
     const { clinic, endpoint } = await endpointOf(req, v, false);
     const c = common(req, v, clinic);
-    const [deliveries, flash] = await Promise.all([
+    const [deliveries, flash, subscriber] = await Promise.all([
       ctx.webhooks.deliveries(clinic.id, endpoint.id, 25),
       ctx.sessions.takeFlash(v.token, v.flash, clinic.id),
+      ctx.webhooks.subscriber(endpoint),
     ]);
-    return sendPage(reply, 200, endpointPage({ ...c, endpoint, deliveries, flash }));
+    return sendPage(reply, 200, endpointPage({ ...c, endpoint, deliveries, flash, subscriber }));
   });
 
   /** Runs an action on the endpoint, leaves its outcome for the next page and goes there. */

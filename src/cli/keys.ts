@@ -13,7 +13,7 @@ const EXPIRES_RE = /^(\d{1,4})d$/;
 const OVERLAP_RE = /^(\d{1,6})([smhd]?)$/;
 const UNIT_S = { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 } as const;
 
-const SCOPES_HELP = 'comma-separated, of: citas:read, clientas:read, llamadas:read, eventos:read, contacto:read';
+const SCOPES_HELP = 'comma-separated, of: citas:read, clientas:read, llamadas:read, eventos:read, contacto:read, webhooks:write';
 const IPS_HELP = 'addresses and CIDR ranges the key may be used from, comma-separated, e.g. 203.0.113.0/24,2001:db8::1';
 
 /** A new key as `--json` prints it (keys create, keys roll). */
@@ -110,7 +110,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--clinic <id>', 'clinic id')
     .requiredOption('--name <name>', 'what the key is for, e.g. "Zapier"')
     .option('--expires-in <days>', 'lifetime such as 30d, 90d or 365d (default: never expires)')
-    .option('--scopes <list>', `what the key may read (default: all), ${SCOPES_HELP}`)
+    .option('--scopes <list>', `what the key may do (default: all but webhooks:write), ${SCOPES_HELP}`)
     .option('--allowed-ips <list>', `${IPS_HELP} (default: any address)`)
     .action(async (o: { clinic: string; name: string; expiresIn?: string; scopes?: string; allowedIps?: string }) => {
       let expiresAt: number | null = null;

@@ -242,6 +242,9 @@ export interface DB {
   request_access_sets: RequestAccessSetsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_idempotency: WebhookIdempotencyTable;
+  webhook_replays: WebhookReplaysTable;
+  webhook_alert_mails: WebhookAlertMailsTable;
   oauth_artifacts: OAuthArtifactsTable;
   oauth_grants: OAuthGrantsTable;
 }
@@ -297,6 +300,50 @@ export interface WebhookEndpointsTable {
   last_error: string | null;
   lease_owner: string | null;
   lease_until_ms: number;
+  /** migration 015: what the subscriber said it is for */
+  description: string | null;
+  /** the API key (or OAuth grant) that subscribed it by API: its end disables the endpoint */
+  created_by_key: string | null;
+  created_by_grant: string | null;
+  /** 0: deliveries without contact details (the subscribing credential could not read them) */
+  contact: ColumnType<number, number | undefined, number>;
+  /** the alerts' state: 0 none, 1 the "failing" e-mail queued, 2 the "disabled" one */
+  alert_stage: ColumnType<number, number | undefined, number>;
+  alert_since_ms: number | null;
+}
+
+export interface WebhookIdempotencyTable {
+  clinic_id: string;
+  /** the key's (or grant's) id: the same Idempotency-Key of two credentials is two requests */
+  credential_id: string;
+  key_hash: string;
+  /** the body's hash: the same key with another body is refused */
+  request_hash: string;
+  endpoint_id: string;
+  created_ms: number;
+}
+
+export interface WebhookReplaysTable {
+  id: string;
+  clinic_id: string;
+  endpoint_id: string;
+  seq: number;
+  queued_ms: number;
+  lease_owner: string | null;
+  lease_until_ms: number;
+}
+
+export interface WebhookAlertMailsTable {
+  id: string;
+  clinic_id: string;
+  endpoint_id: string;
+  /** 'failing' | 'disabled' | 'recovered' */
+  kind: string;
+  created_ms: number;
+  attempts: number;
+  next_ms: number;
+  sent_ms: number | null;
+  last_error: string | null;
 }
 
 export interface WebhookDeliveriesTable {
@@ -313,4 +360,8 @@ export interface WebhookDeliveriesTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  /** migration 015: the answer's first 1 KB, secrets masked */
+  response_excerpt: ColumnType<string | null, string | null | undefined, string | null>;
+  /** when the next attempt of this event is due (a failed automatic attempt) */
+  next_retry_ms: ColumnType<number | null, number | null | undefined, number | null>;
 }

@@ -338,6 +338,86 @@ export const Me = named('Me', 'Who the API key is: its clinic, the key, its rate
   rate_limit: ref(RateLimitPolicy),
 });
 
+// Webhook subscriptions: POST, GET and DELETE /api/v1/webhooks (docs/webhooks.md).
+
+/** `*`: every event type the key may read; else some of them. */
+const WebhookEventos = Type.Array(Type.Unsafe<string>({ type: 'string', enum: ['*', ...EVENT_TYPES] }), {
+  minItems: 1,
+  description: 'The event types sent to the endpoint: ["*"] for every type the key may read, or a list of them',
+  examples: [['cita.creada', 'cita.actualizada']],
+});
+
+const webhookEndpointProperties = {
+  id: Uuid,
+  url: Text(['https://hooks.example.com/clinic'], 'Where the events are POSTed (Standard Webhooks 1.0, signed with the secret)'),
+  eventos: WebhookEventos,
+  modo: Type.Unsafe<'live' | 'test'>({
+    type: 'string',
+    enum: ['live', 'test'],
+    description: "live: the clinic's data; test: its sandbox (the endpoint receives the events of the key's mode only)",
+    examples: ['live'],
+  }),
+  descripcion: Nullable(Type.String({ description: 'What the endpoint is for, as given', examples: ['Zapier: new appointments'] })),
+  estado: Type.Unsafe<'active' | 'failing' | 'disabled'>({
+    type: 'string',
+    enum: ['active', 'failing', 'disabled'],
+    description: 'active; failing (deliveries are being retried); disabled (nothing is sent; motivo says why)',
+    examples: ['active'],
+  }),
+  motivo: Nullable(
+    Type.Unsafe<string>({
+      type: 'string',
+      enum: ['manual', 'failing', 'key_revoked', 'key_expired', 'grant_revoked'],
+      description:
+        'Why a disabled endpoint is: manual (the clinic disabled it), failing (3 days of failed deliveries), key_revoked, ' +
+        'key_expired or grant_revoked (the credential that subscribed it ended); null while not disabled',
+    }),
+  ),
+  created_at: Timestamp,
+};
+
+export const WebhookEndpoint = named('WebhookEndpoint', 'A webhook endpoint of the clinic (never its secret)', webhookEndpointProperties);
+
+export const WebhookEndpointCreated = named(
+  'WebhookEndpointCreated',
+  'The endpoint just subscribed, with its signing secret: shown in this answer only (and in a repeat of it with the same Idempotency-Key)',
+  {
+    ...webhookEndpointProperties,
+    secret: Type.String({
+      pattern: '^whsec_',
+      description: "The signing secret (whsec_ and base64): check each delivery's webhook-signature with it. Store it now",
+      examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    }),
+  },
+);
+
+export const WebhookEndpointsList = named('WebhookEndpointsList', "The clinic's webhook endpoints of the key's mode, oldest first", {
+  webhooks: Type.Array(ref(WebhookEndpoint)),
+});
+
+/** The body of POST /api/v1/webhooks (JSON, at most 16 KB). */
+export const WebhookCreateBody = Type.Object(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description: 'An https:// URL whose host resolves to public addresses only; no user name or password in it',
+      examples: ['https://hooks.example.com/clinic'],
+    }),
+    eventos: WebhookEventos,
+    descripcion: Type.Optional(
+      Nullable(Type.String({ maxLength: 500, description: 'What the endpoint is for (at most 500 characters)', examples: ['Zapier'] })),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** An endpoint's id in the path. */
+export const WebhookParams = Type.Object(
+  { id: Type.String({ format: 'uuid', description: "The endpoint's id (a UUID, as POST answered it)" }) },
+  { additionalProperties: false },
+);
+
 /** The named schemas, in document order: each is a components.schemas entry. */
 export const API_COMPONENTS: readonly TSchema[] = [
   Cita,
@@ -354,6 +434,9 @@ export const API_COMPONENTS: readonly TSchema[] = [
   ApiKey,
   RateLimitPolicy,
   Me,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointsList,
 ];
 
 export type CitasQuery = Static<typeof CitasQuery>;
@@ -368,3 +451,5 @@ export type RecordParams = Static<typeof RecordParams>;
 export type Cita = Static<typeof Cita>;
 export type Clienta = Static<typeof Clienta>;
 export type Llamada = Static<typeof Llamada>;
+export type WebhookEndpointJson = Static<typeof WebhookEndpoint>;
+export type WebhookCreateBody = Static<typeof WebhookCreateBody>;

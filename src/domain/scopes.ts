@@ -8,8 +8,15 @@
 import { DomainError } from '../errors.js';
 import { EVENT_TYPES, type EventType } from './records.js';
 
-export const SCOPES = ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'] as const;
+export const SCOPES = ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read', 'webhooks:write'] as const;
 export type Scope = (typeof SCOPES)[number];
+
+/**
+ * What a new key (or an app that names no scope) gets when nobody chose: every scope that reads.
+ * webhooks:write sends the clinic's data to a URL of the caller's choice, so it is only ever
+ * chosen explicitly.
+ */
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'webhooks:write');
 
 /** A scope in one of the dashboard's languages: a short name, and what it lets a program read. */
 export interface ScopeWords {
@@ -72,6 +79,19 @@ export const SCOPE_TEXTS: Readonly<Record<Scope, ScopeText>> = {
       description: 'Teléfonos, correos electrónicos y notas de las citas. Sin este permiso se envían vacíos.',
     },
     en: { label: 'Contact details', description: 'Phone numbers, e-mail addresses and appointment notes. Without it they are sent empty.' },
+  },
+  'webhooks:write': {
+    reference:
+      'POST, GET and DELETE /api/v1/webhooks: subscribe a URL to the events of the types the key may read, list and remove ' +
+      'subscriptions; never granted unless chosen',
+    es: {
+      label: 'Suscripciones a eventos',
+      description: 'Crear y borrar webhooks que envían los cambios a una dirección web (Zapier, Make, n8n). Solo si lo eliges.',
+    },
+    en: {
+      label: 'Event subscriptions',
+      description: 'Create and delete webhooks that send changes to a web address (Zapier, Make, n8n). Only when you choose it.',
+    },
   },
 };
 

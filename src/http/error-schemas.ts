@@ -23,10 +23,15 @@ export const ERROR_WHEN = {
     'of the resources it may read, so an explicit tipo of others is refused too',
   ip_not_allowed: "the API key is restricted to addresses that do not include the caller's; the message names the address the service saw",
   not_found: "no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike)",
-  method_not_allowed: 'a method other than GET or HEAD (the Allow header lists them)',
+  method_not_allowed: 'a method the path does not take (the Allow header lists those it does)',
   request_timeout: "the request line and headers did not all arrive within the server's time; the connection is closed",
+  conflict:
+    'the request cannot be done as things stand: the clinic has the most webhook endpoints allowed, or an Idempotency-Key was used ' +
+    'before with another body',
   cursor_expired:
     'the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now',
+  payload_too_large: 'the request body is larger than the endpoint accepts (16 KB)',
+  unsupported_media_type: 'a request body that is not sent as application/json',
   too_many_requests: 'over the rate limit; retry after Retry-After seconds',
   headers_too_large: 'the request headers are larger than the server accepts',
   database_error: 'the database failed or timed out; retry after Retry-After seconds',

@@ -17,6 +17,8 @@ export interface LlmsTxtInput {
   doc: Json;
   /** the request each operation's example makes, by operationId */
   samples: Record<string, SampleRequest>;
+  /** the curl example of an operation without a sample request (one that sends a body, or deletes), by operationId */
+  curl?: Record<string, string>;
   limits: { rps: number; burst: number; authFailRps: number; authFailBurst: number };
   /** the prefix of API keys (API_KEY_PREFIX) */
   keyPrefix: string;
@@ -60,7 +62,7 @@ function parameterLine(p: Json): string {
   return `- ${p['name']} (${[describeType(s), ...extra].join('; ')}): ${p['description'] ?? ''}`.trimEnd();
 }
 
-function operationSection(path: string, method: string, op: Json, samples: LlmsTxtInput['samples']): string[] {
+function operationSection(path: string, method: string, op: Json, input: Pick<LlmsTxtInput, 'samples' | 'curl'>): string[] {
   const lines = [`### ${method.toUpperCase()} ${path}`, '', `${op['summary']} (operationId ${op['operationId']}).`];
   const scope = op[SCOPE_EXTENSION] as string | null | undefined;
   lines.push(scope ? `Needs the scope ${scope}.` : 'Needs no scope.');
@@ -70,32 +72,31 @@ function operationSection(path: string, method: string, op: Json, samples: LlmsT
   if (description) lines.push(description);
   const all = (op['parameters'] as Json[] | undefined) ?? [];
   const inPath = all.filter((p) => p['in'] === 'path');
-  const params = all.filter((p) => p['in'] !== 'path');
+  const inHeader = all.filter((p) => p['in'] === 'header');
+  const params = all.filter((p) => p['in'] === 'query');
   if (inPath.length) lines.push('', 'Path parameters:', ...inPath.map(parameterLine));
+  if (inHeader.length) lines.push('', 'Request headers (optional unless marked):', ...inHeader.map(parameterLine));
+  const requestBody = op['requestBody']?.['content']?.['application/json']?.['schema'] as Json | undefined;
+  if (requestBody) lines.push('', 'Body (application/json):', ...fieldLines(requestBody));
   lines.push(
     '',
     params.length ? 'Query parameters (all optional unless marked):' : 'Query parameters: none (any parameter is a 400 unknown_parameter).',
   );
   for (const p of params) lines.push(parameterLine(p));
-  const ok = op['responses']?.['200'] as Json | undefined;
+  const statuses = Object.keys(op['responses'] ?? {});
+  // The success with a body: 200, or 201 (created).
+  const okStatus = statuses.find((s) => s === '200' || s === '201');
+  const ok = okStatus === undefined ? undefined : (op['responses'][okStatus] as Json);
   const body = ok?.['content']?.['application/json']?.['schema'] as Json | undefined;
-  if (body) lines.push('', `200: ${describeType(body)} (${ok!['description']}).`);
+  if (body) lines.push('', `${okStatus}: ${describeType(body)} (${ok!['description']}).`);
   const csv = ok?.['content']?.['text/csv']?.['schema'] as Json | undefined;
   if (csv) lines.push(`200 as text/csv: ${csv['description']}`);
-  const statuses = Object.keys(op['responses'] ?? {});
-  for (const s of statuses.filter((s) => s !== '200' && Number(s) < 400)) lines.push(`${s}: ${op['responses'][s]['description']}.`);
+  for (const s of statuses.filter((s) => s !== okStatus && Number(s) < 400)) lines.push(`${s}: ${op['responses'][s]['description']}.`);
   const errors = statuses.filter((s) => Number(s) >= 400);
   if (errors.length) lines.push(`Errors: ${errors.join(', ')} (see Errors).`);
-  const sample = samples[op['operationId'] as string];
-  if (sample)
-    lines.push(
-      '',
-      'Example:',
-      '',
-      ...curlSample(sample)
-        .split('\n')
-        .map((l) => `    ${l}`),
-    );
+  const sample = input.samples[op['operationId'] as string];
+  const curl = sample ? curlSample(sample) : input.curl?.[op['operationId'] as string];
+  if (curl) lines.push('', 'Example:', '', ...curl.split('\n').map((l) => `    ${l}`));
   return lines;
 }
 
@@ -113,7 +114,7 @@ export function llmsTxt(input: LlmsTxtInput): string {
     '',
     `Base URL: this server (the origin that serves this file). Reference: ${links.docs}. OpenAPI ` +
       `3.1: ${links.openapi}. Licence: ${links.license}.`,
-    'Read-only: every endpoint is GET (HEAD also works); other methods get 405.',
+    'Every endpoint is GET (HEAD also works) but the webhook subscriptions, which also take POST and DELETE; other methods get 405.',
     '',
     '## Authentication',
     '',
@@ -136,7 +137,7 @@ export function llmsTxt(input: LlmsTxtInput): string {
     '## Endpoints',
   ];
   for (const [path, item] of Object.entries<Json>(doc['paths'] ?? {})) {
-    for (const [method, op] of Object.entries<Json>(item)) out.push('', ...operationSection(path, method, op, input.samples));
+    for (const [method, op] of Object.entries<Json>(item)) out.push('', ...operationSection(path, method, op, input));
   }
   out.push('', '## Records', '', 'Every field is always present (null where the type says so).');
   // The error body has its own section below.

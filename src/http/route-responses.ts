@@ -190,6 +190,8 @@ export interface OkResponse<T extends TSchema> {
   headers?: HeaderUse[];
   /** The same answer as CSV (Accept: text/csv), described: a list's. */
   csv?: string;
+  /** The success status, 200 unless said (201: created). */
+  status?: 200 | 201;
 }
 
 /**
@@ -199,5 +201,12 @@ export interface OkResponse<T extends TSchema> {
 export function apiResponses<T extends TSchema>(ok: OkResponse<T>, extra: Record<number, StatusDoc> = {}) {
   const others: Record<number, ReturnType<typeof statusResponse>> = {};
   for (const [status, doc] of Object.entries({ ...ERROR_RESPONSES, ...extra })) others[Number(status)] = statusResponse(doc);
-  return { 200: jsonResponse(ok.description, ref(ok.body), [...COMMON, ...RATE, ...(ok.headers ?? [])], ok.csv), ...others };
+  return { [ok.status ?? 200]: jsonResponse(ok.description, ref(ok.body), [...COMMON, ...RATE, ...(ok.headers ?? [])], ok.csv), ...others };
+}
+
+/** The `response` of a route whose success is a 204 No Content (a deletion), with the same error statuses. */
+export function noContentResponses(description: string, extra: Record<number, StatusDoc> = {}) {
+  const others: Record<number, ReturnType<typeof statusResponse>> = {};
+  for (const [status, doc] of Object.entries({ ...ERROR_RESPONSES, ...extra })) others[Number(status)] = statusResponse(doc);
+  return { 204: statusResponse({ description, headers: [...COMMON, ...RATE], body: null }), ...others };
 }

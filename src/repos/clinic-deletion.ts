@@ -9,6 +9,9 @@ import { deleteUnnamedSets } from './request-log.js';
 
 /** Tables with a clinic_id column, in deletion order (webhook_deliveries before their endpoints, citas before clientas ...). */
 export const CLINIC_TABLES = [
+  'webhook_replays',
+  'webhook_alert_mails',
+  'webhook_idempotency',
   'webhook_deliveries',
   'webhook_endpoints',
   'events',

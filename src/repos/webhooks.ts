@@ -26,6 +26,9 @@ function endpointRow(r: Record<string, unknown>): EndpointRow {
     next_attempt_ms: Number(r.next_attempt_ms),
     failing_since_ms: num(r.failing_since_ms),
     lease_until_ms: Number(r.lease_until_ms),
+    contact: Number(r.contact ?? 1),
+    alert_stage: Number(r.alert_stage ?? 0),
+    alert_since_ms: num(r.alert_since_ms),
   };
 }
 
@@ -37,6 +40,7 @@ function deliveryRow(r: Record<string, unknown>): DeliveryRow {
     at_ms: Number(r.at_ms),
     status_code: num(r.status_code),
     duration_ms: Number(r.duration_ms),
+    next_retry_ms: num(r.next_retry_ms),
   };
 }
 
@@ -207,7 +211,7 @@ export async function releaseWebhookLeases(db: Kysely<DB>, owner: string, id?: s
   await q.execute();
 }
 
-export async function insertWebhookDelivery(db: Kysely<DB>, row: DeliveryRow): Promise<void> {
+export async function insertWebhookDelivery(db: Kysely<DB>, row: Insertable<WebhookDeliveriesTable>): Promise<void> {
   await db.insertInto('webhook_deliveries').values(row).execute();
 }
 
@@ -259,4 +263,108 @@ export async function getEventBySeq(db: Kysely<DB>, clinicId: string, seq: numbe
     .where('seq', '=', seq)
     .executeTakeFirst();
   return row && { ...row, seq: Number(row.seq), ocurrido_at: Number(row.ocurrido_at) };
+}
+
+// Idempotency-Keys of subscriptions by API (migration 015): the key's hash, per credential.
+
+export async function findIdempotencyKey(db: Kysely<DB>, clinicId: string, credentialId: string, keyHash: string, sinceMs: number) {
+  const row = await db
+    .selectFrom('webhook_idempotency')
+    .select(['request_hash', 'endpoint_id'])
+    .where('clinic_id', '=', clinicId)
+    .where('credential_id', '=', credentialId)
+    .where('key_hash', '=', keyHash)
+    .where('created_ms', '>=', sinceMs)
+    .executeTakeFirst();
+  return row;
+}
+
+/** Remembers a key (replacing one of the same name older than the window, which no longer counts). */
+export async function rememberIdempotencyKey(
+  db: Kysely<DB>,
+  r: { clinicId: string; credentialId: string; keyHash: string; requestHash: string; endpointId: string; createdMs: number },
+): Promise<void> {
+  await db
+    .deleteFrom('webhook_idempotency')
+    .where('clinic_id', '=', r.clinicId)
+    .where('credential_id', '=', r.credentialId)
+    .where('key_hash', '=', r.keyHash)
+    .execute();
+  await db
+    .insertInto('webhook_idempotency')
+    .values({
+      clinic_id: r.clinicId,
+      credential_id: r.credentialId,
+      key_hash: r.keyHash,
+      request_hash: r.requestHash,
+      endpoint_id: r.endpointId,
+      created_ms: r.createdMs,
+    })
+    .execute();
+}
+
+/** Every clinic (retention): forgets the keys older than `beforeMs`. */
+export async function pruneIdempotencyKeys(db: Kysely<DB>, beforeMs: number): Promise<number> {
+  const res = await db.deleteFrom('webhook_idempotency').where('created_ms', '<', beforeMs).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+// The credential behind an endpoint subscribed by API (migration 015), every clinic (the
+// maintenance pass): a rolled key hands its endpoints to its replacement; a key revoked or
+// expired, or an OAuth grant revoked, disables them.
+
+/** Endpoints of rolled keys move to the key that replaced them; how many moved. */
+export async function handOverRolledKeyEndpoints(db: Kysely<DB>): Promise<number> {
+  const res = await db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({
+      created_by_key: eb
+        .selectFrom('api_keys as k')
+        .select('k.replaced_by')
+        .whereRef('k.id', '=', 'webhook_endpoints.created_by_key')
+        .where('k.clinic_id', '=', eb.ref('webhook_endpoints.clinic_id')),
+    }))
+    .where('created_by_key', 'in', (eb) => eb.selectFrom('api_keys').select('id').where('replaced_by', 'is not', null))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/**
+ * Disables the enabled endpoints whose subscribing key was revoked or has expired at `nowMs`, or
+ * whose OAuth grant was revoked, with that reason; returns them (id, clinic, reason).
+ */
+export async function disableEndpointsOfEndedCredentials(
+  db: Kysely<DB>,
+  nowMs: number,
+): Promise<{ id: string; clinic_id: string; reason: string }[]> {
+  const nowS = Math.floor(nowMs / 1000);
+  const out: { id: string; clinic_id: string; reason: string }[] = [];
+  const ended = [
+    {
+      reason: 'key_revoked',
+      column: 'created_by_key' as const,
+      ids: db.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null),
+    },
+    {
+      reason: 'key_expired',
+      column: 'created_by_key' as const,
+      ids: db.selectFrom('api_keys').select('id').where('expires_at', '<=', nowS).where('replaced_by', 'is', null),
+    },
+    {
+      reason: 'grant_revoked',
+      column: 'created_by_grant' as const,
+      ids: db.selectFrom('oauth_grants').select('id').where('revoked_at', 'is not', null),
+    },
+  ];
+  for (const { reason, column, ids } of ended) {
+    const rows = await db
+      .updateTable('webhook_endpoints')
+      .set({ enabled: 0, disabled_reason: reason, disabled_at: nowS, lease_owner: null, lease_until_ms: 0 })
+      .where('enabled', '=', 1)
+      .where(column, 'in', ids)
+      .returning(['id', 'clinic_id'])
+      .execute();
+    out.push(...rows.map((r) => ({ ...r, reason })));
+  }
+  return out;
 }

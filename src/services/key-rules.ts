@@ -5,7 +5,7 @@
 import { createHmac, hash as digest, randomBytes } from 'node:crypto';
 import { AddressRules, readStoredAllowedIps } from '../domain/allowed-ips.js';
 import type { Plan } from '../domain/records.js';
-import { canonicalScopes, readStoredScopes, SCOPES, scopeBits, type Scope, type ScopeBits } from '../domain/scopes.js';
+import { canonicalScopes, DEFAULT_SCOPES, readStoredScopes, SCOPES, scopeBits, type Scope, type ScopeBits } from '../domain/scopes.js';
 import { DomainError } from '../errors.js';
 import type { ApiKeyRow } from '../repos/api-keys.js';
 
@@ -127,7 +127,7 @@ export function checkedName(raw: string): string {
 }
 
 export function checkedScopes(scopes: readonly Scope[] | undefined): Scope[] {
-  if (scopes === undefined) return [...SCOPES];
+  if (scopes === undefined) return [...DEFAULT_SCOPES];
   const known = canonicalScopes(scopes.filter((s) => (SCOPES as readonly string[]).includes(s)));
   if (known.length !== scopes.length || known.length === 0) throw invalid('scopes', `scopes must be one or more of: ${SCOPES.join(', ')}`);
   return known;

@@ -58,6 +58,10 @@ describe('/llms.txt', () => {
       'getLlamada',
       'listEventos',
       'getMe',
+      'createWebhook',
+      'listWebhooks',
+      'getWebhook',
+      'deleteWebhook',
     ]);
     for (const { path, method, op } of ops) {
       const start = text.indexOf(`### ${method.toUpperCase()} ${path}\n`);
@@ -70,8 +74,16 @@ describe('/llms.txt', () => {
         for (const value of p['schema']['enum'] ?? []) expect(section).toContain(value);
         if (p['schema']['default'] !== undefined) expect(section).toContain(`default ${p['schema']['default']}`);
       }
-      const body = op['responses']['200']['content']['application/json']['schema']['$ref'].split('/').pop();
-      expect(section).toContain(`200: ${body}`);
+      const ok = op['responses']['200'] ?? op['responses']['201'];
+      if (ok) {
+        const body = ok['content']['application/json']['schema']['$ref'].split('/').pop();
+        expect(section).toContain(`${op['responses']['200'] ? 200 : 201}: ${body}`);
+      } else expect(section).toContain('204: ');
+      if (path.startsWith('/api/v1/webhooks')) {
+        // sends a body or deletes: an example of its own, never run
+        expect(section).toMatch(/\n {4}curl (-X (POST|DELETE) )?-H "Authorization: Bearer \$CLINIC_API_KEY"/);
+        continue;
+      }
       // a record's example takes an id from its list first (two lines, each indented as code)
       expect(section).toContain(`    curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL${path.replace('{id}', '$ID')}`);
       if (path.endsWith('{id}')) {

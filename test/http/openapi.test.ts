@@ -46,6 +46,7 @@ interface OpenApiDoc {
 const RECORD_PATHS = ['/api/v1/citas/{id}', '/api/v1/clientas/{id}', '/api/v1/llamadas/{id}'] as const;
 type RecordPath = (typeof RECORD_PATHS)[number];
 const ALL_PATHS = [...PATHS, ...RECORD_PATHS, FEED_PATH, ME_PATH] as const;
+const WEBHOOK_PATHS = ['/api/v1/webhooks', '/api/v1/webhooks/{id}'] as const;
 /** The conditional GETs: an ETag on their 200, and a 304. */
 const CONDITIONAL: readonly string[] = [...PATHS, ...RECORD_PATHS, FEED_PATH];
 const OPERATION_IDS: Record<(typeof ALL_PATHS)[number], string> = {
@@ -89,6 +90,9 @@ const COMPONENTS = [
   'ApiKey',
   'RateLimitPolicy',
   'Me',
+  'WebhookEndpoint',
+  'WebhookEndpointCreated',
+  'WebhookEndpointsList',
   'ErrorDetail',
   'ErrorResponse',
 ];
@@ -180,11 +184,14 @@ describe.each(dialects())('OpenAPI document on %s', (dialect) => {
     return { valid, errors: ajv.errorsText(v.errors) };
   };
 
-  it('is served without a key as OpenAPI 3.1.0 with the eight paths, GET only, and bearer auth', async () => {
+  it('is served without a key as OpenAPI 3.1.0 with the eight reading paths, GET only, the webhooks, and bearer auth', async () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBe('Clinic Integration API');
-    expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
+    expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS, ...WEBHOOK_PATHS].sort());
     for (const path of ALL_PATHS) expect(Object.keys(doc.paths[path]!), path).toEqual(['get']);
+    // The subscriptions (test/webhooks/subscriptions.test.ts checks their documents).
+    expect(Object.keys(doc.paths['/api/v1/webhooks']!).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/webhooks/{id}']!).sort()).toEqual(['delete', 'get']);
     expect(doc.components.securitySchemes['bearerAuth']).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
   });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AddressRules, checkAllowedIps, parseAllowedIps, readStoredAllowedIps, storedAllowedIps } from '../../src/domain/allowed-ips.js';
 import { EVENT_TYPES } from '../../src/domain/records.js';
 import {
+  DEFAULT_SCOPES,
   ALL_SCOPE_BITS,
   hasScope,
   parseScopes,
@@ -28,8 +29,9 @@ function refusal(fn: () => unknown): DomainError {
 }
 
 describe('scopes', () => {
-  it('are five, each described for the reference and in both dashboard languages', () => {
-    expect(SCOPES).toEqual(['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read']);
+  it('are six, each described for the reference and in both dashboard languages; a new key gets all but webhooks:write', () => {
+    expect(SCOPES).toEqual(['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read', 'webhooks:write']);
+    expect(DEFAULT_SCOPES).toEqual(['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read']);
     for (const s of SCOPES) {
       expect(SCOPE_TEXTS[s].reference.length).toBeGreaterThan(20);
       expect(SCOPE_TEXTS[s].es.label).not.toBe(SCOPE_TEXTS[s].en.label);

@@ -2,6 +2,7 @@
 // of the API, auto-paging over the three lists and the change feed's follower.
 import { follow, type FeedBatch, type FollowOptions } from './feed.js';
 import { pagesOf, recordsOf, type ListPage } from './paging.js';
+import { ClinicApiError } from './errors.js';
 import { Transport, type TransportOptions } from './transport.js';
 import type {
   CallOptions,
@@ -17,6 +18,9 @@ import type {
   LlamadasList,
   LlamadasQuery,
   Me,
+  NewWebhook,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
 } from './types.js';
 import { onTheWire } from './types.js';
 
@@ -92,11 +96,59 @@ export class Eventos {
   }
 }
 
+/** Options of a subscription: the Idempotency-Key (default: a new random one, so retries are safe). */
+export interface CreateWebhookOptions extends CallOptions {
+  idempotencyKey?: string;
+}
+
+/**
+ * Subscriptions (scope webhooks:write): URLs that receive the clinic's events as they happen.
+ * Verify each delivery with `@clinic-api/sdk/webhooks`.
+ */
+export class Webhooks {
+  /** @internal */
+  constructor(private readonly transport: Transport) {}
+
+  /**
+   * Subscribes `url` to events; the answer holds the signing secret, shown this once. Sent with
+   * an Idempotency-Key (a random one unless given), so a retry after a lost answer gets the same
+   * endpoint and secret instead of a second endpoint.
+   */
+  async create(body: NewWebhook, opts: CreateWebhookOptions = {}): Promise<WebhookEndpointCreated> {
+    const { idempotencyKey = globalThis.crypto.randomUUID(), ...call } = opts;
+    return (await this.transport.post('/api/v1/webhooks', body, { 'idempotency-key': idempotencyKey }, call)).body!;
+  }
+
+  /** The clinic's endpoints (never a secret). */
+  async list(opts: CallOptions = {}): Promise<WebhookEndpoint[]> {
+    return (await this.transport.get('/api/v1/webhooks', {}, opts)).body!.webhooks;
+  }
+
+  async get(id: string, opts: CallOptions = {}): Promise<WebhookEndpoint> {
+    return (await this.transport.get('/api/v1/webhooks/{id}', { path: { id } }, opts)).body!;
+  }
+
+  /**
+   * Unsubscribes: true when this call deleted the endpoint, false when there was none with this
+   * id (deleted already, or by a retry of this same call). Retried like a read.
+   */
+  async delete(id: string, opts: CallOptions = {}): Promise<boolean> {
+    try {
+      await this.transport.delete('/api/v1/webhooks/{id}', { path: { id } }, true, opts);
+      return true;
+    } catch (err) {
+      if (err instanceof ClinicApiError && err.status === 404 && err.code === 'not_found') return false;
+      throw err;
+    }
+  }
+}
+
 export class ClinicApi {
   readonly citas: Collection<CitasQuery, CitasList, Cita>;
   readonly clientas: Collection<ClientasQuery, ClientasList, Clienta>;
   readonly llamadas: Collection<LlamadasQuery, LlamadasList, Llamada>;
   readonly eventos: Eventos;
+  readonly webhooks: Webhooks;
   private readonly transport: Transport;
 
   constructor(options: ClinicApiOptions) {
@@ -142,6 +194,7 @@ export class ClinicApi {
       }),
     );
     this.eventos = new Eventos(t);
+    this.webhooks = new Webhooks(t);
   }
 
   /** Who the credential is: its clinic, the key, its rate limit (the "test connection" call). */

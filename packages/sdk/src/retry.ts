@@ -1,7 +1,8 @@
 // When to try a request again, and after how long: pure decisions (the clock and the dice are
 // arguments), so that packages/sdk/test/retry.test.ts can check them exactly.
 //
-// Only idempotent requests are retried (GET and HEAD: every call of this SDK is one), on the
+// Only idempotent requests are retried (GET and HEAD, and a request the caller marks as safe to
+// repeat: a POST with an Idempotency-Key, a DELETE whose repeat is harmless), on the
 // answers that say "try again" (429 over the rate limit, 500 (a database that failed or timed
 // out), 503 overloaded or shutting down, and 502/504, which a proxy in front answers while the
 // service restarts) and when no answer came (connection refused or reset, DNS, a timeout). Back-off
@@ -52,6 +53,8 @@ export function backoffCeiling(retry: number, opts: RetryOptions): number {
 
 export interface RetryDecisionInput {
   method: string;
+  /** The request is safe to repeat whatever its method (a POST with an Idempotency-Key). */
+  idempotent?: boolean;
   /** The answer's status; undefined when none came (a network error or a timeout). */
   status: number | undefined;
   /** Attempts made so far (1 after the first). */
@@ -68,7 +71,7 @@ export interface RetryDecisionInput {
 /** How long to wait before the next attempt, or null: do not retry (give the error to the caller). */
 export function retryDelay(input: RetryDecisionInput): number | null {
   const { options } = input;
-  if (!isIdempotent(input.method)) return null;
+  if (!input.idempotent && !isIdempotent(input.method)) return null;
   if (input.status !== undefined && !RETRY_STATUSES.has(input.status)) return null;
   if (input.attempts >= options.maxAttempts) return null;
   const delay =

@@ -25,6 +25,13 @@ export type GetPath = ClientPathsWithMethod<Api, 'get'>;
 export type Answer<P extends GetPath> = MethodResponse<Api, 'get', P>;
 /** What GET `P` takes: its path parameters and its query, as the document types them. */
 export type Params<P extends GetPath> = Pick<paths[P]['get']['parameters'], 'path' | 'query'>;
+/** A path that answers POST, its JSON body and its answer (201 or 200), as the document types them. */
+export type PostPath = ClientPathsWithMethod<Api, 'post'>;
+export type PostBody<P extends PostPath> = NonNullable<paths[P]['post']['requestBody']>['content']['application/json'];
+export type PostAnswer<P extends PostPath> = MethodResponse<Api, 'post', P>;
+/** A path that answers DELETE, and its path parameters. */
+export type DeletePath = ClientPathsWithMethod<Api, 'delete'>;
+export type DeleteParams<P extends DeletePath> = Pick<paths[P]['delete']['parameters'], 'path'>;
 
 /** A query string's values; undefined leaves the parameter out. */
 export type QueryValue = string | number | boolean | Date | readonly string[] | undefined;
@@ -47,10 +54,11 @@ function serializeQuery(query: Record<string, unknown>): string {
  * Transport.get() are checked against `paths` (path, parameters, answer); inside, the call is
  * made through this plain signature.
  */
-type PlainGet = (
+type PlainCall = (
   path: string,
-  init: { params: object; parseAs: 'text'; fetch: (request: Request) => Promise<Response> },
+  init: { params: object; body?: unknown; parseAs: 'text'; fetch: (request: Request) => Promise<Response> },
 ) => Promise<{ data?: string; error?: unknown; response: Response }>;
+type Method = 'GET' | 'POST' | 'DELETE';
 
 export interface RetryInfo {
   method: string;
@@ -100,8 +108,8 @@ export interface TransportOptions {
 }
 
 export interface Sent<T> {
-  status: 200 | 304;
-  /** The body (of a 200, or the cached one of a 304); undefined for a 304 the caller asked for itself. */
+  status: 200 | 201 | 204 | 304;
+  /** The body (of a 200 or 201, or the cached one of a 304); undefined for a 204, or a 304 the caller asked for itself. */
   body: T | undefined;
   etag: string | undefined;
 }
@@ -110,6 +118,14 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   /** An ETag of the caller's own: a 304 comes back as { status: 304, body: undefined }. */
   ifNoneMatch?: string | undefined;
+}
+
+/** What a write sends besides its path: a JSON body, headers, and whether a repeat is harmless. */
+interface WriteInit {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** retried like a GET (an Idempotency-Key makes a POST safe to repeat) */
+  idempotent: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -121,7 +137,7 @@ export class Transport {
   private readonly cache: EtagCache | null;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
-  private readonly send: PlainGet;
+  private readonly send: Record<Method, PlainCall>;
 
   constructor(private readonly opts: TransportOptions) {
     this.baseUrl = checkBaseUrl(opts.baseUrl);
@@ -143,7 +159,11 @@ export class Transport {
     // A global fetch called as a method of another object throws "Illegal invocation" in browsers.
     this.fetchImpl = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const client: Api = createClient<paths, 'application/json'>({ baseUrl: this.baseUrl, querySerializer: serializeQuery });
-    this.send = client.GET as unknown as PlainGet;
+    this.send = {
+      GET: client.GET as unknown as PlainCall,
+      POST: client.POST as unknown as PlainCall,
+      DELETE: client.DELETE as unknown as PlainCall,
+    };
   }
 
   /** The URL of GET `path` with `params`, as openapi-fetch writes it (for messages and the cache). */
@@ -157,15 +177,38 @@ export class Transport {
   }
 
   /** GET `path` and its JSON, retried as RetryOptions say; throws ClinicApiError. */
-  async get<P extends GetPath>(path: P, params: Params<P>, opts: SendOptions = {}): Promise<Sent<Answer<P>>> {
-    const method = 'GET';
+  get<P extends GetPath>(path: P, params: Params<P>, opts: SendOptions = {}): Promise<Sent<Answer<P>>> {
+    return this.request<Answer<P>>('GET', path, params, opts, { idempotent: true });
+  }
+
+  /** POST `body` as JSON to `path`; retried only when `headers` hold an Idempotency-Key. */
+  post<P extends PostPath>(
+    path: P,
+    body: PostBody<P>,
+    headers: Record<string, string>,
+    opts: SendOptions = {},
+  ): Promise<Sent<PostAnswer<P>>> {
+    const idempotent = Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
+    return this.request<PostAnswer<P>>('POST', path, {}, opts, {
+      body,
+      headers: { 'content-type': 'application/json', ...headers },
+      idempotent,
+    });
+  }
+
+  /** DELETE `path`; `idempotent`: the caller takes a repeat's 404 as done, so it may be retried. */
+  delete<P extends DeletePath>(path: P, params: DeleteParams<P>, idempotent: boolean, opts: SendOptions = {}): Promise<Sent<undefined>> {
+    return this.request<undefined>('DELETE', path, params, opts, { idempotent });
+  }
+
+  private async request<T>(method: Method, path: string, params: object, opts: SendOptions, init: WriteInit): Promise<Sent<T>> {
     const url = this.url(path, params);
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       let failure: ClinicApiError;
       let retryAfterMs: number | undefined;
       try {
-        const answer = await this.attempt<Answer<P>>(method, path, params, url, attempt, opts);
+        const answer = await this.attempt<T>(method, path, params, url, attempt, opts, init);
         if ('sent' in answer) return answer.sent;
         failure = answer.error;
         retryAfterMs = answer.retryAfterMs;
@@ -176,6 +219,7 @@ export class Transport {
       }
       const delay = retryDelay({
         method,
+        idempotent: init.idempotent,
         status: failure.status,
         attempts: attempt,
         elapsedMs: performance.now() - started,
@@ -191,16 +235,19 @@ export class Transport {
 
   /** One attempt: its answer, a ClinicApiError to decide on, or a thrown ClinicApiConnectionError. */
   private async attempt<T>(
-    method: string,
+    method: Method,
     path: string,
     params: object,
     url: string,
     attempt: number,
     opts: SendOptions,
+    init: WriteInit,
   ): Promise<{ sent: Sent<T> } | { error: ClinicApiError; retryAfterMs: number | undefined }> {
-    const cached = opts.ifNoneMatch === undefined ? this.cache?.get(url) : undefined;
+    // Only a GET's answer is kept (and asked again with If-None-Match).
+    const cached = opts.ifNoneMatch === undefined && method === 'GET' ? this.cache?.get(url) : undefined;
     const headers: Record<string, string> = {
       ...this.opts.headers,
+      ...init.headers,
       accept: 'application/json',
       authorization: `Bearer ${await this.credential()}`,
     };
@@ -215,10 +262,13 @@ export class Transport {
         data,
         error,
         response: res,
-      } = await this.send(path, {
+      } = await this.send[method](path, {
         params,
+        ...(init.body === undefined ? {} : { body: init.body }),
         parseAs: 'text',
-        fetch: (request) => this.fetchImpl(request.url, { method, headers, signal }),
+        // The body as openapi-fetch wrote it (JSON), with the SDK's headers and time limit.
+        fetch: async (request) =>
+          this.fetchImpl(request.url, { method, headers, signal, ...(init.body === undefined ? {} : { body: await request.text() }) }),
       });
       if (res.status === 304) {
         const body = cached ? (JSON.parse(cached.text) as T) : undefined;
@@ -227,21 +277,25 @@ export class Transport {
       }
       // The body was read inside the time limit: an answer cut off mid-body is a connection error too.
       const text = typeof data === 'string' ? data : undefined;
-      if (res.status === 200) {
+      if (res.status === 204) {
+        this.opts.onResponse?.({ method, url, status: 204, attempt, fromCache: false });
+        return { sent: { status: 204, body: undefined, etag: undefined } };
+      }
+      if (res.status === 200 || res.status === 201) {
         const body = text === undefined ? undefined : parseJson(text);
         if (body === undefined || text === undefined) {
           throw new ClinicApiError({
             code: 'invalid_response',
-            message: `${method} ${url}: a 200 whose body is not JSON (is the base URL the API's?)`,
-            status: 200,
+            message: `${method} ${url}: a ${res.status} whose body is not JSON (is the base URL the API's?)`,
+            status: res.status,
             method,
             url,
           });
         }
         const resEtag = res.headers.get('etag') ?? undefined;
-        if (this.cache && resEtag && opts.ifNoneMatch === undefined) this.cache.set(url, resEtag, text);
-        this.opts.onResponse?.({ method, url, status: 200, attempt, fromCache: false });
-        return { sent: { status: 200, body: body as T, etag: resEtag } };
+        if (this.cache && resEtag && opts.ifNoneMatch === undefined && method === 'GET') this.cache.set(url, resEtag, text);
+        this.opts.onResponse?.({ method, url, status: res.status, attempt, fromCache: false });
+        return { sent: { status: res.status as 200 | 201, body: body as T, etag: resEtag } };
       }
       const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), Date.now());
       const retryAfter = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);

@@ -13,6 +13,11 @@ export type LlamadasList = Schemas['LlamadasList'];
 export type Evento = Schemas['Evento'];
 export type EventosList = Schemas['EventosList'];
 export type Me = Schemas['Me'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointCreated = Schemas['WebhookEndpointCreated'];
+export type WebhookEndpointsList = Schemas['WebhookEndpointsList'];
+/** What POST /api/v1/webhooks takes: url, eventos (["*"] or event types), descripcion. */
+export type NewWebhook = NonNullable<operations['createWebhook']['requestBody']>['content']['application/json'];
 export type ErrorDetail = Schemas['ErrorDetail'];
 export type ErrorResponse = Schemas['ErrorResponse'];
 /** One of the nine event types, `cita.creada` ... `llamada.eliminada`. */

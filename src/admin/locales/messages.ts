@@ -237,6 +237,11 @@ export interface WebhookMessages {
   failingSince: (when: string, error: string) => Text;
   disabledFailing: (when: string, error: string) => Text;
   disabledManual: (when: string) => Text;
+  /** disabled because the credential that subscribed it by API ended */
+  disabledCredential: Record<'key_revoked' | 'key_expired' | 'grant_revoked', (when: string) => Text>;
+  subscribedBy: Text;
+  subscriber: Record<'key' | 'app', (name: string) => Text>;
+  description: Text;
   staffCannotTitle: Text;
   staffCannotText: Text;
   planText: (plans: string) => Text;

@@ -3,7 +3,7 @@
 import { EVENT_TYPES } from '../../domain/records.js';
 import type { Clinic } from '../../services/accounts.js';
 import type { Flash } from '../../services/sessions.js';
-import type { DeliveryRow, EndpointRow } from '../../services/webhooks/endpoints.js';
+import type { DeliveryRow, EndpointRow, Subscriber } from '../../services/webhooks/endpoints.js';
 import { endpointStatus } from '../../services/webhooks/endpoints.js';
 import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter } from '../format.js';
@@ -43,6 +43,8 @@ export interface EndpointPageModel extends Common {
   endpoint: EndpointRow;
   deliveries: DeliveryRow[];
   flash: Flash | null;
+  /** the key or app that subscribed it by API; null: added here or with the CLI */
+  subscriber: Subscriber | null;
 }
 
 const base = '/dashboard/settings/api/webhooks';
@@ -150,8 +152,13 @@ function stateLine(m: Common, e: EndpointRow): Renderable {
   const { t, fmt } = m;
   if (!e.enabled) {
     const when = e.disabled_at ? fmt.dateTimeOf(e.disabled_at) : '';
+    const reason = e.disabled_reason;
     return html`<p class="state-line" id="state-line">${
-      e.disabled_reason === 'failing' ? t.wh.disabledFailing(when, errorText(t, e.last_error)) : t.wh.disabledManual(when)
+      reason === 'failing'
+        ? t.wh.disabledFailing(when, errorText(t, e.last_error))
+        : reason === 'key_revoked' || reason === 'key_expired' || reason === 'grant_revoked'
+          ? t.wh.disabledCredential[reason](when)
+          : t.wh.disabledManual(when)
     }</p>`;
   }
   if (e.failing_since_ms !== null) {
@@ -249,6 +256,13 @@ function deliveriesTable(m: EndpointPageModel): Renderable {
     </tbody></table></div>`;
 }
 
+/** Who subscribed the endpoint by API (a key, or an app), when one did. */
+function subscriberFact(m: EndpointPageModel): Renderable {
+  const s = m.subscriber;
+  if (!s) return '';
+  return html`<dt>${m.t.wh.subscribedBy}</dt><dd id="endpoint-subscriber">${m.t.wh.subscriber[s.kind](s.name)}</dd>`;
+}
+
 export function endpointPage(m: EndpointPageModel): Html {
   const { t, fmt, endpoint: e } = m;
   const path = `${base}/${e.id}`;
@@ -262,6 +276,8 @@ export function endpointPage(m: EndpointPageModel): Html {
       <dt>${t.wh.colEvents}</dt><dd>${typesText(t, e)}</dd>
       <dt>${t.wh.colStatus}</dt><dd id="endpoint-status">${statusBadge(t, e)}</dd>
       <dt>${t.wh.colCreated}</dt><dd>${fmt.dateTimeOf(e.created_at)}</dd>
+      ${subscriberFact(m)}
+      ${e.description ? html`<dt>${t.wh.description}</dt><dd>${e.description}</dd>` : ''}
     </dl>
     ${stateLine(m, e)}
     ${

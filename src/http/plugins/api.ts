@@ -22,6 +22,7 @@ import '../disclosure.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
 import { declareScope } from '../scopes.js';
 import { v1Routes } from '../routes/v1.js';
+import { webhookRoutes } from '../routes/webhooks.js';
 
 export interface ApiOptions {
   db: Kysely<DB>;
@@ -161,6 +162,8 @@ export const api = fp(
         });
       }
       await scope.register(v1Routes, { db: opts.db, now: opts.now, rateLimit, pages: opts.pages, search });
+      // Its own child: its body parsing (JSON only, 16 KB) and its body's checks are its own.
+      await scope.register(webhookRoutes, { webhooks: app.webhooks });
       // Its own child: its body parsing and its 401 challenge are its own.
       await scope.register(mcpRoutes, { db: opts.db, now: opts.now, rateLimit, search, oauth: opts.oauth });
     });

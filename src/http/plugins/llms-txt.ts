@@ -3,6 +3,7 @@
 import fp from 'fastify-plugin';
 import { llmsTxt } from '../llms-txt.js';
 import { SAMPLES } from '../routes/v1.js';
+import { WEBHOOK_CURL } from '../routes/webhooks.js';
 import { DOCS_PATH, LICENSE_PATH, LLMS_PATH, OPENAPI_PATH } from './openapi.js';
 
 export interface LlmsTxtOptions {
@@ -17,6 +18,7 @@ export const llmsTxtRoute = fp(
       text ??= llmsTxt({
         doc: app.swagger(),
         samples: SAMPLES,
+        curl: WEBHOOK_CURL,
         limits: opts.limits,
         keyPrefix: opts.keyPrefix,
         links: { docs: DOCS_PATH, openapi: OPENAPI_PATH, license: LICENSE_PATH },

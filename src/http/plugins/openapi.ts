@@ -35,6 +35,7 @@ export const TAGS = [
   { name: 'llamadas', description: "Calls answered by the clinic's voice assistant, newest first" },
   { name: 'eventos', description: 'The change feed: every record created, changed or deleted, in commit order, to keep a copy in sync' },
   { name: 'me', description: "The API key itself: its clinic and its rate limit (an integration's connection test)" },
+  { name: 'webhooks', description: 'Subscriptions: URLs that receive the events as they happen, signed (scope webhooks:write)' },
 ];
 
 export const API_DESCRIPTION = [

@@ -18,7 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Kysely } from 'kysely';
 import Provider, { errors as oidcErrors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { DB } from '../../db/schema.js';
-import { canonicalScopes, isScope, SCOPES, type Scope } from '../../domain/scopes.js';
+import { canonicalScopes, DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../../domain/scopes.js';
 import { DomainError } from '../../errors.js';
 import { findUserById } from '../../repos/users.js';
 import { adapterClass } from './adapter.js';
@@ -82,10 +82,10 @@ export function redirectUriProblem(uri: unknown): string | null {
   return `redirect_uri ${uri} must use https (http only on a loopback address: 127.0.0.1, [::1] or localhost)`;
 }
 
-/** The API's scopes named in a scope parameter; all of them when it names none. */
+/** The API's scopes named in a scope parameter; the default ones (all that read) when it names none. */
 export function requestedScopes(scopeParam: unknown): Scope[] {
   const named = typeof scopeParam === 'string' ? scopeParam.split(' ').filter(isScope) : [];
-  return named.length > 0 ? canonicalScopes(named) : [...SCOPES];
+  return named.length > 0 ? canonicalScopes(named) : [...DEFAULT_SCOPES];
 }
 
 function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: string, _value: unknown, metadata: Record<string, unknown>) {
@@ -232,12 +232,12 @@ export class AuthorizationServer {
     // Koa trusts X-Forwarded-*: http/oauth/mount.ts overwrites them from Fastify's own view.
     provider.proxy = true;
     provider.use(async (ctx, next) => {
-      // An app that asks for none of the API's scopes asks for all of them (the owner removes what it should not have).
+      // An app that asks for none of the API's scopes asks for the default ones (the owner removes what it should not have).
       if (ctx.method === 'GET' && ctx.path === '/auth') {
         const q = ctx.query as Record<string, unknown>;
         const named = typeof q.scope === 'string' ? q.scope.split(' ') : [];
         if (!named.some(isScope)) {
-          ctx.query = { ...q, scope: [...named.filter((s) => s !== ''), ...SCOPES].join(' ') };
+          ctx.query = { ...q, scope: [...named.filter((s) => s !== ''), ...DEFAULT_SCOPES].join(' ') };
           // The provider finds its mount path in originalUrl minus url: keep them in step.
           (ctx.req as IncomingMessage & { originalUrl?: string }).originalUrl = OAUTH_PREFIX + ctx.url;
         }

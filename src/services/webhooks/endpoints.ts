@@ -2,14 +2,19 @@
 // delete, recent deliveries, a test event (ping) and a resend. Shared by the dashboard and the
 // CLI; the delivery worker (worker.ts) does the rest.
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { whenWritable, type Database } from '../../db/connect.js';
+import type { DB } from '../../db/schema.js';
 import type { Plan } from '../../domain/records.js';
 import { EVENT_TYPES } from '../../domain/records.js';
 import { DomainError } from '../../errors.js';
+import { getApiKey } from '../../repos/api-keys.js';
 import { getClinic } from '../../repos/clinics.js';
+import { getGrant } from '../../repos/oauth.js';
 import {
   countWebhookEndpoints,
   deleteWebhookEndpoint,
+  findIdempotencyKey,
   getEventBySeq,
   getWebhookDelivery,
   getWebhookEndpoint,
@@ -19,12 +24,14 @@ import {
   listWebhookEndpoints,
   locateWebhookEndpoint,
   pruneWebhookDeliveries,
+  rememberIdempotencyKey,
   setWebhookEnabled,
   type DeliveryRow,
   type EndpointRow,
 } from '../../repos/webhooks.js';
 import { lockClinicData } from '../../repos/writes.js';
 import { isApiEligible } from '../api-keys.js';
+import { datosWithoutContact } from '../contact-view.js';
 import { eventJson } from '../feed.js';
 import { formatTimestamp } from '../../time.js';
 import { checkUrl, vetHost, type Resolver } from './destination.js';
@@ -72,10 +79,57 @@ export function parseEventTypes(asked: readonly string[] | null): string[] | nul
   return chosen.length === EVENT_TYPES.length ? null : chosen;
 }
 
+/**
+ * An event as endpoint `e` receives it: the feed's JSON, without contact details when the
+ * credential that subscribed it could not read them (as its feed would show it).
+ */
+export function deliveryBody(
+  e: Pick<EndpointRow, 'contact'>,
+  ev: { id: string; tipo: string; ocurrido_at: number; datos: string },
+  timezone: string,
+): string {
+  return eventJson(e.contact === 0 ? { ...ev, datos: datosWithoutContact(ev.tipo, ev.datos) } : ev, timezone);
+}
+
+/** The credential that subscribed an endpoint by API. */
+export interface Subscriber {
+  kind: 'key' | 'app';
+  id: string;
+  name: string;
+}
+
 export interface CreatedEndpoint {
   endpoint: EndpointRow;
   /** whsec_...: shown once, never stored in clear */
   secret: string;
+  /** true: an Idempotency-Key seen before; nothing was created, this is what it made */
+  repeated: boolean;
+}
+
+/** How long an Idempotency-Key answers the same endpoint again. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
+/** A POST's Idempotency-Key: hashed, with the hash of the request it came with. */
+export interface IdempotencyKey {
+  /** the API key's (or OAuth grant's) id: keys are per credential */
+  credentialId: string;
+  keyHash: string;
+  requestHash: string;
+}
+
+export interface NewEndpoint {
+  clinicId: string;
+  url: string;
+  eventTypes: readonly string[] | null;
+  /** the dashboard user who added it */
+  createdBy: string | null;
+  description?: string | null;
+  /** the API key or OAuth grant that subscribed it by API (its end disables the endpoint) */
+  createdByKey?: string | null;
+  createdByGrant?: string | null;
+  /** false: deliveries carry no contact details (the subscriber may not read them) */
+  contact?: boolean;
+  idempotency?: IdempotencyKey;
 }
 
 export class WebhookService {
@@ -92,13 +146,15 @@ export class WebhookService {
     return this.opts.allowPrivate;
   }
 
-  async create(input: {
-    clinicId: string;
-    url: string;
-    eventTypes: readonly string[] | null;
-    createdBy: string | null;
-  }): Promise<CreatedEndpoint> {
+  async create(input: NewEndpoint): Promise<CreatedEndpoint> {
     const db = this.database.db;
+    const idem = input.idempotency;
+    // A repeated Idempotency-Key answers what the first request made, before any check: the
+    // destination may no longer resolve, and the answer must be the same.
+    if (idem) {
+      const earlier = await this.idempotentAnswer(db, input.clinicId, idem);
+      if (earlier) return earlier;
+    }
     const clinic = await getClinic(db, input.clinicId);
     if (!clinic)
       throw new DomainError('not_found', `no clinic with id ${input.clinicId} (clinic-api clinics list shows the ids)`, {
@@ -121,6 +177,11 @@ export class WebhookService {
         // Under the clinic's writer lock: the count cannot be raced past 10, and the head read is
         // the committed one, so the endpoint receives exactly the events committed after it.
         await lockClinicData(trx, clinic.id);
+        // The same key sent twice at once: the second waited for the lock and finds the first's.
+        if (idem) {
+          const earlier = await this.idempotentAnswer(trx, clinic.id, idem);
+          if (earlier) return earlier;
+        }
         if ((await countWebhookEndpoints(trx, clinic.id)) >= MAX_ENDPOINTS_PER_CLINIC) {
           throw new DomainError(
             'conflict',
@@ -151,13 +212,44 @@ export class WebhookService {
           last_error: null,
           lease_owner: null,
           lease_until_ms: 0,
+          description: input.description ?? null,
+          created_by_key: input.createdByKey ?? null,
+          created_by_grant: input.createdByGrant ?? null,
+          contact: input.contact === false ? 0 : 1,
+          alert_stage: 0,
+          alert_since_ms: null,
         };
         await insertWebhookEndpoint(trx, row);
-        return row;
+        if (idem) await rememberIdempotencyKey(trx, { clinicId: clinic.id, ...idem, endpointId: id, createdMs: nowMs });
+        return { endpoint: row, secret, repeated: false };
       },
       { waitMs: INTERACTIVE_WRITE_WAIT_MS },
     );
-    return { endpoint, secret };
+    return endpoint;
+  }
+
+  /**
+   * What an Idempotency-Key used in the last 24 hours made: the same endpoint and secret again;
+   * undefined for a key not used (or used longer ago). The same key with another body, or whose
+   * endpoint was deleted since, is refused: answering anything else would not be the same answer.
+   */
+  private async idempotentAnswer(db: Kysely<DB>, clinicId: string, idem: IdempotencyKey): Promise<CreatedEndpoint | undefined> {
+    const earlier = await findIdempotencyKey(db, clinicId, idem.credentialId, idem.keyHash, this.now() - IDEMPOTENCY_WINDOW_MS);
+    if (!earlier) return undefined;
+    if (earlier.request_hash !== idem.requestHash)
+      throw new DomainError(
+        'conflict',
+        'this Idempotency-Key was used in the last 24 hours with another request body; send a new key for a new request',
+        { field: 'Idempotency-Key' },
+      );
+    const e = await getWebhookEndpoint(db, clinicId, earlier.endpoint_id);
+    if (!e)
+      throw new DomainError(
+        'conflict',
+        `the webhook endpoint this Idempotency-Key created (${earlier.endpoint_id}) was deleted since; send a new key to create another`,
+        { field: 'Idempotency-Key' },
+      );
+    return { endpoint: e, secret: this.secretOf(e), repeated: true };
   }
 
   list(clinicId: string): Promise<EndpointRow[]> {
@@ -184,6 +276,19 @@ export class WebhookService {
       () => setWebhookEnabled(this.database.db, clinicId, id, enabled, enabled ? null : 'manual', at),
       INTERACTIVE_WRITE_WAIT_MS,
     );
+  }
+
+  /** Who subscribed an endpoint by API: the key's or the app's name (null: added in the dashboard or the CLI). */
+  async subscriber(e: Pick<EndpointRow, 'clinic_id' | 'created_by_key' | 'created_by_grant'>): Promise<Subscriber | null> {
+    if (e.created_by_key !== null) {
+      const k = await getApiKey(this.database.db, e.clinic_id, e.created_by_key);
+      return { kind: 'key', id: e.created_by_key, name: k?.name ?? e.created_by_key };
+    }
+    if (e.created_by_grant !== null) {
+      const g = await getGrant(this.database.db, e.clinic_id, e.created_by_grant);
+      return { kind: 'app', id: e.created_by_grant, name: g?.client_name ?? e.created_by_grant };
+    }
+    return null;
   }
 
   deliveries(clinicId: string, endpointId: string, limit = 20): Promise<DeliveryRow[]> {
@@ -235,7 +340,7 @@ export class WebhookService {
     const [ev, clinic] = await Promise.all([getEventBySeq(this.database.db, clinicId, d.seq), getClinic(this.database.db, clinicId)]);
     if (!ev || !clinic)
       throw new DomainError('conflict', 'that event is no longer kept (older than the event retention period)', { field: 'delivery' });
-    return this.deliverNow(e, { id: ev.id, tipo: ev.tipo, seq: ev.seq, body: eventJson(ev, clinic.timezone) }, 'resend');
+    return this.deliverNow(e, { id: ev.id, tipo: ev.tipo, seq: ev.seq, body: deliveryBody(e, ev, clinic.timezone) }, 'resend');
   }
 }
 

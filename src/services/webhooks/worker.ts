@@ -34,9 +34,8 @@ import {
   renewWebhookLease,
   type EndpointRow,
 } from '../../repos/webhooks.js';
-import { eventJson } from '../feed.js';
 import { backoffDelay, parseRetryAfter, shouldDisable } from './backoff.js';
-import { recordAttempt, type WebhookService } from './endpoints.js';
+import { deliveryBody, recordAttempt, type WebhookService } from './endpoints.js';
 import type { Resolver } from './destination.js';
 import { sendWebhook, type Attempt } from './send.js';
 import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
@@ -253,7 +252,7 @@ export class DeliveryWorker {
           ep.url,
           secret,
           ev.id,
-          eventJson(ev, zone),
+          deliveryBody(ep, ev, zone),
           {
             allowPrivate: this.opts.allowPrivate,
             timeoutMs: this.opts.timeoutMs,

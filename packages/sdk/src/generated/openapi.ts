@@ -438,6 +438,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the clinic's webhook endpoints
+         * @description Every webhook endpoint of the API key's clinic in the key's mode, also those made in the dashboard, oldest first; never a secret. Takes no parameters.
+         *
+         *     **Examples**
+         *
+         *     ```sh
+         *     curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/webhooks"
+         *     ```
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to events (a webhook endpoint)
+         * @description Creates a webhook endpoint of the clinic: each new event of the chosen types is POSTed to url, signed (Standard Webhooks 1.0). The answer holds the signing secret, shown this once. eventos: ["*"] for every type the key may read, or a list (a type of a collection the key may not read is 403 insufficient_scope); deliveries carry contact details only when the key has contacto:read. url must be https:// and resolve to public addresses (400 invalid_parameter naming url and why). At most 10 endpoints per clinic (409 conflict). Send an Idempotency-Key header (any text of 1 to 255 visible ASCII characters, a UUID for instance) to retry safely: the same key within 24 hours answers the same endpoint and secret again and creates nothing. Body: JSON, at most 16 KB.
+         *
+         *     **Examples**
+         *
+         *     ```sh
+         *     curl -X POST -H "Authorization: Bearer $CLINIC_API_KEY" -H "Content-Type: application/json" -H "Idempotency-Key: $(uuidgen)" \
+         *       -d '{"url": "https://hooks.example.com/clinic", "eventos": ["cita.creada"], "descripcion": "Zapier"}' \
+         *       "$CLINIC_API_URL/api/v1/webhooks"
+         *     ```
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint, by its id
+         * @description The endpoint as the list shows it (never its secret). An id the clinic does not have is 404 not_found.
+         *
+         *     **Examples**
+         *
+         *     ```sh
+         *     curl -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/webhooks/$WEBHOOK_ID"
+         *     ```
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe: delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery log; no delivery to it starts after this answer, on any server. An id the clinic does not have (or one deleted already) is 404 not_found.
+         *
+         *     **Examples**
+         *
+         *     ```sh
+         *     curl -X DELETE -H "Authorization: Bearer $CLINIC_API_KEY" "$CLINIC_API_URL/api/v1/webhooks/$WEBHOOK_ID"
+         *     ```
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -791,7 +865,7 @@ export interface components {
              *       "clientas:read"
              *     ]
              */
-            scopes: ("citas:read" | "clientas:read" | "llamadas:read" | "eventos:read" | "contacto:read")[];
+            scopes: ("citas:read" | "clientas:read" | "llamadas:read" | "eventos:read" | "contacto:read" | "webhooks:write")[];
         };
         /** @description The key's rate limit: a token bucket */
         RateLimitPolicy: {
@@ -812,14 +886,121 @@ export interface components {
             api_key: components["schemas"]["ApiKey"];
             rate_limit: components["schemas"]["RateLimitPolicy"];
         };
+        /** @description A webhook endpoint of the clinic (never its secret) */
+        WebhookEndpoint: {
+            /**
+             * Format: uuid
+             * @example 24858e88-d2f1-40a6-9fc9-91500bc9b3cd
+             */
+            id: string;
+            /**
+             * @description Where the events are POSTed (Standard Webhooks 1.0, signed with the secret)
+             * @example https://hooks.example.com/clinic
+             */
+            url: string;
+            /**
+             * @description The event types sent to the endpoint: ["*"] for every type the key may read, or a list of them
+             * @example [
+             *       "cita.creada",
+             *       "cita.actualizada"
+             *     ]
+             */
+            eventos: ("*" | "clienta.creada" | "clienta.actualizada" | "clienta.eliminada" | "cita.creada" | "cita.actualizada" | "cita.eliminada" | "llamada.creada" | "llamada.actualizada" | "llamada.eliminada")[];
+            /**
+             * @description live: the clinic's data; test: its sandbox (the endpoint receives the events of the key's mode only)
+             * @example live
+             * @enum {string}
+             */
+            modo: "live" | "test";
+            /**
+             * @description What the endpoint is for, as given
+             * @example Zapier: new appointments
+             */
+            descripcion: string | null;
+            /**
+             * @description active; failing (deliveries are being retried); disabled (nothing is sent; motivo says why)
+             * @example active
+             * @enum {string}
+             */
+            estado: "active" | "failing" | "disabled";
+            /**
+             * @description Why a disabled endpoint is: manual (the clinic disabled it), failing (3 days of failed deliveries), key_revoked, key_expired or grant_revoked (the credential that subscribed it ended); null while not disabled
+             * @enum {string|null}
+             */
+            motivo: "manual" | "failing" | "key_revoked" | "key_expired" | "grant_revoked" | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 with the clinic's UTC offset, whole seconds
+             * @example 2026-11-21T10:30:00+01:00
+             */
+            created_at: string;
+        };
+        /** @description The endpoint just subscribed, with its signing secret: shown in this answer only (and in a repeat of it with the same Idempotency-Key) */
+        WebhookEndpointCreated: {
+            /**
+             * Format: uuid
+             * @example 24858e88-d2f1-40a6-9fc9-91500bc9b3cd
+             */
+            id: string;
+            /**
+             * @description Where the events are POSTed (Standard Webhooks 1.0, signed with the secret)
+             * @example https://hooks.example.com/clinic
+             */
+            url: string;
+            /**
+             * @description The event types sent to the endpoint: ["*"] for every type the key may read, or a list of them
+             * @example [
+             *       "cita.creada",
+             *       "cita.actualizada"
+             *     ]
+             */
+            eventos: ("*" | "clienta.creada" | "clienta.actualizada" | "clienta.eliminada" | "cita.creada" | "cita.actualizada" | "cita.eliminada" | "llamada.creada" | "llamada.actualizada" | "llamada.eliminada")[];
+            /**
+             * @description live: the clinic's data; test: its sandbox (the endpoint receives the events of the key's mode only)
+             * @example live
+             * @enum {string}
+             */
+            modo: "live" | "test";
+            /**
+             * @description What the endpoint is for, as given
+             * @example Zapier: new appointments
+             */
+            descripcion: string | null;
+            /**
+             * @description active; failing (deliveries are being retried); disabled (nothing is sent; motivo says why)
+             * @example active
+             * @enum {string}
+             */
+            estado: "active" | "failing" | "disabled";
+            /**
+             * @description Why a disabled endpoint is: manual (the clinic disabled it), failing (3 days of failed deliveries), key_revoked, key_expired or grant_revoked (the credential that subscribed it ended); null while not disabled
+             * @enum {string|null}
+             */
+            motivo: "manual" | "failing" | "key_revoked" | "key_expired" | "grant_revoked" | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 with the clinic's UTC offset, whole seconds
+             * @example 2026-11-21T10:30:00+01:00
+             */
+            created_at: string;
+            /**
+             * @description The signing secret (whsec_ and base64): check each delivery's webhook-signature with it. Store it now
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description The clinic's webhook endpoints of the key's mode, oldest first */
+        WebhookEndpointsList: {
+            webhooks: components["schemas"]["WebhookEndpoint"][];
+        };
         /** @description What went wrong */
         ErrorDetail: {
             /**
-             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter (or a record's id in the path) is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired, or an OAuth access token was issued for the other resource (the REST API or /mcp; the message says which). 403 insufficient_scope: the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types of the resources it may read, so an explicit tipo of others is refused too. 403 ip_not_allowed: the API key is restricted to addresses that do not include the caller's; the message names the address the service saw. 404 not_found: no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike). 405 method_not_allowed: a method other than GET or HEAD (the Allow header lists them). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
+             * @description Stable identifier to match on. 400 invalid_parameter: a query parameter (or a record's id in the path) is malformed, out of range or repeated, or desde is after hasta. 400 unknown_parameter: a query parameter that the endpoint does not take. 400 malformed_request: the request holds text no database can store (a NUL or other control character, an unpaired surrogate) or cannot be parsed. 401 missing_api_key: no Authorization header. 401 invalid_api_key: the header is not `Bearer <key>`, or the key is unknown, revoked or expired, or an OAuth access token was issued for the other resource (the REST API or /mcp; the message says which). 403 insufficient_scope: the API key lacks the scope the request needs (error.scope names it, and so does WWW-Authenticate); a key sees only the event types of the resources it may read, so an explicit tipo of others is refused too. 403 ip_not_allowed: the API key is restricted to addresses that do not include the caller's; the message names the address the service saw. 404 not_found: no such path, or no record with that id in the API key's clinic (an unknown id and another clinic's answer alike). 405 method_not_allowed: a method the path does not take (the Allow header lists those it does). 408 request_timeout: the request line and headers did not all arrive within the server's time; the connection is closed. 409 conflict: the request cannot be done as things stand: the clinic has the most webhook endpoints allowed, or an Idempotency-Key was used before with another body. 410 cursor_expired: the change feed cursor is older than the events kept (at least 30 days): read the collections again and follow from cursor=now. 413 payload_too_large: the request body is larger than the endpoint accepts (16 KB). 415 unsupported_media_type: a request body that is not sent as application/json. 429 too_many_requests: over the rate limit; retry after Retry-After seconds. 431 headers_too_large: the request headers are larger than the server accepts. 500 database_error: the database failed or timed out; retry after Retry-After seconds. 500 internal_error: any other unexpected failure; quote the request_id to support. 503 service_unavailable: the service is overloaded or shutting down; retry after Retry-After seconds.
              * @example invalid_parameter
              * @enum {string}
              */
-            code: "invalid_parameter" | "unknown_parameter" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "ip_not_allowed" | "not_found" | "method_not_allowed" | "request_timeout" | "cursor_expired" | "too_many_requests" | "headers_too_large" | "database_error" | "internal_error" | "service_unavailable";
+            code: "invalid_parameter" | "unknown_parameter" | "malformed_request" | "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "ip_not_allowed" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "cursor_expired" | "payload_too_large" | "unsupported_media_type" | "too_many_requests" | "headers_too_large" | "database_error" | "internal_error" | "service_unavailable";
             /**
              * @description For people: what was wrong and how to fix it; may change
              * @example limit must be an integer from 1 to 500
@@ -835,7 +1016,7 @@ export interface components {
              * @example citas:read
              * @enum {string}
              */
-            scope?: "citas:read" | "clientas:read" | "llamadas:read" | "eventos:read" | "contacto:read";
+            scope?: "citas:read" | "clientas:read" | "llamadas:read" | "eventos:read" | "contacto:read" | "webhooks:write";
             /**
              * @description Also in the X-Request-Id header; quote it to support
              * @example 4f1c2a7e-9b1d-4d7e-8f25-0c6f3b1e2a90
@@ -2119,6 +2300,649 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
                     "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too_many_requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description database_error (retry after the Retry-After seconds) or internal_error */
+            500: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After"?: number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointsList"];
+                };
+            };
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
+            400: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks webhooks:write; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too_many_requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description database_error (retry after the Retry-After seconds) or internal_error */
+            500: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After"?: number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any text of 1 to 255 visible ASCII characters; the same key within 24 hours answers the first answer again */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description An https:// URL whose host resolves to public addresses only; no user name or password in it
+                     * @example https://hooks.example.com/clinic
+                     */
+                    url: string;
+                    /**
+                     * @description The event types sent to the endpoint: ["*"] for every type the key may read, or a list of them
+                     * @example [
+                     *       "cita.creada",
+                     *       "cita.actualizada"
+                     *     ]
+                     */
+                    eventos: ("*" | "clienta.creada" | "clienta.actualizada" | "clienta.eliminada" | "cita.creada" | "cita.actualizada" | "cita.eliminada" | "llamada.creada" | "llamada.actualizada" | "llamada.eliminada")[];
+                    /**
+                     * @description What the endpoint is for (at most 500 characters)
+                     * @example Zapier
+                     */
+                    descripcion?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown this once) */
+            201: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
+            400: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks webhooks:write; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description conflict: the clinic has 10 webhook endpoints already (the most), or the Idempotency-Key was used in the last 24 hours with another body, or the endpoint it created was deleted since */
+            409: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is over 16384 bytes */
+            413: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: no body, or not sent as application/json */
+            415: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too_many_requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description database_error (retry after the Retry-After seconds) or internal_error */
+            500: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After"?: number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (a UUID, as POST answered it) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
+            400: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks webhooks:write; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no webhook endpoint with this id in the API key's clinic */
+            404: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description too_many_requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description database_error (retry after the Retry-After seconds) or internal_error */
+            500: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After"?: number;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: the service is overloaded; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description Whole seconds to wait before retrying (at least 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (a UUID, as POST answered it) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter (malformed, out of range or repeated) or unknown_parameter (error.param names it), or malformed_request (text no database can store, such as a NUL character) */
+            400: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description missing_api_key or invalid_api_key (malformed header; unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks webhooks:write; error.scope and WWW-Authenticate name the scope needed. Or ip_not_allowed: the key is restricted to addresses that do not include the caller's (the message names the address the service saw) */
+            403: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description How to authenticate: an API key as a bearer token (401); on a 403 insufficient_scope, the RFC 6750 challenge naming the scope the request needs. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no webhook endpoint with this id in the API key's clinic */
+            404: {
+                headers: {
+                    /** @description The request's id: a sane incoming X-Request-Id (1 to 128 of A-Z a-z 0-9 . _ : -) is echoed, else a new UUID. Error bodies carry it as request_id; quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Always no-store: responses hold a clinic's data and must not be kept by caches. */
+                    "Cache-Control": string;
+                    /** @description The key's rate-limit policy (IETF httpapi RateLimit header fields draft): a burst of q requests, refilled over w seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description Where the key stands: r requests can be made right now, and the bucket is full again in t seconds. */
+                    RateLimit: string;
                     [name: string]: unknown;
                 };
                 content: {
