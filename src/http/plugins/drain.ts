@@ -8,10 +8,11 @@
 // - accepting comes first: the connections the kernel accepted before the listener closes wait in
 //   its queue, Node (libuv) takes one of them per turn of the event loop, and closing the
 //   listener resets every one still there, with its request. So until the listener is closed, a
-//   request that arrives is held (onRequest) rather than served, and one already being served
-//   waits before its answer is serialized: on SQLite each served request is a synchronous query
-//   that makes its turn long, and the queue would empty at the pace of the work (seconds under
-//   load) instead of the loop's (a connection per fraction of a millisecond);
+//   request that arrives is held (onRequest) rather than served: on SQLite each served request is
+//   a synchronous query that makes its turn long, and the queue would empty at the pace of the
+//   work (seconds under load) instead of the loop's (a connection per fraction of a millisecond).
+//   A request already past onRequest at the signal is not held (on PostgreSQL its rows may still
+//   make a turn long);
 // - the listener closes (new connections are refused) at the first turn of the event loop that
 //   accepted no connection and was short: one that accepted none found the queue empty, and a
 //   short one (typically 0.1 ms) leaves only what arrived during it to be reset (the
@@ -236,17 +237,11 @@ export const drain = fp(
     app.server.on('connection', (socket: Socket) => lifecycle.track(socket));
     app.server.on('request', (req: IncomingMessage, res: ServerResponse) => lifecycle.request(req, res));
     // Accepting first: a request that arrives while the listener's queue empties waits before it
-    // is served (onRequest), and one already being served when the signal came waits before its
-    // answer is serialized (PostgreSQL: its rows arrived meanwhile), so that every turn is short.
+    // is served, so that every turn is short (see the top of this file).
     app.addHook('onRequest', (_req, _reply, done) => {
       const held = lifecycle.holdUntilListenerClosed();
       if (held === null) done();
       else void held.then(() => done());
-    });
-    app.addHook('preSerialization', (_req, _reply, payload, done) => {
-      const held = lifecycle.holdUntilListenerClosed();
-      if (held === null) done(null, payload);
-      else void held.then(() => done(null, payload));
     });
     app.addHook('onSend', (_req, reply, payload, done) => {
       if (lifecycle.draining) reply.header('connection', 'close');
