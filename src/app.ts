@@ -10,8 +10,8 @@
 //   api-errors    the API's one error shape and its 404 (before any route: a route keeps the
 //                 error handler in force when it is added)
 //   metrics       request counts and latencies; GET /metrics behind METRICS_TOKEN
-//   connection-limits  MAX_CONNECTIONS_PER_ADDRESS, requests pipelined on one connection
-//   drain         the shutdown's drain: Connection: close, idle connections closed
+//   drain         the shutdown's drain: accepting first, Connection: close, idle connections closed
+//   connection-limits  MAX_CONNECTIONS_PER_ADDRESS (not while draining), requests pipelined on one connection
 //   health        GET /livez, GET /readyz (the database answers; 503 while draining)
 //   overload      503 service_unavailable past the event-loop delay or memory thresholds
 //   method-guard  405 for anything but GET/HEAD on the API's paths, before authentication
@@ -128,8 +128,8 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
   // Before every route: a route takes the error handler in force when it is added.
   await app.register(apiErrors);
   await app.register(metricsPlugin, { metrics, token: config.metricsToken });
-  await app.register(connectionLimits, { maxPerAddress: config.http.maxConnectionsPerAddress });
   await app.register(drain);
+  await app.register(connectionLimits, { maxPerAddress: config.http.maxConnectionsPerAddress });
   await app.register(health, { checkTimeoutMs: READINESS_CHECK_TIMEOUT_MS });
   app.readiness.add({ name: 'database', critical: true, check: () => ping(rt.database.db) });
   // Redis (REDIS_URL): reported in /readyz, never failing it; its state and fallbacks in /metrics.

@@ -1,7 +1,7 @@
 // The server: runtime (runtime.ts: config -> database -> services) -> app (app.ts) -> listen -> the
 // runtime's background services -> first run -> where to go, on stdout; a graceful shutdown on
 // SIGTERM/SIGINT (close-with-grace): the drain begins in the signal's own callback
-// (http/plugins/drain.ts: /readyz 503, Connection: close, the listener closed once nothing waits
+// (http/plugins/drain.ts: /readyz 503, Connection: close, requests held until the listener closes once nothing waits
 // in it, every request already sent answered, idle connections closed), then the runtime closes
 // everything in reverse order (runtime.ts: the background jobs, the app once drained, the usage
 // counts and request log written, the database closed), exit 0, all within SHUTDOWN_TIMEOUT_S or
@@ -93,10 +93,16 @@ export async function serve(
   let closing: Promise<void> | null = null;
   const shutdown = () => {
     closing ??= (async () => {
-      // Connections the kernel accepted before the signal may wait in the listener's queue (Node
-      // takes them one per turn of the event loop): the listener stays open until none is left,
-      // for at most half the shutdown's time, which leaves the other half to answer them.
-      running.lifecycle.beginDrain(running.server, { closeListenerWithinMs: (config.shutdownTimeoutS * 1000) / 2 });
+      // The listener closes once the connections the kernel queued before it are accepted (their
+      // requests held meanwhile), at the latest after half the shutdown's time, which leaves the
+      // other half to answer them (http/plugins/drain.ts).
+      running.lifecycle.beginDrain(running.server, {
+        closeListenerWithinMs: (config.shutdownTimeoutS * 1000) / 2,
+        onListenerClosed: ({ atDeadline, ...closed }) =>
+          atDeadline
+            ? logger.warn(closed, 'listener closed at its deadline: connections still queued in the kernel were reset')
+            : logger.info(closed, 'listener closed: new connections are refused'),
+      });
       // Then everything stops once, in reverse order: the delivery worker at once (its leases
       // given up while the requests drain), the app once drained, the database last (runtime.ts).
       await rt.close();

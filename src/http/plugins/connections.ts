@@ -9,7 +9,10 @@
 //   line and headers may take MAX_HEADER_BYTES. Refusals are answered by client-errors.ts. Node's
 //   check that an HTTP/1.1 request has a Host header is off: host-header.ts makes it.
 // - connectionLimits: at most MAX_CONNECTIONS_PER_ADDRESS open connections per client address
-//   (the TCP peer: behind a proxy, the proxy's); one more is closed at once, before it is read.
+//   (the TCP peer: behind a proxy, the proxy's); one more is closed at once, before it is read,
+//   except during a shutdown's drain: the connections accepted then are the last ones the kernel
+//   queued (its listener closes as soon as none waits), each is answered and closed, and closing
+//   one before it is read would reset the request it already sent.
 //   And at most MAX_PIPELINED_REQUESTS requests waiting on one connection: Node parses every
 //   request of a packet at once and keeps each answer in memory until the client reads the ones
 //   before it, so a few kilobytes of pipelined requests from a client that never reads would
@@ -82,7 +85,7 @@ export const connectionLimits = fp(
     app.server.on('connection', (socket: Socket) => {
       const address = socket.remoteAddress ?? '';
       const n = open.get(address) ?? 0;
-      if (n >= opts.maxPerAddress) {
+      if (n >= opts.maxPerAddress && !app.lifecycle.draining) {
         app.metrics.connectionsClosed.inc({ reason: 'per_address' });
         socket.destroy();
         return;
@@ -95,5 +98,5 @@ export const connectionLimits = fp(
       });
     });
   },
-  { name: 'connection-limits', dependencies: ['metrics'] },
+  { name: 'connection-limits', dependencies: ['metrics', 'drain'] },
 );

@@ -5,16 +5,20 @@
 // - /readyz answers 503 (health.ts), so load balancers stop sending traffic;
 // - every response carries `Connection: close`, so each connection ends after the request it is
 //   serving, also one whose request began before the shutdown;
+// - accepting comes first: the connections the kernel accepted before the listener closes wait in
+//   its queue, Node (libuv) takes one of them per turn of the event loop, and closing the
+//   listener resets every one still there, with its request. So until the listener is closed, a
+//   request that arrives is held (onRequest) rather than served: on SQLite each served request is
+//   a synchronous query that makes its turn long, and the queue would empty at the pace of the
+//   work (seconds under load) instead of the loop's (a connection per fraction of a millisecond).
+//   A request already past onRequest at the signal is not held (on PostgreSQL its rows may still
+//   make a turn long);
 // - the listener closes (new connections are refused) at the first turn of the event loop that
-//   accepted no connection and was short. Node (libuv) accepts one connection per turn, so when
-//   the loop is busy (a queue of synchronous SQLite queries) connections the kernel accepted
-//   before the signal, with their requests already sent, wait in the listener's queue; closing
-//   the listener resets every one of them. A turn that accepted none found the queue empty, and
-//   a short one leaves only what arrived in its last milliseconds to be reset, at once. Every
-//   turn is watched until then (an idle loop turns in microseconds), so the listener closes
-//   about as soon as the signal is handled when the loop is not busy. At the
-//   latest it closes after `closeListenerWithinMs`, so that a client that keeps connecting
-//   cannot hold the shutdown;
+//   accepted no connection and was short: one that accepted none found the queue empty, and a
+//   short one (typically 0.1 ms) leaves only what arrived during it to be reset (the
+//   kernel's queue cannot be read from Node, so that window cannot be closed). Every turn is
+//   watched until then. At the latest it closes after `closeListenerWithinMs`, so that a client
+//   that keeps connecting cannot hold the shutdown; then the held requests are served;
 // - a connection is closed when it is idle: no request in flight and not one byte received
 //   since its last response. Bytes are read only in the loop's poll phase, so a request already
 //   sent may still be unread in its socket while the loop is busy: idleness is judged in the
@@ -38,9 +42,30 @@ export const FRESH_GRACE_MS = 1_000;
 /** How often the connections are checked while draining. */
 const CHECK_EVERY_MS = 50;
 /** A turn of the event loop that accepted no connection and took less than this closes the listener. */
-const SHORT_TURN_MS = 5;
+const SHORT_TURN_MS = 2;
 /** The listener closes this long after the signal at the latest, unless beginDrain says otherwise. */
 const LISTENER_CLOSE_MAX_MS = 2_000;
+
+/** What the listener's close reports (server.ts logs it). */
+export interface ListenerClosed {
+  /** from the drain's start (the signal) to the close */
+  afterMs: number;
+  /** connections accepted meanwhile (each is answered) */
+  accepted: number;
+  /**
+   * the last turn of the event loop before the close: a connection whose handshake the kernel
+   * completed during it was in the queue, and reset by the close (a race no test saw)
+   */
+  lastTurnMs: number;
+  /** closed by `closeListenerWithinMs`, not on an empty queue: what the kernel still held was reset */
+  atDeadline: boolean;
+}
+
+export interface DrainOptions {
+  /** The listener closes this long after the drain's start at the latest (default LISTENER_CLOSE_MAX_MS). */
+  closeListenerWithinMs?: number;
+  onListenerClosed?: (closed: ListenerClosed) => void;
+}
 
 interface Tracked {
   /** requests received on this connection and not answered yet */
@@ -63,13 +88,28 @@ export class Lifecycle {
   /** connections accepted so far: a turn that accepts none found nothing waiting in the listener's queue */
   private accepted = 0;
   private listenerCloseBy = 0;
+  private acceptedAtDrain = 0;
+  private onListenerClosed: DrainOptions['onListenerClosed'];
   private finished: (() => void) | null = null;
   private readonly done: Promise<void>;
+  private listenerGone: (() => void) | null = null;
+  private readonly listenerClosing: Promise<void>;
 
   constructor() {
     this.done = new Promise((resolve) => {
       this.finished = resolve;
     });
+    this.listenerClosing = new Promise((resolve) => {
+      this.listenerGone = resolve;
+    });
+  }
+
+  /**
+   * While the drain waits for the listener's queue to empty: a promise of the listener's close,
+   * which a request that arrives meanwhile waits for before it is served. Else null.
+   */
+  holdUntilListenerClosed(): Promise<void> | null {
+    return this.draining && !this.listenerClosed ? this.listenerClosing : null;
   }
 
   /** Called on the server's 'connection' event. */
@@ -100,13 +140,15 @@ export class Lifecycle {
    * the idle connections closed by the checks that follow (the listener within
    * `closeListenerWithinMs` at the latest). drained() says when it is over.
    */
-  beginDrain(server: net.Server, opts: { closeListenerWithinMs?: number } = {}): void {
+  beginDrain(server: net.Server, opts: DrainOptions = {}): void {
     if (this.draining) return;
     this.draining = true;
     this.drainStartedAt = performance.now();
     this.listenerCloseBy = this.drainStartedAt + (opts.closeListenerWithinMs ?? LISTENER_CLOSE_MAX_MS);
+    this.acceptedAtDrain = this.accepted;
+    this.onListenerClosed = opts.onListenerClosed;
     this.server = server;
-    if (!server.listening) this.listenerClosed = true;
+    if (!server.listening) this.closedListener();
     // Idleness: first right after this turn's poll phase (the signal is handled in it), then
     // every CHECK_EVERY_MS, always in the check phase, right after a poll phase.
     setImmediate(() => this.check());
@@ -126,13 +168,26 @@ export class Lifecycle {
     setImmediate(() => {
       if (this.listenerClosed) return;
       const now = performance.now();
-      if ((this.accepted === accepted && now - since < SHORT_TURN_MS) || now >= this.listenerCloseBy) {
-        this.listenerClosed = true;
+      const emptied = this.accepted === accepted && now - since < SHORT_TURN_MS;
+      if (emptied || now >= this.listenerCloseBy) {
         // net.Server's close, not http.Server's: see the top of this file.
         net.Server.prototype.close.call(this.server!);
+        this.closedListener();
+        this.onListenerClosed?.({
+          afterMs: Math.round(now - this.drainStartedAt),
+          accepted: this.accepted - this.acceptedAtDrain,
+          lastTurnMs: Math.round((now - since) * 1000) / 1000,
+          atDeadline: !emptied,
+        });
         this.checkDrained();
       } else this.watchListener(now, this.accepted);
     });
+  }
+
+  private closedListener(): void {
+    this.listenerClosed = true;
+    this.listenerGone?.();
+    this.listenerGone = null;
   }
 
   /** Resolves once the listener is closed and every connection is closed (each request in flight answered). */
@@ -181,6 +236,13 @@ export const drain = fp(
     app.decorate('lifecycle', lifecycle);
     app.server.on('connection', (socket: Socket) => lifecycle.track(socket));
     app.server.on('request', (req: IncomingMessage, res: ServerResponse) => lifecycle.request(req, res));
+    // Accepting first: a request that arrives while the listener's queue empties waits before it
+    // is served, so that every turn is short (see the top of this file).
+    app.addHook('onRequest', (_req, _reply, done) => {
+      const held = lifecycle.holdUntilListenerClosed();
+      if (held === null) done();
+      else void held.then(() => done());
+    });
     app.addHook('onSend', (_req, reply, payload, done) => {
       if (lifecycle.draining) reply.header('connection', 'close');
       done(null, payload);
