@@ -9,6 +9,8 @@ import { deleteUnnamedSets } from './request-log.js';
 
 /** Tables with a clinic_id column, in deletion order (webhook_deliveries before their endpoints, citas before clientas ...). */
 export const CLINIC_TABLES = [
+  'clinic_export_parts',
+  'clinic_exports',
   'webhook_deliveries',
   'webhook_endpoints',
   'events',
