@@ -194,6 +194,8 @@ export class ExportJobs {
   /** Makes one export taken by this instance. */
   private async make(row: ClinicExportRow): Promise<void> {
     const abort = (this.abort = new AbortController());
+    // Stopped between taking it and now: it goes back to the queue at once.
+    if (this.passes.stopped) abort.abort();
     const now = this.opts.now;
     let lastWrite = 0;
     let progress = { done: 0, total: 0 };
