@@ -7,7 +7,9 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clinic } from '../../src/repos/clinics.js';
 import { createClinic } from '../../src/services/accounts.js';
+import type { Database } from '../../src/db/connect.js';
 import { EXPORT_PAGE, JSONL_NAME, writeClinicExport } from '../../src/services/exports/clinic.js';
+import { ExportJobs } from '../../src/services/exports/jobs.js';
 import { importJsonLines } from '../../src/services/import.js';
 import { bearer, buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
@@ -127,4 +129,44 @@ describe.each(dialects())('the clinic export, imported into an empty clinic (%s)
       expect(await everything(t, key, path, name), path).toEqual(before);
     }
   }, 120_000);
+
+  it('puts an export back in the queue when the service stops while making it, and makes it whole later', async () => {
+    // The database as the jobs see it, whose third write (the first part of the ZIP: after taking
+    // the export and clearing old parts) waits until the test lets it go.
+    let writes = 0;
+    let reached!: () => void;
+    const atPart = new Promise<void>((r) => (reached = r));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const gated: Database = {
+      ...t.database,
+      writeTransaction: async (fn, o) => {
+        if (++writes === 3) {
+          reached();
+          await gate;
+        }
+        return t.database.writeTransaction(fn, o);
+      },
+    };
+    const jobs = new ExportJobs(gated, { now: () => t.clock.now, onError: (task, err) => console.error(task, err) });
+    const row = await jobs.request(t.clinicB.id, null);
+    const making = jobs.pass();
+    await atPart;
+    const stopping = jobs.stop();
+    release();
+    await Promise.all([making, stopping]);
+    const after = await t.database.db.selectFrom('clinic_exports').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    expect(after).toMatchObject({ state: 'queued', lease_until: null });
+    expect(await t.database.db.selectFrom('clinic_export_parts').select('seq').where('export_id', '=', row.id).execute()).toEqual([]);
+
+    // The next instance (or start) makes it.
+    const next = new ExportJobs(t.database, { now: () => t.clock.now, onError: (task, err) => console.error(task, err) });
+    await next.pass();
+    const ready = (await next.ready(t.clinicB.id, row.id))!;
+    expect(ready.state).toBe('done');
+    const parts: Buffer[] = [];
+    for await (const part of next.file(ready)) parts.push(part);
+    expect((await readZip(Buffer.concat(parts))).get(JSONL_NAME)!.toString()).toContain('"type":"clienta"');
+    await next.stop();
+  });
 });

@@ -31,7 +31,14 @@ export async function writeZip(entries: Iterable<ZipEntry>, out: Writable, mtime
     const content = e.content;
     if (typeof content === 'string' || Buffer.isBuffer(content))
       zip.addBuffer(typeof content === 'string' ? Buffer.from(content, 'utf8') : content, e.name, { mtime });
-    else zip.addReadStreamLazy(e.name, { mtime }, (cb) => cb(null, Readable.from(content(), { objectMode: false })));
+    else
+      zip.addReadStreamLazy(e.name, { mtime }, (cb) => {
+        const source = Readable.from(content(), { objectMode: false });
+        // yazl does not listen for its sources' errors (one would be an uncaught exception): a
+        // query that fails, or a stop, fails the ZIP's output instead, and so the pipeline.
+        source.on('error', (err) => output.destroy(err));
+        cb(null, source);
+      });
   }
   zip.end();
   await pipeline(output, counter, out, signal ? { signal } : {});
