@@ -37,6 +37,7 @@ import { KeyService } from './services/api-keys.js';
 import { reportBackgroundError, type BackgroundErrorHandler } from './services/background.js';
 import { ClientasSearch } from './services/clientas-search/search.js';
 import { EventRetention } from './services/event-retention.js';
+import { ExportJobs } from './services/exports/jobs.js';
 import { AppGrants } from './services/oauth/grants.js';
 import { oauthResources } from './services/oauth/resources.js';
 import { OAuthSweep } from './services/oauth/sweep.js';
@@ -138,6 +139,8 @@ export interface Runtime {
   readonly deliveryWorker: DeliveryWorker;
   /** The webhooks' periodic pass (endpoints of ended credentials, old Idempotency-Keys) once started. */
   readonly webhookMaintenance: WebhookMaintenance;
+  /** Makes the clinics' exports asked for in the dashboard, and deletes them when they expire, once started. */
+  readonly exports: ExportJobs;
   /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
   redis(): Promise<RedisLink | null>;
   /** The rate limiters, made on the first call: shared on Redis with REDIS_URL (failing open to memory). */
@@ -250,6 +253,7 @@ class Composed implements Runtime {
   #oauthSweep?: OAuthSweep;
   #worker?: DeliveryWorker;
   #webhookMaintenance?: WebhookMaintenance;
+  #exports?: ExportJobs;
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
   #limiterFactory?: RateLimiters;
@@ -420,6 +424,10 @@ class Composed implements Runtime {
     return (this.#webhookMaintenance ??= new WebhookMaintenance(this.database, { now: this.now, log: this.log }));
   }
 
+  get exports(): ExportJobs {
+    return (this.#exports ??= new ExportJobs(this.database, { now: this.now, onError: this.reportBackgroundError }));
+  }
+
   redis(): Promise<RedisLink | null> {
     return (this.#redis ??= this.makeRedis());
   }
@@ -489,6 +497,8 @@ class Composed implements Runtime {
     this.requestLogRetention.start();
     // Expired OAuth authorization requests, codes and tokens leave their table (every 10 minutes).
     if (this.config.oauth.issuer !== null) this.oauthSweep.start();
+    // The clinics' exports asked for in the dashboard, and their deletion after 24 hours.
+    this.exports.start();
     // Webhook deliveries from the event log (stopped first: it gives its leases up at once,
     // while the server's requests drain).
     await this.deliveryWorker.start();
@@ -507,6 +517,8 @@ class Composed implements Runtime {
       // itself; stopping one never started is a no-op).
       await this.#webhookMaintenance?.stop().catch(failed('webhook maintenance stop'));
       await this.#worker?.stop().catch(failed('delivery worker stop'));
+      // An export in progress goes back to the queue, for another instance or the next start.
+      await this.#exports?.stop().catch(failed('clinic exports stop'));
       await this.#oauthSweep?.stop().catch(failed('OAuth sweep stop'));
       await this.#requestLogRetention?.stop().catch(failed('request log retention stop'));
       await this.#retention?.stop().catch(failed('event retention stop'));

@@ -12,9 +12,11 @@ type Json = Record<string, unknown>;
  *  - nolog: the same with the request log off (REQUEST_LOG_DAYS=0);
  *  - kept: the service with the page cache on (its default size);
  *  - mcp: a cold service of its own for the MCP tool call and its REST twin, so that the cold
- *    service's memory is the cold page's alone.
+ *    service's memory is the cold page's alone;
+ *  - traced: the cold service exporting traces (OTEL_EXPORTER_OTLP_ENDPOINT) to a real OTLP
+ *    receiver on loopback that accepts and discards them (lib/otlp-sink.ts): tracing's cost.
  */
-export type Target = 'bare' | 'cold' | 'nolog' | 'kept' | 'mcp';
+export type Target = 'bare' | 'cold' | 'nolog' | 'kept' | 'mcp' | 'traced';
 
 export interface Case {
   id: string;
@@ -45,6 +47,7 @@ export const CASES: Case[] = [
   { id: 'bare', label: 'bare route (reference)', target: 'bare', path: '/bare/citas', check: citasPage },
   { id: 'citas', label: 'cold page (PAGE_CACHE_MB=0)', target: 'cold', path: PAGE, check: citasPage },
   { id: 'citas-nolog', label: 'cold page, request log off (REQUEST_LOG_DAYS=0)', target: 'nolog', path: PAGE, check: citasPage },
+  { id: 'citas-traced', label: 'cold page, traces exported over OTLP/HTTP', target: 'traced', path: PAGE, check: citasPage },
   { id: 'citas-kept', label: 'kept page (page cache on)', target: 'kept', path: PAGE, check: citasPage },
   { id: 'mcp-rest', label: 'cold page, beside the MCP call', target: 'mcp', path: PAGE, check: citasPage },
   {

@@ -123,6 +123,13 @@ export function targets(f: RunFigures): string[] {
     );
   }
   ratio('citas', 'citas-nolog', 0.9, 'Request log on vs off (cold page)');
+  const traced = row('citas-traced');
+  const untraced = row('citas');
+  if (traced && untraced)
+    out.push(
+      `Tracing on vs off (cold page, spans exported to a local receiver): ${f0(traced.reqPerSec)} vs ${f0(untraced.reqPerSec)} req/s = ` +
+        `${f2(traced.reqPerSec / untraced.reqPerSec)}×, p99 ${traced.p99} vs ${untraced.p99} ms (no target: what tracing costs).`,
+    );
   const mcp = row('mcp');
   const rest = row('mcp-rest');
   if (mcp && rest) {

@@ -6,12 +6,13 @@ import type { Dataset } from './dataset.js';
 import type { Options } from './options.js';
 import { freePort, HOST, startServer, type ChildServer } from './processes.js';
 import type { ServiceBuild } from './service.js';
+import { startOtlpSink } from './otlp-sink.js';
 
 /** The service's environment on the data set in `dataDir` (`port` 0: the data set's build, no HTTP). */
 export function serviceEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of Object.keys(env))
-    if (/^(DATABASE_URL|REDIS_URL|API_|TRUST_PROXY|NODE_OPTIONS|DB_|OAUTH_|PAGE_CACHE_|REQUEST_LOG_)/.test(k)) delete env[k];
+    if (/^(DATABASE_URL|REDIS_URL|API_|TRUST_PROXY|NODE_OPTIONS|DB_|OAUTH_|PAGE_CACHE_|REQUEST_LOG_|OTEL_)/.test(k)) delete env[k];
   return {
     ...env,
     DATA_DIR: dataDir,
@@ -35,6 +36,8 @@ const SETTINGS: Record<Exclude<Target, 'bare'>, NodeJS.ProcessEnv> = {
   // The page cache at its default size (config's PAGE_CACHE_MB), as `npm start` runs it.
   kept: { PAGE_CACHE_MB: undefined },
   mcp: {},
+  // The endpoint is the harness's receiver, set when it starts (startServers).
+  traced: {},
 };
 
 /** The servers `targets` need, on the data set; on an error the ones started are stopped. */
@@ -75,7 +78,7 @@ export async function startServers(
               cwd: root,
               node: opts.node,
               args: [...opts.nodeArgs, build.bin, 'serve'],
-              env: withSettings(serviceEnv(ds.dataDir, port), SETTINGS[target]),
+              env: withSettings(serviceEnv(ds.dataDir, port), await settingsOf(target)),
             });
       servers.set(target, server);
       log(`${server.name} listening on ${server.baseUrl} (pid ${server.pid})`);
@@ -85,6 +88,15 @@ export async function startServers(
     await Promise.all([...servers.values()].map((s) => s.stop()));
     throw err;
   }
+}
+
+/** A target's settings; the traced one's receiver is started here and lives as long as the harness. */
+async function settingsOf(target: Exclude<Target, 'bare'>): Promise<NodeJS.ProcessEnv> {
+  if (target !== 'traced') return SETTINGS[target];
+  const sink = await startOtlpSink();
+  // The SDK's other settings at their defaults, as a deployment runs them (a batch is sent when
+  // 512 spans wait, so under load the sending is measured too).
+  return { ...SETTINGS.traced, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint };
 }
 
 function withSettings(env: NodeJS.ProcessEnv, settings: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -11,6 +11,7 @@ import type { KeyService } from '../services/api-keys.js';
 import type { AppGrants } from '../services/oauth/grants.js';
 import type { AuthorizationServer } from '../services/oauth/server.js';
 import type { WebhookService } from '../services/webhooks/endpoints.js';
+import type { ExportJobs } from '../services/exports/jobs.js';
 import type { UsageCounter } from '../services/usage.js';
 import type { Html } from './html.js';
 import type { Lang } from './locales/messages.js';
@@ -60,6 +61,8 @@ export interface AdminContext {
   sessions: Sessions;
   /** the client search (the runtime's, shared with the API): the request log's client filter */
   clientasSearch: ClientasSearch;
+  /** the clinic exports made in the background (Settings > API > Export) */
+  exports: ExportJobs;
   /** sign-in buckets: see throttle.ts */
   limiters: SignInLimiters;
   /** bounds the scrypt checks running at once */

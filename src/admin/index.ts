@@ -18,6 +18,7 @@ import { languageRoutes, readChosenLang } from './language.js';
 import { authRoutes } from './routes-auth.js';
 import { keyChangeRoutes } from './routes-key-changes.js';
 import { keyRoutes } from './routes-keys.js';
+import { exportRoutes } from './routes-export.js';
 import { logRoutes } from './routes-logs.js';
 import { oauthRoutes } from './routes-oauth.js';
 import { webhookRoutes } from './routes-webhooks.js';
@@ -65,7 +66,10 @@ export interface AdminTuning {
 export interface AdminOptions
   extends
     AdminTuning,
-    Pick<AdminContext, 'db' | 'keys' | 'appGrants' | 'oauth' | 'webhooks' | 'usage' | 'sessions' | 'clientasSearch' | 'config' | 'now'> {
+    Pick<
+      AdminContext,
+      'db' | 'keys' | 'appGrants' | 'oauth' | 'webhooks' | 'usage' | 'sessions' | 'clientasSearch' | 'exports' | 'config' | 'now'
+    > {
   /** where the sign-in limiters are made (the runtime's): shared by the fleet on Redis with REDIS_URL */
   limiters: RateLimiters;
 }
@@ -99,6 +103,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     now: opts.now,
     sessions: opts.sessions,
     clientasSearch: opts.clientasSearch,
+    exports: opts.exports,
     limiters: {
       accountIp: limiters.make('signin-account-ip', throttle.accountIpPerSecond, throttle.accountIpBurst),
       account: limiters.make('signin-account', throttle.accountPerSecond, throttle.accountBurst),
@@ -184,6 +189,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   await keyChangeRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await logRoutes(app, ctx);
+  await exportRoutes(app, ctx);
   await oauthRoutes(app, ctx);
   await languageRoutes(app, ctx);
 

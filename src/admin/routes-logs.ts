@@ -5,7 +5,9 @@
 // One request is addressed by its request id (the id the API returned, which an integrator
 // quotes), never by the log's row number: those are numbered across every clinic, and their gaps
 // would show how many requests the others made.
+import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { integrationNamesOf, requireExportableClienta, writeClientaExport } from '../services/exports/clienta.js';
 import type { LogCursor, LogFilter } from '../services/request-log-read.js';
 import type { Clinic } from '../services/accounts.js';
 import { appsOfGrants, findApp, type ClinicApp } from '../services/app-log.js';
@@ -22,7 +24,7 @@ import { REQUEST_ID_RE } from '../domain/records.js';
 import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
 import { csrfToken } from './csrf.js';
 import { Formatter } from './format.js';
-import { actingClinic, notFound, requireViewer, viewerOf } from './guards.js';
+import { actingClinic, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
 import { asLang, messages } from './i18n.js';
 import { STATUS_CLASSES, type StatusClass } from './locales/log-messages.js';
 import { messagePage } from './views/message.js';
@@ -186,6 +188,30 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (more) rows.length = PAGE;
     const matches = q ? await findClientas(ctx.db, search, c.clinic.id, q, MATCHES, ctx.now()) : null;
     return sendPage(reply, 200, accessPage({ ...c, q, matches, clienta, rows, next: more ? String(rows[rows.length - 1]!.id) : null }));
+  });
+
+  // The owner's button on her page: her data as a ZIP (GDPR arts. 15 and 20), made as it is sent.
+  app.post(`${ROUTE}/access/export`, { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+    const v = viewerOf(req);
+    const clinic = await actingClinic(ctx, req, v, '');
+    if (!clinic || v.role !== 'owner') throw notFound();
+    let id: string;
+    try {
+      id = checkClientaId(field(req.body, 'clienta'));
+    } catch {
+      throw notFound();
+    }
+    await requireExportableClienta(ctx.db, clinic.id, id, ctx.now()).catch(() => {
+      throw notFound();
+    });
+    const names = await integrationNamesOf(ctx.keys, ctx.appGrants, clinic.id);
+    const body = new PassThrough();
+    writeClientaExport(ctx.db, clinic, id, names, body, ctx.now()).catch((err: unknown) => body.destroy(err as Error));
+    return reply
+      .type('application/zip')
+      .header('content-disposition', `attachment; filename="clienta-${id}.zip"`)
+      .header('cache-control', 'no-store')
+      .send(body);
   });
 
   app.get(`${ROUTE}/:id`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {

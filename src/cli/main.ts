@@ -8,6 +8,7 @@ import { registerAccountCommands } from './accounts.js';
 import { registerBackupCommands } from './backup.js';
 import { registerDataCommands } from './data.js';
 import { registerErasureCommands } from './erasure.js';
+import { registerExportCommands } from './exports.js';
 import type { Io } from './io.js';
 import { registerAppCommands } from './apps.js';
 import { registerKeyCommands } from './keys.js';
@@ -60,6 +61,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerDataCommands(program, ctx);
   registerWebhookCommands(program, ctx);
   registerErasureCommands(program, ctx);
+  registerExportCommands(program, ctx);
   registerBackupCommands(program, ctx);
   registerLogCommands(program, ctx);
 

@@ -38,6 +38,14 @@ export interface Database {
    */
   writeTransaction<T>(fn: (trx: Kysely<DB>) => Promise<T>, opts?: WriteTransactionOptions<T>): Promise<T>;
   /**
+   * Runs `fn`'s reads on one consistent view of the database, however long it takes (an export
+   * read a page at a time sees no change made meanwhile), holding no lock a writer waits for.
+   * SQLite: a read transaction on a read-only connection of its own (WAL: writers go on); an
+   * in-memory database has one connection, so `fn` reads it as it is. PostgreSQL: a read-only
+   * REPEATABLE READ transaction on one pooled connection.
+   */
+  readSnapshot<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
+  /**
    * PostgreSQL only: LISTEN on `channel` on a connection of its own (outside the pool), calling
    * `onNotify` with each payload; resolves to a function that stops listening. A lost connection
    * calls `onError` once and stops (listeners also poll, so they only lose promptness).
@@ -172,7 +180,14 @@ function openSqlite(file: string, busyTimeoutMs: number): Database {
   registerDirect(db, cached);
   // An in-memory database has this one connection: nothing else can reach it.
   const exclusive = file === ':memory:' ? <T>(fn: () => Promise<T>) => fn() : sqliteLock(`${file}.lock`);
-  return { db, dialect: 'sqlite', exclusive, writeTransaction: sqliteWriteTransaction(db, raw, busyTimeoutMs), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    exclusive,
+    writeTransaction: sqliteWriteTransaction(db, raw, busyTimeoutMs),
+    readSnapshot: file === ':memory:' ? (fn) => fn(db) : sqliteSnapshot(file),
+    close: () => db.destroy(),
+  };
 }
 
 /**
@@ -217,6 +232,23 @@ function sqliteWriteTransaction(db: Kysely<DB>, raw: BetterSqlite3.Database, bus
       const left = deadline - performance.now();
       if (left <= 0) throw new WriterBusy(waitMs);
       await sleep(Math.min(pause, left));
+    }
+  };
+}
+
+/** SQLite's readSnapshot: a read-only connection whose transaction's first read fixes its view (WAL). */
+function sqliteSnapshot(file: string) {
+  return async <T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> => {
+    const raw = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }) });
+    try {
+      raw.exec('begin');
+      // A deferred transaction starts reading, and so takes its snapshot, at its first read.
+      raw.prepare('select count(*) from clinics').get();
+      return await fn(db);
+    } finally {
+      if (raw.inTransaction) raw.exec('commit');
+      await db.destroy();
     }
   };
 }
@@ -283,6 +315,12 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, eve
     dialect: 'postgres',
     exclusive: pgLock(target.url),
     writeTransaction: (fn, opts) => pgWriteTransaction(db, fn, opts),
+    readSnapshot: (fn) =>
+      db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute((trx) => fn(trx)),
     listen: pgListen(target.url),
     close: () => db.destroy(),
   };

@@ -247,6 +247,40 @@ export interface DB {
   webhook_alert_mails: WebhookAlertMailsTable;
   oauth_artifacts: OAuthArtifactsTable;
   oauth_grants: OAuthGrantsTable;
+  clinic_exports: ClinicExportsTable;
+  clinic_export_parts: ClinicExportPartsTable;
+}
+
+/** A clinic's export made in the background (migration 016). Times in ms. */
+export interface ClinicExportsTable {
+  id: string;
+  clinic_id: string;
+  /** the user who asked for it (null: removed since) */
+  requested_by: string | null;
+  /** queued | running | done | failed */
+  state: string;
+  /** records written so far, of `total` */
+  done: number;
+  total: number;
+  /** the ZIP's size once done */
+  bytes: number | null;
+  /** parts of the ZIP written (clinic_export_parts) */
+  parts: number;
+  /** why it failed, for the owner (no internals) */
+  error: string | null;
+  requested_at: number;
+  finished_at: number | null;
+  expires_at: number | null;
+  /** while running: the instance making it holds it until then */
+  lease_until: number | null;
+}
+
+/** The ZIP of an export, in order (migration 016). */
+export interface ClinicExportPartsTable {
+  clinic_id: string;
+  export_id: string;
+  seq: number;
+  data: Uint8Array;
 }
 
 /** What the OAuth authorization server stores (migration 011): ids only as keyed hashes. Epoch seconds. */

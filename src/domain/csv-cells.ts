@@ -23,5 +23,42 @@ export const CSV_OPTIONS: Options = { record_delimiter: 'windows', quote_record_
  */
 export const NEUTRALISED_CELL = { escape_formulas: true, quoted: true } as const;
 
+/**
+ * Whether a field of a record's schema is free text: a string (or null) checked against no
+ * pattern, format or list of values: what people typed (names, notes, services, e-mails).
+ */
+export function isFreeText(schema: Record<string, unknown>): boolean {
+  const type = schema['type'];
+  const isString = type === 'string' || (Array.isArray(type) && type.includes('string'));
+  return isString && schema['pattern'] === undefined && schema['format'] === undefined && schema['enum'] === undefined;
+}
+
+/**
+ * The options of a CSV of records whose columns are `columns`: booleans as JSON's words, and a
+ * cell of a column in `freeText` that would start a formula neutralised; every other cell (ids,
+ * phones, dates, numbers) is written as it is.
+ */
+export function recordCsvOptions(columns: readonly string[], freeText: ReadonlySet<string>): Options {
+  const neutralise = columns.map((c) => freeText.has(c));
+  return {
+    ...CSV_OPTIONS,
+    cast: {
+      // csv-stringify writes booleans as 1 and an empty cell by default; the JSON's words instead.
+      boolean: (v) => (v ? 'true' : 'false'),
+      // ctx.index is the column; the header row's names never start a formula.
+      string: (v, ctx) => (neutralise[ctx.index] === true && FORMULA_START.test(v) ? { value: v, ...NEUTRALISED_CELL } : v),
+    },
+  };
+}
+
+/** The free-text fields of a record's schema (its `properties`), by name. */
+export function freeTextFields(properties: Record<string, unknown>): Set<string> {
+  return new Set(
+    Object.entries(properties)
+      .filter(([, s]) => isFreeText(s as Record<string, unknown>))
+      .map(([name]) => name),
+  );
+}
+
 /** The audit CSVs (logs, access), written for people: every text cell that starts a formula is neutralised. */
 export const AUDIT_CSV_OPTIONS: Options = { ...CSV_OPTIONS, escape_formulas: true, quoted_match: FORMULA_START };

@@ -137,10 +137,23 @@ export function requireScope(scope: Scope): onRequestHookHandler {
 }
 
 /**
+ * RateLimit-Policy and RateLimit on an answer given before authentication (a 404 for an unknown
+ * path, a 405) to key `k`: its state, peeked, not spent (nothing was done for it). Not for an
+ * address the key does not accept: its state is the real integration's, not the caller's.
+ */
+export async function describeLimit(reply: FastifyReply, k: AuthenticatedKey, ip: string, limiter: RateLimiter, nowMs: number) {
+  if (k.allowedIps !== null && !k.allowedIps.allows(ip)) return;
+  const d = await limiter.peek(k.keyId, nowMs);
+  reply.header('ratelimit-policy', policyHeader(POLICY_NAME, limiter));
+  reply.header('ratelimit', stateHeader(POLICY_NAME, d));
+}
+
+/**
  * The key (or app token) a request answered before authentication carried: a 404 for an unknown
  * path and the method guard's 405 are not refused for their credential, yet the request log
- * records every request made with a known key, those too. Asked after the response went out (the
- * request log's onResponse), never on a request's path. The same rules as apiAuthHook: the caches
+ * records every request made with a known key, those too, and the answer describes its rate
+ * limit. Asked once those answers are decided (the API plugin's onSend): the path of these rare
+ * answers only, never of a routed one. The same rules as apiAuthHook: the caches
  * first; otherwise an address over its failed-authentication budget gets no key looked up, and a
  * credential that is no key spends that budget as a wrong key does. null: no known key.
  */

@@ -14,7 +14,7 @@
 import { stringify, type Options } from 'csv-stringify/sync';
 import Negotiator from 'negotiator';
 import { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
-import { CSV_OPTIONS, FORMULA_START, NEUTRALISED_CELL } from '../domain/csv-cells.js';
+import { freeTextFields, recordCsvOptions } from '../domain/csv-cells.js';
 import type { ListFormat, ListResource } from '../services/conditional.js';
 
 export const CSV_UTF8 = 'text/csv; charset=utf-8';
@@ -26,29 +26,8 @@ export const CSV_COLUMNS: Readonly<Record<ListResource, readonly string[]>> = {
   llamadas: Object.keys(Llamada.properties),
 };
 
-/**
- * Whether a field of a record's schema is free text: a string (or null) the API checks against
- * no pattern, format or list of values: what people typed (names, notes, services, e-mails).
- */
-function isFreeText(schema: Record<string, unknown>): boolean {
-  const type = schema['type'];
-  const isString = type === 'string' || (Array.isArray(type) && type.includes('string'));
-  return isString && schema['pattern'] === undefined && schema['format'] === undefined && schema['enum'] === undefined;
-}
-
-/** A list's options: booleans as the JSON's words, and a free-text cell that would start a formula neutralised. */
-function listOptions(properties: Record<string, unknown>): Options {
-  const neutralise = Object.values(properties).map((s) => isFreeText(s as Record<string, unknown>));
-  return {
-    ...CSV_OPTIONS,
-    cast: {
-      // csv-stringify writes booleans as 1 and an empty cell by default; the JSON's words instead.
-      boolean: (v) => (v ? 'true' : 'false'),
-      // ctx.index is the column; the header row's names never start a formula.
-      string: (v, ctx) => (neutralise[ctx.index] === true && FORMULA_START.test(v) ? { value: v, ...NEUTRALISED_CELL } : v),
-    },
-  };
-}
+/** A list's options: its record's fields as columns, free-text cells that would start a formula neutralised. */
+const listOptions = (properties: Record<string, unknown>): Options => recordCsvOptions(Object.keys(properties), freeTextFields(properties));
 
 const OPTIONS: Readonly<Record<ListResource, Options>> = {
   citas: listOptions(Cita.properties),

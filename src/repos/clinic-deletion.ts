@@ -12,6 +12,8 @@ export const CLINIC_TABLES = [
   'webhook_replays',
   'webhook_alert_mails',
   'webhook_idempotency',
+  'clinic_export_parts',
+  'clinic_exports',
   'webhook_deliveries',
   'webhook_endpoints',
   'events',

@@ -52,7 +52,7 @@ export interface ErasureOptions {
 }
 
 /** Her phones: of her record and of every retained event of hers (the API's E.164 text). */
-function phonesOf(current: string | undefined, datos: readonly string[]): string[] {
+export function phonesOf(current: string | undefined, datos: readonly string[]): string[] {
   const phones = new Set<string>();
   if (current) phones.add(current);
   for (const d of datos) {

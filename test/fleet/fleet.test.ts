@@ -116,6 +116,18 @@ describe.skipIf(!runs)('three instances on one PostgreSQL and one Redis', () => 
     const refused = answers.find((x) => x.status === 429)!;
     expect(JSON.parse(refused.body).error.code).toBe('too_many_requests');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The answers given before authentication describe the fleet's bucket too, wherever they land:
+    // spent (1 more a second may have come back meanwhile), where a bucket of each instance's own would show 50 left.
+    for (const i of [a, b, c])
+      for (const [method, path] of [
+        ['DELETE', '/api/v1/me'],
+        ['GET', '/api/v1/nothing-here'],
+      ] as const) {
+        const res = await request(`${i.baseUrl}${path}`, { key: k.key, method });
+        expect(res.status).toBe(method === 'GET' ? 404 : 405);
+        expect(res.headers['ratelimit-policy']).toBe('"key";q=100;w=100');
+        expect(res.headers['ratelimit']).toMatch(/^"key";r=[01];t=\d+$/);
+      }
   });
 
   it('an address gets one failed-authentication budget across the fleet', async () => {

@@ -12,9 +12,10 @@ export interface Person {
   role: Role;
 }
 
-function head(t: Messages, title: string): Html {
+function head(t: Messages, title: string, refreshS?: number): Html {
   return html`<head>
 <meta charset="utf-8">
+${refreshS ? html`<meta http-equiv="refresh" content="${String(refreshS)}">` : ''}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <title>${title} · ${t.appName}</title>
@@ -41,11 +42,13 @@ export function layout(opts: {
   csrf: string | null;
   body: Renderable;
   here?: string;
+  /** reload the page every this many seconds (a background job's progress) */
+  refreshS?: number;
 }): Html {
   const { t, person } = opts;
   return html`<!doctype html>
 <html lang="${t.htmlLang}">
-${head(t, opts.title)}
+${head(t, opts.title, opts.refreshS)}
 <body>
 <a class="skip" href="#main">${t.skipToContent}</a>
 <header class="topbar">

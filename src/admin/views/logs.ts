@@ -12,7 +12,8 @@ import { html, type Html, type Renderable } from '../html.js';
 import type { Messages } from '../locales/messages.js';
 import { STATUS_CLASSES } from '../locales/log-messages.js';
 import { icons } from './icons.js';
-import { layout, type Person } from './layout.js';
+import { csrfInput, layout, type Person } from './layout.js';
+import { exportMessages } from '../locales/export-messages.js';
 import { apiTabs } from './api-tabs.js';
 import { pathText } from './wrap.js';
 
@@ -359,8 +360,18 @@ function accessTable(m: AccessPageModel): Renderable {
   return html`<section class="card" aria-labelledby="access-of-title">
     <h2 id="access-of-title">${L.accessOf(name)}</h2>
     <p class="muted small"><code>${m.clienta.id}</code></p>
+    ${m.person.role === 'owner' ? clientaExportForm(m, m.clienta.id) : ''}
     ${table}
   </section>`;
+}
+
+/** The owner's button: her data as a ZIP (routes-logs.ts, `access/export`). */
+function clientaExportForm(m: AccessPageModel, clientaId: string): Html {
+  const E = exportMessages(m.t.htmlLang);
+  return html`<form method="post" action="${LOGS_BASE}/access/export" class="btn-row" id="clienta-export">${csrfInput(m.csrf)}
+    <input type="hidden" name="clienta" value="${clientaId}">
+    <button type="submit" class="btn btn-secondary btn-sm" aria-describedby="clienta-export-help">${E.clientaButton}</button>
+    <p class="help" id="clienta-export-help">${E.clientaHelp}</p></form>`;
 }
 
 export function accessPage(m: AccessPageModel): Html {

@@ -16,6 +16,7 @@ import * as m011 from './011-oauth.js';
 import * as m012 from './012-access-sets.js';
 import * as m013 from './013-request-id-index.js';
 import * as m015 from './015-webhook-subscriptions.js';
+import * as m016 from './016-clinic-exports.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -34,6 +35,7 @@ const ordered: Record<string, DialectMigration> = {
   '012-access-sets': m012,
   '013-request-id-index': m013,
   '015-webhook-subscriptions': m015,
+  '016-clinic-exports': m016,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

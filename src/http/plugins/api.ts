@@ -15,7 +15,7 @@ import type { RateLimiter } from '../../services/rate-limit.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
 import type { RawLogEntry, RequestLog } from '../../services/request-log.js';
 import type { UsageCounter } from '../../services/usage.js';
-import { apiAuthHook, principalOf, type TokenAuth } from '../auth.js';
+import { apiAuthHook, describeLimit, principalOf, type TokenAuth } from '../auth.js';
 import { MCP_PATH } from '../mcp/paths.js';
 import { mcpRoutes } from '../mcp/plugin.js';
 import '../disclosure.js';
@@ -47,6 +47,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** an error response's body as sent, for the request log (set only while the log is on) */
     errorBody: string | null;
+    /** the key a 404 or 405 answered outside the API's scope carried (null: none, or not known) */
+    unroutedKey: AuthenticatedKey | null;
   }
 }
 
@@ -93,28 +95,31 @@ export const api = fp(
     // What a response disclosed, for the request log (../disclosure.ts).
     app.decorateRequest('disclosed', null);
     app.decorateRequest('errorBody', null);
+    app.decorateRequest('unroutedKey', null);
     const search = opts.search;
     const rateLimit = { rate: opts.limiter.rate, burst: opts.limiter.burst };
     const log = opts.requestLog;
+    // On the whole app (this plugin is not encapsulated): the 404s and 405s answered outside the
+    // scope below. Their key, when they carried one, is looked up once they are decided (../auth.ts,
+    // principalOf): the answer describes its rate limit, and the request log records it.
+    app.addHook('onSend', (req, reply, payload, done) => {
+      if (!isUnroutedApiAnswer(req, reply)) return done(null, payload);
+      if (log !== null && typeof payload === 'string') req.errorBody = payload;
+      const atMs = opts.now();
+      principalOf(req, opts.keys, opts.authFailLimiter, atMs, opts.oauth)
+        .then(async (k) => {
+          req.unroutedKey = k;
+          if (k) await describeLimit(reply, k, req.ip, opts.limiter, atMs);
+        })
+        // The database or Redis unreachable: the answer goes without them (and its log entry is lost).
+        .catch((err: unknown) => req.log.warn({ err }, 'the key of a 404 or 405 could not be looked up'))
+        .finally(() => done(null, payload));
+    });
     if (log !== null) {
-      // On the whole app (this plugin is not encapsulated): the 404s and 405s answered outside the
-      // scope below. The key is looked up after the response went out (../auth.ts, principalOf).
-      app.addHook('onSend', (req, reply, payload, done) => {
-        if (isUnroutedApiAnswer(req, reply) && typeof payload === 'string') req.errorBody = payload;
-        done(null, payload);
-      });
-      // Callback style: on every response, no promise unless it is one of those.
+      // Callback style: on every response, no promise.
       app.addHook('onResponse', (req, reply, done) => {
-        if (isUnroutedApiAnswer(req, reply)) {
-          const atMs = opts.now();
-          principalOf(req, opts.keys, opts.authFailLimiter, atMs, opts.oauth).then(
-            (k) => {
-              if (k) log.record(logEntry(req, reply, k, atMs));
-            },
-            // The database or Redis unreachable: this entry is lost, as the request itself was answered.
-            (err: unknown) => req.log.warn({ err }, 'request log: the key of a 404 or 405 could not be looked up'),
-          );
-        }
+        const k = req.unroutedKey;
+        if (k && isUnroutedApiAnswer(req, reply)) log.record(logEntry(req, reply, k, opts.now()));
         done();
       });
     }

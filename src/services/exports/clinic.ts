@@ -1,0 +1,187 @@
+// The whole clinic as a ZIP: `clinic-api export` and Settings > API > Export (made in the
+// background: ./jobs.ts). Every record in the import format (docs/import.md), one file of JSON
+// Lines that `clinic-api import` takes as it is (clientas, then citas, then llamadas), and each
+// table as CSV with the same columns, plus a LEEME.txt / README.txt in the clinic's language.
+//
+// Constant memory for any size: each table is read a page at a time (keyset on its primary key,
+// repos/clinic-export.ts) straight into the ZIP's stream, which waits for its destination.
+// Consistent: every page is read in one snapshot of the database (Database.readSnapshot), so a
+// change made meanwhile (a clienta and her cita created between two tables' passes) never makes
+// a file whose lines disagree, and its import never finds a cita whose clienta is missing.
+//
+// What the import format does not hold is not exported: derived fields (the service computes
+// them again), `updated_at` (an import is a change: the copy's records carry its time), and the
+// change feed's events.
+import type { Writable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/connect.js';
+import type { DB } from '../../db/schema.js';
+import { Cita, Clienta, Llamada } from '../../domain/api-schemas.js';
+import { freeTextFields, recordCsvOptions } from '../../domain/csv-cells.js';
+import { CitaLine, ClientaLine, LlamadaLine } from '../../domain/import-schemas.js';
+import { citaPage, clientaPage, llamadaPage, recordCounts } from '../../repos/clinic-export.js';
+import type { Clinic } from '../../repos/clinics.js';
+import { formatTimestamp, formatTimestampMs } from '../../time.js';
+import { clinicReadme, exportLang, README_NAME } from './readme.js';
+import { writeZip, type ZipEntry } from './zip.js';
+
+/** Rows per page read. */
+export const EXPORT_PAGE = 1_000;
+
+/** The JSON Lines file of the ZIP: `clinic-api import --clinic ID clinica.jsonl`. */
+export const JSONL_NAME = 'clinica.jsonl';
+
+export type RecordCounts = { clientas: number; citas: number; llamadas: number };
+
+export interface ClinicExportOptions {
+  nowMs: number;
+  /** records written so far (each is written twice: JSON Lines, then CSV) of the total */
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface ClinicExportResult {
+  bytes: number;
+  counts: RecordCounts;
+}
+
+type Line = Record<string, unknown>;
+
+/** Each table's lines in the import format, a page at a time. */
+function tables(db: Kysely<DB>, clinic: Clinic) {
+  const tz = clinic.timezone;
+  const at = (s: number) => formatTimestamp(Number(s), tz);
+  return [
+    {
+      name: 'clientas',
+      schema: ClientaLine,
+      page: (after: string | null) => clientaPage(db, clinic.id, after, EXPORT_PAGE),
+      line: (r: Awaited<ReturnType<typeof clientaPage>>[number]): Line => ({
+        type: 'clienta',
+        id: r.id,
+        nombre: r.nombre,
+        telefono: r.telefono,
+        email: r.email,
+        idioma: r.idioma,
+        vip: Number(r.vip) === 1,
+        cliente_desde: r.cliente_desde,
+        created_at: at(r.created_at),
+      }),
+    },
+    {
+      name: 'citas',
+      schema: CitaLine,
+      page: (after: string | null) => citaPage(db, clinic.id, after, EXPORT_PAGE),
+      line: (r: Awaited<ReturnType<typeof citaPage>>[number]): Line => ({
+        type: 'cita',
+        id: r.id,
+        clienta_id: r.clienta_id,
+        fecha_hora: at(r.fecha_hora),
+        servicio: r.servicio,
+        duracion_min: r.duracion_min,
+        precio: Number(r.precio_cents) / 100,
+        estado: r.estado,
+        profesional_nombre: r.profesional_nombre,
+        sede_nombre: r.sede_nombre,
+        notas: r.notas,
+        created_at: at(r.created_at),
+      }),
+    },
+    {
+      name: 'llamadas',
+      schema: LlamadaLine,
+      page: (after: string | null) => llamadaPage(db, clinic.id, after, EXPORT_PAGE),
+      line: (r: Awaited<ReturnType<typeof llamadaPage>>[number]): Line => ({
+        type: 'llamada',
+        id: r.id,
+        clienta_id: r.clienta_id,
+        fecha_hora: at(r.fecha_hora),
+        cliente_nombre: r.cliente_nombre,
+        telefono_caller: r.telefono_caller,
+        duracion_segundos: r.duracion_segundos,
+        resultado: r.resultado,
+        idioma: r.idioma,
+        created_at: at(r.created_at),
+      }),
+    },
+  ] as const;
+}
+
+/** The CSV cells a spreadsheet would run as formulas are those of text people typed: the API's free-text fields. */
+const FREE_TEXT = new Set([
+  ...freeTextFields(Clienta.properties),
+  ...freeTextFields(Cita.properties),
+  ...freeTextFields(Llamada.properties),
+]);
+
+/** Writes the clinic's export into `out` (ended at the end), every read in one snapshot. */
+export async function writeClinicExport(
+  database: Database,
+  clinic: Clinic,
+  out: Writable,
+  opts: ClinicExportOptions,
+): Promise<ClinicExportResult> {
+  return database.readSnapshot(async (db) => {
+    const counts = await recordCounts(db, clinic.id);
+    const total = 2 * (counts.clientas + counts.citas + counts.llamadas);
+    let done = 0;
+    const advance = (n: number) => {
+      done += n;
+      opts.onProgress?.(done, total);
+    };
+    const list = tables(db, clinic);
+
+    /** Every line of a table, a page at a time, as one text per page. */
+    async function* pages<R extends { id: string }>(
+      page: (after: string | null) => Promise<R[]>,
+      render: (rows: R[]) => string,
+    ): AsyncGenerator<string> {
+      for (let after: string | null = null; ;) {
+        opts.signal?.throwIfAborted();
+        const rows = await page(after);
+        if (rows.length === 0) return;
+        yield render(rows);
+        advance(rows.length);
+        if (rows.length < EXPORT_PAGE) return;
+        after = rows[rows.length - 1]!.id;
+      }
+    }
+
+    async function* jsonl(): AsyncGenerator<string> {
+      for (const t of list) {
+        const line = t.line as (r: unknown) => Line;
+        yield* pages(t.page as (after: string | null) => Promise<{ id: string }[]>, (rows) =>
+          rows.map((r) => `${JSON.stringify(line(r))}\n`).join(''),
+        );
+      }
+    }
+
+    const csvEntry = (t: (typeof list)[number]): ZipEntry => {
+      const columns = Object.keys(t.schema.properties).filter((c) => c !== 'type');
+      const options = recordCsvOptions(columns, FREE_TEXT);
+      const line = t.line as (r: unknown) => Line;
+      return {
+        name: `${t.name}.csv`,
+        content: async function* () {
+          yield stringify([columns], options);
+          yield* pages(t.page as (after: string | null) => Promise<{ id: string }[]>, (rows) =>
+            stringify(
+              rows.map((r) => {
+                const l = line(r);
+                return columns.map((c) => l[c]);
+              }),
+              options,
+            ),
+          );
+        },
+      };
+    };
+
+    const lang = exportLang(clinic.language);
+    const readme = clinicReadme(lang, { clinic: clinic.name, madeAt: formatTimestampMs(opts.nowMs, clinic.timezone), counts });
+    const entries: ZipEntry[] = [{ name: README_NAME[lang], content: readme }, { name: JSONL_NAME, content: jsonl }, ...list.map(csvEntry)];
+    const bytes = await writeZip(entries, out, new Date(opts.nowMs), opts.signal);
+    return { bytes, counts };
+  });
+}
