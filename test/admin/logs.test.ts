@@ -150,7 +150,8 @@ describe.each(dialects())('dashboard request log on %s', (dialect) => {
     // The log's row numbers (counted across every clinic) address nothing, and no page shows them.
     const row = await rowOf(logOf.bad!);
     expect((await owner.get(`${LOGS}/${row}`)).statusCode).toBe(404);
-    expect(bad.body).not.toContain(`${LOGS}/${row}`);
+    // (a link ends at the row number: the page's own links hold request ids, which may start with its digits)
+    expect(bad.body).not.toMatch(new RegExp(`${LOGS}/${row}["?]`));
     expect((await owner.get(LOGS)).body).not.toMatch(/data-log-id|logs\/\d+["?]/);
   });
 
