@@ -12,6 +12,7 @@ import { ApiError, errors } from '../errors.js';
 import type { AuthenticatedKey, KeyService } from '../services/api-keys.js';
 import { resourceMetadataUrl, resourceOfPath, type OAuthResources } from '../services/oauth/resources.js';
 import { isTokenShaped, type AppTokens } from '../services/oauth/tokens.js';
+import { insufficientScope } from './scope-refusal.js';
 import { policyHeader, stateHeader, type RateLimiter } from '../services/rate-limit.js';
 
 declare module 'fastify' {
@@ -127,11 +128,12 @@ export function apiAuthHook(
  * after the scope's): 403 insufficient_scope when the key lacks it. One AND of the key's bits; the
  * answer says nothing about the data, whatever was asked.
  */
-export function requireScope(scope: Scope): onRequestHookHandler {
+export function requireScope(scope: Scope, oauth: OAuthResources | null = null): onRequestHookHandler {
   const bit = SCOPE_BIT[scope];
+  const metadata = oauth ? resourceMetadataUrl(oauth, oauth.api) : null;
   return function scopeCheck(req, _reply, done) {
     const k = req.apiKey;
-    if (k === null || (k.scopeBits & bit) === 0) done(errors.insufficientScope(scope));
+    if (k === null || (k.scopeBits & bit) === 0) done(insufficientScope(k, { needed: [scope], subject: 'this request', metadata }));
     else done();
   };
 }

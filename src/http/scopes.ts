@@ -7,6 +7,7 @@ import type { onRequestHookHandler, RouteOptions } from 'fastify';
 import { SCOPE_TEXTS, SCOPES, type Scope } from '../domain/scopes.js';
 import { requireScope } from './auth.js';
 import { forbiddenResponse } from './route-responses.js';
+import type { OAuthResources } from '../services/oauth/resources.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -44,7 +45,12 @@ function hooks(h: RouteOptions['onRequest']): onRequestHookHandler[] {
   return (Array.isArray(h) ? h : [h]) as onRequestHookHandler[];
 }
 
-export function declareScope(route: RouteOptions): void {
+/** The onRoute hook of the API's scope: each route's declared scope becomes its check, security requirement and 403. */
+export function declareScopes(oauth: OAuthResources | null): (route: RouteOptions) => void {
+  return (route) => declareScope(route, oauth);
+}
+
+function declareScope(route: RouteOptions, oauth: OAuthResources | null): void {
   const scope = route.config?.scope;
   if (scope === undefined) {
     throw new Error(`${String(route.method)} ${route.url}: an API route declares the scope it needs, config: { scope } (null for none)`);
@@ -55,5 +61,5 @@ export function declareScope(route: RouteOptions): void {
     schema.security = [{ [API_KEY_SCHEME]: [] }, { [OAUTH_SCHEME]: scope === null ? [] : [scope] }];
     if (schema.response) schema.response[403] = forbiddenResponse(scope);
   }
-  if (scope !== null) route.onRequest = [...hooks(route.onRequest), requireScope(scope)];
+  if (scope !== null) route.onRequest = [...hooks(route.onRequest), requireScope(scope, oauth)];
 }

@@ -93,13 +93,17 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(JSON.stringify(body)).toContain(s.clinicA.id);
     expect((await me(t.access_token, '/api/v1/citas')).status).toBe(200);
-    // Outside the granted scopes: the API's 403, as for a key with those scopes.
+    // Outside the granted scopes: the API's 403, as on /mcp: the challenge names the granted scopes
+    // and the missing one together (the app asks again and the owner adds it to this connection),
+    // and the resource's metadata; the message says so, not "add it to the key".
     const outside = await me(t.access_token, '/api/v1/clientas');
     expect(outside.status).toBe(403);
-    expect(((await outside.json()) as { error: { code: string; scope: string } }).error).toMatchObject({
-      code: 'insufficient_scope',
-      scope: 'clientas:read',
-    });
+    expect(outside.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="citas:read clientas:read", resource_metadata="${s.origin}/.well-known/oauth-protected-resource/api/v1"`,
+    );
+    const refusal = ((await outside.json()) as { error: { code: string; scope: string; message: string } }).error;
+    expect(refusal).toMatchObject({ code: 'insufficient_scope', scope: 'citas:read clientas:read' });
+    expect(refusal.message).toContain('This connection was not granted the scope clientas:read, which this request needs');
     expect((body.api_key as { scopes: string[]; nombre: string }).scopes).toEqual(['citas:read']);
     expect((body.api_key as { nombre: string }).nombre).toBe('Test CRM');
 

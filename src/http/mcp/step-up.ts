@@ -11,11 +11,12 @@
 // further (fetch of a record kind, list_eventos's tipo of a collection outside the scopes) stays
 // the tool's own error naming the scope, which the model can act on by changing the argument.
 import type { AuthenticatedKey } from '../../services/api-keys.js';
-import { canonicalScopes, isScope, RESOURCE_SCOPES } from '../../domain/scopes.js';
-import { ApiError } from '../../errors.js';
+import { RESOURCE_SCOPES } from '../../domain/scopes.js';
+import type { ApiError } from '../../errors.js';
 import { resourceMetadataUrl, type OAuthResources } from '../../services/oauth/resources.js';
 import { TOOLS } from './server.js';
 import { mayUse } from './tools.js';
+import { insufficientScope } from '../scope-refusal.js';
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
@@ -28,21 +29,12 @@ export function outsideScopes(message: unknown, key: AuthenticatedKey, oauth: OA
   const tool = typeof name === 'string' ? BY_NAME.get(name) : undefined;
   if (!tool || mayUse(key, tool)) return null;
   // search and fetch read any kind of record: any one of the three would do; all are asked for (the owner unticks).
-  const needed = tool.scope === 'any-record' ? Object.values(RESOURCE_SCOPES) : [tool.scope!];
-  const asked = key.app ? canonicalScopes([...key.scopes.filter(isScope), ...needed]) : needed;
-  const scope = asked.join(' ');
-  const neededText = needed.join(tool.scope === 'any-record' ? ' or ' : ' ');
-  const message_ = key.app
-    ? `This connection was not granted the scope ${neededText}, which ${tool.name} needs. The app can ask for it again: the clinic ` +
-      `owner then allows it on the consent page, and the connection keeps its other permissions`
-    : `This API key does not have the scope ${neededText}, which ${tool.name} needs; the clinic owner can add it to the key in the ` +
-      `dashboard (Settings > API)`;
-  const metadata = oauth ? `, resource_metadata="${resourceMetadataUrl(oauth, oauth.mcp)}"` : '';
-  return new ApiError(
-    'insufficient_scope',
-    message_,
-    undefined,
-    { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"${metadata}` },
-    scope,
-  );
+  const scope = tool.scope!;
+  const any = scope === 'any-record';
+  return insufficientScope(key, {
+    needed: any ? Object.values(RESOURCE_SCOPES) : [scope],
+    anyOf: any,
+    subject: tool.name,
+    metadata: oauth ? resourceMetadataUrl(oauth, oauth.mcp) : null,
+  });
 }

@@ -20,7 +20,7 @@ import { MCP_PATH } from '../mcp/paths.js';
 import { mcpRoutes } from '../mcp/plugin.js';
 import '../disclosure.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
-import { declareScope } from '../scopes.js';
+import { declareScopes } from '../scopes.js';
 import { v1Routes } from '../routes/v1.js';
 import { webhookRoutes } from '../routes/webhooks.js';
 
@@ -131,7 +131,7 @@ export const api = fp(
       });
       // Every route of this scope declares the scope it needs (config.scope): its check after
       // authentication, its security requirement and 403 in the document.
-      scope.addHook('onRoute', declareScope);
+      scope.addHook('onRoute', declareScopes(opts.oauth?.resources ?? null));
       scope.addHook(
         'onRequest',
         apiAuthHook(opts.keys, opts.limiter, opts.authFailLimiter, opts.now, (limit) => app.metrics.rateLimited.inc({ limit }), opts.oauth),
