@@ -12,8 +12,30 @@ export async function getClinic(db: Kysely<DB>, id: string): Promise<Clinic | un
   return db.selectFrom('clinics').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The live clinics by name (a sandbox is listed with its clinic, never as one: sandboxOf). */
 export async function listClinics(db: Kysely<DB>): Promise<Clinic[]> {
-  return db.selectFrom('clinics').selectAll().orderBy('name').orderBy('id').execute();
+  return db.selectFrom('clinics').selectAll().where('sandbox_of', 'is', null).orderBy('name').orderBy('id').execute();
+}
+
+/** The id of the clinic's sandbox (test mode: services/sandbox.ts), or null when it has none yet. */
+export async function sandboxOf(db: Kysely<DB>, clinicId: string): Promise<string | null> {
+  const row = await db.selectFrom('clinics').select('id').where('sandbox_of', '=', clinicId).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** Every sandbox that exists, with its live clinic (the sandbox's periodic moves). */
+export async function listSandboxes(db: Kysely<DB>): Promise<Clinic[]> {
+  return db.selectFrom('clinics').selectAll().where('sandbox_of', 'is not', null).orderBy('id').execute();
+}
+
+/** Inserts a sandbox row unless the clinic has one already; whether it was inserted. */
+export async function insertSandboxClinic(db: Kysely<DB>, sandbox: Clinic): Promise<boolean> {
+  const res = await db
+    .insertInto('clinics')
+    .values(sandbox)
+    .onConflict((oc) => oc.column('sandbox_of').where('sandbox_of', 'is not', null).doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 /** The clinic's plan changed; false when there is no such clinic. */
@@ -54,6 +76,7 @@ export async function listClinicsWithKeyCounts(db: Kysely<DB>, nowS: number): Pr
     .leftJoin(counts, 'k.clinic_id', 'c.id')
     .selectAll('c')
     .select(['k.all_keys', 'k.active_keys'])
+    .where('c.sandbox_of', 'is', null)
     .orderBy('c.name')
     .orderBy('c.id')
     .execute();
@@ -64,6 +87,7 @@ export async function countClinics(db: Kysely<DB>): Promise<number> {
   const row = await db
     .selectFrom('clinics')
     .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('sandbox_of', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -6,10 +6,11 @@
 // other processes stop accepting them when their key cache entry expires (4 s, api-keys.ts).
 import type { Database } from '../db/connect.js';
 import { clinicKeyIds, deleteClinicRows, type ClinicTable } from '../repos/clinic-deletion.js';
-import { getClinic } from '../repos/clinics.js';
+import { getClinic, sandboxOf } from '../repos/clinics.js';
 import { lockClinicData } from '../repos/writes.js';
 import { DomainError } from '../errors.js';
 import type { KeyService } from './api-keys.js';
+import { sandboxRefusal } from './sandbox.js';
 
 export interface ClinicDeletion {
   name: string;
@@ -33,7 +34,14 @@ export async function deleteClinic(database: Database, keys: KeyService, clinicI
       `--confirm must be the clinic's name exactly, ${JSON.stringify(clinic.name)}, got ${JSON.stringify(confirm)}; nothing was changed`,
       { field: '--confirm' },
     );
+  if (clinic.sandbox_of !== null) throw sandboxRefusal(clinic, 'it goes with its clinic');
   const { rows, keyIds } = await database.writeTransaction(async (trx) => {
+    // Its sandbox (test mode) first: a clinic row of its own that names this one.
+    const sandboxId = await sandboxOf(trx, clinicId);
+    if (sandboxId !== null) {
+      await lockClinicData(trx, sandboxId);
+      await deleteClinicRows(trx, sandboxId, database.dialect === 'sqlite');
+    }
     await lockClinicData(trx, clinicId);
     const keyIds = await clinicKeyIds(trx, clinicId);
     return { keyIds, rows: await deleteClinicRows(trx, clinicId, database.dialect === 'sqlite') };

@@ -21,6 +21,7 @@ import {
   type OAuthGrantRow,
 } from '../../repos/oauth.js';
 import { INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
+import type { KeyMode } from '../api-keys.js';
 import { artifactHash } from './adapter.js';
 import type { AppTokens } from './tokens.js';
 
@@ -41,6 +42,8 @@ export interface Consent {
   scopes: readonly Scope[];
   resource: string;
   grantedBy: string;
+  /** 'test': the app reads the clinic's sandbox (the owner chose test mode at consent); default live */
+  mode?: KeyMode;
 }
 
 export interface DisconnectOutcome {
@@ -79,6 +82,7 @@ export class AppGrants {
           last_used_at: null,
           revoked_at: null,
           revoked_reason: null,
+          mode: c.mode ?? 'live',
         }),
       INTERACTIVE_WRITE_WAIT_MS,
     );
