@@ -182,6 +182,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     usage,
     sessions: rt.sessions,
     clientasSearch: rt.clientasSearch,
+    sandboxes: rt.sandboxes,
     config,
     now,
     cookieSecure: config.cookieSecure,

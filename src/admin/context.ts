@@ -17,6 +17,7 @@ import type { Lang } from './locales/messages.js';
 import { resolveLang } from './negotiate.js';
 import type { ClientasSearch } from '../services/clientas-search/search.js';
 import type { Sessions } from '../services/sessions.js';
+import type { Sandboxes } from '../services/sandbox.js';
 import type { CookieOptions } from './session.js';
 import type { Semaphore, SignInLimiters } from './throttle.js';
 
@@ -60,6 +61,8 @@ export interface AdminContext {
   sessions: Sessions;
   /** the client search (the runtime's, shared with the API): the request log's client filter */
   clientasSearch: ClientasSearch;
+  /** test mode's sandboxes: the request log's test entries, the sandbox's reset */
+  sandboxes: Sandboxes;
   /** sign-in buckets: see throttle.ts */
   limiters: SignInLimiters;
   /** bounds the scrypt checks running at once */

@@ -65,7 +65,10 @@ export interface AdminTuning {
 export interface AdminOptions
   extends
     AdminTuning,
-    Pick<AdminContext, 'db' | 'keys' | 'appGrants' | 'oauth' | 'webhooks' | 'usage' | 'sessions' | 'clientasSearch' | 'config' | 'now'> {
+    Pick<
+      AdminContext,
+      'db' | 'keys' | 'appGrants' | 'oauth' | 'webhooks' | 'usage' | 'sessions' | 'clientasSearch' | 'sandboxes' | 'config' | 'now'
+    > {
   /** where the sign-in limiters are made (the runtime's): shared by the fleet on Redis with REDIS_URL */
   limiters: RateLimiters;
 }
@@ -99,6 +102,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     now: opts.now,
     sessions: opts.sessions,
     clientasSearch: opts.clientasSearch,
+    sandboxes: opts.sandboxes,
     limiters: {
       accountIp: limiters.make('signin-account-ip', throttle.accountIpPerSecond, throttle.accountIpBurst),
       account: limiters.make('signin-account', throttle.accountPerSecond, throttle.accountBurst),

@@ -130,8 +130,10 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
       const o = oauthMessages(pageLang(req));
       return renderConsent(req, reply, 400, uid, [], o.consentNoScope);
     }
-    const to = await as.allow(req.raw, reply.raw, uid, { userId: v.userId, clinicId: clinic.id, scopes });
-    req.log.info({ clinic: clinic.id, user: v.userId }, 'dashboard: app connected (OAuth consent)');
+    // Test mode: the app reads the clinic's sandbox (made on its first request), like a test key.
+    const mode = field(body, 'mode') === 'test' ? 'test' : 'live';
+    const to = await as.allow(req.raw, reply.raw, uid, { userId: v.userId, clinicId: clinic.id, scopes, mode });
+    req.log.info({ clinic: clinic.id, user: v.userId, mode }, 'dashboard: app connected (OAuth consent)');
     return reply.redirect(to, 303);
   });
 

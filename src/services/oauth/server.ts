@@ -24,6 +24,7 @@ import { findUserById } from '../../repos/users.js';
 import { adapterClass } from './adapter.js';
 import { neverRedirectBeforeConsent, renderError, type ErrorPage } from './errors-shown.js';
 import type { AppGrants } from './grants.js';
+import type { KeyMode } from '../api-keys.js';
 import { authorizationParamProblem, cleanClientName, clientMetadataProblem, INTERACTION_TTL_S } from './limits.js';
 import { OAUTH_PREFIX, type OAuthResources } from './resources.js';
 import { cookieKeys, signingJwk } from './secrets.js';
@@ -301,7 +302,7 @@ export class AuthorizationServer {
     req: IncomingMessage,
     res: ServerResponse,
     uid: string,
-    input: { userId: string; clinicId: string; scopes: readonly Scope[] },
+    input: { userId: string; clinicId: string; scopes: readonly Scope[]; mode?: KeyMode },
   ): Promise<string> {
     const asked = await this.interaction(req, res, uid);
     const chosen = canonicalScopes(input.scopes.filter((s) => asked.scopes.includes(s)));
@@ -329,6 +330,7 @@ export class AuthorizationServer {
       scopes: chosen,
       resource: asked.resource,
       grantedBy: input.userId,
+      mode: input.mode ?? 'live',
     });
     return this.provider.interactionResult(
       req,
