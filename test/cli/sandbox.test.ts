@@ -1,0 +1,68 @@
+// Test mode from the command line: `keys create --test` makes a <prefix>_test_ key (and the
+// clinic's sandbox), `keys list` says which keys are test keys, `sandbox reset --clinic` gives the
+// sandbox fresh data, `import` into a sandbox is refused naming its clinic, and `clinics list`
+// never lists a sandbox as a clinic. In-process on a temporary DATA_DIR (SQLite), the clock fixed.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDirs, withRuntimeAt, type Run } from './in-process.js';
+
+const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
+const dirs = tempDirs('clinic-sandbox-cli-');
+let dataDir: string;
+const cli = (argv: string[], now = NOW): Promise<Run> => runCli(argv, { dataDir, now });
+
+beforeAll(() => {
+  dataDir = dirs.make();
+});
+afterAll(() => dirs.cleanup());
+
+describe('test mode commands', () => {
+  it('keys create --test, keys list, sandbox reset, and a refused import into the sandbox', async () => {
+    const clinicId = (await cli(['clinics', 'create', '--name', 'Clínica Pruebas', '--plan', 'premium'])).stdout.trim();
+    const made = await cli(['keys', 'create', '--clinic', clinicId, '--name', 'Sandbox', '--test', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const key = JSON.parse(made.stdout);
+    expect(key).toMatchObject({ mode: 'test', name: 'Sandbox' });
+    expect(key.key).toMatch(/^svc_test_[A-Za-z0-9_-]{43}$/);
+    const live = JSON.parse((await cli(['keys', 'create', '--clinic', clinicId, '--name', 'Live', '--json'])).stdout);
+    expect(live.mode).toBe('live');
+
+    const listed = JSON.parse((await cli(['keys', 'list', '--clinic', clinicId, '--json'])).stdout) as { id: string; mode: string }[];
+    expect(Object.fromEntries(listed.map((k) => [k.id, k.mode]))).toEqual({ [key.id]: 'test', [live.id]: 'live' });
+    const text = (await cli(['keys', 'list', '--clinic', clinicId])).stdout;
+    expect(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(key.id))!
+        .split('\t')[1],
+    ).toBe('active test key');
+    expect(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(live.id))!
+        .split('\t')[1],
+    ).toBe('active');
+
+    // The sandbox is no clinic of the list.
+    const clinics = JSON.parse((await cli(['clinics', 'list', '--json'])).stdout) as { id: string }[];
+    expect(clinics.map((c) => c.id)).toEqual([clinicId]);
+
+    const sandboxId = (await withRuntimeAt(dataDir, (rt) => rt.sandboxes.find(clinicId)))!;
+    expect(sandboxId).not.toBeNull();
+    const reset = await cli(['sandbox', 'reset', '--clinic', clinicId, '--json']);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(JSON.parse(reset.stdout)).toMatchObject({ clinic_id: clinicId, sandbox_id: sandboxId, clientas: 50 });
+
+    const file = path.join(dataDir, 'lines.jsonl');
+    writeFileSync(file, `${JSON.stringify({ type: 'cita', id: '00000000-0000-4000-8000-000000000001', deleted: true })}\n`);
+    const refused = await cli(['import', '--clinic', sandboxId, file]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`sandbox of clinic ${clinicId}`);
+    expect(refused.stderr).toContain('nothing can be imported');
+
+    const unknown = await cli(['sandbox', 'reset', '--clinic', '00000000-0000-4000-8000-000000000009']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('no clinic with id');
+  });
+});
