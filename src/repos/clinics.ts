@@ -23,7 +23,7 @@ export async function sandboxOf(db: Kysely<DB>, clinicId: string): Promise<strin
   return row?.id ?? null;
 }
 
-/** Every sandbox that exists, with its live clinic (the sandbox's periodic moves). */
+/** Across clinics (background work): every sandbox that exists, each naming its live clinic (the sandboxes' periodic moves). */
 export async function listSandboxes(db: Kysely<DB>): Promise<Clinic[]> {
   return db.selectFrom('clinics').selectAll().where('sandbox_of', 'is not', null).orderBy('id').execute();
 }

@@ -1,7 +1,7 @@
 // Test mode from the command line: `keys create --test` makes a <prefix>_test_ key (and the
 // clinic's sandbox), `keys list` says which keys are test keys, `sandbox reset --clinic` gives the
-// sandbox fresh data, `import` into a sandbox is refused naming its clinic, and `clinics list`
-// never lists a sandbox as a clinic. In-process on a temporary DATA_DIR (SQLite), the clock fixed.
+// sandbox fresh data, `import` into a sandbox is refused naming its clinic, `logs --test` shows
+// test mode's requests apart, and `clinics list` never lists a sandbox as a clinic. In-process on a temporary DATA_DIR (SQLite), the clock fixed.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,38 @@ describe('test mode commands', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`sandbox of clinic ${clinicId}`);
     expect(refused.stderr).toContain('nothing can be imported');
+
+    // logs --test: the requests of test keys (recorded under the sandbox), apart from live ones.
+    await withRuntimeAt(dataDir, async (rt) => {
+      const entry = (clinic: string, requestId: string, keyId: string) =>
+        rt.requestLog!.record({
+          clinicId: clinic,
+          atMs: NOW - 1_000,
+          requestId,
+          keyId,
+          grantId: null,
+          method: 'GET',
+          url: '/api/v1/citas',
+          status: 200,
+          errorCode: null,
+          durationMs: 2,
+          records: 0,
+          ip: '203.0.113.9',
+          userAgent: 'test',
+          errorBody: null,
+          clientas: null,
+        });
+      entry(sandboxId, 'req-test', key.id);
+      entry(clinicId, 'req-live', live.id);
+      await rt.requestLog!.flush();
+    });
+    const requestIds = async (...extra: string[]) =>
+      (await cli(['logs', '--clinic', clinicId, ...extra])).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).request_id);
+    expect(await requestIds('--test')).toEqual(['req-test']);
+    expect(await requestIds()).toEqual(['req-live']);
 
     const unknown = await cli(['sandbox', 'reset', '--clinic', '00000000-0000-4000-8000-000000000009']);
     expect(unknown.code).not.toBe(0);
