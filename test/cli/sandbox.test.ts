@@ -1,7 +1,8 @@
 // Test mode from the command line: `keys create --test` makes a <prefix>_test_ key (and the
 // clinic's sandbox), `keys list` says which keys are test keys, `sandbox reset --clinic` gives the
 // sandbox fresh data, `import` into a sandbox is refused naming its clinic, `logs --test` shows
-// test mode's requests apart, and `clinics list` never lists a sandbox as a clinic. In-process on a temporary DATA_DIR (SQLite), the clock fixed.
+// test mode's requests apart, and `clinics list` never lists a sandbox as a clinic. In-process on
+// a temporary DATA_DIR (SQLite), the clock fixed.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
