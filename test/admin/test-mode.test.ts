@@ -96,6 +96,16 @@ describe.each(dialects())('test mode in the dashboard on %s', (dialect) => {
     expect((await owner.get(`${API}?sandbox=reset`)).body).toContain('El entorno de pruebas tiene datos nuevos.');
   });
 
+  it('a superadmin never gets a sandbox as a clinic of its own: not listed, and its id is not found', async () => {
+    const root = new Client(t.app, '203.0.113.30');
+    await root.signIn(EMAILS.superadmin);
+    const sandboxId = (await t.rt.sandboxes.find(t.clinicA.id))!;
+    expect((await root.get(API)).body).not.toContain(sandboxId);
+    expect((await root.get(`${API}?clinic=${sandboxId}`)).statusCode).toBe(404);
+    expect((await root.get(`${LOGS}?clinic=${sandboxId}`)).statusCode).toBe(404);
+    expect((await root.get(`${API}?clinic=${t.clinicA.id}`)).body).toContain('id="sandbox-reset"');
+  });
+
   it('speaks English to an English clinic', async () => {
     const ownerB = new Client(t.app, '203.0.113.8');
     await ownerB.signIn(EMAILS.ownerB);
