@@ -28,13 +28,13 @@ export async function deleteClinic(database: Database, keys: KeyService, clinicI
     throw new DomainError('not_found', `no clinic with id ${clinicId} (clinic-api clinics list shows the ids); nothing was changed`, {
       field: 'clinic',
     });
+  if (clinic.sandbox_of !== null) throw sandboxRefusal(clinic, 'it goes with its clinic');
   if (confirm !== clinic.name)
     throw new DomainError(
       'invalid_input',
       `--confirm must be the clinic's name exactly, ${JSON.stringify(clinic.name)}, got ${JSON.stringify(confirm)}; nothing was changed`,
       { field: '--confirm' },
     );
-  if (clinic.sandbox_of !== null) throw sandboxRefusal(clinic, 'it goes with its clinic');
   const { rows, keyIds } = await database.writeTransaction(async (trx) => {
     // Its sandbox (test mode) first: a clinic row of its own that names this one.
     const sandboxId = await sandboxOf(trx, clinicId);

@@ -5,6 +5,8 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isFictionalPhone } from '../../src/demo/fictional.js';
+import { getClinic } from '../../src/repos/clinics.js';
+import { deleteClinic } from '../../src/services/clinic-deletion.js';
 import { importJsonLines } from '../../src/services/import.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
@@ -186,5 +188,13 @@ describe.each(dialects())('test mode on %s', (dialect) => {
     expect(page.eventos.length).toBeGreaterThan(0);
     // The live clinic's data is untouched.
     expect((await ok(t, '/api/v1/clientas', { key: t.keyA })).total).toBeGreaterThan(0);
+  });
+
+  it('deleting the clinic deletes its sandbox too; a sandbox is not deleted on its own', async () => {
+    await expect(deleteClinic(t.database, t.keys, sandboxId, 'x')).rejects.toThrow(/sandbox of clinic/);
+    await deleteClinic(t.database, t.keys, t.clinicA.id, t.clinicA.name);
+    expect(await getClinic(t.database.db, sandboxId)).toBeUndefined();
+    expect(await t.database.db.selectFrom('citas').select('id').where('clinic_id', '=', sandboxId).execute()).toEqual([]);
+    expectError(await call(t, ME_PATH, { key: testKey }), 401, 'invalid_api_key');
   });
 });
