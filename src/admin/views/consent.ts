@@ -77,7 +77,7 @@ export function consentPage(m: ConsentModel): Html {
       <div class="field">
         <label class="scope" for="consent-test"><input type="checkbox" id="consent-test" name="mode" value="test"
            aria-describedby="consent-test-what">
-          <span><span class="scope-name">${t.sandbox.consentModeLabel}</span>
+          <span><strong>${t.sandbox.consentModeLabel}</strong>
           <span class="scope-what" id="consent-test-what">${t.sandbox.consentModeTest}</span></span></label>
       </div>
       <div class="btn-row">
