@@ -107,8 +107,9 @@ export function sandboxMove(sandboxId: string, s: SandboxState): SandboxLine[] {
   // Bookings move on: one to come is confirmed (or, now and then, cancelled); one whose time
   // has passed is attended, or missed.
   const moved = (c: CitaRecord, estado: Estado) => out.push({ type: 'cita', ...c, estado });
-  const next = s.upcoming.find((c) => c.estado === 'pendiente') ?? s.upcoming[0];
-  if (next) moved(next, rng.chance(0.2) || next.estado === 'confirmada' ? 'cancelada' : 'confirmada');
+  const pending = s.upcoming.find((c) => c.estado === 'pendiente');
+  const next = pending ?? (rng.chance(0.15) ? s.upcoming[0] : undefined);
+  if (next) moved(next, next === pending && !rng.chance(0.15) ? 'confirmada' : 'cancelada');
   for (const c of s.due.slice(0, 2)) moved(c, rng.chance(0.9) ? 'completada' : 'no_asistio');
 
   // A call that just ended: a clienta's, or a caller the clinic does not know.

@@ -184,7 +184,7 @@ export class Sandboxes {
     const nowMs = this.now();
     const nowS = Math.floor(nowMs / 1000);
     let lines: Line[] = [];
-    await writeClinicData(
+    const out = await writeClinicData(
       this.database,
       { clinicId: sandbox.id, timezone: sandbox.timezone, currency: sandbox.currency },
       // Read when the write reads its lines: after `before` has planned them under the clinic's lock.
@@ -203,6 +203,12 @@ export class Sandboxes {
         },
       },
     );
+    // The lines are planned from the rows read under the lock: a refusal is a fault of the plan.
+    if (!out.ok)
+      throw new Error(
+        `sandbox ${sandbox.id}: a move was refused (${out.badLines} bad lines, ${out.dangling.count} unknown clientas, ` +
+          `${out.missing.count} deletions of nothing)`,
+      );
   }
 }
 
