@@ -38,9 +38,10 @@ export async function insertSandboxClinic(db: Kysely<DB>, sandbox: Clinic): Prom
   return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-/** The clinic's plan changed; false when there is no such clinic. */
+/** The clinic's plan changed (its sandbox's too: what may be made in it follows the clinic); false when there is no such clinic. */
 export async function updateClinicPlan(db: Kysely<DB>, id: string, plan: string): Promise<boolean> {
   const res = await db.updateTable('clinics').set({ plan }).where('id', '=', id).executeTakeFirst();
+  await db.updateTable('clinics').set({ plan }).where('sandbox_of', '=', id).execute();
   return Number(res.numUpdatedRows) > 0;
 }
 

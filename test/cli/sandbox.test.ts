@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getClinic } from '../../src/repos/clinics.js';
 import { runCli, tempDirs, withRuntimeAt, type Run } from './in-process.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
@@ -93,6 +94,10 @@ describe('test mode commands', () => {
         .map((l) => JSON.parse(l).request_id);
     expect(await requestIds('--test')).toEqual(['req-test']);
     expect(await requestIds()).toEqual(['req-live']);
+
+    // The sandbox follows its clinic's plan.
+    expect((await cli(['clinics', 'set-plan', clinicId, 'enterprise'])).code).toBe(0);
+    expect((await withRuntimeAt(dataDir, (rt) => getClinic(rt.database.db, sandboxId)))!.plan).toBe('enterprise');
 
     const unknown = await cli(['sandbox', 'reset', '--clinic', '00000000-0000-4000-8000-000000000009']);
     expect(unknown.code).not.toBe(0);
