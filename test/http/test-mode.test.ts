@@ -149,7 +149,10 @@ describe.each(dialects())('test mode on %s', (dialect) => {
       const viaLive = (await callOk(live, 'list_clientas', { limit: 500 })).structured.clientas.map((c: { id: string }) => c.id);
       expect(viaTest).toEqual(testIds);
       expect(viaLive).toEqual(liveIds);
-      expect((await callOk(test, 'get_clinic')).structured.modo).toBe('test');
+      const clinic = await callOk(test, 'get_clinic');
+      expect(clinic.structured.modo).toBe('test');
+      expect(clinic.text).toContain('Test mode');
+      expect((await callOk(live, 'get_clinic')).text).not.toContain('Test mode');
       const events = JSON.stringify((await callOk(test, 'list_eventos', { limit: 500 })).structured);
       for (const id of liveIds) expect(events).not.toContain(id);
       const got = await test.callTool({ name: 'get_clienta', arguments: { id: liveIds[0] } });
