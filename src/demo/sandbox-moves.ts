@@ -10,7 +10,7 @@ import { APELLIDOS, NOMBRES_MUJER, SERVICIOS } from './vocabulary.js';
 import { WallClock } from './wall-clock.js';
 
 /** A sandbox keeps at most this many records of each kind (the oldest go first, a few per move). */
-export const SANDBOX_BOUNDS = { clientas: 80, citas: 400, llamadas: 250 } as const;
+export const SANDBOX_BOUNDS = { clientas: 60, citas: 300, llamadas: 150 } as const;
 /** Deletions per kind and move, at most: each move stays a small write. */
 const DELETIONS_PER_MOVE = 3;
 const SERVICE = new Weighted(SERVICIOS.map((s) => [s, s[3]] as const));

@@ -28,8 +28,11 @@ import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-loc
 
 export { sandboxOf };
 
-/** A fresh sandbox's size: 50 clientas, 250 citas over the past ten months and the next two, 125 calls. */
-const SANDBOX_SCALE = 0.25;
+/**
+ * A fresh sandbox's size: 30 clientas, 150 citas over the past ten months and the next two, 75
+ * calls; written in one transaction of a few tens of milliseconds (the write lock's bound).
+ */
+const SANDBOX_SCALE = 0.15;
 
 /** The sandbox's name: the live clinic's, marked (shown to operators only; the API names the live clinic). */
 export function sandboxName(liveName: string): string {

@@ -54,7 +54,7 @@ describe('test mode commands', () => {
     expect(sandboxId).not.toBeNull();
     const reset = await cli(['sandbox', 'reset', '--clinic', clinicId, '--json']);
     expect(reset.code, reset.stderr).toBe(0);
-    expect(JSON.parse(reset.stdout)).toMatchObject({ clinic_id: clinicId, sandbox_id: sandboxId, clientas: 50 });
+    expect(JSON.parse(reset.stdout)).toMatchObject({ clinic_id: clinicId, sandbox_id: sandboxId, clientas: 30 });
 
     const file = path.join(dataDir, 'lines.jsonl');
     writeFileSync(file, `${JSON.stringify({ type: 'cita', id: '00000000-0000-4000-8000-000000000001', deleted: true })}\n`);
