@@ -59,6 +59,14 @@ describe.each(dialects())('test mode on %s', (dialect) => {
     expect(await t.rt.sandboxes.find(t.clinicB.id)).toBeNull();
   });
 
+  it('a rolled test key is a test key too', async () => {
+    const k = await t.keys.create({ clinicId: t.clinicA.id, name: 'Roll me', expiresAt: null, createdBy: null, mode: 'test' });
+    const rolled = (await t.keys.roll(t.clinicA.id, k.id, 0, null))!;
+    expect(rolled.issued.key).toMatch(/^svc_test_/);
+    expect(rolled.issued.mode).toBe('test');
+    expect((await ok(t, ME_PATH, { key: rolled.issued.key })).modo).toBe('test');
+  });
+
   it('/me answers modo test or live, naming the live clinic either way', async () => {
     const test = await ok(t, ME_PATH, { key: testKey });
     const live = await ok(t, ME_PATH, { key: t.keyA });
