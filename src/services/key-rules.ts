@@ -55,7 +55,6 @@ export interface AuthenticatedKey {
 
 /** A key's mode: live data, or the clinic's sandbox (`<prefix>_test_<secret>`). */
 export type KeyMode = 'live' | 'test';
-export const KEY_MODES: readonly KeyMode[] = ['live', 'test'];
 
 /** A stored mode as a KeyMode: anything but 'test' is live (every key made before test mode). */
 export function keyModeOf(stored: string): KeyMode {
