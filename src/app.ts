@@ -183,6 +183,7 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<Fast
     sessions: rt.sessions,
     clientasSearch: rt.clientasSearch,
     exports: rt.exports,
+    sandboxes: rt.sandboxes,
     config,
     now,
     cookieSecure: config.cookieSecure,

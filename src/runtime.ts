@@ -46,6 +46,7 @@ import { AppTokens } from './services/oauth/tokens.js';
 import { PageCache } from './services/page-cache.js';
 import { RequestLog } from './services/request-log.js';
 import { RequestLogRetention } from './services/request-log-retention.js';
+import { SandboxMoves, Sandboxes } from './services/sandbox.js';
 import { requestLogRowMaker } from './http/request-log-row.js';
 import { resolvePepper } from './services/pepper.js';
 import { DEFAULT_SESSION, Sessions, type SessionTuning } from './services/sessions.js';
@@ -129,6 +130,10 @@ export interface Runtime {
   readonly sessions: Sessions;
   /** Removes events past EVENT_RETENTION_DAYS once started. */
   readonly retention: EventRetention;
+  /** Test mode's sandboxes: made on first use, reset, moved (services/sandbox.ts). */
+  readonly sandboxes: Sandboxes;
+  /** The sandboxes' moves every SANDBOX_TICK_S once started (0: never). */
+  readonly sandboxMoves: SandboxMoves;
   /** The request log's collector and batch writer; null with REQUEST_LOG_DAYS=0 (off). */
   readonly requestLog: RequestLog | null;
   /** Removes request-log entries past REQUEST_LOG_DAYS once started. */
@@ -248,6 +253,8 @@ class Composed implements Runtime {
   #usage?: UsageCounter;
   #pages?: PageCache;
   #retention?: EventRetention;
+  #sandboxes?: Sandboxes;
+  #sandboxMoves?: SandboxMoves;
   #requestLog?: RequestLog | null;
   #requestLogRetention?: RequestLogRetention;
   #oauthSweep?: OAuthSweep;
@@ -292,6 +299,7 @@ class Composed implements Runtime {
       onBackgroundError: this.reportBackgroundError,
       // With REDIS_URL every running server evicts a changed (revoked, edited, rolled) key at once (services/key-changes.ts).
       announceChange: this.config.redisUrl === null ? undefined : async (keyId) => keyChangeAnnouncer((await this.redis())!)(keyId),
+      sandboxFor: (clinicId) => this.sandboxes.ensure(clinicId),
     }));
   }
 
@@ -301,6 +309,7 @@ class Composed implements Runtime {
       pepper: this.pepper,
       now: Date.now,
       onBackgroundError: this.reportBackgroundError,
+      sandboxFor: (clinicId) => this.sandboxes.ensure(clinicId),
     }));
   }
 
@@ -371,6 +380,14 @@ class Composed implements Runtime {
 
   get retention(): EventRetention {
     return (this.#retention ??= new EventRetention(this.database, { days: this.config.eventRetentionDays, now: this.now, log: this.log }));
+  }
+
+  get sandboxes(): Sandboxes {
+    return (this.#sandboxes ??= new Sandboxes(this.database, this.now));
+  }
+
+  get sandboxMoves(): SandboxMoves {
+    return (this.#sandboxMoves ??= new SandboxMoves(this.sandboxes, { intervalMs: this.config.sandboxTickS * 1000, log: this.log }));
   }
 
   get requestLog(): RequestLog | null {
@@ -495,6 +512,8 @@ class Composed implements Runtime {
     // REQUEST_LOG_DAYS the request log, in the background (a pass in progress ends on stop).
     this.retention.start();
     this.requestLogRetention.start();
+    // The sandboxes that exist move every SANDBOX_TICK_S (test mode).
+    this.sandboxMoves.start();
     // Expired OAuth authorization requests, codes and tokens leave their table (every 10 minutes).
     if (this.config.oauth.issuer !== null) this.oauthSweep.start();
     // The clinics' exports asked for in the dashboard, and their deletion after 24 hours.
@@ -520,6 +539,7 @@ class Composed implements Runtime {
       // An export in progress goes back to the queue, for another instance or the next start.
       await this.#exports?.stop().catch(failed('clinic exports stop'));
       await this.#oauthSweep?.stop().catch(failed('OAuth sweep stop'));
+      await this.#sandboxMoves?.stop().catch(failed('sandbox moves stop'));
       await this.#requestLogRetention?.stop().catch(failed('request log retention stop'));
       await this.#retention?.stop().catch(failed('event retention stop'));
       await this.#closeServer?.().catch(failed('server close'));

@@ -209,6 +209,7 @@ td time { white-space: nowrap; }
 .badge-revoked { background: #f2f4f7; color: #475467; border-color: #d0d5dd; }
 .badge-expired { background: var(--warning-soft); color: var(--warning); border-color: var(--warning-border); }
 .badge-replaced { background: #f4f3ff; color: #4e36c2; border-color: #d9d6fe; }
+.badge-test { background: #fff8e6; color: #8a5a00; border-color: #f3d48b; }
 .badge-plan { background: var(--primary-soft); color: var(--primary); border-color: #b6dfdc; }
 .badge-role { background: #f4f3ff; color: #4e36c2; border-color: #d9d6fe; }
 

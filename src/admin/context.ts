@@ -18,6 +18,7 @@ import type { Lang } from './locales/messages.js';
 import { resolveLang } from './negotiate.js';
 import type { ClientasSearch } from '../services/clientas-search/search.js';
 import type { Sessions } from '../services/sessions.js';
+import type { Sandboxes } from '../services/sandbox.js';
 import type { CookieOptions } from './session.js';
 import type { Semaphore, SignInLimiters } from './throttle.js';
 
@@ -63,6 +64,8 @@ export interface AdminContext {
   clientasSearch: ClientasSearch;
   /** the clinic exports made in the background (Settings > API > Export) */
   exports: ExportJobs;
+  /** test mode's sandboxes: the request log's test entries, the sandbox's reset */
+  sandboxes: Sandboxes;
   /** sign-in buckets: see throttle.ts */
   limiters: SignInLimiters;
   /** bounds the scrypt checks running at once */

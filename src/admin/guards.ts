@@ -31,13 +31,15 @@ export async function requireCsrf(req: FastifyRequest) {
 
 /**
  * The clinic in view. Owners and staff always see their own (asking for another is a 404, as
- * if it did not exist); a superadmin names one, or gets null and the list to choose from.
+ * if it did not exist); a superadmin names one, or gets null and the list to choose from. A
+ * sandbox's id is not found: its keys, log and reset are its clinic's.
  */
 export async function actingClinic(ctx: AdminContext, req: FastifyRequest, v: Viewer, requested: string): Promise<Clinic | null> {
   if (v.role === 'superadmin') {
     if (!requested) return null;
     const clinic = ID_RE.test(requested) ? await getClinic(ctx.db, requested) : undefined;
-    if (!clinic) throw notFound();
+    // A sandbox (test mode) is shown with its clinic, never as a clinic of its own.
+    if (!clinic || clinic.sandbox_of !== null) throw notFound();
     req.lang = asLang(clinic.language);
     return clinic;
   }

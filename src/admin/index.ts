@@ -68,7 +68,18 @@ export interface AdminOptions
     AdminTuning,
     Pick<
       AdminContext,
-      'db' | 'keys' | 'appGrants' | 'oauth' | 'webhooks' | 'usage' | 'sessions' | 'clientasSearch' | 'exports' | 'config' | 'now'
+      | 'db'
+      | 'keys'
+      | 'appGrants'
+      | 'oauth'
+      | 'webhooks'
+      | 'usage'
+      | 'sessions'
+      | 'clientasSearch'
+      | 'exports'
+      | 'sandboxes'
+      | 'config'
+      | 'now'
     > {
   /** where the sign-in limiters are made (the runtime's): shared by the fleet on Redis with REDIS_URL */
   limiters: RateLimiters;
@@ -104,6 +115,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     sessions: opts.sessions,
     clientasSearch: opts.clientasSearch,
     exports: opts.exports,
+    sandboxes: opts.sandboxes,
     limiters: {
       accountIp: limiters.make('signin-account-ip', throttle.accountIpPerSecond, throttle.accountIpBurst),
       account: limiters.make('signin-account', throttle.accountPerSecond, throttle.accountBurst),

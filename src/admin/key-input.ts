@@ -4,6 +4,7 @@
 // without errors, so a refused form changes nothing.
 import { checkAllowedIps, type AddressProblem } from '../domain/allowed-ips.js';
 import { canonicalScopes, DEFAULT_SCOPES, isScope, type Scope } from '../domain/scopes.js';
+import type { KeyMode } from '../services/api-keys.js';
 import { addDays, dayStart, isValidDate, todayIn } from '../time.js';
 import { field, fields } from './context.js';
 import { EXPIRY_CHOICES, type ExpiryChoice, type Messages } from './locales/messages.js';
@@ -19,6 +20,8 @@ export interface KeyForm {
   expires: string;
   /** the date field, as typed */
   expiresOn: string;
+  /** creating: "Test key" ticked (a key that reads the clinic's sandbox) */
+  test?: boolean;
   errors: { name?: string; scopes?: string; ips?: string[]; expires?: string };
 }
 
@@ -27,6 +30,8 @@ export interface KeyInput {
   scopes: Scope[];
   allowedIps: string[] | null;
   expiresAt: number | null;
+  /** creating: 'test' for a test key */
+  mode?: KeyMode;
 }
 
 /** A new key's form before anything was typed: every permission ticked, any address, no expiry. */
@@ -56,6 +61,7 @@ export function readKeyForm(
     ips,
     expires: field(body, 'expires'),
     expiresOn: field(body, 'expires_on').trim(),
+    test: expiry !== null && field(body, 'mode') === 'test',
     errors: {},
   };
   // Control characters would only make a name that cannot be told apart from another.
@@ -66,7 +72,8 @@ export function readKeyForm(
   if ('problems' in checked) form.errors.ips = checked.problems.map((p) => describe(t, p));
   const expiresAt = expiry ? readExpiry(form, t, expiry.timezone, expiry.nowMs) : null;
   if (hasErrors(form)) return { form, input: null };
-  return { form, input: { name, scopes, allowedIps: 'ips' in checked ? checked.ips : null, expiresAt } };
+  const mode: KeyMode = form.test ? 'test' : 'live';
+  return { form, input: { name, scopes, allowedIps: 'ips' in checked ? checked.ips : null, expiresAt, mode } };
 }
 
 function describe(t: Messages, p: AddressProblem): string {

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { readStoredAllowedIps } from '../domain/allowed-ips.js';
 import { readStoredScopes } from '../domain/scopes.js';
 import { DomainError } from '../errors.js';
-import { keyStatus, type ApiKeyListing } from '../services/api-keys.js';
+import { keyModeOf, keyStatus, type ApiKeyListing } from '../services/api-keys.js';
 import { localDate, todayIn } from '../time.js';
 import { canManageKeys, field, type AdminContext, type Viewer } from './context.js';
 import { actingClinic, ID_RE, notFound } from './guards.js';
@@ -41,6 +41,7 @@ export function keyView(k: ApiKeyListing, nowMs: number, timezone: string, all: 
     allowedIps: readStoredAllowedIps(k.allowed_ips),
     expiresInDays: status === 'active' && daysLeft !== null && daysLeft <= EXPIRES_SOON_DAYS ? Math.max(0, daysLeft) : null,
     replacedBy: k.replaced_by,
+    mode: keyModeOf(k.mode),
     replacesUntil: status === 'active' && followers.length ? Math.max(...followers.map((o) => Number(o.expires_at))) : null,
   };
 }

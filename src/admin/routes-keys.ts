@@ -36,11 +36,12 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     const today = todayIn(clinic.timezone, nowMs);
     const days = Array.from({ length: USAGE_DAYS }, (_, i) => addDays(today, i - (USAGE_DAYS - 1)));
     const canManage = canManageKeys(v, clinic.id);
-    const [listing, usage, owners, clinics] = await Promise.all([
+    const [listing, usage, owners, clinics, sandboxId] = await Promise.all([
       ctx.keys.list(clinic.id),
       ctx.usage.summary(clinic.id, days),
       canManage ? Promise.resolve([]) : listClinicOwnerEmails(ctx.db, clinic.id),
       v.role === 'superadmin' ? listClinics(ctx.db) : Promise.resolve(null),
+      ctx.sandboxes.find(clinic.id),
     ]);
     const page = apiKeysPage({
       t,
@@ -64,6 +65,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
       mcpUrl: `${req.protocol}://${req.host}/mcp`,
       keyPrefix: prefix,
       url: (p) => listUrl(v, clinic, p),
+      sandbox: { exists: sandboxId !== null, reset: field(req.query, 'sandbox') === 'reset' },
     });
     return sendPage(reply, status, page);
   }
@@ -104,6 +106,18 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     }
     // Post/redirect/get: the key is shown by the next GET, once; reloading shows only its hint.
     return reply.redirect(listUrl(v, clinic), 303);
+  });
+
+  // Test mode: a fresh sandbox (owners and superadmins; the CSRF token as every form).
+  app.post('/settings/api/sandbox/reset', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+    const v = viewerOf(req);
+    const clinic = await actingClinic(req, v, field(req.query, 'clinic') || field(req.body, 'clinic'));
+    if (!clinic) throw notFound();
+    if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins reset the sandbox');
+    const out = await ctx.sandboxes.reset(clinic.id);
+    req.log.info({ clinic: clinic.id, sandbox: out.sandboxId, user: v.userId }, 'dashboard: sandbox reset');
+    const back = listUrl(v, clinic);
+    return reply.redirect(`${back}${back.includes('?') ? '&' : '?'}sandbox=reset#sandbox`, 303);
   });
 
   app.get('/settings/api/keys/:id/revoke', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {

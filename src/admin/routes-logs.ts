@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { integrationNamesOf, requireExportableClienta, writeClientaExport } from '../services/exports/clienta.js';
 import type { LogCursor, LogFilter } from '../services/request-log-read.js';
 import type { Clinic } from '../services/accounts.js';
-import { appsOfGrants, findApp, type ClinicApp } from '../services/app-log.js';
+import { appsOfGrants, findApp, grantResourceKind, type ClinicApp } from '../services/app-log.js';
 import {
   checkClientaId,
   clientaAccessPage,
@@ -53,6 +53,7 @@ function readFilter(
     app: field(query, 'app'),
     status: field(query, 'status'),
     endpoint: field(query, 'endpoint').trim(),
+    mode: field(query, 'mode') === 'test' ? 'test' : '',
     request_id: field(query, 'request_id').trim(),
     since: field(query, 'since'),
     until: field(query, 'until'),
@@ -127,19 +128,39 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
       );
       return null;
     }
+    // Test mode: test keys' requests are the sandbox's (a clinic row of its own), shown apart;
+    // null when the clinic has no sandbox yet (then there is nothing to show).
+    const test = field(req.query, 'mode') === 'test';
+    const logClinicId = test ? await ctx.sandboxes.find(clinic.id) : clinic.id;
     const keys = await ctx.keys.list(clinic.id);
-    const keyNames = new Map(keys.map((k) => [k.id, k.name]));
+    const keyNames = new Map(keys.filter((k) => (k.mode === 'test') === test).map((k) => [k.id, k.name]));
     // The apps the clinic connected (disconnected ones too: their requests stay in the log).
-    const apps = appsOfGrants(await ctx.appGrants.list(clinic.id));
-    const appNames = new Map(apps.flatMap((a) => a.grantIds.map((g) => [g, a.name] as const)));
+    const grants = await ctx.appGrants.list(clinic.id);
+    const apps = appsOfGrants(grants);
+    // Each grant by its app and its resource: a REST and an MCP connection of one app are told apart.
+    const resource = { api: t.sandbox.resourceApi, mcp: t.sandbox.resourceMcp };
+    const appNames = new Map(grants.map((g) => [g.id, `${g.client_name} (${resource[grantResourceKind(g.resource)]})`] as const));
     const link = (path: string, params: Record<string, string | null> = {}) => {
       const q = new URLSearchParams();
       if (v.role === 'superadmin') q.set('clinic', clinic.id);
+      if (test) q.set('mode', 'test');
       for (const [k, val] of Object.entries(params)) if (val) q.set(k, val);
       const s = q.toString();
       return s ? `${path}?${s}` : path;
     };
-    return { t, fmt: new Formatter(t, clinic.timezone, ctx.now()), person: v, csrf, clinic, link, keyNames, apps, appNames };
+    return {
+      t,
+      fmt: new Formatter(t, clinic.timezone, ctx.now()),
+      person: v,
+      csrf,
+      clinic,
+      link,
+      keyNames,
+      apps,
+      appNames,
+      test,
+      logClinicId,
+    };
   }
 
   app.get(ROUTE, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
@@ -147,7 +168,7 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (!c) return reply;
     const { form, filter, grantIds, bad } = readFilter(req.query, c.clinic, new Set(c.keyNames.keys()), c.apps);
     const cursor = readCursor(field(req.query, 'before'));
-    const rows = await recentRequests(ctx.db, c.clinic.id, { ...filter, grantIds }, cursor, PAGE + 1);
+    const rows = c.logClinicId === null ? [] : await recentRequests(ctx.db, c.logClinicId, { ...filter, grantIds }, cursor, PAGE + 1);
     const more = rows.length > PAGE;
     if (more) rows.length = PAGE;
     const last = rows[rows.length - 1];
@@ -179,14 +200,15 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
       } catch {
         throw notFound();
       }
-      clienta = { id, name: await clientaName(ctx.db, c.clinic.id, id, ctx.now()) };
+      clienta = { id, name: c.logClinicId === null ? null : await clientaName(ctx.db, c.logClinicId, id, ctx.now()) };
     }
+    const logClinicId = c.logClinicId;
     const before = field(req.query, 'before');
     const afterId = LOG_ID_RE.test(before) ? Number(before) : null;
-    const rows = clienta ? await clientaAccessPage(ctx.db, c.clinic.id, clienta.id, afterId, PAGE + 1) : [];
+    const rows = clienta && logClinicId !== null ? await clientaAccessPage(ctx.db, logClinicId, clienta.id, afterId, PAGE + 1) : [];
     const more = rows.length > PAGE;
     if (more) rows.length = PAGE;
-    const matches = q ? await findClientas(ctx.db, search, c.clinic.id, q, MATCHES, ctx.now()) : null;
+    const matches = q && logClinicId !== null ? await findClientas(ctx.db, search, logClinicId, q, MATCHES, ctx.now()) : null;
     return sendPage(reply, 200, accessPage({ ...c, q, matches, clienta, rows, next: more ? String(rows[rows.length - 1]!.id) : null }));
   });
 
@@ -218,7 +240,8 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
     const c = await common(req, reply, viewerOf(req));
     if (!c) return reply;
     const requestId = (req.params as { id: string }).id;
-    const found = REQUEST_ID_RE.test(requestId) ? await requestsById(ctx.db, c.clinic.id, requestId, SAME_ID) : [];
+    const found =
+      REQUEST_ID_RE.test(requestId) && c.logClinicId !== null ? await requestsById(ctx.db, c.logClinicId, requestId, SAME_ID) : [];
     if (found.length === 0) throw notFound();
     return sendPage(reply, 200, detailPage({ ...c, requestId, found }));
   });

@@ -76,9 +76,16 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     const clinics = await connectable(req, v);
     const asked = await server().interaction(req.raw, reply.raw, uid);
     // Said for one clinic (an owner's): a superadmin's list of every clinic is not searched for it.
+    // The live connection: test mode is chosen on this page, and a test one is a connection of its own.
     const only = clinics.length === 1 ? clinics[0]! : null;
     const found = only
-      ? await ctx.appGrants.connectionOf({ clinicId: only.id, clientId: asked.clientId, resource: asked.resource, grantedBy: v.userId })
+      ? await ctx.appGrants.connectionOf({
+          clinicId: only.id,
+          clientId: asked.clientId,
+          resource: asked.resource,
+          grantedBy: v.userId,
+          mode: 'live',
+        })
       : undefined;
     const connected = only && found ? [{ clinic: only.name, scopes: found.scopes }] : [];
     if (req.viewerClinic) req.lang = asLang(req.viewerClinic.language);
@@ -138,8 +145,10 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
       const o = oauthMessages(pageLang(req));
       return renderConsent(req, reply, 400, uid, [], o.consentNoScope);
     }
-    const to = await as.allow(req.raw, reply.raw, uid, { userId: v.userId, clinicId: clinic.id, scopes });
-    req.log.info({ clinic: clinic.id, user: v.userId }, 'dashboard: app connected (OAuth consent)');
+    // Test mode: the app reads the clinic's sandbox (made on its first request), like a test key.
+    const mode = field(body, 'mode') === 'test' ? 'test' : 'live';
+    const to = await as.allow(req.raw, reply.raw, uid, { userId: v.userId, clinicId: clinic.id, scopes, mode });
+    req.log.info({ clinic: clinic.id, user: v.userId, mode }, 'dashboard: app connected (OAuth consent)');
     return reply.redirect(to, 303);
   });
 

@@ -12,7 +12,10 @@ export function registerAppCommands(program: Command, ctx: CliContext): void {
     .description("list a clinic's connected apps: grant id, state, app, scopes, who connected it, last use")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
-      const { requireClinic } = await import('../services/accounts.js');
+      const [{ requireClinic }, { grantResourceKind }] = await Promise.all([
+        import('../services/accounts.js'),
+        import('../services/app-log.js'),
+      ]);
       const { rows, iso } = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
         return { rows: await rt.appGrants.list(o.clinic), iso: await isoIn(clinic.timezone) };
@@ -25,6 +28,7 @@ export function registerAppCommands(program: Command, ctx: CliContext): void {
         status: g.revoked_at === null ? 'active' : (g.revoked_reason ?? 'disconnected'),
         scopes: g.scopes.split(' ').filter(Boolean),
         resource: g.resource,
+        mode: g.mode === 'test' ? 'test' : 'live',
         granted_by: g.granted_by_email,
         created_at: iso(g.created_at),
         last_used_at: iso(g.last_used_at),
@@ -32,7 +36,13 @@ export function registerAppCommands(program: Command, ctx: CliContext): void {
       }));
       result(
         ctx,
-        out.map((g) => `${g.id}\t${g.status}\t${g.app}\t${g.scopes.join(',')}\tlast used ${g.last_used_at ?? 'never'}`).join('\n'),
+        // An app connected to the REST API and to the MCP server has a grant for each: the resource tells them apart.
+        out
+          .map((g) => {
+            const app = `${g.app} (${grantResourceKind(g.resource) === 'mcp' ? 'MCP' : 'API'}${g.mode === 'test' ? ', test mode' : ''})`;
+            return `${g.id}\t${g.status}\t${app}\t${g.scopes.join(',')}\tlast used ${g.last_used_at ?? 'never'}`;
+          })
+          .join('\n'),
         out,
       );
     });

@@ -21,6 +21,7 @@ function issuedJson(issued: IssuedKey, iso: Iso) {
   return {
     id: issued.id,
     key: issued.key,
+    mode: issued.mode,
     name: issued.name,
     clinic_id: issued.clinicId,
     hint: issued.hint,
@@ -66,6 +67,7 @@ function keyJson(k: ApiKeyListing, status: string, iso: Iso) {
   return {
     id: k.id,
     name: k.name,
+    mode: k.mode === 'test' ? 'test' : 'live',
     hint: `…${k.hint}`,
     status,
     ends_at: status === 'active' && k.replaced_by !== null ? iso(k.expires_at) : null,
@@ -82,7 +84,8 @@ function keyJson(k: ApiKeyListing, status: string, iso: Iso) {
 
 /** The status column of `keys list`: a rolled key in its overlap says when it ends and what replaced it. */
 function statusText(k: ReturnType<typeof keyJson>): string {
-  return k.ends_at === null ? k.status : `${k.status}, ends at ${k.ends_at} (replaced by ${k.replaced_by})`;
+  const status = k.mode === 'test' ? `${k.status} test key` : k.status;
+  return k.ends_at === null ? status : `${status}, ends at ${k.ends_at} (replaced by ${k.replaced_by})`;
 }
 
 /** "running servers use it now" or why not: the announcement's outcome, for the operator. */
@@ -112,7 +115,8 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .option('--expires-in <days>', 'lifetime such as 30d, 90d or 365d (default: never expires)')
     .option('--scopes <list>', `what the key may do (default: all but webhooks:write), ${SCOPES_HELP}`)
     .option('--allowed-ips <list>', `${IPS_HELP} (default: any address)`)
-    .action(async (o: { clinic: string; name: string; expiresIn?: string; scopes?: string; allowedIps?: string }) => {
+    .option('--test', "a test key (<prefix>_test_...): reads the clinic's sandbox of synthetic data, never live data")
+    .action(async (o: { clinic: string; name: string; expiresIn?: string; scopes?: string; allowedIps?: string; test?: boolean }) => {
       let expiresAt: number | null = null;
       if (o.expiresIn !== undefined) {
         const m = EXPIRES_RE.exec(o.expiresIn);
@@ -125,13 +129,21 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       const chosen = o.scopes === undefined ? undefined : (await scopes()).parseScopes(o.scopes, '--scopes');
       const ips = o.allowedIps === undefined ? null : (await allowedIps()).parseAllowedIps(o.allowedIps, '--allowed-ips');
       const { issued, iso } = await withRuntime(ctx, async (rt) => ({
-        issued: await rt.keys.create({ clinicId: o.clinic, name: o.name, expiresAt, createdBy: null, scopes: chosen, allowedIps: ips }),
+        issued: await rt.keys.create({
+          clinicId: o.clinic,
+          name: o.name,
+          expiresAt,
+          createdBy: null,
+          scopes: chosen,
+          allowedIps: ips,
+          mode: o.test ? 'test' : 'live',
+        }),
         iso: await clinicTimes(rt, o.clinic),
       }));
       const from = issued.allowedIps ? `; from ${issued.allowedIps.join(', ')} only` : '';
       info(
         ctx,
-        `created key ${issued.id} "${issued.name}" (${issued.scopes.join(', ')}${from})` +
+        `created ${issued.mode === 'test' ? 'test key' : 'key'} ${issued.id} "${issued.name}" (${issued.scopes.join(', ')}${from})` +
           `${expiresAt ? `, expires ${iso(expiresAt)}` : ''}. Store it now: it cannot be shown again.`,
       );
       result(ctx, issued.key, issuedJson(issued, iso));
@@ -139,7 +151,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
 
   keys
     .command('list')
-    .description("list a clinic's keys: id, status, hint, name, last use, scopes (never the keys themselves)")
+    .description("list a clinic's keys: id, status (test keys say so), hint, name, last use, scopes (never the keys themselves)")
     .requiredOption('--clinic <id>', 'clinic id')
     .action(async (o: { clinic: string }) => {
       const [{ requireClinic }, { keyStatus }] = await Promise.all([import('../services/accounts.js'), apiKeys()]);

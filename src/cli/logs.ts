@@ -104,6 +104,7 @@ interface LogsOptions {
   status?: string;
   requestId?: string;
   format: string;
+  test?: boolean;
 }
 
 export function registerLogCommands(program: Command, ctx: CliContext): void {
@@ -121,6 +122,7 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
     .option('--status <status>', 'a status class (2xx, 4xx, 5xx ...) or one status (404)')
     .option('--request-id <id>', 'only the request with this id (X-Request-Id, or request_id in an error body)')
     .option('--format <format>', 'jsonl or csv', 'jsonl')
+    .option('--test', "test mode's requests instead (test keys and apps connected in test mode, to the clinic's sandbox)")
     .action(async (o: LogsOptions) => {
       const fmt = format(o.format);
       if (o.key !== undefined && o.app !== undefined)
@@ -147,7 +149,9 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
         // --app: the clinic's own apps only (another clinic's id is refused like an unknown one).
         const grantIds =
           o.app === undefined ? null : byApp.requireApp(byApp.appsOfGrants(await rt.appGrants.list(clinic.id)), o.app, clinic.id);
-        const rows = read.logEntries(rt.database.db, clinic.id, { ...filter, grantIds });
+        // Test mode's requests are its sandbox's (a clinic row of its own); none while it has no sandbox.
+        const logClinicId = o.test ? await rt.sandboxes.find(clinic.id) : clinic.id;
+        const rows = logClinicId === null ? emptyRows() : read.logEntries(rt.database.db, logClinicId, { ...filter, grantIds });
         return emit(
           out,
           fmt,
@@ -192,6 +196,9 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
       if (!out.closed) ctx.io.stderr.write(`${n} request${n === 1 ? '' : 's'}\n`);
     });
 }
+
+/** No rows: a generator that ends at once. */
+async function* emptyRows(): AsyncGenerator<never> {}
 
 async function* mapRows<T, U>(rows: AsyncIterable<T>, f: (r: T) => U): AsyncGenerator<U> {
   for await (const r of rows) yield f(r);

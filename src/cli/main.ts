@@ -13,6 +13,7 @@ import type { Io } from './io.js';
 import { registerAppCommands } from './apps.js';
 import { registerKeyCommands } from './keys.js';
 import { registerLogCommands } from './logs.js';
+import { registerSandboxCommands } from './sandbox.js';
 import { registerServerCommands } from './server.js';
 import { packageVersion } from './version.js';
 import { registerWebhookCommands } from './webhooks.js';
@@ -64,6 +65,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   registerExportCommands(program, ctx);
   registerBackupCommands(program, ctx);
   registerLogCommands(program, ctx);
+  registerSandboxCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -273,6 +273,14 @@ export const ConfigSchema = Type.Object({
     description:
       'days the change feed keeps its events; older ones are removed in the background, and an older cursor is `410 cursor_expired`',
   }),
+  sandboxTickS: int('SANDBOX_TICK_S', {
+    default: 60,
+    minimum: 0,
+    maximum: 86_400,
+    description:
+      "seconds between the moves of the test-mode sandboxes (new bookings, calls and clientas, each an event of the sandbox's feed " +
+      'and webhooks); only sandboxes that exist move; `0` stops them',
+  }),
   requestLogDays: int('REQUEST_LOG_DAYS', {
     default: 30,
     minimum: 0,

@@ -12,6 +12,8 @@ export interface ClinicsTable {
   plan: string;
   language: string;
   created_at: number;
+  /** on a sandbox (test mode, migration 014): the live clinic it belongs to; null on a live clinic */
+  sandbox_of: string | null;
 }
 
 /** Per clinic: versions of its data and the bounds of its event log (migrations 004, 005). No row: all 0. */
@@ -53,6 +55,8 @@ export interface ApiKeysTable {
   allowed_ips: string | null;
   /** on a rolled key: the key that replaced it (keys roll) */
   replaced_by: string | null;
+  /** 'live' or 'test' (migration 014, default 'live'): a test key reads its clinic's sandbox */
+  mode: ColumnType<string, string | undefined, string>;
 }
 
 export interface ClientasTable {
@@ -309,6 +313,8 @@ export interface OAuthGrantsTable {
   last_used_at: number | null;
   revoked_at: number | null;
   revoked_reason: string | null;
+  /** 'live' or 'test' (migration 014, default 'live'): an app connected in test mode reads the clinic's sandbox */
+  mode: ColumnType<string, string | undefined, string>;
 }
 
 /** A clinic's webhook endpoint and its delivery state (migration 006). *_ms: epoch milliseconds. */

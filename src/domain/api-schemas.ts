@@ -332,10 +332,18 @@ export const RateLimitPolicy = named('RateLimitPolicy', "The key's rate limit: a
   burst: Type.Integer({ minimum: 1, description: 'Requests allowed at once, in a burst', examples: [120] }),
 });
 
-export const Me = named('Me', 'Who the API key is: its clinic, the key, its rate limit', {
+export const Me = named('Me', 'Who the API key is: its clinic, the key, its rate limit, live or test mode', {
   clinica: ref(Clinica),
   api_key: ref(ApiKey),
   rate_limit: ref(RateLimitPolicy),
+  modo: Type.Unsafe<'live' | 'test'>({
+    type: 'string',
+    enum: ['live', 'test'],
+    description:
+      "live: the clinic's real data. test: a test key (`<prefix>_test_...`) or an app connected in test mode, which reads " +
+      "the clinic's sandbox only: synthetic data that moves by itself, with its own change feed and webhooks",
+    examples: ['live'],
+  }),
 });
 
 // Webhook subscriptions: POST, GET and DELETE /api/v1/webhooks (docs/webhooks.md).

@@ -42,6 +42,7 @@ export async function listApiKeys(db: Kysely<DB>, clinicId: string): Promise<Api
       'k.scopes',
       'k.allowed_ips',
       'k.replaced_by',
+      'k.mode',
       'u.email as created_by_email',
     ])
     .where('k.clinic_id', '=', clinicId)

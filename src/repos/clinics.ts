@@ -12,13 +12,36 @@ export async function getClinic(db: Kysely<DB>, id: string): Promise<Clinic | un
   return db.selectFrom('clinics').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The live clinics by name (a sandbox is listed with its clinic, never as one: sandboxOf). */
 export async function listClinics(db: Kysely<DB>): Promise<Clinic[]> {
-  return db.selectFrom('clinics').selectAll().orderBy('name').orderBy('id').execute();
+  return db.selectFrom('clinics').selectAll().where('sandbox_of', 'is', null).orderBy('name').orderBy('id').execute();
 }
 
-/** The clinic's plan changed; false when there is no such clinic. */
+/** The id of the clinic's sandbox (test mode: services/sandbox.ts), or null when it has none yet. */
+export async function sandboxOf(db: Kysely<DB>, clinicId: string): Promise<string | null> {
+  const row = await db.selectFrom('clinics').select('id').where('sandbox_of', '=', clinicId).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** Across clinics (background work): every sandbox that exists, each naming its live clinic (the sandboxes' periodic moves). */
+export async function listSandboxes(db: Kysely<DB>): Promise<Clinic[]> {
+  return db.selectFrom('clinics').selectAll().where('sandbox_of', 'is not', null).orderBy('id').execute();
+}
+
+/** Inserts a sandbox row unless the clinic has one already; whether it was inserted. */
+export async function insertSandboxClinic(db: Kysely<DB>, sandbox: Clinic): Promise<boolean> {
+  const res = await db
+    .insertInto('clinics')
+    .values(sandbox)
+    .onConflict((oc) => oc.column('sandbox_of').where('sandbox_of', 'is not', null).doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** The clinic's plan changed (its sandbox's too: what may be made in it follows the clinic); false when there is no such clinic. */
 export async function updateClinicPlan(db: Kysely<DB>, id: string, plan: string): Promise<boolean> {
   const res = await db.updateTable('clinics').set({ plan }).where('id', '=', id).executeTakeFirst();
+  await db.updateTable('clinics').set({ plan }).where('sandbox_of', '=', id).execute();
   return Number(res.numUpdatedRows) > 0;
 }
 
@@ -54,6 +77,7 @@ export async function listClinicsWithKeyCounts(db: Kysely<DB>, nowS: number): Pr
     .leftJoin(counts, 'k.clinic_id', 'c.id')
     .selectAll('c')
     .select(['k.all_keys', 'k.active_keys'])
+    .where('c.sandbox_of', 'is', null)
     .orderBy('c.name')
     .orderBy('c.id')
     .execute();
@@ -64,6 +88,7 @@ export async function countClinics(db: Kysely<DB>): Promise<number> {
   const row = await db
     .selectFrom('clinics')
     .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('sandbox_of', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -119,7 +119,7 @@ export async function touchGrant(db: Kysely<DB>, clinicId: string, id: string, a
  */
 export async function findLiveGrantOf(
   db: Kysely<DB>,
-  key: { clinicId: string; clientId: string; resource: string; grantedBy: string },
+  key: { clinicId: string; clientId: string; resource: string; grantedBy: string; mode: string },
 ): Promise<OAuthGrantRow | undefined> {
   return db
     .selectFrom('oauth_grants')
@@ -128,6 +128,7 @@ export async function findLiveGrantOf(
     .where('client_id', '=', key.clientId)
     .where('resource', '=', key.resource)
     .where('granted_by', '=', key.grantedBy)
+    .where('mode', '=', key.mode)
     .where('revoked_at', 'is', null)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')

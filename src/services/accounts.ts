@@ -65,7 +65,16 @@ export async function createClinic(db: Kysely<DB>, input: NewClinic, nowMs = Dat
   const plan = validPlan(input.plan ?? 'pro_total');
   const language = input.language ?? 'es';
   if (!(LANGUAGES as readonly string[]).includes(language)) throw invalid('language', `language must be one of ${LANGUAGES.join(', ')}`);
-  const clinic: Clinic = { id: randomUUID(), name, timezone, currency, plan, language, created_at: Math.floor(nowMs / 1000) };
+  const clinic: Clinic = {
+    id: randomUUID(),
+    name,
+    timezone,
+    currency,
+    plan,
+    language,
+    created_at: Math.floor(nowMs / 1000),
+    sandbox_of: null,
+  };
   await whenWritable(() => insertClinic(db, clinic), INTERACTIVE_WRITE_WAIT_MS);
   return clinic;
 }

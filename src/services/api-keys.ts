@@ -46,13 +46,16 @@ import {
   invalid,
   isApiEligible,
   keyHint,
+  keyModeOf,
   ROLL_OVERLAP,
   rollRefusal,
   type AuthenticatedKey,
   type IssuedKey,
   type KeyChanges,
+  type KeyMode,
   type NewKey,
 } from './key-rules.js';
+import { sandboxRefusal } from './sandbox.js';
 import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
 export type { ApiKeyListing };
@@ -61,12 +64,14 @@ export {
   hashKey,
   isApiEligible,
   keyHint,
+  keyModeOf,
   keyStatus,
   looksLikeApiKey,
   ROLL_OVERLAP,
   type AuthenticatedKey,
   type IssuedKey,
   type KeyChanges,
+  type KeyMode,
   type KeyStatus,
   type NewKey,
 } from './key-rules.js';
@@ -89,6 +94,11 @@ export interface KeyServiceOptions {
    * services/key-changes.ts); resolves with whether it was announced, never rejects.
    */
   announceChange?: (keyId: string) => Promise<boolean>;
+  /**
+   * The sandbox id of a live clinic, made on first use (services/sandbox.ts): what a test key
+   * reads. Unset: test keys are refused (created and presented alike).
+   */
+  sandboxFor?: (clinicId: string) => Promise<string>;
 }
 
 export interface RevokeOutcome {
@@ -149,15 +159,20 @@ export class KeyService {
     const createdAt = Math.floor(this.now() / 1000);
     const clinic = await getClinic(this.db, input.clinicId);
     if (!clinic) throw new DomainError('not_found', `No clinic with id ${input.clinicId}`, { field: 'clinic' });
+    if (clinic.sandbox_of !== null) throw sandboxRefusal(clinic, 'it has no keys of its own: create a test key of its clinic');
+    const mode = input.mode ?? 'live';
+    if (mode === 'test' && !this.opts.sandboxFor)
+      throw new DomainError('invalid_input', 'test keys are not available here', { field: 'mode' });
     if (!isApiEligible(clinic.plan, this.opts.apiPlans)) {
       throw new DomainError(
         'plan_not_eligible',
         `Clinic plan "${clinic.plan}" does not include API access; eligible plans: ${this.opts.apiPlans.join(', ')}`,
       );
     }
-    const key = generateKey(this.opts.prefix);
+    const key = generateKey(this.opts.prefix, mode);
     const id = randomUUID();
     const row = this.newRow(id, key, clinic.id, {
+      mode,
       name,
       scopes,
       allowedIps,
@@ -166,7 +181,9 @@ export class KeyService {
       createdAt,
     });
     await whenWritable(() => insertApiKey(this.db, row), INTERACTIVE_WRITE_WAIT_MS);
-    return { id, key, hint: keyHint(key), name, clinicId: clinic.id, expiresAt: input.expiresAt, createdAt, scopes, allowedIps };
+    // The sandbox is made with the first test key, so its first request finds data there.
+    if (mode === 'test') await this.opts.sandboxFor!(clinic.id);
+    return { id, mode, key, hint: keyHint(key), name, clinicId: clinic.id, expiresAt: input.expiresAt, createdAt, scopes, allowedIps };
   }
 
   private newRow(
@@ -174,6 +191,7 @@ export class KeyService {
     key: string,
     clinicId: string,
     k: {
+      mode: KeyMode;
       name: string;
       scopes: Scope[];
       allowedIps: string[] | null;
@@ -196,6 +214,7 @@ export class KeyService {
       scopes: storedScopes(k.scopes),
       allowed_ips: storedAllowedIps(k.allowedIps),
       replaced_by: null,
+      mode: k.mode,
     };
   }
 
@@ -319,7 +338,8 @@ export class KeyService {
         `Clinic plan "${clinic?.plan}" does not include API access; eligible plans: ${this.opts.apiPlans.join(', ')}`,
       );
     }
-    const key = generateKey(this.opts.prefix);
+    const mode = keyModeOf(old.mode);
+    const key = generateKey(this.opts.prefix, mode);
     const id = randomUUID();
     const oldExpiresAt = old.expires_at === null ? nowS + overlapS : Math.min(old.expires_at, nowS + overlapS);
     // Retried whole while SQLite's write lock is taken (the transaction rolls back each time). The
@@ -336,9 +356,9 @@ export class KeyService {
           const expiresAt = old.expires_at === null ? null : nowS + Math.max(1, old.expires_at - old.created_at);
           await insertApiKey(
             trx,
-            this.newRow(id, key, clinicId, { name: now.name, scopes, allowedIps, expiresAt, createdBy, createdAt: nowS }),
+            this.newRow(id, key, clinicId, { mode, name: now.name, scopes, allowedIps, expiresAt, createdBy, createdAt: nowS }),
           );
-          return { id, key, hint: keyHint(key), name: now.name, clinicId, expiresAt, createdAt: nowS, scopes, allowedIps };
+          return { id, mode, key, hint: keyHint(key), name: now.name, clinicId, expiresAt, createdAt: nowS, scopes, allowedIps };
         }),
       INTERACTIVE_WRITE_WAIT_MS,
     );
@@ -428,7 +448,10 @@ export class KeyService {
     if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
     const clinic = await getClinic(this.db, row.clinic_id);
     if (!clinic) return null;
-    return authenticatedKey(row, clinic);
+    if (keyModeOf(row.mode) === 'live') return authenticatedKey(row, clinic);
+    // A test key reads its clinic's sandbox (made here on its first request): decided once, then cached with the key.
+    if (!this.opts.sandboxFor) return null;
+    return authenticatedKey(row, clinic, await this.opts.sandboxFor(row.clinic_id));
   }
 
   /** last_used_at is written at most once a minute per key, off the request's path. */

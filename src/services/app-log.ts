@@ -42,3 +42,12 @@ export function requireApp(apps: readonly ClinicApp[], raw: string, clinicId: st
     { field: 'app' },
   );
 }
+
+/**
+ * Which resource a grant is for, from the URL it is bound to (RFC 8707): the MCP server's ends in
+ * /mcp (services/oauth/resources.ts), anything else is the REST API's. An app connected to both
+ * has two grants that would otherwise look the same in Connected apps and the request log.
+ */
+export function grantResourceKind(resource: string): 'api' | 'mcp' {
+  return /\/mcp\/?$/.test(resource) ? 'mcp' : 'api';
+}

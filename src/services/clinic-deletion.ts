@@ -6,10 +6,11 @@
 // other processes stop accepting them when their key cache entry expires (4 s, api-keys.ts).
 import type { Database } from '../db/connect.js';
 import { clinicKeyIds, deleteClinicRows, type ClinicTable } from '../repos/clinic-deletion.js';
-import { getClinic } from '../repos/clinics.js';
+import { getClinic, sandboxOf } from '../repos/clinics.js';
 import { lockClinicData } from '../repos/writes.js';
 import { DomainError } from '../errors.js';
 import type { KeyService } from './api-keys.js';
+import { sandboxRefusal } from './sandbox.js';
 
 export interface ClinicDeletion {
   name: string;
@@ -27,6 +28,7 @@ export async function deleteClinic(database: Database, keys: KeyService, clinicI
     throw new DomainError('not_found', `no clinic with id ${clinicId} (clinic-api clinics list shows the ids); nothing was changed`, {
       field: 'clinic',
     });
+  if (clinic.sandbox_of !== null) throw sandboxRefusal(clinic, 'it goes with its clinic');
   if (confirm !== clinic.name)
     throw new DomainError(
       'invalid_input',
@@ -34,6 +36,12 @@ export async function deleteClinic(database: Database, keys: KeyService, clinicI
       { field: '--confirm' },
     );
   const { rows, keyIds } = await database.writeTransaction(async (trx) => {
+    // Its sandbox (test mode) first: a clinic row of its own that names this one.
+    const sandboxId = await sandboxOf(trx, clinicId);
+    if (sandboxId !== null) {
+      await lockClinicData(trx, sandboxId);
+      await deleteClinicRows(trx, sandboxId, database.dialect === 'sqlite');
+    }
     await lockClinicData(trx, clinicId);
     const keyIds = await clinicKeyIds(trx, clinicId);
     return { keyIds, rows: await deleteClinicRows(trx, clinicId, database.dialect === 'sqlite') };

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import type { Database } from '../db/connect.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../repos/clinics.js';
+import { sandboxRefusal } from './sandbox.js';
 import { parseImportLine, REFERENCE_ORDER, type FieldProblem } from './import-lines.js';
 import { LISTED, writeClinicData, type Line, type MissingRecord, type WriteCounts } from './write/session.js';
 
@@ -105,6 +106,8 @@ export async function importJsonLines(
 ): Promise<ImportResult> {
   const clinic = await getClinic(database.db, clinicId);
   if (!clinic) throw new DomainError('not_found', `No clinic with id ${clinicId}`, { field: 'clinic' });
+  // Real data never enters a sandbox (test mode): its data is made by the service.
+  if (clinic.sandbox_of !== null) throw sandboxRefusal(clinic, 'nothing can be imported into it');
 
   const report = new Report();
   const read = { lines: 0 };

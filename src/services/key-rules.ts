@@ -22,9 +22,17 @@ export const ROLL_OVERLAP = { defaultS: 86_400, maxS: 7 * 86_400 } as const;
  */
 export interface AuthenticatedKey {
   keyId: string;
+  /**
+   * 'test': a test key (or an app connected in test mode) whose clinicId is its clinic's sandbox
+   * (services/sandbox.ts); 'live': the clinic's own data. Decided once, when the key is looked up.
+   */
+  mode: KeyMode;
+  /** the clinic the key (or grant) belongs to, where its usage is counted: clinicId itself for a live key */
+  ownerClinicId: string;
   /** the key's name, created_at and the clinic's name: for GET /me, from the same cached look-up */
   keyName: string;
   createdAt: number;
+  /** the clinic whose data the request reads: the key's own, or for a test key its sandbox */
   clinicId: string;
   clinicName: string;
   timezone: string;
@@ -45,8 +53,17 @@ export interface AuthenticatedKey {
   app?: { grantId: string; clientId: string; clientName: string; resource: string };
 }
 
+/** A key's mode: live data, or the clinic's sandbox (`<prefix>_test_<secret>`). */
+export type KeyMode = 'live' | 'test';
+
+/** A stored mode as a KeyMode: anything but 'test' is live (every key made before test mode). */
+export function keyModeOf(stored: string): KeyMode {
+  return stored === 'test' ? 'test' : 'live';
+}
+
 export interface IssuedKey {
   id: string;
+  mode: KeyMode;
   key: string;
   hint: string;
   name: string;
@@ -62,6 +79,8 @@ export interface NewKey {
   name: string;
   expiresAt: number | null;
   createdBy: string | null;
+  /** 'test': a test key, which reads the clinic's sandbox (made on first use); default 'live' */
+  mode?: KeyMode;
   /** default: all of them */
   scopes?: readonly Scope[];
   /** canonical entries (domain/allowed-ips.ts, checkAllowedIps); null or left out: any address */
@@ -76,8 +95,9 @@ export interface KeyChanges {
   allowedIps?: readonly string[] | null;
 }
 
-export function generateKey(prefix: string): string {
-  return `${prefix}_${randomBytes(SECRET_BYTES).toString('base64url')}`;
+/** `<prefix>_<secret>`, or `<prefix>_test_<secret>` for a test key: the mode shows at a glance (and to secret scanners). */
+export function generateKey(prefix: string, mode: KeyMode = 'live'): string {
+  return `${prefix}_${mode === 'test' ? 'test_' : ''}${randomBytes(SECRET_BYTES).toString('base64url')}`;
 }
 
 export function hashKey(pepper: string, key: string): string {
@@ -133,15 +153,24 @@ export function checkedScopes(scopes: readonly Scope[] | undefined): Scope[] {
   return known;
 }
 
-/** A key's state as the request's path needs it, from its row and its clinic's. */
-export function authenticatedKey(row: ApiKeyRow, clinic: { name: string; timezone: string; currency: string }): AuthenticatedKey {
+/**
+ * A key's state as the request's path needs it, from its row and its clinic's; `dataClinicId`:
+ * the clinic whose data it reads (for a test key, the sandbox's id).
+ */
+export function authenticatedKey(
+  row: ApiKeyRow,
+  clinic: { name: string; timezone: string; currency: string },
+  dataClinicId: string = row.clinic_id,
+): AuthenticatedKey {
   const scopes = readStoredScopes(row.scopes);
   const ips = readStoredAllowedIps(row.allowed_ips);
   return {
     keyId: row.id,
+    mode: keyModeOf(row.mode),
+    ownerClinicId: row.clinic_id,
     keyName: row.name,
     createdAt: row.created_at,
-    clinicId: row.clinic_id,
+    clinicId: dataClinicId,
     clinicName: clinic.name,
     timezone: clinic.timezone,
     currency: clinic.currency,

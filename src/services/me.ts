@@ -1,6 +1,7 @@
 // GET /me: who the request's API key is. Everything comes from the authenticated key, which the
 // key service already holds (cached with the look-up that authenticated the request), so the
-// answer costs no database work of its own. Timestamps in the clinic's offset, as everywhere.
+// answer costs no database work of its own. Timestamps in the clinic's offset, as everywhere. A
+// test key names its live clinic (the sandbox is that clinic's) and says `modo: test`.
 import type { MeResponse } from '../domain/api-schemas.js';
 import { formatTimestamp } from '../time.js';
 import type { AuthenticatedKey } from './api-keys.js';
@@ -8,7 +9,7 @@ import type { AuthenticatedKey } from './api-keys.js';
 export function whoAmI(key: AuthenticatedKey, limits: { rate: number; burst: number }): MeResponse {
   const tz = key.timezone;
   return {
-    clinica: { id: key.clinicId, nombre: key.clinicName, zona_horaria: tz, moneda: key.currency },
+    clinica: { id: key.ownerClinicId, nombre: key.clinicName, zona_horaria: tz, moneda: key.currency },
     api_key: {
       id: key.keyId,
       nombre: key.keyName,
@@ -17,5 +18,6 @@ export function whoAmI(key: AuthenticatedKey, limits: { rate: number; burst: num
       scopes: [...key.scopes],
     },
     rate_limit: { rps: limits.rate, burst: limits.burst },
+    modo: key.mode,
   };
 }

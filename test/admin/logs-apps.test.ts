@@ -30,7 +30,7 @@ describe.each(dialects())('request log by OAuth app on %s', (dialect) => {
       role: 'owner',
       password: 'x'.repeat(12),
     });
-    const consent = (grantId: string, clinicId: string, clientId: string, clientName: string, grantedBy: string) =>
+    const consent = (grantId: string, clinicId: string, clientId: string, clientName: string, grantedBy: string, resource = 'api/v1') =>
       t.rt.appGrants.recordConsent({
         grantId,
         clinicId,
@@ -38,12 +38,13 @@ describe.each(dialects())('request log by OAuth app on %s', (dialect) => {
         clientName,
         redirectHost: 'app.example',
         scopes: ['citas:read'],
-        resource: 'https://api.example/api/v1',
+        resource: `https://api.example/${resource}`,
         grantedBy,
       });
-    // Agenda Partner connected twice (two grants of one client), Claude once; clinic B its own CRM.
+    // Agenda Partner connected twice (two grants of one client: the REST API and the MCP server),
+    // Claude once; clinic B its own CRM.
     await consent(grant('a'), t.clinicA.id, 'client-agenda', 'Agenda Partner', granter.id);
-    await consent(grant('b'), t.clinicA.id, 'client-agenda', 'Agenda Partner', granter.id);
+    await consent(grant('b'), t.clinicA.id, 'client-agenda', 'Agenda Partner', granter.id, 'mcp');
     await consent(grant('c'), t.clinicA.id, 'client-claude', 'Claude', granter.id);
     const ownerBId = (await t.database.db.selectFrom('users').select('id').where('email', '=', EMAILS.ownerB).executeTakeFirstOrThrow()).id;
     await consent(grant('d'), t.clinicB.id, 'client-crm-b', 'Otro CRM', ownerBId);
@@ -89,8 +90,14 @@ describe.each(dialects())('request log by OAuth app on %s', (dialect) => {
     const page = (await owner.get(LOGS)).body;
     expect(logIds(page)).toEqual([ids.claude, ids.agenda2, ids.agenda1, ids.key]);
     const row = (id: string) => new RegExp(`<tr data-request-id="${id}"[^]*?</tr>`).exec(page)![0];
-    expect(row(ids.agenda1!)).toContain('<span class="key-name">Agenda Partner</span> <span class="badge plain badge-plan">app</span>');
-    expect(row(ids.claude!)).toContain('<span class="key-name">Claude</span>');
+    // Its two grants told apart by the resource each is for.
+    expect(row(ids.agenda1!)).toContain(
+      '<span class="key-name">Agenda Partner (API)</span> <span class="badge plain badge-plan">app</span>',
+    );
+    expect(row(ids.agenda2!)).toContain(
+      '<span class="key-name">Agenda Partner (MCP)</span> <span class="badge plain badge-plan">app</span>',
+    );
+    expect(row(ids.claude!)).toContain('<span class="key-name">Claude (API)</span>');
     expect(row(ids.key!)).toContain('<span class="key-name">Zapier</span>');
     expect(row(ids.key!)).not.toContain('badge-plan');
     expect(page).not.toContain(grant('a'));
@@ -129,7 +136,7 @@ describe.each(dialects())('request log by OAuth app on %s', (dialect) => {
 
   it('one request made with a token names its app and grant; another clinic’s is not found', async () => {
     const page = (await owner.get(`${LOGS}/${ids.agenda1}`)).body;
-    expect(page).toMatch(new RegExp(`<dd id="request-app">Agenda Partner <code class="small">${grant('a')}</code></dd>`));
+    expect(page).toMatch(new RegExp(`<dd id="request-app">Agenda Partner \\(API\\) <code class="small">${grant('a')}</code></dd>`));
     expect(page).toContain('<dt>Aplicación autorizada</dt>');
     expect(page).not.toContain('<dt>Clave</dt>');
     const keyed = (await owner.get(`${LOGS}/${ids.key}`)).body;

@@ -100,9 +100,10 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
     expect(await page.locator('#consent-clinic').textContent()).toBe('Clínica Uno');
     // One clinic is shown, not chosen: no label pointing at something that is not a control.
     expect(await page.locator('label[for="consent-clinic"]').count()).toBe(0);
-    // Only what the app asked for, in plain words, each one ticked to start with.
+    // Only what the app asked for, in plain words, each one ticked to start with; then test mode, unticked.
     const boxes = page.getByRole('checkbox');
-    expect(await boxes.count()).toBe(3);
+    expect(await boxes.count()).toBe(4);
+    expect(await page.getByRole('checkbox', { name: /^Modo de prueba/ }).isChecked()).toBe(false);
     expect(await page.locator('#consent .scope-name').allTextContents()).toEqual(['Citas', 'Clientas', 'Datos de contacto']);
     expect(await page.locator('#consent .scope-what').first().textContent()).toContain('Fecha y hora, servicio, precio');
     for (const name of [/^Citas/, /^Clientas/, /^Datos de contacto/])

@@ -47,10 +47,13 @@ describe('apps', () => {
         app: 'Claude',
         status: 'active',
         scopes: ['citas:read', 'llamadas:read'],
+        mode: 'live',
         granted_by: 'owner@uno.example',
         last_used_at: null,
       }),
     ]);
+    // The text names the resource: an app's REST and MCP connections are told apart.
+    expect((await cli(['apps', 'list', '--clinic', clinic])).stdout.split('\t')[2]).toBe('Claude (MCP)');
     expect(JSON.parse((await cli(['apps', 'list', '--clinic', other, '--json'])).stdout)).toEqual([]);
 
     const revoked = await cli(['apps', 'revoke', grantId]);

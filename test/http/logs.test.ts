@@ -129,6 +129,8 @@ describe('redactUrl', () => {
     ['/api/v1/citas?foo=bar', `/api/v1/citas?foo=${MASK}`],
     ['/api/v1/citas?limit=clin_abc', `/api/v1/citas?limit=${MASK}`],
     ['/api/v1/citas/clin_abc', `/api/v1/citas/${MASK}`],
+    // a test key (test mode), whole
+    [`/api/v1/citas/clin_test_${'t'.repeat(43)}`, `/api/v1/citas/${MASK}`],
     ['/api/v1/citas?clin%5Fabc', `/api/v1/citas?${MASK}`],
     [`/x/${'A'.repeat(40)}`, `/x/${MASK}`],
     ['/api/v1/citas/24858e88-d2f1-40a6-9fc9-91500bc9b3cd', '/api/v1/citas/24858e88-d2f1-40a6-9fc9-91500bc9b3cd'],

@@ -33,6 +33,7 @@ describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
         scopes: ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'],
       },
       rate_limit: { rps: 60, burst: 120 },
+      modo: 'live',
     });
     expect(b).toEqual({
       clinica: { id: t.clinicB.id, nombre: 'Clínica Dos', zona_horaria: 'America/Mexico_City', moneda: 'MXN' },
@@ -44,6 +45,7 @@ describe.each(dialects())('GET /api/v1/me on %s', (dialect) => {
         scopes: ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'],
       },
       rate_limit: { rps: 60, burst: 120 },
+      modo: 'live',
     });
     expect(JSON.stringify(a)).not.toContain(t.clinicB.id);
     expect(JSON.stringify(b)).not.toContain(t.clinicA.id);

@@ -86,7 +86,7 @@ export const REDIRECT = 'http://127.0.0.1:5555/callback';
 export async function approve(
   browser: Browser,
   url: URL,
-  opts: { allow?: string[] | false; clinic?: string } = {},
+  opts: { allow?: string[] | false; clinic?: string; test?: boolean } = {},
 ): Promise<{ callback: URL; page: string }> {
   let res = await browser.request(url);
   if (res.status !== 303) throw new Error(`authorization request: ${res.status} ${await res.text()}`);
@@ -97,6 +97,7 @@ export async function approve(
   const clinic = opts.clinic ?? /name="clinic" value="([^"]+)"/.exec(page)?.[1] ?? '';
   const form: Record<string, string | string[]> = { _csrf: csrf(page), uid, clinic, action: opts.allow === false ? 'deny' : 'allow' };
   if (opts.allow) form.scope = opts.allow;
+  if (opts.test) form.mode = 'test';
   res = await browser.request('/dashboard/oauth/consent', { form });
   if (res.status !== 303) throw new Error(`consent answer: ${res.status} ${await res.text()}`);
   res = await browser.request(res.headers.get('location')!);
@@ -154,7 +155,7 @@ export class App {
    */
   async consent(
     browser: Browser,
-    opts: { scope?: string; allow?: string[] | false; clinic?: string } = {},
+    opts: { scope?: string; allow?: string[] | false; clinic?: string; test?: boolean } = {},
   ): Promise<{ callback: URL; verifier: string; state: string; page: string }> {
     const { url, verifier, state } = await this.authorizationUrl({ scope: opts.scope });
     return { ...(await approve(browser, url, opts)), verifier, state };

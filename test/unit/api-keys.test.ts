@@ -164,6 +164,8 @@ describe.each(dialects())('API keys on %s', (dialect) => {
       const issued = await keys.create({ clinicId: clinics.pro_total.id, name: 'live', expiresAt: null, createdBy: null });
       expect(await keys.verify(issued.key)).toEqual({
         keyId: issued.id,
+        mode: 'live',
+        ownerClinicId: clinics.pro_total.id,
         keyName: 'live',
         createdAt: issued.createdAt,
         clinicId: clinics.pro_total.id,

@@ -54,6 +54,7 @@ describe('loadConfig defaults', () => {
       metricsToken: null,
       eventRetentionDays: 30,
       requestLogDays: 30,
+      sandboxTickS: 60,
       webhooks: {
         allowPrivate: false,
         maxInFlight: 32,

@@ -3,6 +3,7 @@
 // the same order as es.ts, so the two files read side by side. How to add a text:
 // docs/dashboard.md, "Adding a text".
 import { enKeys } from './en-keys.js';
+import { enSandbox } from './sandbox-messages.js';
 import { enLogs } from './en-logs.js';
 import type { Messages } from './messages.js';
 
@@ -276,4 +277,5 @@ export const en = {
   },
   keys: enKeys,
   logs: enLogs,
+  sandbox: enSandbox,
 } satisfies Messages;

@@ -3,6 +3,7 @@
 // the same order as en.ts, so the two files read side by side. How to add a text:
 // docs/dashboard.md, "Adding a text".
 import { esKeys } from './es-keys.js';
+import { esSandbox } from './sandbox-messages.js';
 import { esLogs } from './es-logs.js';
 import type { Messages } from './messages.js';
 
@@ -288,4 +289,5 @@ export const es = {
   },
   keys: esKeys,
   logs: esLogs,
+  sandbox: esSandbox,
 } satisfies Messages;

@@ -11,6 +11,7 @@ import type { Refusal } from '../../services/webhooks/destination.js';
 import type { EndpointStatus } from '../../services/webhooks/endpoints.js';
 import type { KeyMessages } from './key-messages.js';
 import type { LogMessages } from './log-messages.js';
+import type { SandboxMessages } from './sandbox-messages.js';
 
 export type { KeyMessages, LogMessages };
 
@@ -202,6 +203,9 @@ export interface Messages {
 
   /** Settings > API > Logs (locales/<lang>-logs.ts) */
   logs: LogMessages;
+
+  /** test mode: test keys, the sandbox, test entries apart (locales/sandbox-messages.ts) */
+  sandbox: SandboxMessages;
 }
 
 export interface WebhookMessages {

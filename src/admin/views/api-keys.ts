@@ -1,7 +1,7 @@
 // Settings > API: the clinic's keys, creating one (shown once), revoking, and usage at a glance.
 import type { Scope } from '../../domain/scopes.js';
 import type { Clinic } from '../../services/accounts.js';
-import type { KeyStatus } from '../../services/api-keys.js';
+import type { KeyMode, KeyStatus } from '../../services/api-keys.js';
 import type { KeyUsage } from '../../services/usage.js';
 import { html, type Html, type Renderable } from '../html.js';
 import type { Formatter } from '../format.js';
@@ -9,7 +9,8 @@ import { hasErrors, type KeyForm } from '../key-input.js';
 import { labelOf, type Messages } from '../locales/messages.js';
 import type { Flash } from '../../services/sessions.js';
 import { icons } from './icons.js';
-import { accessFields, expiryFields, nameField } from './key-form.js';
+import { accessFields, expiryFields, nameField, testField } from './key-form.js';
+import { sandboxCard } from './sandbox.js';
 import { keysTable } from './keys-table.js';
 import { apiTabs } from './api-tabs.js';
 import { csrfInput, layout, type Person } from './layout.js';
@@ -34,6 +35,8 @@ export interface KeyView {
    * this one's changes and is revoked with it)
    */
   replacesUntil: number | null;
+  /** 'test': reads the clinic's sandbox */
+  mode: KeyMode;
 }
 
 export interface ApiPageModel {
@@ -62,6 +65,8 @@ export interface ApiPageModel {
   keyPrefix: string;
   /** adds ?clinic= for a superadmin */
   url: (path: string) => string;
+  /** test mode: whether the clinic's sandbox exists, and whether it was just reset */
+  sandbox: { exists: boolean; reset: boolean };
 }
 
 export function maskedKey(prefix: string, hint: string): string {
@@ -162,6 +167,7 @@ function createForm(m: ApiPageModel): Renderable {
       ${expiryFields(t, f, m.today)}
     </div>
     ${accessFields(t, f)}
+    ${testField(t, f, m.keyPrefix)}
     <div class="actions"><button type="submit" class="btn">${icons.key}${t.createButton}</button></div>
   </form>
   </section>`;
@@ -261,6 +267,7 @@ export function apiKeysPage(m: ApiPageModel): Html {
     ${keysTable(m)}
   </section>
   ${usageSection(m)}
+  ${sandboxCard(m)}
   <section class="card howto" aria-labelledby="howto-title">
     <h2 id="howto-title">${t.howToTitle}</h2>
     <p>${t.howToText}</p>

@@ -2,6 +2,7 @@
 // granted it and when, when it was last used), and Disconnect (after a confirmation page).
 import type { Clinic } from '../../services/accounts.js';
 import { SCOPE_TEXTS, readStoredScopes } from '../../domain/scopes.js';
+import { grantResourceKind } from '../../services/app-log.js';
 import type { OAuthGrantListing } from '../../services/oauth/grants.js';
 import { html, type Html } from '../html.js';
 import type { Formatter } from '../format.js';
@@ -48,7 +49,11 @@ export function appsPage(m: AppsModel): Html {
       : o.stateActive;
     return html`<tr class="${ended ? 'is-inactive' : ''}" data-grant-id="${g.id}">
       <td data-label="${o.colApp}"
-         class="cell-name"><span class="key-name">${g.client_name}</span><br><span class="muted small">${g.redirect_host}</span></td>
+         class="cell-name"><span class="key-name">${g.client_name}</span>
+         <span class="badge plain badge-plan" data-resource="${grantResourceKind(g.resource)}">${
+           grantResourceKind(g.resource) === 'mcp' ? t.sandbox.resourceMcp : t.sandbox.resourceApi
+         }</span>${g.mode === 'test' ? html` <span class="badge plain badge-test">${t.sandbox.testBadge}</span>` : ''}
+         <br><span class="muted small">${g.redirect_host}</span></td>
       <td data-label="${o.colScopes}">${scopesText(m, g.scopes)}</td>
       <td data-label="${o.colGrantedBy}">${g.granted_by_email ? emailText(g.granted_by_email) : ''}</td>
       <td data-label="${o.colGranted}">${fmt.dateTimeOf(Number(g.created_at))}</td>

@@ -88,6 +88,12 @@ export function consentPage(m: ConsentModel): Html {
         })}
         </div>
       </fieldset>
+      <div class="field">
+        <label class="scope" for="consent-test"><input type="checkbox" id="consent-test" name="mode" value="test"
+           aria-describedby="consent-test-what">
+          <span><strong>${t.sandbox.consentModeLabel}</strong>
+          <span class="scope-what" id="consent-test-what">${t.sandbox.consentModeTest}</span></span></label>
+      </div>
       <div class="btn-row">
         <button type="submit" name="action" value="allow" class="btn" id="consent-allow">${o.consentAllow}</button>
         <button type="submit" name="action" value="deny" class="btn btn-secondary" id="consent-deny">${o.consentDeny}</button>

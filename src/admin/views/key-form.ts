@@ -75,3 +75,14 @@ export function accessFields(t: Messages, f: KeyForm): Html {
       <p class="help" id="key-ips-help">${t.keys.ipsHelp}</p>
     </div>`;
 }
+
+/** Creating: "Test key", a key that reads the clinic's sandbox (`<prefix>_test_...`). */
+export function testField(t: Messages, f: KeyForm, prefix: string): Html {
+  return html`<div class="field">
+    <label class="scope" for="key-test">
+      <input type="checkbox" id="key-test" name="mode" value="test" aria-describedby="key-test-help" ${f.test ? html`checked` : ''}>
+      <span><span class="scope-name">${t.sandbox.testKeyLabel}</span>
+      <span class="scope-what" id="key-test-help">${t.sandbox.testKeyHelp(prefix)}</span></span>
+    </label>
+  </div>`;
+}

@@ -75,8 +75,10 @@ export function keysTable(m: ApiPageModel): Renderable {
     </tr></thead>
     <tbody>
     ${keys.map(
-      (k) => html`<tr class="${k.status === 'active' ? '' : 'is-inactive'}" data-key-id="${k.id}">
-      <td data-label="${t.colName}" class="cell-name"><div><span class="key-name">${k.name}</span>
+      (k) => html`<tr class="${k.status === 'active' ? '' : 'is-inactive'}" data-key-id="${k.id}" data-mode="${k.mode}">
+      <td data-label="${t.colName}" class="cell-name"><div><span class="key-name">${k.name}</span>${
+        k.mode === 'test' ? html` <span class="badge plain badge-test">${t.sandbox.testBadge}</span>` : ''
+      }
         <span class="sub"><span class="sr-only">${t.colKey}: </span><span class="hint">${maskedKey(m.keyPrefix, k.hint)}</span></span>
           </div></td>
       <td data-label="${t.keys.colAccess}" class="cell-access">${accessCell(m, k)}</td>

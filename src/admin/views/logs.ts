@@ -33,6 +33,8 @@ interface Common {
   apps: readonly ClinicApp[];
   /** the app's name by grant id: a request made with an access token names its app */
   appNames: ReadonlyMap<string, string>;
+  /** test mode: the requests of test keys (and apps connected in test mode), to the sandbox */
+  test: boolean;
 }
 
 export interface LogFilterForm {
@@ -41,6 +43,8 @@ export interface LogFilterForm {
   app: string;
   status: string;
   endpoint: string;
+  /** 'test': test mode's requests; '': live ones */
+  mode: string;
   /** one request id (the search box) */
   request_id: string;
   since: string;
@@ -79,11 +83,16 @@ export interface AccessPageModel extends Common {
 
 function head(m: Common, title: string, lead: Renderable): Html {
   const { t } = m;
+  const test = m.test
+    ? html`<div class="alert alert-info" role="status" id="test-mode-notice">${icons.info}<div class="alert-body"><p>
+      <span class="badge plain badge-test">${t.sandbox.testBadge}</span> ${t.sandbox.testLogNotice}</p></div></div>`
+    : '';
   return html`<nav class="crumbs" aria-label="breadcrumb"><ol>
     <li>${t.settings}</li><li>${t.api}</li><li aria-current="page">${t.logs.tab}</li></ol></nav>
   ${apiTabs(t, (p) => m.link(p), 'logs', true)}
   <div class="page-head"><div><h1>${title}</h1>${lead ? html`<p class="lead">${lead}</p>` : ''}</div>
-    <div class="clinic-card"><div class="name">${m.clinic.name}</div></div></div>`;
+    <div class="clinic-card"><div class="name">${m.clinic.name}</div></div></div>
+  ${test}`;
 }
 
 function when(m: Common, atMs: number): Html {
@@ -129,6 +138,9 @@ function filters(m: LogsPageModel): Html {
   <form method="get" action="${LOGS_BASE}" class="log-filters">
     ${m.person.role === 'superadmin' ? html`<input type="hidden" name="clinic" value="${m.clinic.id}">` : ''}
     <div class="form-grid">
+      <div class="field"><label for="f-mode">${t.sandbox.modeLabel}</label>
+        <select id="f-mode" name="mode">${option('', t.sandbox.modeLive, form.mode)}
+          ${option('test', t.sandbox.modeTest, form.mode)}</select></div>
       <div class="field"><label for="f-key">${L.filterKey}</label>
         <select id="f-key" name="key">${option('', L.anyKey, form.key)}
           ${[...m.keyNames].map(([id, name]) => option(id, name, form.key))}</select></div>
@@ -308,6 +320,7 @@ function searchForm(m: Common, q: string): Html {
   const L = m.t.logs;
   return html`<form method="get" action="${LOGS_BASE}/access" class="form-row clienta-search" role="search">
     ${m.person.role === 'superadmin' ? html`<input type="hidden" name="clinic" value="${m.clinic.id}">` : ''}
+    ${m.test ? html`<input type="hidden" name="mode" value="test">` : ''}
     <div class="field"><label for="clienta-q">${L.searchLabel}</label>
       <input type="text" id="clienta-q" name="q" value="${q}" maxlength="100" autocomplete="off" spellcheck="false"
          aria-describedby="clienta-q-help">

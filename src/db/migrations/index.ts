@@ -15,6 +15,7 @@ import * as m010 from './010-request-log.js';
 import * as m011 from './011-oauth.js';
 import * as m012 from './012-access-sets.js';
 import * as m013 from './013-request-id-index.js';
+import * as m014 from './014-sandbox.js';
 import * as m015 from './015-webhook-subscriptions.js';
 import * as m016 from './016-clinic-exports.js';
 
@@ -34,6 +35,7 @@ const ordered: Record<string, DialectMigration> = {
   '011-oauth': m011,
   '012-access-sets': m012,
   '013-request-id-index': m013,
+  '014-sandbox': m014,
   '015-webhook-subscriptions': m015,
   '016-clinic-exports': m016,
 };

@@ -183,6 +183,8 @@ export function meText(me: MeResponse, tools: readonly string[]): string {
       `${k.expires_at === null ? 'never expires' : `expires ${when(k.expires_at)}`}.`,
     `Rate limit: ${me.rate_limit.rps} requests per second, bursts of ${me.rate_limit.burst}.`,
     `Tools this key may use: ${tools.join(', ')}.`,
+    // An assistant must not take made-up records for real clients.
+    ...(me.modo === 'test' ? ["Test mode: this key reads the clinic's sandbox, synthetic data only (no real clients)."] : []),
   ].join('\n');
 }
 

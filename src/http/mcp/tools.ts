@@ -156,8 +156,8 @@ export const TOOL_SPECS: ToolSpec[] = [
     scope: null,
     describe: ({ tz }) =>
       'Who this connection is: the clinic whose data every other tool reads (name, id, IANA time zone, currency), the API key in use ' +
-      "(name, created, expiry) and its rate limit. Takes no arguments. Every date of the other tools is a calendar day in the clinic's " +
-      `time zone (${tz}), and every time carries that zone's UTC offset.`,
+      "(name, created, expiry), its rate limit and its mode (live data, or a test key's synthetic sandbox). Takes no arguments. " +
+      `Every date of the other tools is a calendar day in the clinic's time zone (${tz}), and every time carries that zone's UTC offset.`,
     input: MeQuery,
     output: Me,
     run: async (_args, call, env) => {

@@ -144,7 +144,8 @@ export const api = fp(
         if (k && !k.app)
           opts.usage.record({
             keyId: k.keyId,
-            clinicId: k.clinicId,
+            // A test key's usage is counted with its clinic's keys (the key is the live clinic's).
+            clinicId: k.ownerClinicId,
             timezone: k.timezone,
             status: reply.statusCode,
             errorCode: req.apiErrorCode,

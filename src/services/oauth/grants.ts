@@ -24,6 +24,7 @@ import {
   type OAuthGrantRow,
 } from '../../repos/oauth.js';
 import { INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
+import type { KeyMode } from '../api-keys.js';
 import { artifactHash } from './adapter.js';
 import type { AppTokens } from './tokens.js';
 
@@ -44,6 +45,8 @@ export interface Consent {
   scopes: readonly Scope[];
   resource: string;
   grantedBy: string;
+  /** 'test': the app reads the clinic's sandbox (the owner chose test mode at consent); default live */
+  mode?: KeyMode;
 }
 
 export interface DisconnectOutcome {
@@ -82,6 +85,7 @@ export class AppGrants {
           last_used_at: null,
           revoked_at: null,
           revoked_reason: null,
+          mode: c.mode ?? 'live',
         }),
       INTERACTIVE_WRITE_WAIT_MS,
     );
@@ -91,7 +95,7 @@ export class AppGrants {
    * The connection a new consent of `grantedBy` to this app would add to (incremental consent):
    * the live grant of the same person, app and resource in the clinic; its id and scopes.
    */
-  async connectionOf(key: { clinicId: string; clientId: string; resource: string; grantedBy: string }) {
+  async connectionOf(key: { clinicId: string; clientId: string; resource: string; grantedBy: string; mode: KeyMode }) {
     const row = await findLiveGrantOf(this.db, key);
     return row ? { id: row.id, scopes: readStoredScopes(row.scopes) } : undefined;
   }

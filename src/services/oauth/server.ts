@@ -25,6 +25,7 @@ import { adapterClass } from './adapter.js';
 import { ClientDocumentRefused, isClientIdUrl, type ClientDocuments } from './client-documents.js';
 import { neverRedirectBeforeConsent, renderError, type ErrorPage } from './errors-shown.js';
 import type { AppGrants } from './grants.js';
+import type { KeyMode } from '../api-keys.js';
 import { authorizationParamProblem, cleanClientName, clientMetadataProblem, INTERACTION_TTL_S } from './limits.js';
 import { OAUTH_PREFIX, type OAuthResources } from './resources.js';
 import { cookieKeys, signingJwk } from './secrets.js';
@@ -340,7 +341,7 @@ export class AuthorizationServer {
     req: IncomingMessage,
     res: ServerResponse,
     uid: string,
-    input: { userId: string; clinicId: string; scopes: readonly Scope[] },
+    input: { userId: string; clinicId: string; scopes: readonly Scope[]; mode?: KeyMode },
   ): Promise<string> {
     const asked = await this.interaction(req, res, uid);
     const chosen = canonicalScopes(input.scopes.filter((s) => asked.scopes.includes(s)));
@@ -352,6 +353,8 @@ export class AuthorizationServer {
       clientId: asked.clientId,
       resource: asked.resource,
       grantedBy: input.userId,
+      // a connection in test mode and one in live mode are two connections
+      mode: input.mode ?? 'live',
     });
     const existing = connection ? await this.provider.Grant.find(connection.id) : undefined;
     const grant =
@@ -385,6 +388,7 @@ export class AuthorizationServer {
         scopes,
         resource: asked.resource,
         grantedBy: input.userId,
+        mode: input.mode ?? 'live',
       });
     }
     return this.provider.interactionResult(

@@ -15,7 +15,7 @@ import type { DB } from '../../db/schema.js';
 import { readStoredScopes, scopeBits, type Scope, type ScopeBits } from '../../domain/scopes.js';
 import { findArtifact, findGrant, touchGrant } from '../../repos/oauth.js';
 import { getClinic } from '../../repos/clinics.js';
-import type { AuthenticatedKey } from '../api-keys.js';
+import { keyModeOf, type AuthenticatedKey } from '../api-keys.js';
 import { runInBackground, type BackgroundErrorHandler } from '../background.js';
 import { BACKGROUND_WRITE_WAIT_MS } from '../write-lock.js';
 import { artifactHash, loadArtifact } from './adapter.js';
@@ -49,7 +49,13 @@ export class AppTokens {
 
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly opts: { pepper: string; now: () => number; onBackgroundError?: BackgroundErrorHandler },
+    private readonly opts: {
+      pepper: string;
+      now: () => number;
+      onBackgroundError?: BackgroundErrorHandler;
+      /** the sandbox id of a live clinic, made on first use: what an app connected in test mode reads (unset: refused) */
+      sandboxFor?: (clinicId: string) => Promise<string>;
+    },
   ) {}
 
   /** Only the cache: undefined when the token is not cached (a caller over its failed-auth budget). */
@@ -106,11 +112,16 @@ export class AppTokens {
     const granted = new Set(readStoredScopes(grant.scopes));
     const scopes = readStoredScopes(typeof at.scope === 'string' ? at.scope : '').filter((s) => granted.has(s));
     const audience = typeof at.aud === 'string' ? at.aud : grant.resource;
+    // A connection made in test mode reads the clinic's sandbox, like a test key.
+    const mode = keyModeOf(grant.mode);
+    if (mode === 'test' && !this.opts.sandboxFor) return null;
     return {
       keyId: grant.id,
+      mode,
+      ownerClinicId: grant.clinic_id,
       keyName: grant.client_name,
       createdAt: Number(grant.created_at),
-      clinicId: grant.clinic_id,
+      clinicId: mode === 'test' ? await this.opts.sandboxFor!(grant.clinic_id) : grant.clinic_id,
       clinicName: clinic.name,
       timezone: clinic.timezone,
       currency: clinic.currency,
@@ -132,7 +143,7 @@ export class AppTokens {
     if (this.lastWritten.size > CACHE_MAX) this.lastWritten.clear();
     runInBackground(
       'oauth grant last_used_at',
-      () => whenWritable(() => touchGrant(this.db, p.clinicId, id, nowS), BACKGROUND_WRITE_WAIT_MS),
+      () => whenWritable(() => touchGrant(this.db, p.ownerClinicId, id, nowS), BACKGROUND_WRITE_WAIT_MS),
       this.opts.onBackgroundError,
     );
   }

@@ -40,6 +40,8 @@ export interface WriteOptions {
   onApply?: (done: number, total: number) => void;
   /** more work in the same transaction (erasure: services/erasure.ts) */
   extra?: ExtraWork;
+  /** SQLite: how long to wait for the write lock (default: the write transaction's; a background move: 0) */
+  waitMs?: number;
 }
 
 /**
@@ -127,7 +129,7 @@ export async function writeClinicData(
           missing: { count: missing.count, first: missing.first },
         };
       }),
-    { keep: (outcome) => outcome.ok },
+    { keep: (outcome) => outcome.ok, waitMs: opts.waitMs },
   );
 }
 

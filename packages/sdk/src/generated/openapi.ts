@@ -880,11 +880,17 @@ export interface components {
              */
             burst: number;
         };
-        /** @description Who the API key is: its clinic, the key, its rate limit */
+        /** @description Who the API key is: its clinic, the key, its rate limit, live or test mode */
         Me: {
             clinica: components["schemas"]["Clinica"];
             api_key: components["schemas"]["ApiKey"];
             rate_limit: components["schemas"]["RateLimitPolicy"];
+            /**
+             * @description live: the clinic's real data. test: a test key (`<prefix>_test_...`) or an app connected in test mode, which reads the clinic's sandbox only: synthetic data that moves by itself, with its own change feed and webhooks
+             * @example live
+             * @enum {string}
+             */
+            modo: "live" | "test";
         };
         /** @description A webhook endpoint of the clinic (never its secret) */
         WebhookEndpoint: {
