@@ -55,6 +55,7 @@ import { UsageCounter } from './services/usage.js';
 import type { Resolver } from './services/webhooks/destination.js';
 import { WebhookService } from './services/webhooks/endpoints.js';
 import { WebhookMaintenance } from './services/webhooks/maintenance.js';
+import { Replayer } from './services/webhooks/replay.js';
 import { DeliveryWorker } from './services/webhooks/worker.js';
 import { explainPepperError, explainRuntimeError } from './startup-errors.js';
 
@@ -136,8 +137,10 @@ export interface Runtime {
   readonly oauthSweep: OAuthSweep;
   /** Delivers webhooks once started. */
   readonly deliveryWorker: DeliveryWorker;
-  /** The webhooks' periodic pass (endpoints of ended credentials, old Idempotency-Keys) once started. */
+  /** The webhooks' periodic pass (ended credentials, old Idempotency-Keys, the delivery log's retention, alerts) once started. */
   readonly webhookMaintenance: WebhookMaintenance;
+  /** Sends the queued replays once started. */
+  readonly replayer: Replayer;
   /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
   redis(): Promise<RedisLink | null>;
   /** The rate limiters, made on the first call: shared on Redis with REDIS_URL (failing open to memory). */
@@ -250,6 +253,7 @@ class Composed implements Runtime {
   #oauthSweep?: OAuthSweep;
   #worker?: DeliveryWorker;
   #webhookMaintenance?: WebhookMaintenance;
+  #replayer?: Replayer;
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
   #limiterFactory?: RateLimiters;
@@ -335,6 +339,7 @@ class Composed implements Runtime {
     const wh = this.config.webhooks;
     return (this.#webhooks ??= new WebhookService(this.database, {
       pepper: this.pepper,
+      keyPrefix: this.config.apiKeyPrefix,
       apiPlans: this.config.apiPlans,
       allowPrivate: wh.allowPrivate,
       timeoutMs: wh.timeoutMs,
@@ -411,7 +416,22 @@ class Composed implements Runtime {
   }
 
   get webhookMaintenance(): WebhookMaintenance {
-    return (this.#webhookMaintenance ??= new WebhookMaintenance(this.database, { now: this.now, log: this.log }));
+    return (this.#webhookMaintenance ??= new WebhookMaintenance(this.database, {
+      now: this.now,
+      log: this.log,
+      logDays: this.config.webhooks.logDays,
+    }));
+  }
+
+  get replayer(): Replayer {
+    const wh = this.config.webhooks;
+    return (this.#replayer ??= new Replayer(this.database, this.webhooks, {
+      pollMs: Math.max(wh.pollMs, 250),
+      leaseMs: wh.leaseMs,
+      timeoutMs: wh.timeoutMs,
+      now: this.now,
+      log: this.log,
+    }));
   }
 
   redis(): Promise<RedisLink | null> {
@@ -487,6 +507,7 @@ class Composed implements Runtime {
     // while the server's requests drain).
     await this.deliveryWorker.start();
     this.webhookMaintenance.start();
+    this.replayer.start();
   }
 
   closeServerWith(stop: () => Promise<void>): void {
@@ -499,6 +520,7 @@ class Composed implements Runtime {
       const failed = (task: string) => (err: unknown) => reportBackgroundError(this.reportBackgroundError, task, err);
       // The background jobs, in the reverse order of startServices() (also one a test started
       // itself; stopping one never started is a no-op).
+      await this.#replayer?.stop().catch(failed('webhook replayer stop'));
       await this.#webhookMaintenance?.stop().catch(failed('webhook maintenance stop'));
       await this.#worker?.stop().catch(failed('delivery worker stop'));
       await this.#oauthSweep?.stop().catch(failed('OAuth sweep stop'));

@@ -252,7 +252,7 @@ export const en = {
     colResponse: 'Response',
     colDuration: 'Time taken',
     outcome: { delivered: 'Delivered', failed: 'Failed' },
-    kinds: { auto: '', test: 'test', resend: 'resent' },
+    kinds: { auto: '', test: 'test', resend: 'resent', replay: 'replayed' },
     errors: {
       timeout: 'no answer within 10 s',
       connection: 'could not connect',

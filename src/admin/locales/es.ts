@@ -264,7 +264,7 @@ export const es = {
     colResponse: 'Respuesta',
     colDuration: 'Duración',
     outcome: { delivered: 'Entregado', failed: 'Fallido' },
-    kinds: { auto: '', test: 'prueba', resend: 'reenviado' },
+    kinds: { auto: '', test: 'prueba', resend: 'reenviado', replay: 'repetido' },
     errors: {
       timeout: 'sin respuesta en 10 s',
       connection: 'no se pudo conectar',

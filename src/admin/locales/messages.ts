@@ -37,7 +37,7 @@ export const DEFAULT_OVERLAP: OverlapChoice = '86400';
 export type WebhookFormError = Refusal | 'events' | 'limit';
 
 /** How a delivery was made (webhook_deliveries.kind) and how it ended (outcome). */
-export type DeliveryKind = 'auto' | 'test' | 'resend';
+export type DeliveryKind = 'auto' | 'test' | 'resend' | 'replay';
 export type DeliveryOutcome = 'delivered' | 'failed';
 /** Why a delivery failed without an HTTP status (services/webhooks/send.ts, Attempt.error). */
 export type DeliveryError = 'timeout' | 'connection' | 'tls' | 'dns' | 'refused_address' | 'redirect';

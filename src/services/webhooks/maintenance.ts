@@ -1,15 +1,24 @@
 // The webhooks' periodic pass, in every server process (several at once is harmless: each step is
 // one idempotent statement): endpoints subscribed by a credential that ended are disabled (a
-// rolled key hands them to its replacement first), and Idempotency-Keys older than their 24 hours
-// are forgotten. The first pass soon after start, then every `intervalMs`.
+// rolled key hands them to its replacement first), Idempotency-Keys older than their 24 hours
+// are forgotten, and the delivery log keeps WEBHOOK_LOG_DAYS (removed in short batches, so a
+// pass never holds SQLite's write lock long). The first pass soon after start, then every
+// `intervalMs`.
 import { whenWritable, WriterBusy, type Database } from '../../db/connect.js';
-import { disableEndpointsOfEndedCredentials, handOverRolledKeyEndpoints, pruneIdempotencyKeys } from '../../repos/webhooks.js';
+import {
+  disableEndpointsOfEndedCredentials,
+  handOverRolledKeyEndpoints,
+  pruneDeliveryLog,
+  pruneIdempotencyKeys,
+} from '../../repos/webhooks.js';
 import { PeriodicPasses } from '../periodic-passes.js';
 import { BACKGROUND_WRITE_WAIT_MS } from '../write-lock.js';
 import { IDEMPOTENCY_WINDOW_MS } from './endpoints.js';
 
 export interface MaintenanceOptions {
   now: () => number;
+  /** WEBHOOK_LOG_DAYS */
+  logDays: number;
   intervalMs?: number;
   firstDelayMs?: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -19,7 +28,13 @@ export interface MaintenanceReport {
   handedOver: number;
   disabled: { id: string; clinic_id: string; reason: string }[];
   idempotencyKeysForgotten: number;
+  /** attempts removed from the delivery log */
+  attemptsRemoved: number;
 }
+
+const DAY_MS = 86_400_000;
+/** Attempts removed per statement: a short hold of the write lock each. */
+const PRUNE_BATCH = 500;
 
 export class WebhookMaintenance {
   private readonly passes: PeriodicPasses;
@@ -59,6 +74,9 @@ export class WebhookMaintenance {
         'webhooks: endpoint disabled: the credential that subscribed it ended',
       );
     const idempotencyKeysForgotten = await write(() => pruneIdempotencyKeys(db, nowMs - IDEMPOTENCY_WINDOW_MS));
-    return { handedOver, disabled, idempotencyKeysForgotten };
+    let attemptsRemoved = 0;
+    for (let n = PRUNE_BATCH; n === PRUNE_BATCH && !this.passes.stopped; attemptsRemoved += n)
+      n = await write(() => pruneDeliveryLog(db, nowMs - this.opts.logDays * DAY_MS, PRUNE_BATCH));
+    return { handedOver, disabled, idempotencyKeysForgotten, attemptsRemoved };
   }
 }
