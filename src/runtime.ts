@@ -54,6 +54,7 @@ import { RateLimiters } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
 import type { Resolver } from './services/webhooks/destination.js';
 import { WebhookService } from './services/webhooks/endpoints.js';
+import { WebhookAlerts } from './services/webhooks/alerts.js';
 import { WebhookMaintenance } from './services/webhooks/maintenance.js';
 import { Replayer } from './services/webhooks/replay.js';
 import { DeliveryWorker } from './services/webhooks/worker.js';
@@ -141,6 +142,8 @@ export interface Runtime {
   readonly webhookMaintenance: WebhookMaintenance;
   /** Sends the queued replays once started. */
   readonly replayer: Replayer;
+  /** Webhook incidents: the dashboard's banner and the owners' e-mails (sent by the maintenance pass). */
+  readonly webhookAlerts: WebhookAlerts;
   /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
   redis(): Promise<RedisLink | null>;
   /** The rate limiters, made on the first call: shared on Redis with REDIS_URL (failing open to memory). */
@@ -254,6 +257,7 @@ class Composed implements Runtime {
   #worker?: DeliveryWorker;
   #webhookMaintenance?: WebhookMaintenance;
   #replayer?: Replayer;
+  #webhookAlerts?: WebhookAlerts;
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
   #limiterFactory?: RateLimiters;
@@ -420,6 +424,18 @@ class Composed implements Runtime {
       now: this.now,
       log: this.log,
       logDays: this.config.webhooks.logDays,
+      alerts: this.webhookAlerts,
+    }));
+  }
+
+  get webhookAlerts(): WebhookAlerts {
+    const wh = this.config.webhooks;
+    return (this.#webhookAlerts ??= new WebhookAlerts(this.database, {
+      alertAfterMin: wh.alertAfterMin,
+      smtpUrl: wh.smtpUrl,
+      smtpFrom: wh.smtpFrom,
+      now: this.now,
+      log: this.log,
     }));
   }
 

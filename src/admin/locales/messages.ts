@@ -240,6 +240,9 @@ export interface WebhookMessages {
   /** disabled because the credential that subscribed it by API ended */
   disabledCredential: Record<'key_revoked' | 'key_expired' | 'grant_revoked', (when: string) => Text>;
   subscribedBy: Text;
+  incidentTitle: Text;
+  incidentFailing: Text;
+  incidentDisabled: Text;
   subscriber: Record<'key' | 'app', (name: string) => Text>;
   description: Text;
   staffCannotTitle: Text;

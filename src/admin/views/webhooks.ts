@@ -196,6 +196,22 @@ function endpointsTable(m: WebhooksPageModel): Renderable {
     </tbody></table></div>`;
 }
 
+/**
+ * The banner on every dashboard page while an endpoint of the clinic is in a delivery incident
+ * (failing for WEBHOOK_ALERT_AFTER_MIN, or disabled by it), until deliveries succeed again.
+ */
+export function incidentBanner(
+  t: Messages,
+  incidents: { id: string; url: string; alert_stage: number }[],
+  url: (path: string) => string,
+): Html {
+  return html`<div class="alert alert-danger" role="alert" id="webhook-incident">${icons.warning}<div class="alert-body">
+    <p>${t.wh.incidentTitle}</p><ul>${incidents.map((e) => {
+      const state = e.alert_stage >= 2 ? t.wh.incidentDisabled : t.wh.incidentFailing;
+      return html`<li><a href="${url(`${base}/${e.id}`)}">${e.url}</a>: ${state}</li>`;
+    })}</ul></div></div>`;
+}
+
 export function webhooksPage(m: WebhooksPageModel): Html {
   const { t } = m;
   const body = html`${head(m, t.wh.pageTitle, t.wh.pageLead)}

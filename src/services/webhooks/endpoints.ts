@@ -24,6 +24,7 @@ import {
   listWebhookDeliveries,
   listWebhookEndpoints,
   enqueueReplays,
+  endpointsInIncident,
   failedEventsSince,
   queryWebhookDeliveries,
   type DeliveryQuery,
@@ -301,6 +302,11 @@ export class WebhookService {
 
   deliveries(clinicId: string, endpointId: string, limit = 20): Promise<DeliveryRow[]> {
     return listWebhookDeliveries(this.database.db, clinicId, endpointId, limit);
+  }
+
+  /** The clinic's endpoints in a delivery incident (failing past WEBHOOK_ALERT_AFTER_MIN, or disabled by it): the dashboard's banner. */
+  incidents(clinicId: string) {
+    return endpointsInIncident(this.database.db, clinicId);
   }
 
   /** The delivery log: a page of attempts, filtered (the dashboard newest first, the CLI's stream oldest first). */

@@ -11,7 +11,9 @@ import {
   pruneDeliveryLog,
   pruneIdempotencyKeys,
 } from '../../repos/webhooks.js';
+import type { AlertChange } from '../../repos/webhooks.js';
 import { PeriodicPasses } from '../periodic-passes.js';
+import type { WebhookAlerts } from './alerts.js';
 import { BACKGROUND_WRITE_WAIT_MS } from '../write-lock.js';
 import { IDEMPOTENCY_WINDOW_MS } from './endpoints.js';
 
@@ -19,6 +21,8 @@ export interface MaintenanceOptions {
   now: () => number;
   /** WEBHOOK_LOG_DAYS */
   logDays: number;
+  /** the incidents' stages and e-mails (alerts.ts), last in each pass */
+  alerts?: WebhookAlerts;
   intervalMs?: number;
   firstDelayMs?: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -30,6 +34,10 @@ export interface MaintenanceReport {
   idempotencyKeysForgotten: number;
   /** attempts removed from the delivery log */
   attemptsRemoved: number;
+  /** incidents that began, grew (disabled) or ended */
+  alerts: AlertChange[];
+  /** alert e-mails sent */
+  mailsSent: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -57,8 +65,9 @@ export class WebhookMaintenance {
     this.passes.start();
   }
 
-  stop(): Promise<void> {
-    return this.passes.stop();
+  async stop(): Promise<void> {
+    await this.passes.stop();
+    this.opts.alerts?.close();
   }
 
   /** One pass (tests call it directly). */
@@ -77,6 +86,10 @@ export class WebhookMaintenance {
     let attemptsRemoved = 0;
     for (let n = PRUNE_BATCH; n === PRUNE_BATCH && !this.passes.stopped; attemptsRemoved += n)
       n = await write(() => pruneDeliveryLog(db, nowMs - this.opts.logDays * DAY_MS, PRUNE_BATCH));
-    return { handedOver, disabled, idempotencyKeysForgotten, attemptsRemoved };
+    const alerts = (await this.opts.alerts?.detect()) ?? [];
+    for (const a of alerts) this.opts.log.info({ endpoint: a.id, clinic: a.clinic_id, alert: a.kind }, 'webhooks: delivery alert');
+    // Last: a slow or failing mail server delays nothing else (each e-mail has a time limit).
+    const mailsSent = (await this.opts.alerts?.send()) ?? 0;
+    return { handedOver, disabled, idempotencyKeysForgotten, attemptsRemoved, alerts, mailsSent };
   }
 }
