@@ -4,6 +4,7 @@
 // each, in order, with their own webhook-id. Then the CLI (in process, SQLite): `webhooks
 // deliveries` as JSON lines and CSV, `--failed`, `--endpoint`; `webhooks resend`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../src/services/accounts.js';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { clientaRecord } from '../helpers/fixtures.js';
@@ -91,6 +92,7 @@ describe.each(dialects())('the delivery log on %s', (dialect) => {
     accept = true;
     expect(await t.app.webhooks.replay(t.clinicA.id, e.id, since)).toBe(1);
     const before = receiver.received.length;
+    t.clock.now += 1_000;
     expect(await t.rt.replayer.pass()).toBe(1);
     expect(receiver.received.length).toBe(before + 1);
     const again = receiver.received.at(-1)!;
@@ -100,6 +102,34 @@ describe.each(dialects())('the delivery log on %s', (dialect) => {
     expect([replayed.kind, replayed.outcome, replayed.next_retry_ms]).toEqual(['replay', 'delivered', null]);
     // Delivered now: a second replay finds nothing to send.
     expect(await t.app.webhooks.replay(t.clinicA.id, e.id, since)).toBe(0);
+
+    // The dashboard: the endpoint's log newest first, filtered; one attempt in detail (masked answer).
+    const owner = await createUser(t.database.db, {
+      clinicId: t.clinicA.id,
+      email: `log${dialect}@clinic.test`,
+      role: 'owner',
+      password: 'x'.repeat(12),
+    });
+    const cookie = { clinic_session: await t.rt.sessions.create(owner.id, 'en') };
+    const page = async (path: string) => t.app.inject({ method: 'GET', url: path, cookies: cookie });
+    const base = `/dashboard/settings/api/webhooks/${e.id}`;
+    const rowsOf = (html: string) => [...html.matchAll(/data-delivery-id="([^"]+)" data-outcome="([a-z]+)"/g)].map((m) => [m[1], m[2]]);
+    const full = await page(base);
+    expect(full.statusCode).toBe(200);
+    expect(rowsOf(full.body)).toEqual([
+      [replayed.id, 'delivered'],
+      [log[0]!.id, 'failed'],
+      [log[1]!.id, 'failed'],
+    ]);
+    expect(rowsOf((await page(`${base}?outcome=failed`)).body).map((r) => r[0])).toEqual([log[0]!.id, log[1]!.id]);
+    expect(rowsOf((await page(`${base}?tipo=cita.creada`)).body)).toEqual([]);
+    expect(rowsOf((await page(`${base}?since=2999-01-01`)).body)).toEqual([]);
+    const detail = await page(`${base}/deliveries/${log[0]!.id}`);
+    expect(detail.statusCode).toBe(200);
+    expect(detail.body).toContain('id="attempt-body"');
+    expect(detail.body).toContain('bad signature for [redacted]');
+    expect(detail.body).not.toContain('whsec_');
+    expect((await page(`${base}/deliveries/0badc0de-0000-4000-8000-000000000000`)).statusCode).toBe(404);
 
     // Retention: attempts older than WEBHOOK_LOG_DAYS go at the next pass.
     t.clock.now += 29 * 86_400_000;

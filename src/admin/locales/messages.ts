@@ -255,6 +255,25 @@ export interface WebhookMessages {
   resend: Text;
   resendOf: (tipo: string, when: string) => Text;
   deliveriesTitle: Text;
+  /** the delivery log's filters and one attempt's page */
+  log: {
+    outcome: Text;
+    any: Text;
+    type: Text;
+    since: Text;
+    until: Text;
+    apply: Text;
+    older: Text;
+    details: Text;
+    detailsOf: (tipo: string, when: string) => Text;
+    attemptTitle: Text;
+    eventId: Text;
+    kind: Text;
+    nextRetry: Text;
+    body: Text;
+    noBody: Text;
+    kept: (days: number) => Text;
+  };
   noDeliveries: Text;
   colTime: Text;
   colEvent: Text;
