@@ -93,6 +93,9 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
   async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: WebhookForm | null) {
     const c = common(req, v, clinic);
     const flash = form ? null : await ctx.sessions.takeFlash(v.token, v.flash, clinic.id);
+    const endpoints = await ctx.webhooks.list(clinic.id);
+    // Who subscribed each by API (at most 10 endpoints: one read each, for the names shown).
+    const subscribers = new Map(await Promise.all(endpoints.map(async (e) => [e.id, await ctx.webhooks.subscriber(e)] as const)));
     return sendPage(
       reply,
       status,
@@ -101,7 +104,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
         eligible: isApiEligible(clinic.plan, ctx.config.apiPlans),
         allowPrivate: ctx.webhooks.allowPrivate,
         eligiblePlans: [...ctx.config.apiPlans],
-        endpoints: await ctx.webhooks.list(clinic.id),
+        endpoints,
+        subscribers,
         flash,
         form,
       }),

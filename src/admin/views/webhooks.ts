@@ -35,6 +35,8 @@ export interface WebhooksPageModel extends Common {
   allowPrivate: boolean;
   eligiblePlans: string[];
   endpoints: EndpointRow[];
+  /** by endpoint id: the key or app that subscribed it by API (null: added here or with the CLI) */
+  subscribers: ReadonlyMap<string, Subscriber | null>;
   flash: Flash | null;
   form: WebhookForm | null;
 }
@@ -191,6 +193,10 @@ function errorText(t: Messages, error: string | null): string {
   return labelOf(t.wh.errors, error) ?? error;
 }
 
+function subscribedBy(t: Messages, s: Subscriber | null | undefined): Renderable {
+  return s ? html`<span class="sub">${t.wh.subscriber[s.kind](s.name)}</span>` : '';
+}
+
 function endpointsTable(m: WebhooksPageModel): Renderable {
   const { t, fmt } = m;
   if (m.endpoints.length === 0) return html`<p class="empty">${t.wh.noEndpoints}</p>`;
@@ -201,7 +207,7 @@ function endpointsTable(m: WebhooksPageModel): Renderable {
     <tbody>
     ${m.endpoints.map(
       (e) => html`<tr data-endpoint-id="${e.id}" class="${e.enabled ? '' : 'is-inactive'}">
-      <td data-label="${t.wh.colUrl}" class="cell-name"><span class="url">${e.url}</span></td>
+      <td data-label="${t.wh.colUrl}" class="cell-name"><span class="url">${e.url}</span>${subscribedBy(t, m.subscribers.get(e.id))}</td>
       <td data-label="${t.wh.colEvents}">${typesText(t, e)}</td>
       <td data-label="${t.wh.colCreated}" class="nowrap">${fmt.dateOf(e.created_at)}</td>
       <td data-label="${t.wh.colStatus}">${statusBadge(t, e)}</td>
