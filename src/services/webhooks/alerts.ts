@@ -15,12 +15,12 @@ import {
   dueAlertMails,
   endpointsInIncident,
   finishAlertMail,
-  getWebhookEndpoint,
   ownersWithLanguage,
   pruneAlertMails,
   queueAlertMails,
   type AlertChange,
-} from '../../repos/webhooks.js';
+} from '../../repos/webhook-alerts.js';
+import { getWebhookEndpoint } from '../../repos/webhooks.js';
 import { formatTimestamp } from '../../time.js';
 import { BACKGROUND_WRITE_WAIT_MS } from '../write-lock.js';
 

@@ -23,17 +23,14 @@ import {
   insertWebhookEndpoint,
   listWebhookDeliveries,
   listWebhookEndpoints,
-  enqueueReplays,
-  endpointsInIncident,
-  failedEventsSince,
-  queryWebhookDeliveries,
-  type DeliveryQuery,
   locateWebhookEndpoint,
   rememberIdempotencyKey,
   setWebhookEnabled,
   type DeliveryRow,
   type EndpointRow,
 } from '../../repos/webhooks.js';
+import { endpointsInIncident } from '../../repos/webhook-alerts.js';
+import { enqueueReplays, failedEventsSince, queryWebhookDeliveries, type DeliveryQuery } from '../../repos/webhook-log.js';
 import { lockClinicData } from '../../repos/writes.js';
 import { isApiEligible } from '../api-keys.js';
 import { datosWithoutContact } from '../contact-view.js';

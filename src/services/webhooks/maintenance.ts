@@ -5,13 +5,9 @@
 // pass never holds SQLite's write lock long). The first pass soon after start, then every
 // `intervalMs`.
 import { whenWritable, WriterBusy, type Database } from '../../db/connect.js';
-import {
-  disableEndpointsOfEndedCredentials,
-  handOverRolledKeyEndpoints,
-  pruneDeliveryLog,
-  pruneIdempotencyKeys,
-} from '../../repos/webhooks.js';
-import type { AlertChange } from '../../repos/webhooks.js';
+import type { AlertChange } from '../../repos/webhook-alerts.js';
+import { pruneDeliveryLog } from '../../repos/webhook-log.js';
+import { disableEndpointsOfEndedCredentials, handOverRolledKeyEndpoints, pruneIdempotencyKeys } from '../../repos/webhooks.js';
 import { PeriodicPasses } from '../periodic-passes.js';
 import type { WebhookAlerts } from './alerts.js';
 import { BACKGROUND_WRITE_WAIT_MS } from '../write-lock.js';

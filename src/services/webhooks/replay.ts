@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { whenWritable, WriterBusy, type Database } from '../../db/connect.js';
 import { getClinic } from '../../repos/clinics.js';
-import { claimReplays, deleteReplay, getEventBySeq } from '../../repos/webhooks.js';
+import { claimReplays, deleteReplay } from '../../repos/webhook-log.js';
+import { getEventBySeq } from '../../repos/webhooks.js';
 import { PeriodicPasses } from '../periodic-passes.js';
 import { BACKGROUND_WRITE_WAIT_MS } from '../write-lock.js';
 import { deliveryBody, type WebhookService } from './endpoints.js';
