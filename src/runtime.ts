@@ -56,7 +56,9 @@ import { RateLimiters } from './services/shared-rate-limit.js';
 import { UsageCounter } from './services/usage.js';
 import type { Resolver } from './services/webhooks/destination.js';
 import { WebhookService } from './services/webhooks/endpoints.js';
+import { WebhookAlerts } from './services/webhooks/alerts.js';
 import { WebhookMaintenance } from './services/webhooks/maintenance.js';
+import { Replayer } from './services/webhooks/replay.js';
 import { DeliveryWorker } from './services/webhooks/worker.js';
 import { explainPepperError, explainRuntimeError } from './startup-errors.js';
 
@@ -142,10 +144,14 @@ export interface Runtime {
   readonly oauthSweep: OAuthSweep;
   /** Delivers webhooks once started. */
   readonly deliveryWorker: DeliveryWorker;
-  /** The webhooks' periodic pass (endpoints of ended credentials, old Idempotency-Keys) once started. */
+  /** The webhooks' periodic pass (ended credentials, old Idempotency-Keys, the delivery log's retention, alerts) once started. */
   readonly webhookMaintenance: WebhookMaintenance;
   /** Makes the clinics' exports asked for in the dashboard, and deletes them when they expire, once started. */
   readonly exports: ExportJobs;
+  /** Sends the queued replays once started. */
+  readonly replayer: Replayer;
+  /** Webhook incidents: the dashboard's banner and the owners' e-mails (sent by the maintenance pass). */
+  readonly webhookAlerts: WebhookAlerts;
   /** The link to Redis, made (and node-redis loaded) on the first call; null without REDIS_URL. */
   redis(): Promise<RedisLink | null>;
   /** The rate limiters, made on the first call: shared on Redis with REDIS_URL (failing open to memory). */
@@ -261,6 +267,8 @@ class Composed implements Runtime {
   #worker?: DeliveryWorker;
   #webhookMaintenance?: WebhookMaintenance;
   #exports?: ExportJobs;
+  #replayer?: Replayer;
+  #webhookAlerts?: WebhookAlerts;
   #redis?: Promise<RedisLink | null>;
   #limiters?: Promise<Limiters>;
   #limiterFactory?: RateLimiters;
@@ -354,6 +362,7 @@ class Composed implements Runtime {
     const wh = this.config.webhooks;
     return (this.#webhooks ??= new WebhookService(this.database, {
       pepper: this.pepper,
+      keyPrefix: this.config.apiKeyPrefix,
       apiPlans: this.config.apiPlans,
       allowPrivate: wh.allowPrivate,
       timeoutMs: wh.timeoutMs,
@@ -438,7 +447,34 @@ class Composed implements Runtime {
   }
 
   get webhookMaintenance(): WebhookMaintenance {
-    return (this.#webhookMaintenance ??= new WebhookMaintenance(this.database, { now: this.now, log: this.log }));
+    return (this.#webhookMaintenance ??= new WebhookMaintenance(this.database, {
+      now: this.now,
+      log: this.log,
+      logDays: this.config.webhooks.logDays,
+      alerts: this.webhookAlerts,
+    }));
+  }
+
+  get webhookAlerts(): WebhookAlerts {
+    const wh = this.config.webhooks;
+    return (this.#webhookAlerts ??= new WebhookAlerts(this.database, {
+      alertAfterMin: wh.alertAfterMin,
+      smtpUrl: wh.smtpUrl,
+      smtpFrom: wh.smtpFrom,
+      now: this.now,
+      log: this.log,
+    }));
+  }
+
+  get replayer(): Replayer {
+    const wh = this.config.webhooks;
+    return (this.#replayer ??= new Replayer(this.database, this.webhooks, {
+      pollMs: Math.max(wh.pollMs, 250),
+      leaseMs: wh.leaseMs,
+      timeoutMs: wh.timeoutMs,
+      now: this.now,
+      log: this.log,
+    }));
   }
 
   get exports(): ExportJobs {
@@ -522,6 +558,7 @@ class Composed implements Runtime {
     // while the server's requests drain).
     await this.deliveryWorker.start();
     this.webhookMaintenance.start();
+    this.replayer.start();
   }
 
   closeServerWith(stop: () => Promise<void>): void {
@@ -534,6 +571,7 @@ class Composed implements Runtime {
       const failed = (task: string) => (err: unknown) => reportBackgroundError(this.reportBackgroundError, task, err);
       // The background jobs, in the reverse order of startServices() (also one a test started
       // itself; stopping one never started is a no-op).
+      await this.#replayer?.stop().catch(failed('webhook replayer stop'));
       await this.#webhookMaintenance?.stop().catch(failed('webhook maintenance stop'));
       await this.#worker?.stop().catch(failed('delivery worker stop'));
       // An export in progress goes back to the queue, for another instance or the next start.

@@ -22,6 +22,13 @@ import { exportRoutes } from './routes-export.js';
 import { logRoutes } from './routes-logs.js';
 import { oauthRoutes } from './routes-oauth.js';
 import { webhookRoutes } from './routes-webhooks.js';
+import { field, pageLang } from './context.js';
+import { ID_RE } from './guards.js';
+import { messages } from './i18n.js';
+import { incidentBanner } from './views/webhooks.js';
+
+/** Where a page's content starts (views/layout.ts): the incident banner goes first in it. */
+const MAIN_OPEN = '<main id="main" class="container" tabindex="-1">';
 import { cookieOptions, SESSION_COOKIE, type CookieSecure } from './session.js';
 import { Semaphore } from './throttle.js';
 
@@ -162,6 +169,19 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   });
 
   app.addHook('preValidation', refuseUnusableInput);
+
+  // Every page of a clinic with a webhook delivery incident carries its banner, until it recovers.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (typeof payload !== 'string' || reply.statusCode !== 200 || !req.viewer) return payload;
+    if (!String(reply.getHeader('content-type') ?? '').startsWith('text/html') || !payload.includes(MAIN_OPEN)) return payload;
+    const asked = field(req.query, 'clinic');
+    const clinicId = req.viewer.clinicId ?? (req.viewer.role === 'superadmin' && ID_RE.test(asked) ? asked : null);
+    if (clinicId === null) return payload;
+    const incidents = await ctx.webhooks.incidents(clinicId);
+    if (incidents.length === 0) return payload;
+    const url = (path: string) => (req.viewer?.clinicId ? path : `${path}?clinic=${encodeURIComponent(clinicId)}`);
+    return payload.replace(MAIN_OPEN, MAIN_OPEN + incidentBanner(messages(pageLang(req)), incidents, url).value);
+  });
 
   async function loadViewer(req: FastifyRequest, reply: FastifyReply) {
     const token = req.cookies[SESSION_COOKIE];

@@ -16,7 +16,56 @@ import { actingClinic, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, v
 import { Formatter } from './format.js';
 import { asLang, messages } from './i18n.js';
 import { labelOf, type Messages } from './locales/messages.js';
-import { deleteEndpointPage, endpointPage, webhooksPage, type WebhookForm } from './views/webhooks.js';
+import { attemptPage, deleteEndpointPage, endpointPage, webhooksPage, type LogFilter, type WebhookForm } from './views/webhooks.js';
+import { EVENT_TYPES } from '../domain/records.js';
+import { parseBound } from '../services/request-log-read.js';
+
+/** Attempts per page of the delivery log. */
+const LOG_PAGE = 25;
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The log's filters from the page's query: anything unknown is no filter (a GET form, so a hand-edited URL shows everything). */
+function readLogFilter(query: unknown): LogFilter {
+  const outcome = field(query, 'outcome');
+  const tipo = field(query, 'tipo');
+  const since = field(query, 'since');
+  const until = field(query, 'until');
+  return {
+    outcome: outcome === 'delivered' || outcome === 'failed' ? outcome : '',
+    tipo: (EVENT_TYPES as readonly string[]).includes(tipo) || tipo === 'ping' ? tipo : '',
+    since: DATE_RE.test(since) ? since : '',
+    until: DATE_RE.test(until) ? until : '',
+  };
+}
+
+/** The query of the log's page: the filters in the clinic's days, newest first, after `before` ("<at_ms>.<id>"). */
+function logQuery(f: LogFilter, clinic: Clinic, endpointId: string, before: string) {
+  const bound = (name: 'since' | 'until', raw: string) => {
+    if (raw === '') return undefined;
+    try {
+      return parseBound(name, raw, clinic.timezone);
+    } catch {
+      return undefined;
+    }
+  };
+  const m = /^(\d{1,16})\.([A-Za-z0-9-]{1,64})$/.exec(before);
+  return {
+    clinicId: clinic.id,
+    endpointId,
+    outcome: f.outcome === '' ? undefined : (f.outcome as 'delivered' | 'failed'),
+    tipo: f.tipo === '' ? undefined : f.tipo,
+    sinceMs: bound('since', f.since),
+    untilMs: bound('until', f.until),
+    order: 'desc' as const,
+    after: m ? { atMs: Number(m[1]), id: m[2]! } : undefined,
+  };
+}
+
+/** `url` (which may carry ?clinic= already) with more query parameters, the empty ones left out. */
+function withQuery(url: string, params: Record<string, string>): string {
+  const qs = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '')).toString();
+  return qs === '' ? url : `${url}${url.includes('?') ? '&' : '?'}${qs}`;
+}
 
 /** Links (absolute) and route paths (inside the dashboard's /dashboard prefix). */
 const BASE = '/dashboard/settings/api/webhooks';
@@ -44,6 +93,9 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
   async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: WebhookForm | null) {
     const c = common(req, v, clinic);
     const flash = form ? null : await ctx.sessions.takeFlash(v.token, v.flash, clinic.id);
+    const endpoints = await ctx.webhooks.list(clinic.id);
+    // Who subscribed each by API (at most 10 endpoints: one read each, for the names shown).
+    const subscribers = new Map(await Promise.all(endpoints.map(async (e) => [e.id, await ctx.webhooks.subscriber(e)] as const)));
     return sendPage(
       reply,
       status,
@@ -52,7 +104,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
         eligible: isApiEligible(clinic.plan, ctx.config.apiPlans),
         allowPrivate: ctx.webhooks.allowPrivate,
         eligiblePlans: [...ctx.config.apiPlans],
-        endpoints: await ctx.webhooks.list(clinic.id),
+        endpoints,
+        subscribers,
         flash,
         form,
       }),
@@ -122,12 +175,32 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     const v = viewerOf(req);
     const { clinic, endpoint } = await endpointOf(req, v, false);
     const c = common(req, v, clinic);
-    const [deliveries, flash, subscriber] = await Promise.all([
-      ctx.webhooks.deliveries(clinic.id, endpoint.id, 25),
+    const filter = readLogFilter(req.query);
+    const q = logQuery(filter, clinic, endpoint.id, field(req.query, 'before'));
+    const [page, flash, subscriber] = await Promise.all([
+      ctx.webhooks.deliveryLog({ ...q, limit: LOG_PAGE + 1 }),
       ctx.sessions.takeFlash(v.token, v.flash, clinic.id),
       ctx.webhooks.subscriber(endpoint),
     ]);
-    return sendPage(reply, 200, endpointPage({ ...c, endpoint, deliveries, flash, subscriber }));
+    const deliveries = page.slice(0, LOG_PAGE);
+    const last = deliveries.at(-1);
+    // The next page: the same filters, after the last attempt shown (its time and id).
+    const older =
+      page.length > LOG_PAGE && last ? withQuery(c.url(`${BASE}/${endpoint.id}`), { ...filter, before: `${last.at_ms}.${last.id}` }) : null;
+    return sendPage(
+      reply,
+      200,
+      endpointPage({ ...c, endpoint, deliveries, flash, subscriber, filter, older, logDays: ctx.config.webhooks.logDays }),
+    );
+  });
+
+  app.get(`${ROUTE}/:id/deliveries/:delivery`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+    const v = viewerOf(req);
+    const { clinic, endpoint } = await endpointOf(req, v, false);
+    const deliveryId = (req.params as { delivery: string }).delivery;
+    const delivery = ID_RE.test(deliveryId) ? await ctx.webhooks.delivery(clinic.id, deliveryId) : undefined;
+    if (!delivery || delivery.endpoint_id !== endpoint.id) throw notFound();
+    return sendPage(reply, 200, attemptPage({ ...common(req, v, clinic), endpoint, delivery }));
   });
 
   /** Runs an action on the endpoint, leaves its outcome for the next page and goes there. */
@@ -156,10 +229,8 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
   app.post(`${ROUTE}/:id/deliveries/:delivery/resend`, post, (req, reply) =>
     act(req, reply, async (clinic, e, t) => {
       const deliveryId = (req.params as { delivery: string }).delivery;
-      const d = ID_RE.test(deliveryId)
-        ? (await ctx.webhooks.deliveries(clinic.id, e.id, 1_000)).find((x) => x.id === deliveryId)
-        : undefined;
-      if (!d) throw notFound();
+      const d = ID_RE.test(deliveryId) ? await ctx.webhooks.delivery(clinic.id, deliveryId) : undefined;
+      if (!d || d.endpoint_id !== e.id) throw notFound();
       const a = await ctx.webhooks.resend(clinic.id, d.id);
       return { ok: a.ok, text: t.wh.resent(`${d.tipo}: ${attemptText(t, a)}`) };
     }),

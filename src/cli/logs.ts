@@ -7,9 +7,9 @@ import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import { withRuntime, type CliContext } from './io.js';
 
-type Format = 'jsonl' | 'csv';
+export type Format = 'jsonl' | 'csv';
 
-function format(raw: string): Format {
+export function format(raw: string): Format {
   if (raw === 'jsonl' || raw === 'csv') return raw;
   throw new DomainError('invalid_input', `--format must be jsonl or csv, got "${raw}"`, { field: 'format' });
 }
@@ -37,7 +37,7 @@ const ACCESS_COLUMNS = ['time', 'request_id', 'key_id', 'grant_id', 'method', 'p
  * after a few lines, and the next write fails with EPIPE. That ends the command quietly (exit 0,
  * no stack trace), as `head` meant: the rest is not read from the database.
  */
-class Output {
+export class Output {
   closed = false;
   private failed: Error | null = null;
 
@@ -73,7 +73,12 @@ class Output {
  * for people to open: a cell that would start a formula (a user agent any key sets) is
  * neutralised, and a line break in a cell is quoted (../domain/csv-cells.ts).
  */
-async function emit(out: Output, fmt: Format, columns: readonly string[], rows: AsyncIterable<Record<string, unknown>>): Promise<number> {
+export async function emit(
+  out: Output,
+  fmt: Format,
+  columns: readonly string[],
+  rows: AsyncIterable<Record<string, unknown>>,
+): Promise<number> {
   let n = 0;
   if (fmt === 'jsonl') {
     for await (const r of rows) {

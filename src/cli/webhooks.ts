@@ -1,6 +1,7 @@
-// clinic-api webhooks create|list|delete|test|enable|disable: the operator's side of Settings >
-// API > Webhooks. The CLI never delivers events (the server's worker does); `test` sends one
-// ping now and prints how the receiver answered.
+// clinic-api webhooks create|list|delete|test|enable|disable|deliveries|resend|replay: the
+// operator's side of Settings > API > Webhooks. The CLI never delivers events (the server's worker
+// does); `test` and `resend` send one request now and print how the receiver answered; `replay`
+// queues events for the server's replayer; `deliveries` streams the delivery log.
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
@@ -25,6 +26,24 @@ function describeAttempt(a: Attempt): string {
   const how = a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? 'error');
   return `${a.ok ? 'delivered' : 'failed'}: ${how} in ${a.durationMs} ms`;
 }
+
+/** The delivery log's columns, as `deliveries` prints them. */
+const DELIVERY_COLUMNS = [
+  'time',
+  'id',
+  'endpoint_id',
+  'event_id',
+  'tipo',
+  'kind',
+  'attempt',
+  'outcome',
+  'status_code',
+  'error',
+  'duration_ms',
+  'next_retry_at',
+  'response',
+] as const;
+const PAGE = 500;
 
 export function registerWebhookCommands(program: Command, ctx: CliContext): void {
   const wh = program.command('webhooks').description("manage a clinic's webhook endpoints (docs/webhooks.md)");
@@ -140,5 +159,107 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
           `the endpoint did not accept the test event (${a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error})${why}`,
         );
       }
+    });
+
+  wh.command('deliveries')
+    .description("stream a clinic's delivery log, oldest first: every attempt kept (WEBHOOK_LOG_DAYS), as JSON lines or CSV")
+    .requiredOption('--clinic <id>', 'clinic id')
+    .option('--endpoint <id>', "one endpoint's attempts only")
+    .option('--failed', 'failed attempts only')
+    .option('--since <date>', "from this date (YYYY-MM-DD, the clinic's time zone) or timestamp with offset")
+    .option('--format <format>', 'jsonl or csv', 'jsonl')
+    .action(async (o: { clinic: string; endpoint?: string; failed?: boolean; since?: string; format: string }) => {
+      const [{ format, Output, emit }, { requireClinic }, read, { formatTimestampMs }] = await Promise.all([
+        import('./logs.js'),
+        import('../services/accounts.js'),
+        import('../services/request-log-read.js'),
+        import('../time.js'),
+      ]);
+      const fmt = format(o.format);
+      const out = new Output(ctx.io.stdout);
+      const n = await withRuntime(ctx, async (rt) => {
+        const clinic = await requireClinic(rt.database.db, o.clinic);
+        const sinceMs = o.since === undefined ? undefined : read.parseBound('since', o.since, clinic.timezone);
+        if (o.endpoint !== undefined && !(await rt.webhooks.get(clinic.id, o.endpoint)))
+          throw new DomainError('not_found', `no webhook endpoint with id ${o.endpoint} in clinic ${clinic.id}`, { field: 'endpoint' });
+        const time = (ms: number | null) => (ms === null ? null : formatTimestampMs(ms, clinic.timezone));
+        // Page by page (constant memory), each page after the last one's (time, id).
+        async function* rows() {
+          let after: { atMs: number; id: string } | undefined;
+          for (;;) {
+            const page = await rt.webhooks.deliveryLog({
+              clinicId: clinic.id,
+              endpointId: o.endpoint,
+              outcome: o.failed ? 'failed' : undefined,
+              sinceMs,
+              order: 'asc',
+              after,
+              limit: PAGE,
+            });
+            for (const d of page)
+              yield {
+                time: time(d.at_ms),
+                id: d.id,
+                endpoint_id: d.endpoint_id,
+                event_id: d.event_id,
+                tipo: d.tipo,
+                kind: d.kind,
+                attempt: d.attempt,
+                outcome: d.outcome,
+                status_code: d.status_code,
+                error: d.error,
+                duration_ms: d.duration_ms,
+                next_retry_at: time(d.next_retry_ms),
+                response: d.response_excerpt,
+              };
+            const last = page.at(-1);
+            if (!last || page.length < PAGE || out.closed) return;
+            after = { atMs: last.at_ms, id: last.id };
+          }
+        }
+        return emit(out, fmt, DELIVERY_COLUMNS, rows());
+      });
+      if (!out.closed) ctx.io.stderr.write(`${n} attempt${n === 1 ? '' : 's'}\n`);
+    });
+
+  wh.command('resend')
+    .description('send the event of one logged attempt again now, with the same webhook-id; prints how it was answered (exit 1 if not)')
+    .requiredOption('--clinic <id>', 'clinic id')
+    .argument('<delivery-id>', 'the attempt id (from webhooks deliveries)')
+    .action(async (deliveryId: string, o: { clinic: string }) => {
+      const a = await withRuntime(ctx, (rt) => rt.webhooks.resend(o.clinic, deliveryId));
+      result(ctx, describeAttempt(a), {
+        id: deliveryId,
+        delivered: a.ok,
+        status_code: a.statusCode,
+        error: a.error,
+        duration_ms: a.durationMs,
+      });
+      if (!a.ok)
+        throw new DomainError(
+          'rejected',
+          `the endpoint did not accept the event (${a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error})`,
+        );
+    });
+
+  wh.command('replay')
+    .description(
+      'send again every event of an endpoint whose attempts since a time all failed, once each, in event order, with the same ' +
+        'webhook-id; the server sends them beside the live deliveries',
+    )
+    .requiredOption('--clinic <id>', 'clinic id')
+    .requiredOption('--endpoint <id>', 'the endpoint id (from webhooks list)')
+    .requiredOption('--since <date>', "from this date (YYYY-MM-DD, the clinic's time zone) or timestamp with offset")
+    .action(async (o: { clinic: string; endpoint: string; since: string }) => {
+      const [{ requireClinic }, read] = await Promise.all([import('../services/accounts.js'), import('../services/request-log-read.js')]);
+      const n = await withRuntime(ctx, async (rt) => {
+        const clinic = await requireClinic(rt.database.db, o.clinic);
+        return rt.webhooks.replay(clinic.id, o.endpoint, read.parseBound('since', o.since, clinic.timezone));
+      });
+      info(
+        ctx,
+        `queued ${n} event${n === 1 ? '' : 's'} to send again; a running server sends them in order (webhooks deliveries shows each)`,
+      );
+      result(ctx, String(n), { endpoint: o.endpoint, queued: n });
     });
 }

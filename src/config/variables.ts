@@ -38,6 +38,17 @@ function trustProxyValue(raw: string): unknown {
  * without it (limits fail open), so a Redis outage never stops a restart. The URL is never
  * repeated in the message (it may hold a password).
  */
+function smtpUrlProblem(raw: unknown): string | null {
+  const fix = 'e.g. smtps://user:password@mail.example.com:465 (percent-encode special characters in the password); unset it for no e-mail';
+  const text = String(raw);
+  if (!/^smtps?:\/\//i.test(text)) return `must be an smtp:// or smtps:// URL, ${fix}`;
+  if (!URL.canParse(text)) return `is not a valid URL, ${fix}`;
+  const url = new URL(text);
+  if (url.hostname === '') return `has no host, ${fix}`;
+  if ((url.pathname !== '' && url.pathname !== '/') || url.hash !== '') return `takes no path or fragment, ${fix}`;
+  return null;
+}
+
 function redisUrlProblem(raw: string): string | null {
   const fix =
     'e.g. redis://redis:6379 or rediss://user:password@redis.example:6380/0 (percent-encode special characters in the password); unset ' +
@@ -416,6 +427,32 @@ export const ConfigSchema = Type.Object({
       minimum: 10,
       maximum: 60_000,
       description: "how often each instance looks for due webhook endpoints (PostgreSQL also wakes it at each import's commit)",
+    }),
+    logDays: int('WEBHOOK_LOG_DAYS', {
+      default: 28,
+      minimum: 1,
+      maximum: 365,
+      description: 'days the delivery log keeps every attempt of every webhook delivery (dashboard, `clinic-api webhooks deliveries`)',
+    }),
+    alertAfterMin: int('WEBHOOK_ALERT_AFTER_MIN', {
+      default: 60,
+      minimum: 1,
+      maximum: 10_080,
+      description: "minutes an endpoint fails without a break before the clinic's owners get an e-mail (needs `SMTP_URL`)",
+    }),
+    smtpUrl: optionalText('SMTP_URL', {
+      problem: () => 'must be an smtp:// or smtps:// URL',
+      refine: smtpUrlProblem,
+      defaultDoc: 'unset (no e-mail is sent)',
+      allowedDoc: '`smtps://user:password@mail.example.com:465` or `smtp://...:587` (STARTTLS)',
+      description: "the mail server that sends webhook alerts to the clinic's owners",
+    }),
+    smtpFrom: optionalText('SMTP_FROM', {
+      problem: () => 'must be an e-mail address, optionally with a name: Clinic API <alerts@example.com>',
+      refine: (v) => (/^([^<>]*<)?[^\s@<>]+@[^\s@<>]+(>)?$/.test(String(v).trim()) ? null : 'must be an e-mail address'),
+      defaultDoc: "`clinic-api@` and the mail server's host",
+      allowedDoc: '`alerts@example.com` or `Clinic API <alerts@example.com>`',
+      description: 'the sender of the alert e-mails',
     }),
   }),
   /** OpenTelemetry traces (docs/operations.md, "Traces"): the standard OTEL_* variables, read here so a bad one stops the start. */

@@ -11,33 +11,14 @@
 //   could not parse (`rawPacket`) are dropped.
 import type { FastifyRequest } from 'fastify';
 import { stdSerializers } from 'pino';
-import { UUID_RE } from '../domain/records.js';
+// The masker is the domain's (the webhooks' delivery log masks receivers' answers with it too).
+import { MASK, secretMasker } from '../domain/secret-mask.js';
+
+export { MASK, secretMasker };
 
 // The lists' and the feed's filters: dates, numbers and fixed words. (`cursor` is left out: it is
 // an opaque token, which the rule for long tokens would mask anyway.)
 const SAFE_PARAMS = new Set(['desde', 'hasta', 'limit', 'offset', 'vip', 'estado', 'resultado', 'updated_since', 'tipo']);
-export const MASK = '[redacted]';
-
-/** A function that masks every key-shaped part of a text. */
-export function secretMasker(prefix: string): (text: string) => string {
-  const shapes = new RegExp(
-    [
-      // the configured prefix and whatever follows it (even a truncated key leaks part of a secret)
-      `${prefix}_[A-Za-z0-9_-]*`,
-      // the default shape, under any prefix
-      '[a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43}',
-      // a webhook signing secret (Standard Webhooks: whsec_ and standard base64, whose + and /
-      // would otherwise cut it into pieces too short for the next rule; a + decoded from a query
-      // string is a space)
-      'whsec_[A-Za-z0-9+/= _-]*',
-      // any long opaque token
-      '[A-Za-z0-9_-]{32,}',
-    ].join('|'),
-    'g',
-  );
-  return (text) => text.replace(shapes, (m) => (UUID_RE.test(m) ? m : MASK));
-}
-
 /**
  * Percent-decoding that never throws, repeated so that double encoding hides nothing. A `+` is a
  * space only as sent: one decoded from `%2B` is a plus (an offset such as +01:00).

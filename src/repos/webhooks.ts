@@ -32,7 +32,7 @@ function endpointRow(r: Record<string, unknown>): EndpointRow {
   };
 }
 
-function deliveryRow(r: Record<string, unknown>): DeliveryRow {
+export function deliveryRow(r: Record<string, unknown>): DeliveryRow {
   return {
     ...(r as unknown as DeliveryRow),
     seq: num(r.seq),
@@ -86,6 +86,7 @@ export async function locateWebhookEndpoint(db: Kysely<DB>, id: string): Promise
 }
 
 export async function deleteWebhookEndpoint(db: Kysely<DB>, clinicId: string, id: string): Promise<boolean> {
+  await db.deleteFrom('webhook_replays').where('clinic_id', '=', clinicId).where('endpoint_id', '=', id).execute();
   await db.deleteFrom('webhook_deliveries').where('clinic_id', '=', clinicId).where('endpoint_id', '=', id).execute();
   const res = await db.deleteFrom('webhook_endpoints').where('clinic_id', '=', clinicId).where('id', '=', id).executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
@@ -238,20 +239,6 @@ export async function getWebhookDelivery(db: Kysely<DB>, clinicId: string, id: s
     .where('id', '=', id)
     .executeTakeFirst();
   return row && deliveryRow(row);
-}
-
-/** Keeps the endpoint's latest `keep` attempts. */
-export async function pruneWebhookDeliveries(db: Kysely<DB>, endpointId: string, keep: number): Promise<void> {
-  const edge = await db
-    .selectFrom('webhook_deliveries')
-    .select('at_ms')
-    .where('endpoint_id', '=', endpointId)
-    .orderBy('at_ms', 'desc')
-    .offset(keep)
-    .limit(1)
-    .executeTakeFirst();
-  if (edge)
-    await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpointId).where('at_ms', '<=', Number(edge.at_ms)).execute();
 }
 
 /** One event of the clinic by its seq (a resend: the delivery recorded it), a primary-key read. */

@@ -37,6 +37,9 @@ describe.each(dialects())('dashboard: permissions, addresses, expiry, edit and r
     const es = (await owner.get(API)).body;
     for (const s of ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read'])
       expect(es).toMatch(new RegExp(`<input type="checkbox" id="scope-${s.replace(':', '-')}" name="scopes" value="${s}"[^>]*checked`));
+    // webhooks:write is offered too, never ticked unless chosen.
+    expect(es).toMatch(/<input type="checkbox" id="scope-webhooks-write" name="scopes" value="webhooks:write"(?![^>]*checked)[^>]*>/);
+    expect(es).toContain('Suscripciones a eventos');
     expect(es).toContain('Teléfonos, correos electrónicos y notas de las citas');
     expect(es).toContain('un asistente de IA, Citas, Clientas y Llamadas, sin Datos de contacto');
     expect(es).toContain('Direcciones permitidas (opcional)');

@@ -78,8 +78,12 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
         '/api/v1/llamadas/{id}',
         '/api/v1/eventos',
         '/api/v1/me',
+        '/api/v1/webhooks',
+        '/api/v1/webhooks',
+        '/api/v1/webhooks/{id}',
+        '/api/v1/webhooks/{id}',
       ]);
-    for (const tag of ['citas', 'clientas', 'llamadas', 'me']) expect(await page.locator(`#operations-tag-${tag}`).count(), tag).toBe(1);
+    for (const tag of ['citas', 'clientas', 'llamadas', 'me', 'webhooks']) expect(await page.locator(`#operations-tag-${tag}`).count(), tag).toBe(1);
     expect(await page.getByText('Proprietary: all rights reserved').count()).toBe(1);
 
     // an operation opened: its description's examples in the three languages

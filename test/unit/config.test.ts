@@ -63,6 +63,10 @@ describe('loadConfig defaults', () => {
         timeoutMs: 10_000,
         leaseMs: 30_000,
         pollMs: 250,
+        logDays: 28,
+        alertAfterMin: 60,
+        smtpUrl: null,
+        smtpFrom: null,
       },
       oauth: {
         issuer: null,
@@ -230,8 +234,26 @@ describe('loadConfig defaults', () => {
         WEBHOOK_TIMEOUT_MS: '500',
         WEBHOOK_LEASE_MS: '1500',
         WEBHOOK_POLL_MS: '20',
+        WEBHOOK_LOG_DAYS: '7',
+        WEBHOOK_ALERT_AFTER_MIN: '15',
+        SMTP_URL: 'smtps://alerts:pw@mail.example.com:465',
+        SMTP_FROM: 'Clinic API <alerts@example.com>',
       }).webhooks,
-    ).toEqual({ allowPrivate: true, maxInFlight: 8, retryBaseMs: 100, retryMaxMs: 1000, timeoutMs: 500, leaseMs: 1500, pollMs: 20 });
+    ).toEqual({
+      allowPrivate: true,
+      maxInFlight: 8,
+      retryBaseMs: 100,
+      retryMaxMs: 1000,
+      timeoutMs: 500,
+      leaseMs: 1500,
+      pollMs: 20,
+      logDays: 7,
+      alertAfterMin: 15,
+      smtpUrl: 'smtps://alerts:pw@mail.example.com:465',
+      smtpFrom: 'Clinic API <alerts@example.com>',
+    });
+    for (const bad of ['http://mail.example.com', 'smtp://', 'smtp://mail.example.com/path'])
+      expect(() => loadConfig({ SMTP_URL: bad }), bad).toThrow(/SMTP_URL/);
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhooks.allowPrivate).toBe(false);
   });
 

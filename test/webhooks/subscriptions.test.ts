@@ -5,6 +5,7 @@
 // revoked or expired key disabled with the reason.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/domain/scopes.js';
+import { createUser } from '../../src/services/accounts.js';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { clientaRecord } from '../helpers/fixtures.js';
@@ -115,6 +116,17 @@ describe.each(dialects())('subscriptions by API on %s', (dialect) => {
     const row = (await t.app.webhooks.get(t.clinicA.id, created.id))!;
     const sub = await t.app.webhooks.subscriber(row);
     expect(sub).toMatchObject({ kind: 'key', name: expect.stringMatching(/^sub /) });
+    const owner = await createUser(t.database.db, {
+      clinicId: t.clinicA.id,
+      email: `sub${dialect}@clinic.test`,
+      role: 'owner',
+      password: 'x'.repeat(12),
+    });
+    const cookies = { clinic_session: await t.rt.sessions.create(owner.id, 'en') };
+    for (const path of ['/dashboard/settings/api/webhooks', `/dashboard/settings/api/webhooks/${created.id}`]) {
+      const page = await t.app.inject({ method: 'GET', url: path, cookies });
+      expect(page.body, path).toContain(`API key “${sub!.name}”`);
+    }
     // An event after it is delivered.
     await t.app.webhookWorker.start();
     const clienta = await newClienta();

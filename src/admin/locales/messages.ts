@@ -38,7 +38,7 @@ export const DEFAULT_OVERLAP: OverlapChoice = '86400';
 export type WebhookFormError = Refusal | 'events' | 'limit';
 
 /** How a delivery was made (webhook_deliveries.kind) and how it ended (outcome). */
-export type DeliveryKind = 'auto' | 'test' | 'resend';
+export type DeliveryKind = 'auto' | 'test' | 'resend' | 'replay';
 export type DeliveryOutcome = 'delivered' | 'failed';
 /** Why a delivery failed without an HTTP status (services/webhooks/send.ts, Attempt.error). */
 export type DeliveryError = 'timeout' | 'connection' | 'tls' | 'dns' | 'refused_address' | 'redirect';
@@ -244,6 +244,9 @@ export interface WebhookMessages {
   /** disabled because the credential that subscribed it by API ended */
   disabledCredential: Record<'key_revoked' | 'key_expired' | 'grant_revoked', (when: string) => Text>;
   subscribedBy: Text;
+  incidentTitle: Text;
+  incidentFailing: Text;
+  incidentDisabled: Text;
   subscriber: Record<'key' | 'app', (name: string) => Text>;
   description: Text;
   staffCannotTitle: Text;
@@ -256,6 +259,25 @@ export interface WebhookMessages {
   resend: Text;
   resendOf: (tipo: string, when: string) => Text;
   deliveriesTitle: Text;
+  /** the delivery log's filters and one attempt's page */
+  log: {
+    outcome: Text;
+    any: Text;
+    type: Text;
+    since: Text;
+    until: Text;
+    apply: Text;
+    older: Text;
+    details: Text;
+    detailsOf: (tipo: string, when: string) => Text;
+    attemptTitle: Text;
+    eventId: Text;
+    kind: Text;
+    nextRetry: Text;
+    body: Text;
+    noBody: Text;
+    kept: (days: number) => Text;
+  };
   noDeliveries: Text;
   colTime: Text;
   colEvent: Text;

@@ -35,6 +35,8 @@ export interface WebhooksPageModel extends Common {
   allowPrivate: boolean;
   eligiblePlans: string[];
   endpoints: EndpointRow[];
+  /** by endpoint id: the key or app that subscribed it by API (null: added here or with the CLI) */
+  subscribers: ReadonlyMap<string, Subscriber | null>;
   flash: Flash | null;
   form: WebhookForm | null;
 }
@@ -45,6 +47,22 @@ export interface EndpointPageModel extends Common {
   flash: Flash | null;
   /** the key or app that subscribed it by API; null: added here or with the CLI */
   subscriber: Subscriber | null;
+  /** the log's filters as asked (query text), the page of older attempts, and how long the log keeps them */
+  filter: LogFilter;
+  older: string | null;
+  logDays: number;
+}
+
+export interface LogFilter {
+  outcome: string;
+  tipo: string;
+  since: string;
+  until: string;
+}
+
+export interface AttemptPageModel extends Common {
+  endpoint: EndpointRow;
+  delivery: DeliveryRow;
 }
 
 const base = '/dashboard/settings/api/webhooks';
@@ -175,6 +193,10 @@ function errorText(t: Messages, error: string | null): string {
   return labelOf(t.wh.errors, error) ?? error;
 }
 
+function subscribedBy(t: Messages, s: Subscriber | null | undefined): Renderable {
+  return s ? html`<span class="sub">${t.wh.subscriber[s.kind](s.name)}</span>` : '';
+}
+
 function endpointsTable(m: WebhooksPageModel): Renderable {
   const { t, fmt } = m;
   if (m.endpoints.length === 0) return html`<p class="empty">${t.wh.noEndpoints}</p>`;
@@ -185,7 +207,7 @@ function endpointsTable(m: WebhooksPageModel): Renderable {
     <tbody>
     ${m.endpoints.map(
       (e) => html`<tr data-endpoint-id="${e.id}" class="${e.enabled ? '' : 'is-inactive'}">
-      <td data-label="${t.wh.colUrl}" class="cell-name"><span class="url">${e.url}</span></td>
+      <td data-label="${t.wh.colUrl}" class="cell-name"><span class="url">${e.url}</span>${subscribedBy(t, m.subscribers.get(e.id))}</td>
       <td data-label="${t.wh.colEvents}">${typesText(t, e)}</td>
       <td data-label="${t.wh.colCreated}" class="nowrap">${fmt.dateOf(e.created_at)}</td>
       <td data-label="${t.wh.colStatus}">${statusBadge(t, e)}</td>
@@ -194,6 +216,22 @@ function endpointsTable(m: WebhooksPageModel): Renderable {
     </tr>`,
     )}
     </tbody></table></div>`;
+}
+
+/**
+ * The banner on every dashboard page while an endpoint of the clinic is in a delivery incident
+ * (failing for WEBHOOK_ALERT_AFTER_MIN, or disabled by it), until deliveries succeed again.
+ */
+export function incidentBanner(
+  t: Messages,
+  incidents: { id: string; url: string; alert_stage: number }[],
+  url: (path: string) => string,
+): Html {
+  return html`<div class="alert alert-danger" role="alert" id="webhook-incident">${icons.warning}<div class="alert-body">
+    <p>${t.wh.incidentTitle}</p><ul>${incidents.map((e) => {
+      const state = e.alert_stage >= 2 ? t.wh.incidentDisabled : t.wh.incidentFailing;
+      return html`<li><a href="${url(`${base}/${e.id}`)}">${e.url}</a>: ${state}</li>`;
+    })}</ul></div></div>`;
 }
 
 export function webhooksPage(m: WebhooksPageModel): Html {
@@ -216,13 +254,35 @@ function postButton(m: Common, action: string, label: string, cls = 'btn btn-sec
   }>${label}</button></form>`;
 }
 
+/** The log's filters: outcome, event type, from and to (the clinic's dates); a GET form, so the page can be linked. */
+function logFilters(m: EndpointPageModel): Html {
+  const { t, filter: f } = m;
+  const option = (value: string, label: string, chosen: string) =>
+    html`<option value="${value}" ${value === chosen ? html`selected` : ''}>${label}</option>`;
+  return html`<form method="get" action="${base}/${m.endpoint.id}" class="log-filters" id="log-filters">
+    ${m.person.role === 'superadmin' ? html`<input type="hidden" name="clinic" value="${m.clinic.id}">` : ''}
+    <label>${t.wh.log.outcome} <select name="outcome">${option('', t.wh.log.any, f.outcome)}${option(
+      'delivered',
+      t.wh.outcome.delivered,
+      f.outcome,
+    )}${option('failed', t.wh.outcome.failed, f.outcome)}</select></label>
+    <label>${t.wh.log.type} <select name="tipo">${option('', t.wh.log.any, f.tipo)}${EVENT_TYPES.map((e) =>
+      option(e, e, f.tipo),
+    )}${option('ping', 'ping', f.tipo)}</select></label>
+    <label>${t.wh.log.since} <input type="date" name="since" value="${f.since}"></label>
+    <label>${t.wh.log.until} <input type="date" name="until" value="${f.until}"></label>
+    <button type="submit" class="btn btn-sm btn-secondary">${t.wh.log.apply}</button>
+  </form>`;
+}
+
 function deliveriesTable(m: EndpointPageModel): Renderable {
   const { t, fmt } = m;
   if (m.deliveries.length === 0) return html`<p class="empty">${t.wh.noDeliveries}</p>`;
   return html`<div class="table-wrap"><table class="keys deliveries">
     <caption class="sr-only">${t.wh.deliveriesTitle}</caption>
     <thead><tr><th scope="col">${t.wh.colTime}</th><th scope="col">${t.wh.colEvent}</th><th scope="col">${t.wh.colAttempt}</th>
-      <th scope="col">${t.wh.colResult}</th><th scope="col">${t.wh.colResponse}</th><th scope="col">${t.wh.colDuration}</th>${
+      <th scope="col">${t.wh.colResult}</th><th scope="col">${t.wh.colResponse}</th><th scope="col">${t.wh.colDuration}</th>
+      <th scope="col"><span class="sr-only">${t.wh.log.details}</span></th>${
         m.canManage ? html`<th scope="col"><span class="sr-only">${t.colActions}</span></th>` : ''
       }</tr></thead>
     <tbody>
@@ -240,6 +300,8 @@ function deliveriesTable(m: EndpointPageModel): Renderable {
         d.status_code !== null ? html`<code>HTTP ${d.status_code}</code>` : errorText(t, d.error)
       }</td>
       <td data-label="${t.wh.colDuration}" class="nowrap">${fmt.num(d.duration_ms)} ms</td>
+      <td class="actions"><a class="btn btn-sm btn-secondary" href="${m.url(`${base}/${m.endpoint.id}/deliveries/${d.id}`)}"
+        aria-label="${t.wh.log.detailsOf(d.tipo, fmt.dateTimeOf(at))}">${t.wh.log.details}</a></td>
       ${
         m.canManage
           ? html`<td class="actions">${postButton(
@@ -292,10 +354,42 @@ export function endpointPage(m: EndpointPageModel): Html {
   </section>
   <section class="card" aria-labelledby="deliveries-title">
     <h2 id="deliveries-title">${t.wh.deliveriesTitle}</h2>
+    <p class="muted small">${t.wh.log.kept(m.logDays)}</p>
+    ${logFilters(m)}
     ${deliveriesTable(m)}
+    ${m.older ? html`<p><a class="btn btn-sm btn-secondary" id="older" href="${m.older}">${t.wh.log.older}</a></p>` : ''}
   </section>
   <p class="page-foot"><a href="${m.url(base)}">${t.wh.back}</a> · ${t.timesIn(m.clinic.timezone)}</p>`;
   return layout({ t, title: `${t.wh.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body, here: m.url(path) });
+}
+
+/** One attempt in full: the event, the answer's first 1 KB (masked), when the next attempt comes; resend. */
+export function attemptPage(m: AttemptPageModel): Html {
+  const { t, fmt, endpoint: e, delivery: d } = m;
+  const path = `${base}/${e.id}`;
+  const at = Math.floor(d.at_ms / 1000);
+  const body = html`${head(m, t.wh.log.attemptTitle, e.url)}
+  <section class="card" aria-labelledby="attempt-title">
+    <h2 id="attempt-title"><code>${d.tipo}</code> · ${fmt.dateTimeOf(at)}</h2>
+    <dl class="facts" id="attempt-facts">
+      <dt>${t.wh.log.eventId}</dt><dd><code>${d.event_id}</code></dd>
+      <dt>${t.wh.colAttempt}</dt><dd>${fmt.num(d.attempt)}</dd>
+      <dt>${t.wh.log.kind}</dt><dd>${labelOf(t.wh.kinds, d.kind) || d.kind}</dd>
+      <dt>${t.wh.colResult}</dt><dd>${labelOf(t.wh.outcome, d.outcome) ?? d.outcome}</dd>
+      <dt>${t.wh.colResponse}</dt><dd>${d.status_code !== null ? html`<code>HTTP ${d.status_code}</code>` : errorText(t, d.error)}</dd>
+      <dt>${t.wh.colDuration}</dt><dd>${fmt.num(d.duration_ms)} ms</dd>
+      ${d.next_retry_ms !== null ? html`<dt>${t.wh.log.nextRetry}</dt><dd>${fmt.dateTimeOf(Math.floor(d.next_retry_ms / 1000))}</dd>` : ''}
+    </dl>
+    <h3>${t.wh.log.body}</h3>
+    ${
+      d.response_excerpt
+        ? html`<pre class="response-body" id="attempt-body">${d.response_excerpt}</pre>`
+        : html`<p class="muted">${t.wh.log.noBody}</p>`
+    }
+    ${m.canManage ? html`<div class="btn-row">${postButton(m, `${path}/deliveries/${d.id}/resend`, t.wh.resend, 'btn btn-sm')}</div>` : ''}
+  </section>
+  <p class="page-foot"><a href="${m.url(path)}">${t.wh.back}</a> · ${t.timesIn(m.clinic.timezone)}</p>`;
+  return layout({ t, title: `${t.wh.log.attemptTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body, here: m.url(path) });
 }
 
 export function deleteEndpointPage(m: Common & { endpoint: EndpointRow }): Html {

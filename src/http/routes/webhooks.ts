@@ -24,14 +24,7 @@ import { describeTextProblem, textProblem } from '../../domain/text.js';
 import { DomainError, errors, type ApiError } from '../../errors.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
 import { MAX_ENDPOINTS_PER_CLINIC, type WebhookService } from '../../services/webhooks/endpoints.js';
-import {
-  chooseEventTypes,
-  dataClinicOf,
-  idempotencyKeyHash,
-  modeOf,
-  subscriptionJson,
-  subscriptionRequestHash,
-} from '../../services/webhooks/subscriptions.js';
+import { chooseEventTypes, idempotencyKeyHash, subscriptionJson, subscriptionRequestHash } from '../../services/webhooks/subscriptions.js';
 import { EXAMPLES_HEADING } from '../code-samples.js';
 import { errorHandler, sendError } from '../error-handler.js';
 import { compileQueryValidator, type ObjectSchema } from '../query-validator.js';
@@ -196,7 +189,7 @@ export async function webhookRoutes(fastify: FastifyInstance, opts: { webhooks: 
       const descripcion = body.descripcion?.trim() || null;
       const types = chooseEventTypes(body.eventos, k.scopeBits);
       const created = await service.create({
-        clinicId: dataClinicOf(k),
+        clinicId: k.clinicId,
         url: body.url,
         eventTypes: types,
         createdBy: null,
@@ -213,7 +206,7 @@ export async function webhookRoutes(fastify: FastifyInstance, opts: { webhooks: 
                 requestHash: subscriptionRequestHash({ url: body.url.trim(), eventos: body.eventos, descripcion }),
               },
       });
-      return reply.code(201).send({ ...subscriptionJson(created.endpoint, modeOf(k), k.timezone), secret: created.secret });
+      return reply.code(201).send({ ...subscriptionJson(created.endpoint, k.mode, k.timezone), secret: created.secret });
     },
   );
 
@@ -235,8 +228,8 @@ export async function webhookRoutes(fastify: FastifyInstance, opts: { webhooks: 
     },
     async (req) => {
       const k = authenticated(req);
-      const rows = await service.list(dataClinicOf(k));
-      return { webhooks: rows.map((e) => subscriptionJson(e, modeOf(k), k.timezone)) };
+      const rows = await service.list(k.clinicId);
+      return { webhooks: rows.map((e) => subscriptionJson(e, k.mode, k.timezone)) };
     },
   );
 
@@ -257,9 +250,9 @@ export async function webhookRoutes(fastify: FastifyInstance, opts: { webhooks: 
     },
     async (req) => {
       const k = authenticated(req);
-      const e = await service.get(dataClinicOf(k), req.params.id);
+      const e = await service.get(k.clinicId, req.params.id);
       if (!e) throw errors.webhookNotFound(req.params.id);
-      return subscriptionJson(e, modeOf(k), k.timezone);
+      return subscriptionJson(e, k.mode, k.timezone);
     },
   );
 
@@ -282,7 +275,7 @@ export async function webhookRoutes(fastify: FastifyInstance, opts: { webhooks: 
     },
     async (req, reply) => {
       const k = authenticated(req);
-      if (!(await service.delete(dataClinicOf(k), req.params.id))) throw errors.webhookNotFound(req.params.id);
+      if (!(await service.delete(k.clinicId, req.params.id))) throw errors.webhookNotFound(req.params.id);
       return reply.code(204).send();
     },
   );

@@ -7,6 +7,7 @@ import { whenWritable, type Database } from '../../db/connect.js';
 import type { DB } from '../../db/schema.js';
 import type { Plan } from '../../domain/records.js';
 import { EVENT_TYPES } from '../../domain/records.js';
+import { secretMasker } from '../../domain/secret-mask.js';
 import { DomainError } from '../../errors.js';
 import { getApiKey } from '../../repos/api-keys.js';
 import { getClinic } from '../../repos/clinics.js';
@@ -23,12 +24,13 @@ import {
   listWebhookDeliveries,
   listWebhookEndpoints,
   locateWebhookEndpoint,
-  pruneWebhookDeliveries,
   rememberIdempotencyKey,
   setWebhookEnabled,
   type DeliveryRow,
   type EndpointRow,
 } from '../../repos/webhooks.js';
+import { endpointsInIncident } from '../../repos/webhook-alerts.js';
+import { enqueueReplays, failedEventsSince, queryWebhookDeliveries, type DeliveryQuery } from '../../repos/webhook-log.js';
 import { lockClinicData } from '../../repos/writes.js';
 import { isApiEligible } from '../api-keys.js';
 import { datosWithoutContact } from '../contact-view.js';
@@ -40,13 +42,13 @@ import { sendWebhook, type Attempt } from './send.js';
 import { FOLLOW_UP_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 10;
-/** Attempts kept per endpoint for the dashboard and the CLI. */
-export const DELIVERIES_KEPT = 100;
 
-export type { DeliveryRow, EndpointRow };
+export type { DeliveryQuery, DeliveryRow, EndpointRow };
 
 export interface WebhookServiceOptions {
   pepper: string;
+  /** API_KEY_PREFIX (default svc): keys of this prefix in a receiver's answer are masked in the delivery log */
+  keyPrefix?: string;
   apiPlans: readonly Plan[];
   allowPrivate: boolean;
   timeoutMs: number;
@@ -140,7 +142,11 @@ export class WebhookService {
     private readonly opts: WebhookServiceOptions,
   ) {
     this.now = opts.now ?? Date.now;
+    this.mask = secretMasker(opts.keyPrefix ?? 'svc');
   }
+
+  /** Masks secrets in a receiver's answer before it enters the delivery log. */
+  readonly mask: (text: string) => string;
 
   get allowPrivate(): boolean {
     return this.opts.allowPrivate;
@@ -295,6 +301,42 @@ export class WebhookService {
     return listWebhookDeliveries(this.database.db, clinicId, endpointId, limit);
   }
 
+  /** The clinic's endpoints in a delivery incident (failing past WEBHOOK_ALERT_AFTER_MIN, or disabled by it): the dashboard's banner. */
+  incidents(clinicId: string) {
+    return endpointsInIncident(this.database.db, clinicId);
+  }
+
+  /** The delivery log: a page of attempts, filtered (the dashboard newest first, the CLI's stream oldest first). */
+  deliveryLog(q: DeliveryQuery): Promise<DeliveryRow[]> {
+    return queryWebhookDeliveries(this.database.db, q);
+  }
+
+  /** One attempt of the clinic's delivery log. */
+  delivery(clinicId: string, id: string): Promise<DeliveryRow | undefined> {
+    return getWebhookDelivery(this.database.db, clinicId, id);
+  }
+
+  /**
+   * Queues every event of the endpoint whose attempts since `sinceMs` all failed, to be sent
+   * again once each, in event order, with the same webhook-id (replay.ts sends them beside the
+   * live deliveries, never in their way). Returns how many were queued.
+   */
+  async replay(clinicId: string, endpointId: string, sinceMs: number): Promise<number> {
+    const e = await this.get(clinicId, endpointId);
+    if (!e) throw new DomainError('not_found', `no webhook endpoint with id ${endpointId} in clinic ${clinicId}`, { field: 'endpoint' });
+    const events = await failedEventsSince(this.database.db, clinicId, endpointId, sinceMs);
+    const queuedMs = this.now();
+    await whenWritable(
+      () =>
+        enqueueReplays(
+          this.database.db,
+          events.map((ev) => ({ id: randomUUID(), clinic_id: clinicId, endpoint_id: endpointId, seq: ev.seq, queued_ms: queuedMs })),
+        ),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
+    return events.length;
+  }
+
   /** The signing secret of an endpoint (for a delivery only; never shown again, never logged). */
   secretOf(e: Pick<EndpointRow, 'id' | 'secret_enc'>): string {
     return openSecret(this.opts.pepper, e.id, e.secret_enc);
@@ -304,7 +346,7 @@ export class WebhookService {
   async deliverNow(
     e: EndpointRow,
     ev: { id: string; tipo: string; seq: number | null; body: string },
-    kind: 'test' | 'resend',
+    kind: 'test' | 'resend' | 'replay',
   ): Promise<Attempt> {
     const attempt = await sendWebhook(e.url, this.secretOf(e), ev.id, ev.body, {
       allowPrivate: this.opts.allowPrivate,
@@ -312,7 +354,7 @@ export class WebhookService {
       resolve: this.opts.resolve,
     });
     // The request was sent: its record follows it (a follow-up write, which waits longer).
-    await recordAttempt(this.database, e, ev, kind, 1, this.now(), attempt, FOLLOW_UP_WRITE_WAIT_MS);
+    await recordAttempt(this.database, e, ev, kind, 1, this.now(), attempt, FOLLOW_UP_WRITE_WAIT_MS, { mask: this.mask });
     return attempt;
   }
 
@@ -344,19 +386,24 @@ export class WebhookService {
   }
 }
 
+/** How an attempt was made: by the worker, a test ping, a resend, or a replay. */
+export type AttemptKind = 'auto' | 'test' | 'resend' | 'replay';
+
 /**
- * Records one attempt among the endpoint's deliveries (and prunes its oldest beyond
- * DELIVERIES_KEPT now and then), waiting up to `lockWaitMs` for SQLite's write lock.
+ * Records one attempt in the delivery log (kept WEBHOOK_LOG_DAYS: maintenance.ts prunes it),
+ * with the answer's first 1 KB masked and when the event is tried next, waiting up to
+ * `lockWaitMs` for SQLite's write lock.
  */
 export async function recordAttempt(
   database: Database,
   e: Pick<EndpointRow, 'id' | 'clinic_id'>,
   ev: { id: string; tipo: string; seq: number | null },
-  kind: 'auto' | 'test' | 'resend',
+  kind: AttemptKind,
   attempt: number,
   atMs: number,
   a: Attempt,
   lockWaitMs: number,
+  log: { mask: (text: string) => string; nextRetryMs?: number | null },
 ): Promise<void> {
   const row = {
     id: randomUUID(),
@@ -372,8 +419,8 @@ export async function recordAttempt(
     status_code: a.statusCode,
     error: a.error,
     duration_ms: a.durationMs,
+    response_excerpt: a.body === null ? null : log.mask(a.body),
+    next_retry_ms: log.nextRetryMs ?? null,
   };
   await whenWritable(() => insertWebhookDelivery(database.db, row), lockWaitMs);
-  // Pruning costs a read: one attempt in 20 pays it, so an endpoint keeps between 100 and ~120.
-  if (Math.random() < 0.05) await whenWritable(() => pruneWebhookDeliveries(database.db, e.id, DELIVERIES_KEPT), lockWaitMs);
 }

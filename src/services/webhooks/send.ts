@@ -1,5 +1,6 @@
 // One delivery attempt: a signed POST to a vetted address, with a total time limit, no
-// redirects, and at most RESPONSE_CAP bytes of the answer read (kept only as a status code).
+// redirects, and at most RESPONSE_CAP bytes of the answer read (its status, and its first
+// EXCERPT_BYTES for the delivery log).
 // node:https/node:http (undici 8 needs Node 22.19+, above our floor). The socket connects to the
 // address destination.ts vetted, through a `lookup` that answers only it, while TLS still checks
 // the certificate against the URL's host name.
@@ -12,6 +13,8 @@ import { checkUrl, DestinationRefused, systemResolver, vetHost, type Resolver } 
 
 /** Bytes of a response read at most (then the connection is dropped). */
 export const RESPONSE_CAP = 4_096;
+/** Bytes of an answer's body kept for the delivery log (masked there). */
+export const EXCERPT_BYTES = 1_024;
 export const USER_AGENT = 'clinic-api-webhooks/1 (+https://www.standardwebhooks.com)';
 
 export interface SendOptions {
@@ -36,6 +39,8 @@ export interface Attempt {
   durationMs: number;
   /** Retry-After, as the receiver sent it (503 and 429 mostly) */
   retryAfter: string | undefined;
+  /** the first EXCERPT_BYTES of the answer's body, as text (null: no answer, or an empty one) */
+  body: string | null;
 }
 
 /** The Standard Webhooks headers of `body` for message `id`, signed with `secret` (whsec_...). */
@@ -100,8 +105,9 @@ async function sendOnce(
   signal?: AbortSignal,
 ): Promise<Attempt> {
   const started = performance.now();
-  const done = (a: Omit<Attempt, 'durationMs' | 'retryAfter'> & { retryAfter?: string }): Attempt => ({
+  const done = (a: Omit<Attempt, 'durationMs' | 'retryAfter' | 'body'> & { retryAfter?: string; body?: string | null }): Attempt => ({
     retryAfter: undefined,
+    body: null,
     ...a,
     durationMs: Math.round(performance.now() - started),
   });
@@ -146,17 +152,22 @@ async function sendOnce(
         const status = res.statusCode ?? 0;
         const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
         let read = 0;
-        const end = () =>
+        const kept: Buffer[] = [];
+        const end = () => {
+          const excerpt = Buffer.concat(kept).subarray(0, EXCERPT_BYTES);
           finish(
             done({
               ok: status >= 200 && status < 300,
               statusCode: status,
               error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : `http_${status}`,
               retryAfter,
+              body: excerpt.length > 0 ? excerpt.toString('utf8') : null,
             }),
           );
+        };
         // The body is not wanted: read up to the cap (so a small answer completes normally), then drop the connection.
         res.on('data', (chunk: Buffer) => {
+          if (read < EXCERPT_BYTES) kept.push(chunk);
           read += chunk.length;
           if (read >= RESPONSE_CAP) end();
         });

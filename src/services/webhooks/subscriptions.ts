@@ -9,23 +9,8 @@ import { EVENT_TYPES, type EventType } from '../../domain/records.js';
 import { eventTypeScope, hasScope, visibleEventTypes, type ScopeBits } from '../../domain/scopes.js';
 import { DomainError } from '../../errors.js';
 import { formatTimestamp } from '../../time.js';
-import type { AuthenticatedKey } from '../key-rules.js';
+import type { KeyMode } from '../key-rules.js';
 import { endpointStatus, type EndpointRow } from './endpoints.js';
-
-export type Mode = 'live' | 'test';
-
-/**
- * The mode of the request's credential: the endpoints it sees and makes are of that mode. Every
- * credential is live until keys carry their mode; this is the one place that decides it.
- */
-export function modeOf(_k: AuthenticatedKey): Mode {
-  return 'live';
-}
-
-/** The clinic whose data the request's credential reads, where its endpoints live. */
-export function dataClinicOf(k: AuthenticatedKey): string {
-  return k.clinicId;
-}
 
 /** "*" as asked: every type the credential may read. */
 export const ALL_TYPES = '*';
@@ -68,7 +53,7 @@ export function chooseEventTypes(asked: readonly string[], bits: ScopeBits): Eve
 }
 
 /** An endpoint as the API shows it: never its secret. */
-export function subscriptionJson(e: EndpointRow, mode: Mode, timezone: string): WebhookEndpointJson {
+export function subscriptionJson(e: EndpointRow, mode: KeyMode, timezone: string): WebhookEndpointJson {
   const estado = endpointStatus(e);
   return {
     id: e.id,

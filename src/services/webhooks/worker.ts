@@ -265,15 +265,14 @@ export class DeliveryWorker {
         const at = this.now();
         const attemptNo = ep.attempts + 1;
         if (!attempt.ok) {
-          await this.record(ep, ev, attemptNo, at, attempt);
-          await this.failed(ep, attempt, at);
+          await this.failed(ep, ev, attemptNo, attempt, at);
           return;
         }
         // Delivered: the cursor first, since it is what keeps the event from being sent again;
         // the attempt's record (the dashboard's recent deliveries) after it.
         cursor = ev.seq;
         if (!(await this.advance(ep.id, cursor))) return;
-        await this.record(ep, ev, attemptNo, at, attempt);
+        await this.record(ep, ev, attemptNo, at, attempt, null);
         this.opts.observer?.attempt('delivered', at - ev.ocurrido_at * 1000);
         sent++;
         ep = { ...ep, attempts: 0, failing_since_ms: null };
@@ -326,9 +325,19 @@ export class DeliveryWorker {
   }
 
   /** Records the attempt among the recent deliveries: the dashboard's history, never a reason to send an event again. */
-  private async record(ep: EndpointRow, ev: { id: string; tipo: string; seq: number }, attemptNo: number, at: number, a: Attempt) {
+  private async record(
+    ep: EndpointRow,
+    ev: { id: string; tipo: string; seq: number },
+    attemptNo: number,
+    at: number,
+    a: Attempt,
+    nextRetryMs: number | null,
+  ) {
     try {
-      await recordAttempt(this.database, ep, ev, 'auto', attemptNo, at, a, INTERACTIVE_WRITE_WAIT_MS);
+      await recordAttempt(this.database, ep, ev, 'auto', attemptNo, at, a, INTERACTIVE_WRITE_WAIT_MS, {
+        mask: this.service.mask,
+        nextRetryMs,
+      });
     } catch (err) {
       // Deleted while its request was out (its deliveries went with it): nothing to say.
       if (!(await getWebhookEndpoint(this.database.db, ep.clinic_id, ep.id).catch(() => ep))) return;
@@ -348,7 +357,8 @@ export class DeliveryWorker {
     }
   }
 
-  private async failed(ep: EndpointRow, a: Attempt, at: number): Promise<void> {
+  /** The head event failed: the attempt is logged with when it comes next, and the endpoint waits (or is disabled). */
+  private async failed(ep: EndpointRow, ev: { id: string; tipo: string; seq: number }, attemptNo: number, a: Attempt, at: number) {
     const attempts = ep.attempts + 1;
     const failingSince = ep.failing_since_ms ?? at;
     const disable = shouldDisable(failingSince, at);
@@ -359,6 +369,7 @@ export class DeliveryWorker {
       this.random(),
     );
     const lastError = a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? 'error');
+    await this.record(ep, ev, attemptNo, at, a, disable ? null : at + delay);
     await whenWritable(
       () =>
         recordWebhookFailure(this.database.db, ep.id, this.owner, {
