@@ -13,7 +13,9 @@
 // last page.
 import { stringify, type Options } from 'csv-stringify/sync';
 import Negotiator from 'negotiator';
-import { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import { Cita } from '../collections/citas.js';
+import { Clienta } from '../collections/clientas.js';
+import { Llamada } from '../collections/llamadas.js';
 import { CSV_OPTIONS, FORMULA_START, NEUTRALISED_CELL } from '../domain/csv-cells.js';
 import type { ListFormat, ListResource } from '../services/conditional.js';
 

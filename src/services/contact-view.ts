@@ -3,7 +3,9 @@
 // lists, the single records, the CSV (made from the same page) and the feed's datos. Applied to
 // the shaped records before they are written, so one place decides, whatever the representation.
 // A key with the scope never passes through here: its pages cost nothing more.
-import type { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import type { Cita } from '../collections/citas.js';
+import type { Clienta } from '../collections/clientas.js';
+import type { Llamada } from '../collections/llamadas.js';
 import { CONTACT_FIELDS } from '../domain/scopes.js';
 
 type RecordName = keyof typeof CONTACT_FIELDS;

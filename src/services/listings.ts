@@ -13,17 +13,10 @@
 // matches phone digits.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import {
-  CITAS_DEFAULT_DAYS,
-  DEFAULT_LIMITS,
-  LLAMADAS_DEFAULT_DAYS_BACK,
-  type CitasQuery,
-  type CitasResponse,
-  type ClientasQuery,
-  type ClientasResponse,
-  type LlamadasQuery,
-  type LlamadasResponse,
-} from '../domain/api-schemas.js';
+import { CITAS_DEFAULT_DAYS, type CitasQuery, type CitasResponse } from '../collections/citas.js';
+import type { ClientasQuery, ClientasResponse } from '../collections/clientas.js';
+import { DEFAULT_LIMITS } from '../collections/index.js';
+import { LLAMADAS_DEFAULT_DAYS_BACK, type LlamadasQuery, type LlamadasResponse } from '../collections/llamadas.js';
 import { DomainError } from '../errors.js';
 import { countChangedCitas, countCitas, listChangedCitas, listCitas, type CitasChangedFilter, type CitasFilter } from '../repos/citas.js';
 import { countChangedClientas, listChangedClientas } from '../repos/clientas-changed.js';
@@ -39,7 +32,7 @@ import {
 import { addDays, dayRange, dayStart, parseTimestamp, todayIn } from '../time.js';
 import type { ClientasSearch } from './clientas-search/search.js';
 import { citaWithoutContact, clientaWithoutContact, llamadaWithoutContact } from './contact-view.js';
-import { looksLikePhone, normalizeName, phoneDigits } from './normalize.js';
+import { looksLikePhone, normalizeName, phoneDigits } from '../domain/normalize.js';
 import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
 export type { ClinicContext };

@@ -5,7 +5,9 @@
 // not found either, since every query is of the clinic. Never imports Fastify.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import type { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import type { Cita } from '../collections/citas.js';
+import type { Clienta } from '../collections/clientas.js';
+import type { Llamada } from '../collections/llamadas.js';
 import { citasByIds } from '../repos/citas.js';
 import { clientasByIds } from '../repos/clientas.js';
 import { llamadasByIds } from '../repos/llamadas.js';

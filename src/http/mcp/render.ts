@@ -13,16 +13,10 @@
 // the largest part of what the tool call paid beyond the REST request). Plain string
 // concatenation, and the weekday by arithmetic (a third of the cost of the Date-based version).
 import type { Static } from '@sinclair/typebox';
-import type {
-  Cita,
-  CitasResponse,
-  Clienta,
-  ClientasResponse,
-  EventosList,
-  Llamada,
-  LlamadasResponse,
-  MeResponse,
-} from '../../domain/api-schemas.js';
+import type { EventosList, MeResponse } from '../../domain/api-schemas.js';
+import type { Cita, CitasResponse } from '../../collections/citas.js';
+import type { Clienta, ClientasResponse } from '../../collections/clientas.js';
+import type { Llamada, LlamadasResponse } from '../../collections/llamadas.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 /** Sakamoto's month offsets: the weekday of a Gregorian date by integer arithmetic. */

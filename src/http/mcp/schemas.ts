@@ -8,7 +8,8 @@
 // (`Cita` in `CitasList`), which standalone() replaces by the schema pointed at; and no `$id` may
 // remain (two tools' output schemas would declare the same id to one Ajv, which refuses that).
 import { Type, type TSchema } from '@sinclair/typebox';
-import { API_COMPONENTS, ClientasQuery } from '../../domain/api-schemas.js';
+import { API_COMPONENTS } from '../../domain/api-schemas.js';
+import { ClientasQuery } from '../../collections/clientas.js';
 
 export type JsonSchema = { [key: string]: unknown };
 

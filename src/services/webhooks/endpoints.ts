@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { whenWritable, type Database } from '../../db/connect.js';
 import type { Plan } from '../../domain/records.js';
-import { EVENT_TYPES } from '../../domain/records.js';
+import { EVENT_TYPES } from '../../collections/index.js';
 import { DomainError } from '../../errors.js';
 import { getClinic } from '../../repos/clinics.js';
 import {
