@@ -27,10 +27,20 @@ const bySingular = <V>(f: (c: Collection) => V) => Object.fromEntries(Object.val
 
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 
+/** A map of every collection to `f` of it, in COLLECTIONS order. */
+export function byCollection<V>(f: (c: Collection) => V): Record<CollectionName, V> {
+  return entries(f) as Record<CollectionName, V>;
+}
+
 /** The collections in the order a write applies them: those referred to before those that refer to them. */
 export const WRITE_ORDER: readonly CollectionName[] = [...COLLECTION_NAMES].sort(
   (a, b) => Number(COLLECTIONS[a].refersTo !== null) - Number(COLLECTIONS[b].refersTo !== null),
 );
+
+/** A map of every collection to `f` of it, its keys in write order. */
+export function inWriteOrder<V>(f: (c: Collection) => V): Record<CollectionName, V> {
+  return Object.fromEntries(WRITE_ORDER.map((n) => [n, f(COLLECTIONS[n])])) as Record<CollectionName, V>;
+}
 
 /** The collection of each record type. */
 export const NAME_OF = bySingular((c) => c.name) as { [C in Collection as C['singular']]: C['name'] };
@@ -38,8 +48,10 @@ export const NAME_OF = bySingular((c) => c.name) as { [C in Collection as C['sin
 export const SINGULAR_OF = entries((c) => c.singular) as { [C in Collection as C['name']]: C['singular'] };
 
 /** The collection the others refer to (clienta_id), and those that refer to it, in write order. */
-export const REFERRED = WRITE_ORDER.find((n) => WRITE_ORDER.some((m) => COLLECTIONS[m].refersTo === n))!;
-export const REFERRING = WRITE_ORDER.filter((n) => COLLECTIONS[n].refersTo !== null) as Exclude<CollectionName, typeof REFERRED>[];
+export type ReferredName = NonNullable<Collection['refersTo']>;
+export type ReferringName = { [N in CollectionName]: (typeof COLLECTIONS)[N]['refersTo'] extends null ? never : N }[CollectionName];
+export const REFERRED = WRITE_ORDER.find((n) => WRITE_ORDER.some((m) => COLLECTIONS[m].refersTo === n)) as ReferredName;
+export const REFERRING = WRITE_ORDER.filter((n) => COLLECTIONS[n].refersTo !== null) as ReferringName[];
 
 // --- The event log ---
 

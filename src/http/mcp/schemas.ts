@@ -10,6 +10,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { API_COMPONENTS } from '../../domain/api-schemas.js';
 import { ClientasQuery } from '../../collections/clientas.js';
+import { COLLECTIONS, LINE_TYPES } from '../../collections/index.js';
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -38,8 +39,13 @@ export function standalone(schema: TSchema): JsonSchema {
 }
 
 /** The kinds of record `fetch` reads, by the prefix of their ids (`cita:<uuid>`). */
-export const RECORD_KINDS = ['cita', 'clienta', 'llamada'] as const;
+export const RECORD_KINDS = Object.values(COLLECTIONS).map((c) => c.singular);
 export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** "clienta:<uuid>, cita:<uuid> or llamada:<uuid>": the ids search and fetch speak, in write order. */
+export const ID_FORMS = ((forms: string[]) => `${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}`)(
+  LINE_TYPES.map((t) => `${t}:<uuid>`),
+);
 
 const q = ClientasQuery.properties.q;
 
@@ -59,7 +65,7 @@ export const SearchInput = Type.Object(
 export const SearchOutput = Type.Object({
   results: Type.Array(
     Type.Object({
-      id: Type.String({ description: 'The id to pass to fetch: clienta:<uuid>, cita:<uuid> or llamada:<uuid>' }),
+      id: Type.String({ description: `The id to pass to fetch: ${ID_FORMS}` }),
       title: Type.String(),
       url: Type.String({ description: "The record's address in the REST API (GET it with the same key)" }),
     }),
@@ -72,7 +78,7 @@ export const FetchInput = Type.Object(
     id: Type.String({
       minLength: 1,
       maxLength: 100,
-      description: 'An id as search returns it: clienta:<uuid>, cita:<uuid> or llamada:<uuid> (a bare UUID is looked up in all three)',
+      description: `An id as search returns it: ${ID_FORMS} (a bare UUID is looked up in all three)`,
     }),
   },
   { additionalProperties: false },
