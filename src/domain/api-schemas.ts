@@ -51,7 +51,7 @@ export const EventosQuery = Type.Object(
 export const Eliminado = named('Eliminado', 'A deleted record (the datos of *.eliminada): its id only', { id: Uuid });
 
 const RECORDS = Object.values(COLLECTIONS).map((c) => c.record);
-/** "Cita, Clienta or Llamada" */
+/** The records' schema names in words: "A, B or C". */
 const RECORD_NAMES = `${RECORDS.slice(0, -1)
   .map((r) => r.$id)
   .join(', ')} or ${RECORDS[RECORDS.length - 1]!.$id}`;

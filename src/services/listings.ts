@@ -31,7 +31,7 @@ import {
 } from '../repos/llamadas.js';
 import { addDays, dayRange, dayStart, parseTimestamp, todayIn } from '../time.js';
 import type { ClientasSearch } from './clientas-search/search.js';
-import { citaWithoutContact, clientaWithoutContact, llamadaWithoutContact } from './contact-view.js';
+import { withoutContact } from './contact-view.js';
 import { looksLikePhone, normalizeName, phoneDigits } from '../domain/normalize.js';
 import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
@@ -136,7 +136,7 @@ export async function plannedCitasPage(
           countChangedCitas(db, ctx.clinicId, p.changed),
         ]);
   disclosed?.(rows.map((r) => r.clienta_id));
-  const citas = p.contact ? rows.map((r) => citaOut(r, ctx)) : rows.map((r) => citaWithoutContact(citaOut(r, ctx)));
+  const citas = p.contact ? rows.map((r) => citaOut(r, ctx)) : rows.map((r) => withoutContact('citas', citaOut(r, ctx)));
   return { citas, total, rango: { desde: p.desde, hasta: p.hasta }, limit: p.limit, offset: p.offset };
 }
 
@@ -185,7 +185,7 @@ export async function plannedClientasPage(
           countChangedClientas(db, ctx.clinicId, p.filter, p.changedSince),
         ]).then(([r, t]) => ({ rows: r, total: t }));
   disclosed?.(rows.map((r) => r.id));
-  const shaped = p.contact ? rows.map((r) => clientaOut(r, ctx)) : rows.map((r) => clientaWithoutContact(clientaOut(r, ctx)));
+  const shaped = p.contact ? rows.map((r) => clientaOut(r, ctx)) : rows.map((r) => withoutContact('clientas', clientaOut(r, ctx)));
   return { clientas: shaped, total, limit: p.limit, offset: p.offset };
 }
 
@@ -245,7 +245,7 @@ export async function plannedLlamadasPage(
           countChangedLlamadas(db, ctx.clinicId, p.changed),
         ]);
   disclosed?.(rows.flatMap((r) => (r.clienta_id === null ? [] : [r.clienta_id])));
-  const llamadas = p.contact ? rows.map((r) => llamadaOut(r, ctx)) : rows.map((r) => llamadaWithoutContact(llamadaOut(r, ctx)));
+  const llamadas = p.contact ? rows.map((r) => llamadaOut(r, ctx)) : rows.map((r) => withoutContact('llamadas', llamadaOut(r, ctx)));
   return { llamadas, total, desde: p.desde, hasta: p.hasta, limit: p.limit, offset: p.offset };
 }
 

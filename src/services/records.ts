@@ -11,7 +11,7 @@ import type { Llamada } from '../collections/llamadas.js';
 import { citasByIds } from '../repos/citas.js';
 import { clientasByIds } from '../repos/clientas.js';
 import { llamadasByIds } from '../repos/llamadas.js';
-import { citaWithoutContact, clientaWithoutContact, llamadaWithoutContact } from './contact-view.js';
+import { withoutContact } from './contact-view.js';
 import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
 // `contact`: the key's view (contacto:read); without it the contact fields are null, as in the lists.
@@ -29,7 +29,7 @@ export async function citaById(db: Kysely<DB>, ctx: ClinicContext, id: string, c
 export async function citaRead(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<RecordRead<Cita> | null> {
   const [row] = await citasByIds(db, ctx.clinicId, [id]);
   if (row === undefined) return null;
-  return { record: contact ? citaOut(row, ctx) : citaWithoutContact(citaOut(row, ctx)), clientaId: row.clienta_id };
+  return { record: contact ? citaOut(row, ctx) : withoutContact('citas', citaOut(row, ctx)), clientaId: row.clienta_id };
 }
 
 /** `nowMs`: ultima_cita is her latest cita that starts at or before now. */
@@ -47,7 +47,7 @@ export async function clientaRead(
 export async function llamadaRead(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<RecordRead<Llamada> | null> {
   const [row] = await llamadasByIds(db, ctx.clinicId, [id]);
   if (row === undefined) return null;
-  return { record: contact ? llamadaOut(row, ctx) : llamadaWithoutContact(llamadaOut(row, ctx)), clientaId: row.clienta_id };
+  return { record: contact ? llamadaOut(row, ctx) : withoutContact('llamadas', llamadaOut(row, ctx)), clientaId: row.clienta_id };
 }
 
 /** `nowMs`: ultima_cita is her latest cita that starts at or before now. */
@@ -60,7 +60,7 @@ export async function clientaById(
 ): Promise<Clienta | null> {
   const [row] = await clientasByIds(db, ctx.clinicId, [id], Math.floor(nowMs / 1000));
   if (row === undefined) return null;
-  return contact ? clientaOut(row, ctx) : clientaWithoutContact(clientaOut(row, ctx));
+  return contact ? clientaOut(row, ctx) : withoutContact('clientas', clientaOut(row, ctx));
 }
 
 export async function llamadaById(db: Kysely<DB>, ctx: ClinicContext, id: string, contact: boolean): Promise<Llamada | null> {

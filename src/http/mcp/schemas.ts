@@ -42,7 +42,7 @@ export function standalone(schema: TSchema): JsonSchema {
 export const RECORD_KINDS = Object.values(COLLECTIONS).map((c) => c.singular);
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
-/** "clienta:<uuid>, cita:<uuid> or llamada:<uuid>": the ids search and fetch speak, in write order. */
+/** The ids search and fetch speak, `<type>:<uuid>` for each record type in write order, in words. */
 export const ID_FORMS = ((forms: string[]) => `${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}`)(
   LINE_TYPES.map((t) => `${t}:<uuid>`),
 );
