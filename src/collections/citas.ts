@@ -139,6 +139,7 @@ export const citas = {
   ],
   counts: { table: 'citas_por_dia', by: ['dia', 'estado'] },
   tag: "Appointments: in whole local days of the clinic's time zone, filtered by status",
+  one: { operationId: 'getCita', summary: 'One appointment, by its id', what: 'appointment', extra: '', print: ['fecha_hora'] },
   fromLine: (o: LineValues): { type: 'cita' } & CitaRecord => ({
     type: 'cita',
     id: v.id(o.id),

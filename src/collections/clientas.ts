@@ -126,6 +126,13 @@ export const clientas = {
   ],
   counts: { table: 'clientas_por_vip', by: ['vip'] },
   tag: 'Clients: searched by name or phone, with their appointment and call counts',
+  one: {
+    operationId: 'getClienta',
+    summary: 'One client, by her id',
+    what: 'client',
+    extra: ' Her derived fields (total_citas, ultima_cita ...) are as of now.',
+    print: ['nombre'],
+  },
   fromLine: (o: LineValues): { type: 'clienta' } & ClientaRecord => ({
     type: 'clienta',
     id: v.id(o.id),

@@ -130,6 +130,7 @@ export const llamadas = {
   ],
   counts: { table: 'llamadas_por_dia', by: ['dia', 'resultado'] },
   tag: "Calls answered by the clinic's voice assistant, newest first",
+  one: { operationId: 'getLlamada', summary: 'One call, by its id', what: 'call', extra: '', print: ['resultado'] },
   fromLine: (o: LineValues): { type: 'llamada' } & LlamadaRecord => ({
     type: 'llamada',
     id: v.id(o.id),

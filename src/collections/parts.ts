@@ -46,6 +46,14 @@ export interface CollectionShape {
   readonly counts: { readonly table: string; readonly by: readonly string[] };
   /** the OpenAPI tag's description */
   readonly tag: string;
+  /** GET /api/v1/<name>/{id}: its operation, summary, the record in words, what more to say, what its code sample prints */
+  readonly one: {
+    readonly operationId: string;
+    readonly summary: string;
+    readonly what: string;
+    readonly extra: string;
+    readonly print: readonly string[];
+  };
   /** a checked import line as the record stored */
   fromLine(o: LineValues): { type: string; id: string };
   /** a record as the row of its table (without clinic_id and updated_at, which the write sets) */

@@ -1,9 +1,9 @@
-// One record of the key's clinic by its id (GET /api/v1/citas/{id}, /clientas/{id},
-// /llamadas/{id}): read by the queries the lists and the events use (citasByIds, clientasByIds,
+// One record of the key's clinic by its id (GET /api/v1/{collection}/{id}, the MCP tools): read by the queries the lists and the events use (citasByIds, clientasByIds,
 // llamadasByIds) and shaped by the same functions (shape.ts), so a record reads the same here, in
 // a list and in the feed. null when the clinic has no record with that id: another clinic's id is
 // not found either, since every query is of the clinic. Never imports Fastify.
 import type { Kysely } from 'kysely';
+import type { ApiRecord, CollectionName } from '../collections/index.js';
 import type { DB } from '../db/schema.js';
 import type { Cita } from '../collections/citas.js';
 import type { Clienta } from '../collections/clientas.js';
@@ -67,4 +67,30 @@ export async function llamadaById(db: Kysely<DB>, ctx: ClinicContext, id: string
   // (its awaitingClienta is for an import reading inside its own transaction: a committed call's
   // linked clienta is always stored)
   return (await llamadaRead(db, ctx, id, contact))?.record ?? null;
+}
+
+type Reader<N extends CollectionName> = (
+  db: Kysely<DB>,
+  ctx: ClinicContext,
+  id: string,
+  nowMs: number,
+  contact: boolean,
+) => Promise<RecordRead<ApiRecord<N>> | null>;
+
+const READERS: { [N in CollectionName]: Reader<N> } = {
+  citas: (db, ctx, id, _nowMs, contact) => citaRead(db, ctx, id, contact),
+  clientas: (db, ctx, id, nowMs, contact) => clientaRead(db, ctx, id, nowMs, contact),
+  llamadas: (db, ctx, id, _nowMs, contact) => llamadaRead(db, ctx, id, contact),
+};
+
+/** One record of collection `name` as the API shows it, and whose data it holds; `nowMs` for a clienta's ultima_cita. */
+export function readRecord<N extends CollectionName>(
+  db: Kysely<DB>,
+  name: N,
+  ctx: ClinicContext,
+  id: string,
+  nowMs: number,
+  contact: boolean,
+): Promise<RecordRead<ApiRecord<N>> | null> {
+  return (READERS[name] as Reader<N>)(db, ctx, id, nowMs, contact);
 }
