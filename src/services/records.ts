@@ -1,6 +1,7 @@
-// One record of the key's clinic by its id (GET /api/v1/{collection}/{id}, the MCP tools): read by the queries the lists and the events use (citasByIds, clientasByIds,
-// llamadasByIds) and shaped by the same functions (shape.ts), so a record reads the same here, in
-// a list and in the feed. null when the clinic has no record with that id: another clinic's id is
+// One record of the key's clinic by its id (GET /api/v1/{collection}/{id}, the MCP tools): read
+// by the queries the lists and the events use (citasByIds, clientasByIds, llamadasByIds) and
+// shaped by the same functions (shape.ts), so a record reads the same here, in a list and in the
+// feed. null when the clinic has no record with that id: another clinic's id is
 // not found either, since every query is of the clinic. Never imports Fastify.
 import type { Kysely } from 'kysely';
 import type { ApiRecord, CollectionName } from '../collections/index.js';
