@@ -2,6 +2,7 @@
 // citas and calls: her deletion deletes her citas and unlinks her calls, her new name or phone
 // moves their updated_at. Each returns what the count deltas and the events need; ids are at
 // most a chunk (services/write/). Callers run these inside the writing transaction.
+import type { ReferringName } from '../collections/index.js';
 import type { Kysely } from 'kysely';
 import { inIds } from '../db/in-ids.js';
 import type { DB } from '../db/schema.js';
@@ -78,7 +79,7 @@ export async function unlinkLlamadasOf(db: Kysely<DB>, clinicId: string, clienta
  */
 export async function touchRecordsOf(
   db: Kysely<DB>,
-  table: 'citas' | 'llamadas',
+  table: ReferringName,
   clinicId: string,
   clientaIds: string[],
   updatedAt: number,

@@ -95,3 +95,29 @@ export function readRecord<N extends CollectionName>(
 ): Promise<RecordRead<ApiRecord<N>> | null> {
   return (READERS[name] as Reader<N>)(db, ctx, id, nowMs, contact);
 }
+
+/**
+ * The API's JSON of the records `ids` of collection `name` as stored now, with their clienta (a
+ * record not found is missing from the map): the events' datos. `at`: now, in epoch seconds.
+ */
+export async function storedJson(
+  db: Kysely<DB>,
+  clinic: ClinicContext,
+  name: CollectionName,
+  ids: string[],
+  at: number,
+): Promise<Map<string, { json: string; clienta: string | null }>> {
+  const out = new Map<string, { json: string; clienta: string | null }>();
+  if (ids.length === 0) return out;
+  if (name === 'clientas') {
+    for (const r of await clientasByIds(db, clinic.clinicId, ids, at))
+      out.set(r.id, { json: JSON.stringify(clientaOut(r, clinic)), clienta: r.id });
+  } else if (name === 'citas') {
+    for (const r of await citasByIds(db, clinic.clinicId, ids))
+      out.set(r.id, { json: JSON.stringify(citaOut(r, clinic)), clienta: r.clienta_id });
+  } else {
+    for (const r of await llamadasByIds(db, clinic.clinicId, ids))
+      if (!r.awaitingClienta) out.set(r.id, { json: JSON.stringify(llamadaOut(r, clinic)), clienta: r.clienta_id });
+  }
+  return out;
+}
