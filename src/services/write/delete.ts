@@ -1,5 +1,5 @@
-// Phase three of a write, for a run of deletion lines of one type (in chunks): the records go,
-// with a clienta's cascade (her citas deleted, her calls unlinked), the count tables follow, and
+// Apply, the last step of a write, for a run of deletion lines of one type (in chunks): the
+// records go, with a clienta's cascade (her citas deleted, her calls unlinked), the count tables follow, and
 // each is an event: citas, then calls, then clientas, so a copy applying them in order never
 // holds a cita of a deleted clienta. A deletion that finds nothing is a problem of its line.
 import type { EventType } from '../../domain/records.js';
