@@ -104,6 +104,7 @@ export const citas = {
   name: 'citas',
   singular: 'cita',
   refersTo: 'clientas',
+  deletedWithReferred: true,
   showsOfReferred: ['nombre', 'telefono'],
   prose: 'appointments (citas)',
   record: Cita,

@@ -99,6 +99,7 @@ export const clientas = {
   name: 'clientas',
   singular: 'clienta',
   refersTo: null,
+  deletedWithReferred: false,
   showsOfReferred: [],
   prose: 'clients (clientas)',
   record: Clienta,

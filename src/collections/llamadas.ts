@@ -100,6 +100,7 @@ export const llamadas = {
   name: 'llamadas',
   singular: 'llamada',
   refersTo: 'clientas',
+  deletedWithReferred: false,
   showsOfReferred: ['nombre'],
   prose: 'the calls its voice assistant answered (llamadas)',
   record: Llamada,

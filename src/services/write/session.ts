@@ -6,13 +6,14 @@
 //
 //   validate: every line, checked by the caller (the import's parser; the demo and the erasure
 //      make valid ones), copied into the staging tables (stage.ts);
-//   resolve: every reference to a clienta in one anti-join (repos/staging-references.ts), by line;
+//   resolve: every reference to a clienta in one anti-join (repos/staging-references.ts), by line,
+//      and every deletion of what would not be there (repos/staging-deletions.ts);
 //   apply: the runs of deletions in file order, and the records between them, each collection in
 //      SQL (apply.ts, delete.ts); each change an event (events.ts).
 //
 // Then the count tables' changes and the clinic's versions, and COMMIT, or ROLLBACK when any
-// line was refused: a write is all or nothing. A file with refused lines is still applied (without
-// events) when it deletes something, so that a deletion of what does not exist is reported too.
+// line was refused: a write is all or nothing, and a refused one is never applied (a deletion of
+// what would not be there at its line is found while resolving, repos/staging-deletions.ts).
 //
 // writeClinicData is a whole write of some lines (the import, the demo). A caller with more to do
 // in the same transaction (the erasure: it decides its lines under the lock, then scrubs events)
@@ -23,6 +24,7 @@ import type { DB } from '../../db/schema.js';
 import { bumpDataVersions, ensureDataVersions } from '../../repos/clinics.js';
 import { notifyEvents } from '../../repos/events.js';
 import { danglingReferences, deletesClientas, markLaterReferences } from '../../repos/staging-references.js';
+import { indexForDeletions, missingDeletions } from '../../repos/staging-deletions.js';
 import { createStaging, dropStaging, nextDeletions } from '../../repos/staging.js';
 import { checkReferencesAt, lockClinicData, withBulkCache } from '../../repos/writes.js';
 import type { ClinicContext } from '../shape.js';
@@ -144,7 +146,13 @@ export class ClinicWrite {
       laterLines = await markLaterReferences(trx, clinic.clinicId, clientaDeletions);
       if (laterLines + staged.badLines > 0) dangling = await danglingReferences(trx, clinic.clinicId, LISTED, clientaDeletions);
     }
-    const refused = staged.badLines + dangling.count > 0;
+    // and every deletion of what would not be there at its line
+    let missing: WriteOutcome['missing'] = { count: 0, first: [] };
+    if (staged.deletions > 0) {
+      await indexForDeletions(trx);
+      missing = await missingDeletions(trx, clinic.clinicId, LISTED);
+    }
+    const refused = staged.badLines + dangling.count + missing.count > 0;
 
     // apply: in file order
     const at = Math.floor(now() / 1000);
@@ -156,18 +164,19 @@ export class ClinicWrite {
       at,
       counts: emptyCounts(),
       deltas: new CountChanges(),
-      // Events of a write that will be rolled back would be made for nothing.
-      events: mode === 'upsert' && !refused ? new EventLog(trx, clinic, at) : null,
+      events: mode === 'upsert' ? new EventLog(trx, clinic, at) : null,
       laterLines,
       onLines: (n) => opts.onApply?.((done += n), staged.lines),
     };
-    const missing = new MissingRecords(LISTED);
-    if (!refused || staged.deletions > 0) {
-      await applyInFileOrder(ctx, missing);
+    // A refused file is never applied: what resolving found is the whole answer.
+    if (!refused) {
+      const notFound = new MissingRecords(LISTED);
+      await applyInFileOrder(ctx, notFound);
       await appendDeferred(ctx);
+      if (notFound.count > 0) throw new Error(`write: a deletion found nothing that resolving found (line ${notFound.first[0]!.line})`);
     }
 
-    const ok = !refused && missing.count === 0;
+    const ok = !refused;
     if (ok) this.applied = ctx;
     await dropStaging(trx);
     return {
@@ -176,7 +185,7 @@ export class ClinicWrite {
       changed: ok && anyChange(ctx.counts),
       badLines: staged.badLines,
       dangling,
-      missing: { count: missing.count, first: missing.first },
+      missing,
     };
   }
 
