@@ -59,8 +59,6 @@ export interface WriteOutcome {
   counts: WriteCounts;
   /** something was created, updated or deleted */
   changed: boolean;
-  /** refused lines the caller passed in */
-  badLines: number;
   /** references to no clienta: how many, how many on lines with no other problem, the first LISTED by line */
   dangling: { count: number; onGoodLines: number; first: { line: number; clientaId: string }[] };
   /** deletions of what does not exist: how many, the first LISTED by line */
@@ -183,7 +181,6 @@ export class ClinicWrite {
       ok,
       counts: ok ? ctx.counts : emptyCounts(),
       changed: ok && anyChange(ctx.counts),
-      badLines: staged.badLines,
       dangling,
       missing,
     };
