@@ -105,6 +105,7 @@ export const citas = {
   singular: 'cita',
   refersTo: 'clientas',
   deletedWithReferred: true,
+  unlinked: [],
   showsOfReferred: ['nombre', 'telefono'],
   prose: 'appointments (citas)',
   record: Cita,

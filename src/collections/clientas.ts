@@ -100,6 +100,7 @@ export const clientas = {
   singular: 'clienta',
   refersTo: null,
   deletedWithReferred: false,
+  unlinked: [],
   showsOfReferred: [],
   prose: 'clients (clientas)',
   record: Clienta,

@@ -101,6 +101,8 @@ export const llamadas = {
   singular: 'llamada',
   refersTo: 'clientas',
   deletedWithReferred: false,
+  // a call stays, as an unknown caller's: no link, no recorded name
+  unlinked: ['clienta_id', 'cliente_nombre'],
   showsOfReferred: ['nombre'],
   prose: 'the calls its voice assistant answered (llamadas)',
   record: Llamada,

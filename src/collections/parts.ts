@@ -25,8 +25,9 @@ export interface CollectionShape {
   readonly singular: string;
   /** the collection its records' clienta_id points to (written before it), or null */
   readonly refersTo: string | null;
-  /** whether its records are deleted with the record they refer to (else they are unlinked) */
+  /** whether its records are deleted with the record they refer to; else these fields are emptied (unlinked) */
   readonly deletedWithReferred: boolean;
+  readonly unlinked: readonly string[];
   /** what its records show of the record they refer to: a change of these changes them too */
   readonly showsOfReferred: readonly string[];
   /** its words in running English text, e.g. "appointments (citas)" */

@@ -32,7 +32,7 @@ export interface ApplyContext {
   at: number;
   counts: WriteCounts;
   deltas: CountChanges;
-  /** null: no events (the demo's insert, or a write that will be rolled back) */
+  /** null: no events (the demo's insert) */
   events: EventLog | null;
   /** staged records whose clienta the file lists further down (their events wait for the end) */
   laterLines: number;
