@@ -9,8 +9,8 @@ import type { DB } from '../db/schema.js';
 import type { Keys } from './staging.js';
 
 /**
- * The citas (or calls) of clientas whose name or phone (or name) changed: what the API shows of
- * them changed too, so their updated_at moves. Returns their ids.
+ * The records of `table` that refer to clientas whose name or phone changed (what they show of
+ * her): what the API shows of them changed too, so their updated_at moves. Returns their ids.
  */
 export async function touchRecordsOf(
   db: Kysely<DB>,
@@ -34,7 +34,7 @@ export async function touchRecordsOf(
 export async function deleteRecords(db: Kysely<DB>, table: CollectionName, clinicId: string, ids: string[]): Promise<Keys[]> {
   if (ids.length === 0) return [];
   return (await db
-    .deleteFrom(table as 'citas')
+    .deleteFrom(table)
     .where('clinic_id', '=', clinicId)
     .where(inIds(db, 'id', ids))
     .returning(['id', ...COLLECTIONS[table].counts.by] as never)
@@ -45,7 +45,7 @@ export async function deleteRecords(db: Kysely<DB>, table: CollectionName, clini
 export async function deleteRecordsOf(db: Kysely<DB>, table: ReferringName, clinicId: string, referredIds: string[]): Promise<Keys[]> {
   if (referredIds.length === 0) return [];
   return (await db
-    .deleteFrom(table as 'citas')
+    .deleteFrom(table)
     .where('clinic_id', '=', clinicId)
     .where(inIds(db, 'clienta_id', referredIds))
     .returning(['id', ...COLLECTIONS[table].counts.by] as never)
@@ -63,7 +63,7 @@ export async function unlinkRecordsOf(
   if (referredIds.length === 0) return [];
   const set = Object.fromEntries([...COLLECTIONS[table].unlinked.map((f) => [f, null]), ['updated_at', updatedAt]]);
   const rows = await db
-    .updateTable(table as 'llamadas')
+    .updateTable(table)
     .set(set)
     .where('clinic_id', '=', clinicId)
     .where(inIds(db, 'clienta_id', referredIds))
@@ -76,7 +76,7 @@ export async function unlinkRecordsOf(
 export async function storedIds(db: Kysely<DB>, table: CollectionName, clinicId: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db
-    .selectFrom(table as 'clientas')
+    .selectFrom(table)
     .select('id')
     .where('clinic_id', '=', clinicId)
     .where(inIds(db, 'id', ids))

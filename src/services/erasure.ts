@@ -18,6 +18,7 @@
 //
 // Her phones are those of her record and of every retained event of hers (she may have changed it).
 // A re-run finds nothing left and says so. Nothing is written for an unknown clinic or clienta.
+import { inWriteOrder, type CollectionName } from '../collections/index.js';
 import type { Database } from '../db/connect.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../repos/clinics.js';
@@ -37,7 +38,7 @@ import { clinicWrite, type Line } from './write/session.js';
 
 export interface ErasureResult {
   /** records deleted, by type (her citas with her, her calls before her) */
-  deleted: { clientas: number; citas: number; llamadas: number };
+  deleted: Record<CollectionName, number>;
   /** past events whose datos were reduced to the record's id */
   eventsScrubbed: number;
   /** deliveries of those events that webhook endpoints had not made yet (they now carry the id only) */
@@ -123,11 +124,11 @@ export async function eraseClienta(
   );
   // Deletions of what this same transaction found cannot miss: anything else is a fault.
   if (!out.ok) throw new Error(`erasure of clienta ${clientaId}: the deletion was refused; nothing was changed`);
-  const deleted = { clientas: out.counts.clientas.deleted, citas: out.counts.citas.deleted, llamadas: out.counts.llamadas.deleted };
+  const deleted = inWriteOrder((c) => out.counts[c.name].deleted);
   return {
     deleted,
     eventsScrubbed: scrubbed.length,
     pendingDeliveries,
-    changed: deleted.clientas + deleted.citas + deleted.llamadas + scrubbed.length > 0,
+    changed: Object.values(deleted).some((n) => n > 0) || scrubbed.length > 0,
   };
 }
