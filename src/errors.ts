@@ -8,6 +8,7 @@
 // The API's error catalogue: every error code the HTTP API can answer with is defined here and
 // nowhere else (ERROR_CODES, ApiError, errors.*). The HTTP error handler renders ApiError in the
 // one error shape.
+import type { RecordType } from './collections/index.js';
 
 export const DOMAIN_REASONS = [
   /** malformed or out-of-range input; `field` names it (query parameter, form field, CLI option) */
@@ -163,8 +164,7 @@ export const errors = {
   unreadableRequest: (detail: string) => new ApiError('invalid_parameter', `The request could not be read: ${detail}`),
   notFound: (path: string) => new ApiError('not_found', `No such path: ${path}. The API lives under /api/v1/; its reference is at /docs`),
   /** The same answer for an id no clinic has and for another clinic's: it tells nothing of other clinics. */
-  recordNotFound: (record: 'cita' | 'clienta' | 'llamada', id: string) =>
-    new ApiError('not_found', `No ${record} with id ${id} in this API key's clinic`),
+  recordNotFound: (record: RecordType, id: string) => new ApiError('not_found', `No ${record} with id ${id} in this API key's clinic`),
   methodNotAllowed: (method: string, allow: string) =>
     new ApiError('method_not_allowed', `${method} is not allowed here; use ${allow}`, undefined, { allow }),
   /** The request is well formed but cannot be done as things stand (a limit reached, an Idempotency-Key reused): `message` says why. */

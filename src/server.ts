@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 
 import { buildApp } from './app.js';
+import { countsText } from './demo/sizes.js';
 import { describeRedisUrl } from './redis/url.js';
 import { openRuntime } from './runtime.js';
 import { firstRun, type FirstRunResult } from './services/first-run.js';
@@ -216,8 +217,7 @@ export function firstRunNotice(r: FirstRunResult, baseUrl: string, written: { fi
         ];
   return [
     '',
-    `First run: created the demo clinic ` +
-      `"${r.clinicName}" (${r.counts.clientas} clientas, ${r.counts.citas} citas, ${r.counts.llamadas} llamadas).`,
+    `First run: created the demo clinic ` + `"${r.clinicName}" (${countsText(r.counts)}).`,
     `Its clinic id (the CLI's --clinic): ${r.clinicId}`,
     ...where,
     '',
@@ -230,8 +230,7 @@ export function firstRunNotice(r: FirstRunResult, baseUrl: string, written: { fi
 export function firstRunBanner(r: FirstRunResult, baseUrl: string): string {
   return [
     '',
-    `First run: created the demo clinic ` +
-      `"${r.clinicName}" (${r.counts.clientas} clientas, ${r.counts.citas} citas, ${r.counts.llamadas} llamadas).`,
+    `First run: created the demo clinic ` + `"${r.clinicName}" (${countsText(r.counts)}).`,
     `Its clinic id (the CLI's --clinic): ${r.clinicId}`,
     '',
     'Your demo API key (shown only now; it is stored only as a keyed hash):',

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { demoCounts, generateDemo, type DemoOptions } from '../src/demo/generate.js';
-import { ESTADOS, RESULTADOS, type CitaRecord, type ClientaRecord, type ImportRecord, type LlamadaRecord } from '../src/domain/records.js';
+import type { CitaRecord, ClientaRecord, ImportRecord, LlamadaRecord } from '../src/collections/index.js';
+import { ESTADOS, RESULTADOS } from '../src/domain/records.js';
 import { addDays, formatTimestamp, localDate, localToEpoch } from '../src/time.js';
 
 const ZONE = 'Europe/Madrid';

@@ -17,7 +17,7 @@ import { Formatter } from './format.js';
 import { asLang, messages } from './i18n.js';
 import { labelOf, type Messages } from './locales/messages.js';
 import { attemptPage, deleteEndpointPage, endpointPage, webhooksPage, type LogFilter, type WebhookForm } from './views/webhooks.js';
-import { EVENT_TYPES } from '../domain/records.js';
+import { EVENT_TYPES } from '../collections/index.js';
 import { parseBound } from '../services/request-log-read.js';
 
 /** Attempts per page of the delivery log. */

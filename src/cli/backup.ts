@@ -73,21 +73,21 @@ async function atLowPriority<T>(fn: () => Promise<T>): Promise<T> {
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-/** Each table's rows named as one of them is. */
+/** Each table's rows named as one of them is (a collection's by its singular). */
 const ROW_NOUNS: Record<string, string> = {
   clinics: 'clinic',
   users: 'user',
   api_keys: 'API key',
-  clientas: 'clienta',
-  citas: 'cita',
-  llamadas: 'llamada',
   events: 'event',
   webhook_endpoints: 'webhook endpoint',
 };
-const counted = (counts: Record<string, number>) =>
-  Object.entries(counts)
-    .map(([table, n]) => `${fmt(n)} ${ROW_NOUNS[table] ?? table}${n === 1 ? '' : 's'}`)
+const counted = async (counts: Record<string, number>) => {
+  const { SINGULAR_OF } = await import('../collections/index.js');
+  const nouns: Record<string, string> = { ...ROW_NOUNS, ...SINGULAR_OF };
+  return Object.entries(counts)
+    .map(([table, n]) => `${fmt(n)} ${nouns[table] ?? table}${n === 1 ? '' : 's'}`)
     .join(', ');
+};
 const schema = (migrations: string[]) => migrations.at(-1) ?? 'none';
 
 const PEPPER_NOTE: Record<BackupResult['pepper'], string> = {
@@ -136,7 +136,7 @@ export function registerBackupCommands(program: Command, ctx: CliContext): void 
         [
           `${res.replaced ? 'replaced' : 'wrote'} ${res.file}: ${mb(res.bytes)} in ${res.seconds.toFixed(1)} s, integrity_check ok, ` +
             `schema ${schema(res.migrations)}`,
-          `  ${counted(res.counts)}`,
+          `  ${await counted(res.counts)}`,
           `  ${PEPPER_NOTE[res.pepper]}`,
         ].join('\n'),
       );
@@ -173,7 +173,7 @@ export function registerBackupCommands(program: Command, ctx: CliContext): void 
         [
           `restored ${res.file} (made ${res.madeAt} by ${res.madeBy}) into ${res.dataDir}: ${mb(res.bytes)}, integrity_check ok, ` +
             `schema ${schema(res.migrations)}`,
-          `  ${counted(res.counts)}`,
+          `  ${await counted(res.counts)}`,
           `  ${RESTORED_PEPPER_NOTE[res.pepper]}`,
           ...(res.pending.length > 0
             ? [`  the service applies the migrations the backup predates when it starts: ${res.pending.join(', ')}`]

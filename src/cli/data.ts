@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
+import { countsText, DEMO_PER_UNIT } from '../demo/sizes.js';
 import { DomainError } from '../errors.js';
 import { info, positiveInt, result, withRuntime, type CliContext } from './io.js';
 
@@ -88,7 +89,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
       info(ctx, `imported ${res.lines} line(s): ${n} change(s), each an event of the change feed`);
       result(
         ctx,
-        (['clientas', 'citas', 'llamadas'] as const)
+        (Object.keys(c) as (keyof typeof c)[])
           .map(
             (type) =>
               `${type}: ${c[type].created} created, ${c[type].updated} updated, ${c[type].unchanged} unchanged, ${c[type].deleted} deleted`,
@@ -102,7 +103,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
     .command('demo')
     .description('create demo clinics with realistic, deterministic data, each with an owner and an API key; prints their ids')
     .option('--clinics <n>', 'how many clinics', positiveInt('--clinics', 1, 1000), 1)
-    .option('--scale <n>', 'data per clinic: 200 clientas, 1000 citas, 500 llamadas per unit', positiveInt('--scale', 1, 100_000), 1)
+    .option('--scale <n>', `data per clinic: ${countsText(DEMO_PER_UNIT)} per unit`, positiveInt('--scale', 1, 100_000), 1)
     .option('--seed <n>', 'random seed (same seed, same data)', positiveInt('--seed', 0, 2 ** 31), 1)
     .action(async (o: { clinics: number; scale: number; seed: number }) => {
       const [{ demoCounts }, { createDemoWithAccess }, { startProgress }] = await Promise.all([
@@ -116,7 +117,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
           const want = demoCounts(o.scale);
           const progress = startProgress(ctx.io.stderr, {
             label: `demo ${i + 1}/${o.clinics}`,
-            total: want.clientas + want.citas + want.llamadas,
+            total: Object.values(want).reduce((a, b) => a + b, 0),
             unit: 'records',
             now: ctx.io.now,
           });
@@ -133,7 +134,7 @@ export function registerDataCommands(program: Command, outer: CliContext): void 
           info(
             ctx,
             [
-              `created "${clinic.name}" (${clinic.id}): ${counts.clientas} clientas, ${counts.citas} citas, ${counts.llamadas} llamadas`,
+              `created "${clinic.name}" (${clinic.id}): ${countsText(counts)}`,
               `  dashboard owner (password shown once): ${demo.ownerEmail} / ${demo.ownerPassword}`,
               `  API key (shown once): ${demo.key}`,
             ].join('\n'),

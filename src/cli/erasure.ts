@@ -36,9 +36,7 @@ export function registerErasureCommands(program: Command, outer: CliContext): vo
       result(
         ctx,
         [
-          `clientas deleted: ${r.deleted.clientas}`,
-          `citas deleted: ${r.deleted.citas}`,
-          `llamadas deleted: ${r.deleted.llamadas}`,
+          ...Object.entries(r.deleted).map(([name, n]) => `${name} deleted: ${n}`),
           `events scrubbed: ${r.eventsScrubbed}`,
           `pending webhook deliveries scrubbed: ${r.pendingDeliveries}`,
         ].join('\n'),

@@ -10,6 +10,7 @@
 // sight). Held for the whole copy, one read transaction pins one snapshot (WAL: writers go on,
 // and their commits are simply not in it): the copy never restarts and is exactly the database as
 // it was at that instant, before or after any transaction, never in between.
+import { WRITE_ORDER } from '../collections/index.js';
 import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 
@@ -24,9 +25,7 @@ const COUNTED: [label: string, table: string][] = [
   ['clinics', 'clinics'],
   ['users', 'users'],
   ['api_keys', 'api_keys'],
-  ['clientas', 'clientas'],
-  ['citas', 'citas'],
-  ['llamadas', 'llamadas'],
+  ...WRITE_ORDER.map((name): [string, string] => [name, name]),
   ['events', 'events'],
   ['webhook_endpoints', 'webhook_endpoints'],
 ];

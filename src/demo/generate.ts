@@ -10,6 +10,7 @@ import type { Estado, ImportRecord, Resultado } from '../domain/records.js';
 import { memo } from '../memo.js';
 import { isValidDate, isValidTimeZone } from '../time.js';
 import { Rng, Weighted } from './random.js';
+import { DEMO_PER_UNIT, type DemoCounts } from './sizes.js';
 import { WallClock } from './wall-clock.js';
 import {
   APELLIDOS,
@@ -34,16 +35,12 @@ export interface DemoOptions {
   nowSeconds: number;
 }
 
-export interface DemoCounts {
-  clientas: number;
-  citas: number;
-  llamadas: number;
-}
+export type { DemoCounts };
 
 export function demoCounts(scale: number): DemoCounts {
   if (!Number.isFinite(scale) || scale <= 0) throw new RangeError(`scale must be a number > 0, got ${scale}`);
   const n = (perUnit: number) => Math.max(1, Math.round(perUnit * scale));
-  return { clientas: n(200), citas: n(1000), llamadas: n(500) };
+  return { clientas: n(DEMO_PER_UNIT.clientas), citas: n(DEMO_PER_UNIT.citas), llamadas: n(DEMO_PER_UNIT.llamadas) };
 }
 
 // ---------------------------------------------------------------------------------------------

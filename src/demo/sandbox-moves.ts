@@ -3,7 +3,8 @@
 // A new clienta now and then, new bookings, bookings confirmed, attended or missed once their time
 // has passed, a cancellation, a call; and the oldest records deleted past a bound, so a sandbox
 // that runs for months stays the size it started. Pure: the same state and seed give the same lines.
-import type { CitaRecord, DeletionRecord, Estado, ImportRecord } from '../domain/records.js';
+import type { CitaRecord } from '../collections/index.js';
+import type { DeletionRecord, Estado, ImportRecord } from '../domain/records.js';
 import { fictionalCallerPhone, fictionalClientaPhone, fictionalEmail, FICTIONAL_CLIENTA_PHONES } from './fictional.js';
 import { Rng, Weighted } from './random.js';
 import { APELLIDOS, NOMBRES_MUJER, SERVICIOS } from './vocabulary.js';

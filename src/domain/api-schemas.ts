@@ -9,213 +9,15 @@
 // so code generators produce named types (`Cita`, `CitasList`, ...) instead of anonymous ones.
 // Names: a record in the singular (`Cita`), a list response `<Plural>List`, any other object by
 // what it is (`Me`, `Clinica`). A new named schema goes into API_COMPONENTS.
-import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
-import { ESTADOS, EVENT_TYPES, RESULTADOS } from './records.js';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { COLLECTIONS, EVENT_TYPES } from '../collections/index.js';
+import { limitParam, named, Nullable, Rango, ref, Timestamp, Uuid } from './schema-parts.js';
 import { SCOPES, type Scope } from './scopes.js';
 
-/** An object schema with a name: `$id` (its key in components.schemas) and a description. */
-function named<T extends TProperties>(name: string, description: string, properties: T): TObject<T> {
-  return Type.Object(properties, { $id: name, description });
-}
+export { Phone, ref, Uuid } from './schema-parts.js';
 
-/** A reference to a named schema, typed as that schema. */
-export function ref<T extends TSchema>(schema: T) {
-  if (!schema.$id) throw new Error('ref() needs a named schema');
-  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
-}
-
-/** `type: [T, "null"]`: OpenAPI 3.1 / JSON Schema nullability that fast-json-stringify serializes fast. */
-function Nullable<T extends TSchema>(schema: T) {
-  return Type.Unsafe<T['static'] | null>({ ...schema, type: [schema.type, 'null'] });
-}
-
-/** A record id (the import's lines' ids too: domain/import-schemas.ts). */
-export const Uuid = Type.String({ format: 'uuid', examples: ['24858e88-d2f1-40a6-9fc9-91500bc9b3cd'] });
-const Timestamp = Type.String({
-  format: 'date-time',
-  description: "RFC 3339 with the clinic's UTC offset, whole seconds",
-  examples: ['2026-11-21T10:30:00+01:00'],
-});
-const UpdatedAt = Type.String({
-  format: 'date-time',
-  description: "When the record last changed as the API shows it (the time of its latest event), RFC 3339 with the clinic's offset",
-  examples: ['2026-11-21T10:30:00+01:00'],
-});
-const DateOnly = Type.String({ format: 'date', examples: ['2026-11-21'] });
-/** A phone number, E.164: the import's numbers too (domain/import-schemas.ts). */
-export const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164', examples: ['+34600123456'] });
-/** Said of each contact field (domain/scopes.ts, CONTACT_FIELDS): what a key without contacto:read gets. */
-const WITHOUT_CONTACT = 'null when the API key lacks the contacto:read scope';
-/** A contact field: nullable, saying when it is null. */
-function Contact<T extends TSchema>(schema: T, description: string) {
-  return Nullable({ ...schema, description: `${description}; ${WITHOUT_CONTACT}` } as T);
-}
 const Text = (examples: string[], description?: string) => Type.String(description ? { description, examples } : { examples });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code', examples: ['EUR'] });
-
-/** Page sizes when `limit` is left out. */
-export const DEFAULT_LIMITS = { citas: 100, clientas: 200, llamadas: 100 } as const;
-/** citas: `hasta` defaults to today + this many days. */
-export const CITAS_DEFAULT_DAYS = 30;
-/** llamadas: `desde` defaults to today - this many days. */
-export const LLAMADAS_DEFAULT_DAYS_BACK = 7;
-
-const MAX_OFFSET = 2_147_483_647;
-const limitParam = (def: number) =>
-  Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: def, description: `Page size, 1 to 500 (default ${def})` }));
-const offsetParam = Type.Optional(
-  Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Records to skip, for paging' }),
-);
-const dateParam = (description: string) => Type.Optional(Type.String({ format: 'date', description }));
-// No `examples` on a query parameter: the document carries it as the parameter's `example`, and
-// Swagger UI's "Try it out" fills the box with it, so the request /docs sends would use it
-// (updated_since turns a list into another mode). An example goes in the description instead.
-const updatedSinceParam = Type.Optional(
-  Type.String({
-    format: 'date-time',
-    description:
-      'Only records changed at or after this RFC 3339 timestamp (with an offset or Z, e.g. 2026-03-28T09:00:00Z or ' +
-      '2026-03-28T10:00:00+01:00; in a URL, send + as %2B), ordered by updated_at then id; ' +
-      'the default date window does not apply (an explicit desde/hasta does). For tools that cannot keep a cursor; GET /api/v1/eventos ' +
-      'is the complete change feed',
-  }),
-);
-const enumParam = <T extends string>(values: readonly T[], description: string) =>
-  Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description }));
-
-export const CitasQuery = Type.Object(
-  {
-    desde: dateParam("First day (clinic's local date), inclusive. Default: today (none with updated_since)"),
-    hasta: dateParam(`Last day, inclusive. Default: today + ${CITAS_DEFAULT_DAYS} days (none with updated_since)`),
-    estado: enumParam(ESTADOS, 'Only appointments in this status'),
-    updated_since: updatedSinceParam,
-    limit: limitParam(DEFAULT_LIMITS.citas),
-    offset: offsetParam,
-  },
-  { additionalProperties: false },
-);
-
-export const ClientasQuery = Type.Object(
-  {
-    q: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: "Case- and accent-insensitive substring of the name, or digits of the phone ('600 12')",
-      }),
-    ),
-    vip: enumParam(['true', 'false'], 'true: VIP clients only; false: non-VIP only'),
-    updated_since: updatedSinceParam,
-    limit: limitParam(DEFAULT_LIMITS.clientas),
-    offset: offsetParam,
-  },
-  { additionalProperties: false },
-);
-
-export const LlamadasQuery = Type.Object(
-  {
-    desde: dateParam(`First day, inclusive. Default: today - ${LLAMADAS_DEFAULT_DAYS_BACK} days (none with updated_since)`),
-    hasta: dateParam('Last day, inclusive. Default: no upper bound'),
-    resultado: enumParam(RESULTADOS, 'Only calls with this outcome'),
-    updated_since: updatedSinceParam,
-    limit: limitParam(DEFAULT_LIMITS.llamadas),
-    offset: offsetParam,
-  },
-  { additionalProperties: false },
-);
-
-export const Cita = named('Cita', 'An appointment', {
-  id: Uuid,
-  fecha_hora: Timestamp,
-  cliente_nombre: Text(['Chloé Jiménez Sáez'], "The client's current name"),
-  telefono: Contact(Phone, "The client's current phone, E.164"),
-  servicio: Text(['Presoterapia']),
-  duracion_min: Type.Integer({ minimum: 1, examples: [30] }),
-  precio: Type.Number({ minimum: 0, description: 'In the currency named by moneda, at most 2 decimals', examples: [35] }),
-  moneda: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency of precio', examples: ['EUR'] }),
-  estado: Type.Unsafe<string>({ type: 'string', enum: [...ESTADOS], examples: ['confirmada'] }),
-  profesional_nombre: Text(['Laura Martín Ruiz']),
-  sede_nombre: Text(['Sede Nervión']),
-  notas: Contact(Text(['No usar acetona']), 'Notes on the appointment; null when there are none'),
-  created_at: Timestamp,
-  updated_at: UpdatedAt,
-});
-
-export const Clienta = named('Clienta', 'A client of the clinic', {
-  id: Uuid,
-  nombre: Text(['María López García']),
-  telefono: Contact(Phone, 'E.164'),
-  email: Contact(Text(['maria.lopez@example.com']), 'null when unknown'),
-  idioma: Nullable(Text(['es'], 'Preferred language')),
-  vip: Type.Boolean(),
-  total_citas: Type.Integer({ minimum: 0, description: "All of the client's appointments, every status", examples: [12] }),
-  total_llamadas: Type.Integer({ minimum: 0, description: 'All calls linked to the client', examples: [3] }),
-  ultima_cita: Nullable(
-    Type.String({
-      format: 'date',
-      description: 'Local date of the latest appointment that starts at or before now',
-      examples: ['2026-11-14'],
-    }),
-  ),
-  ultima_llamada: Nullable(
-    Type.String({ format: 'date-time', description: 'Timestamp of the latest linked call', examples: ['2026-11-20T18:02:11+01:00'] }),
-  ),
-  cliente_desde: DateOnly,
-  created_at: Timestamp,
-  updated_at: UpdatedAt,
-});
-
-export const Llamada = named('Llamada', "A call answered by the clinic's voice assistant", {
-  id: Uuid,
-  fecha_hora: Timestamp,
-  cliente_nombre: Nullable(Text(['María López García'], 'null for an unknown caller')),
-  telefono_caller: Contact(Phone, "The caller's phone, E.164"),
-  duracion_segundos: Type.Integer({ minimum: 0, examples: [95] }),
-  resultado: Type.Unsafe<string>({ type: 'string', enum: [...RESULTADOS], examples: ['agendada'] }),
-  idioma: Text(['es']),
-  created_at: Timestamp,
-  updated_at: UpdatedAt,
-});
-
-const paging = {
-  total: Type.Integer({ minimum: 0, description: 'All records matching the filters, ignoring limit and offset', examples: [78] }),
-  limit: Type.Integer({ description: 'The page size applied', examples: [100] }),
-  offset: Type.Integer({ description: 'The offset applied', examples: [0] }),
-};
-
-export const Rango = named(
-  'Rango',
-  'The date range applied (local dates, both inclusive); with updated_since an end not given is null (no default window)',
-  {
-    desde: Nullable(DateOnly),
-    hasta: Nullable(DateOnly),
-  },
-);
-
-export const CitasList = named('CitasList', 'A page of appointments', {
-  citas: Type.Array(ref(Cita)),
-  total: paging.total,
-  rango: ref(Rango),
-  limit: paging.limit,
-  offset: paging.offset,
-});
-
-export const ClientasList = named('ClientasList', 'A page of clients', { clientas: Type.Array(ref(Clienta)), ...paging });
-
-export const LlamadasList = named('LlamadasList', 'A page of calls', {
-  llamadas: Type.Array(ref(Llamada)),
-  total: paging.total,
-  desde: Nullable(
-    Type.String({
-      format: 'date',
-      description: 'The first day applied; null only with updated_since and no desde',
-      examples: ['2026-11-14'],
-    }),
-  ),
-  hasta: Nullable(Type.String({ format: 'date', description: 'The last day applied; null: no upper bound' })),
-  limit: paging.limit,
-  offset: paging.offset,
-});
 
 // The change feed: GET /api/v1/eventos.
 
@@ -248,6 +50,12 @@ export const EventosQuery = Type.Object(
 
 export const Eliminado = named('Eliminado', 'A deleted record (the datos of *.eliminada): its id only', { id: Uuid });
 
+const RECORDS = Object.values(COLLECTIONS).map((c) => c.record);
+/** The records' schema names in words: "A, B or C". */
+const RECORD_NAMES = `${RECORDS.slice(0, -1)
+  .map((r) => r.$id)
+  .join(', ')} or ${RECORDS[RECORDS.length - 1]!.$id}`;
+
 export const Evento = named('Evento', 'A change of one record', {
   id: Type.String({
     format: 'uuid',
@@ -257,9 +65,9 @@ export const Evento = named('Evento', 'A change of one record', {
   tipo: Type.Unsafe<string>({ type: 'string', enum: [...EVENT_TYPES], examples: ['cita.actualizada'] }),
   ocurrido_at: Timestamp,
   datos: Type.Unsafe<unknown>({
-    anyOf: [Type.Ref('Cita'), Type.Ref('Clienta'), Type.Ref('Llamada'), Type.Ref('Eliminado')],
+    anyOf: [...RECORDS.map((r) => Type.Ref(r.$id!)), Type.Ref('Eliminado')],
     description:
-      "The record as the lists showed it at the event (its updated_at is the event's time): a Cita, Clienta or Llamada by tipo; for " +
+      `The record as the lists showed it at the event (its updated_at is the event's time): a ${RECORD_NAMES} by tipo; for ` +
       '*.eliminada, {"id": ...}. ' +
       "A clienta's derived counters (total_citas, ultima_cita ...) are as of the event: they change without events",
   }),
@@ -277,7 +85,7 @@ export const EventosList = named('EventosList', 'A page of the change feed', {
 /** GET /me takes no parameters: any is an unknown_parameter. */
 export const MeQuery = Type.Object({}, { additionalProperties: false });
 
-// One record: GET /api/v1/citas/{id}, /clientas/{id}, /llamadas/{id}.
+// One record of a collection: GET /api/v1/{collection}/{id}.
 
 /** The path's id: a UUID (domain/records.ts, UUID_RE, as the import checks it); no example, which /docs would pre-fill. */
 export const RecordParams = Type.Object(
@@ -428,13 +236,9 @@ export const WebhookParams = Type.Object(
 
 /** The named schemas, in document order: each is a components.schemas entry. */
 export const API_COMPONENTS: readonly TSchema[] = [
-  Cita,
-  Clienta,
-  Llamada,
+  ...RECORDS,
   Rango,
-  CitasList,
-  ClientasList,
-  LlamadasList,
+  ...Object.values(COLLECTIONS).map((c) => c.list),
   Eliminado,
   Evento,
   EventosList,
@@ -447,17 +251,8 @@ export const API_COMPONENTS: readonly TSchema[] = [
   WebhookEndpointsList,
 ];
 
-export type CitasQuery = Static<typeof CitasQuery>;
-export type ClientasQuery = Static<typeof ClientasQuery>;
-export type LlamadasQuery = Static<typeof LlamadasQuery>;
-export type CitasResponse = Static<typeof CitasList>;
-export type ClientasResponse = Static<typeof ClientasList>;
-export type LlamadasResponse = Static<typeof LlamadasList>;
 export type MeResponse = Static<typeof Me>;
 export type EventosQuery = Static<typeof EventosQuery>;
 export type RecordParams = Static<typeof RecordParams>;
-export type Cita = Static<typeof Cita>;
-export type Clienta = Static<typeof Clienta>;
-export type Llamada = Static<typeof Llamada>;
 export type WebhookEndpointJson = Static<typeof WebhookEndpoint>;
 export type WebhookCreateBody = Static<typeof WebhookCreateBody>;

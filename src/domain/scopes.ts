@@ -5,11 +5,17 @@
 // an OAuth scheme with the same list), the CLI's --scopes, the dashboard's checkboxes.
 //
 // On the hot path a key's scopes are a bit set (scopeBits), so a check is one AND, no allocation.
+import { COLLECTIONS, collectionOfEvent, EVENT_TYPES, type Collection, type EventType } from '../collections/index.js';
 import { DomainError } from '../errors.js';
-import { EVENT_TYPES, type EventType } from './records.js';
 
-export const SCOPES = ['citas:read', 'clientas:read', 'llamadas:read', 'eventos:read', 'contacto:read', 'webhooks:write'] as const;
-export type Scope = (typeof SCOPES)[number];
+export type Scope = Collection['scope'] | 'eventos:read' | 'contacto:read' | 'webhooks:write';
+/** The scopes, in their one order: the collections' (src/collections/), then the feed's, the contact details' and the subscriptions'. */
+export const SCOPES: readonly Scope[] = [
+  ...Object.values(COLLECTIONS).map((c) => c.scope),
+  'eventos:read',
+  'contacto:read',
+  'webhooks:write',
+];
 
 /**
  * What a new key (or an app that names no scope) gets when nobody chose: every scope that reads.
@@ -33,34 +39,13 @@ export interface ScopeText {
 }
 
 export const SCOPE_TEXTS: Readonly<Record<Scope, ScopeText>> = {
-  'citas:read': {
-    reference: 'GET /api/v1/citas and /api/v1/citas/{id}: appointments',
-    es: {
-      label: 'Citas',
-      description: 'Fecha y hora, servicio, precio, estado, profesional y sede de cada cita, con el nombre de la clienta.',
-    },
-    en: {
-      label: 'Appointments',
-      description: 'Date and time, service, price, status, professional and location of each appointment, with the client’s name.',
-    },
-  },
-  'clientas:read': {
-    reference: 'GET /api/v1/clientas and /api/v1/clientas/{id}: clients',
-    es: { label: 'Clientas', description: 'Nombre, idioma, si es VIP, desde cuándo es clienta y cuántas citas y llamadas ha tenido.' },
-    en: { label: 'Clients', description: 'Name, language, whether VIP, since when, and how many appointments and calls each has had.' },
-  },
-  'llamadas:read': {
-    reference: 'GET /api/v1/llamadas and /api/v1/llamadas/{id}: calls answered by the voice assistant',
-    es: {
-      label: 'Llamadas',
-      description: 'Las llamadas que atendió el asistente de voz: cuándo, cuánto duraron, cómo acabaron y el nombre de quien llamó.',
-    },
-    en: { label: 'Calls', description: 'The calls the voice assistant answered: when, how long, how they ended and the caller’s name.' },
-  },
+  ...(Object.fromEntries(Object.values(COLLECTIONS).map((c) => [c.scope, c.scopeText])) as Record<Collection['scope'], ScopeText>),
   'eventos:read': {
     reference:
       'GET /api/v1/eventos: the change feed, with the event types of the resources the key may read only ' +
-      '(cita.* with citas:read, clienta.* with clientas:read, llamada.* with llamadas:read)',
+      `(${Object.values(COLLECTIONS)
+        .map((c) => `${c.singular}.* with ${c.scope}`)
+        .join(', ')})`,
     es: {
       label: 'Cambios',
       description: 'Qué se creó, cambió o borró, solo de los datos que la clave puede leer (para mantener una copia al día).',
@@ -95,18 +80,7 @@ export const SCOPE_TEXTS: Readonly<Record<Scope, ScopeText>> = {
   },
 };
 
-/** The scope that reads each collection (and its single records). */
-export const RESOURCE_SCOPES = { citas: 'citas:read', clientas: 'clientas:read', llamadas: 'llamadas:read' } as const satisfies Record<
-  string,
-  Scope
->;
-
-/** The fields that are null for a key without contacto:read, by record. */
-export const CONTACT_FIELDS = {
-  cita: ['telefono', 'notas'],
-  clienta: ['telefono', 'email'],
-  llamada: ['telefono_caller'],
-} as const;
+export { CONTACT_FIELDS, RESOURCE_SCOPES } from '../collections/index.js';
 
 /** A key's scopes as bits: one per scope, in SCOPES order. */
 export type ScopeBits = number;
@@ -174,9 +148,7 @@ export function parseScopes(text: string, field: string): Scope[] {
 
 /** The scope an event type needs on the feed: that of its record's collection. */
 export function eventTypeScope(tipo: EventType): Scope {
-  if (tipo.startsWith('cita.')) return 'citas:read';
-  if (tipo.startsWith('clienta.')) return 'clientas:read';
-  return 'llamadas:read';
+  return collectionOfEvent(tipo).scope;
 }
 
 /** The event types a key with these scopes sees on the feed, in EVENT_TYPES order. */

@@ -13,27 +13,19 @@
 // last page.
 import { stringify, type Options } from 'csv-stringify/sync';
 import Negotiator from 'negotiator';
-import { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import { byCollection } from '../collections/index.js';
 import { freeTextFields, recordCsvOptions } from '../domain/csv-cells.js';
 import type { ListFormat, ListResource } from '../services/conditional.js';
 
 export const CSV_UTF8 = 'text/csv; charset=utf-8';
 
 /** The columns of each list's CSV: its record's fields in the order the JSON writes them. */
-export const CSV_COLUMNS: Readonly<Record<ListResource, readonly string[]>> = {
-  citas: Object.keys(Cita.properties),
-  clientas: Object.keys(Clienta.properties),
-  llamadas: Object.keys(Llamada.properties),
-};
+export const CSV_COLUMNS: Readonly<Record<ListResource, readonly string[]>> = byCollection((c) => Object.keys(c.record.properties));
 
 /** A list's options: its record's fields as columns, free-text cells that would start a formula neutralised. */
 const listOptions = (properties: Record<string, unknown>): Options => recordCsvOptions(Object.keys(properties), freeTextFields(properties));
 
-const OPTIONS: Readonly<Record<ListResource, Options>> = {
-  citas: listOptions(Cita.properties),
-  clientas: listOptions(Clienta.properties),
-  llamadas: listOptions(Llamada.properties),
-};
+const OPTIONS: Readonly<Record<ListResource, Options>> = byCollection((c) => listOptions(c.record.properties));
 
 /** The CSV text of a list's `records` (a header row, then one row per record). */
 export function csvText(resource: ListResource, records: readonly object[]): string {

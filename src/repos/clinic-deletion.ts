@@ -3,11 +3,15 @@
 // the schema (every table with a clinic_id column must be in it: test/db/clinic-deletion.test.ts).
 // The caller runs deleteClinicRows inside one writing transaction.
 import type { Kysely } from 'kysely';
+import { COLLECTIONS, REFERRED, REFERRING } from '../collections/index.js';
 import { dialectOf } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import { deleteUnnamedSets } from './request-log.js';
 
-/** Tables with a clinic_id column, in deletion order (webhook_deliveries before their endpoints, citas before clientas ...). */
+/**
+ * Tables with a clinic_id column, in deletion order (webhook_deliveries before their endpoints,
+ * the collections that refer before the one they refer to ...).
+ */
 export const CLINIC_TABLES = [
   'webhook_replays',
   'webhook_alert_mails',
@@ -23,13 +27,10 @@ export const CLINIC_TABLES = [
   'request_log',
   // oauth_artifacts rows (tokens and codes, no clinic_id: their grant gives the tenancy) go just before these.
   'oauth_grants',
-  'citas',
-  'llamadas',
-  'citas_por_dia',
-  'llamadas_por_dia',
-  'clientas_por_vip',
-  // clientas_search (SQLite's search index) rows go with their clientas (a trigger); counted here after.
-  'clientas',
+  ...REFERRING,
+  ...[...REFERRING, REFERRED].map((n) => COLLECTIONS[n].counts.table),
+  // clientas_search (SQLite's search index) rows go with the rows they index (a trigger); counted here after.
+  REFERRED,
   'clientas_search',
   'clinic_data_versions',
   'api_keys',

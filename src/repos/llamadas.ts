@@ -85,7 +85,7 @@ export async function countLlamadas(db: Kysely<DB>, clinicId: string, f: Llamada
   return Number(row?.total ?? 0);
 }
 
-// updated_since: the (clinic_id, updated_at, id) index in order (named on SQLite, as for citas).
+// updated_since: the (clinic_id, updated_at, id) index in order (named on SQLite, as for appointments).
 function changed(db: Kysely<DB>, clinicId: string, f: LlamadasChangedFilter): From {
   let q = llamadasFrom(db, 'llamadas_by_updated').where('l.clinic_id', '=', clinicId).where('l.updated_at', '>=', f.since);
   if (f.start !== null) q = q.where('l.fecha_hora', '>=', f.start);

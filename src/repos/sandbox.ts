@@ -3,7 +3,8 @@
 // (demo/sandbox-moves.ts bounds it), so these reads are a few dozen rows at most.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import type { CitaRecord, Estado } from '../domain/records.js';
+import type { CitaRecord } from '../collections/index.js';
+import type { Estado } from '../domain/records.js';
 import type { SandboxClienta } from '../demo/sandbox-moves.js';
 
 /** How many of the oldest records of each kind a move may delete (demo/sandbox-moves.ts reads a few more). */

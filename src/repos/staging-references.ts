@@ -1,11 +1,12 @@
-// References of staged citas and calls to their clientas (staging.ts), resolved in SQL once the
-// whole file is staged. A reference on line L exists at L when its clienta is stored and not
+// References of staged records to the records they refer to (a clienta: staging.ts), resolved in
+// SQL once the whole file is staged. A reference on line L exists at L when its clienta is stored and not
 // deleted by the file before L, or listed on a line before L after her last deletion. One that
 // does not is `later` (her line comes further down: the line's event waits for the end of the
 // import, when she is there) or dangling (no line of hers follows: a problem of line L).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
+import { REFERRING, type ReferringName } from '../collections/index.js';
 import { lastLines, STAGED } from './staging.js';
 
 const ALIAS = 'r';
@@ -35,10 +36,10 @@ export async function deletesClientas(db: Kysely<DB>): Promise<boolean> {
   return Number(r.rows[0]?.n ?? 0) > 0;
 }
 
-/** Marks the staged citas and calls whose clienta does not exist at their line; returns how many. */
+/** Marks the staged records whose clienta does not exist at their line; returns how many. */
 export async function markLaterReferences(db: Kysely<DB>, clinicId: string, clientaDeletions: boolean): Promise<number> {
   let n = 0;
-  for (const table of ['import_citas', 'import_llamadas']) {
+  for (const table of REFERRING.map((n) => STAGED[n])) {
     const r = await sql`update ${sql.table(table)} as r set later = 1
       where r.clienta_id is not null and ${missingAtLine(clinicId, clientaDeletions)}`.execute(db);
     n += Number(r.numAffectedRows ?? 0);
@@ -46,14 +47,20 @@ export async function markLaterReferences(db: Kysely<DB>, clinicId: string, clie
   return n;
 }
 
+/** The marked lines of every staged collection that refers. */
+const REFS = sql.raw(
+  REFERRING.map((n, i) => `select line, clienta_id, 0${i === 0 ? ' as bad' : ''} from ${STAGED[n]} where later = 1`).join(
+    '\n    union all ',
+  ),
+);
+
 /**
  * The references that resolve to no clienta (after markLaterReferences): one anti-join of the
  * marked lines, and of the references of lines with other problems, against the staged
  * clientas. How many, how many of them are on lines with no other problem, the first `max` by line.
  */
 export async function danglingReferences(db: Kysely<DB>, clinicId: string, max: number, clientaDeletions: boolean) {
-  const refs = sql`with refs as (select line, clienta_id, 0 as bad from import_citas where later = 1
-    union all select line, clienta_id, 0 from import_llamadas where later = 1
+  const refs = sql`with refs as (${REFS}
     union all select b.line, b.clienta_id, 1 from import_bad_refs b)`;
   const dangling = sql`${notListedAfter} and (r.bad = 0 or ${missingAtLine(clinicId, clientaDeletions)})`;
   const count = await sql<{
@@ -74,7 +81,7 @@ export async function danglingReferences(db: Kysely<DB>, clinicId: string, max: 
 }
 
 /** The ids of the staged lines (after, through] of `table` marked later, among those a chunk's write took its rows from. */
-export async function laterIds(db: Kysely<DB>, table: 'citas' | 'llamadas', after: number, through: number): Promise<Set<string>> {
+export async function laterIds(db: Kysely<DB>, table: ReferringName, after: number, through: number): Promise<Set<string>> {
   const last = lastLines(dialectOf(db), STAGED[table], `line > ${Number(after)} and line <= ${Number(through)}`);
   const r = await sql<{ id: string }>`select id from ${sql.table(STAGED[table])} where later = 1 and line ${sql.raw(last)}`.execute(db);
   return new Set(r.rows.map((x) => x.id));

@@ -5,17 +5,16 @@
 // PostgreSQL (`on commit drop`) and by dropStaging on SQLite. They hold one import's lines of one
 // clinic, so the queries that read only them take no clinic id; those that touch stored rows do.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { COLLECTIONS, inWriteOrder, REFERRED, REFERRING, type RecordType } from '../collections/index.js';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import { insertRows, RECORD_COLUMNS, type Column, type RecordTable } from './writes.js';
 
-export const STAGED: Record<RecordTable, string> = { clientas: 'import_clientas', citas: 'import_citas', llamadas: 'import_llamadas' };
+export const STAGED: Record<RecordTable, string> = inWriteOrder((c) => `import_${c.name}`);
 
 /** The columns each staged line holds: its line number, then the record's columns. */
 const STAGED_COLUMNS: Record<RecordTable | 'deletions' | 'bad_refs', readonly Column[]> = {
-  clientas: [['line', 'int8'], ['id', 'text'], ...RECORD_COLUMNS.clientas],
-  citas: [['line', 'int8'], ['id', 'text'], ...RECORD_COLUMNS.citas],
-  llamadas: [['line', 'int8'], ['id', 'text'], ...RECORD_COLUMNS.llamadas],
+  ...inWriteOrder((c): readonly Column[] => [['line', 'int8'], ['id', 'text'], ...RECORD_COLUMNS[c.name]]),
   // a deletion line; `run`: consecutive deletion lines of one type share one
   deletions: [
     ['line', 'int8'],
@@ -47,13 +46,12 @@ export async function createStaging(db: Kysely<DB>): Promise<void> {
   for (const t of Object.keys(STAGED_COLUMNS) as StagedTable[]) {
     const cols = STAGED_COLUMNS[t].map((c) => columnDdl(dialect, c));
     // `tipo`: the event a line's write made, kept here until it can be stored (markEvents);
-    // `later`: a cita's or call's clienta comes later in the file (staging-references.ts).
-    if (t === 'clientas') cols.push('tipo text');
-    if (t === 'citas' || t === 'llamadas') cols.push('later integer', 'tipo text');
+    // `later`: the record a line refers to comes later in the file (staging-references.ts).
+    if (t in COLLECTIONS) cols.push(...(REFERRING.includes(t as never) ? ['later integer'] : []), 'tipo text');
     await sql.raw(`create temporary table ${tableName(t)} (${cols.join(', ')})${suffix}`).execute(db);
   }
-  // A clienta's lines by id, and a clienta's deletions: what a reference is resolved against.
-  await sql.raw('create index import_clientas_by_id on import_clientas (id, line)').execute(db);
+  // The referred-to records' lines by id, and the deletions: what a reference is resolved against.
+  await sql.raw(`create index ${STAGED[REFERRED]}_by_id on ${STAGED[REFERRED]} (id, line)`).execute(db);
   await sql.raw('create index import_deletions_by_id on import_deletions (type, id, line)').execute(db);
 }
 
@@ -89,18 +87,20 @@ export async function nextDeletions(db: Kysely<DB>, after: number, size: number)
   const r = await sql<{
     line: number | string;
     run: number | string;
-    type: 'clienta' | 'cita' | 'llamada';
+    type: RecordType;
     id: string;
   }>`select line, run, type, id from import_deletions where line > ${after} order by line limit ${size}`.execute(db);
   return r.rows.map((x) => ({ ...x, line: Number(x.line), run: Number(x.run) }));
 }
 
-/** What a write of a staged chunk reads and returns of each row: the count tables' keys, and a clienta's name and phone. */
-export const KEY_COLUMNS: Record<RecordTable, readonly string[]> = {
-  clientas: ['vip', 'nombre', 'telefono'],
-  citas: ['dia', 'estado'],
-  llamadas: ['dia', 'resultado'],
-};
+/**
+ * What a write of a staged chunk reads and returns of each row: the count tables' keys, and what
+ * the records that refer to it show of it (a clienta's name and phone).
+ */
+export const KEY_COLUMNS: Record<RecordTable, readonly string[]> = inWriteOrder((c) => [
+  ...c.counts.by,
+  ...new Set(REFERRING.flatMap((n) => (COLLECTIONS[n].refersTo === c.name ? COLLECTIONS[n].showsOfReferred : []))),
+]);
 
 export type Keys = { id: string } & Record<string, string | number>;
 

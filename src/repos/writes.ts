@@ -7,55 +7,13 @@
 // whose prepared statements db/sqlite-statements.ts caches. The event log and the request log
 // write through insertRows too.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { COLLECTIONS, RECORD_COLUMNS, type CollectionName, type Column } from '../collections/index.js';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 
-export type RecordTable = 'clientas' | 'citas' | 'llamadas';
-
-/** A column and its PostgreSQL type. */
-export type Column = readonly [name: string, pgType: string];
-
-/**
- * The record tables' columns after (clinic_id, id) and before updated_at: what a line of the
- * import sets. The staging tables (staging.ts) have these columns too.
- */
-export const RECORD_COLUMNS: Record<RecordTable, readonly Column[]> = {
-  clientas: [
-    ['nombre', 'text'],
-    ['nombre_norm', 'text'],
-    ['telefono', 'text'],
-    ['telefono_digits', 'text'],
-    ['email', 'text'],
-    ['idioma', 'text'],
-    ['vip', 'int4'],
-    ['cliente_desde', 'text'],
-    ['created_at', 'int8'],
-  ],
-  citas: [
-    ['clienta_id', 'text'],
-    ['fecha_hora', 'int8'],
-    ['dia', 'text'],
-    ['servicio', 'text'],
-    ['duracion_min', 'int4'],
-    ['precio_cents', 'int8'],
-    ['estado', 'text'],
-    ['profesional_nombre', 'text'],
-    ['sede_nombre', 'text'],
-    ['notas', 'text'],
-    ['created_at', 'int8'],
-  ],
-  llamadas: [
-    ['clienta_id', 'text'],
-    ['fecha_hora', 'int8'],
-    ['dia', 'text'],
-    ['cliente_nombre', 'text'],
-    ['telefono_caller', 'text'],
-    ['duracion_segundos', 'int4'],
-    ['resultado', 'text'],
-    ['idioma', 'text'],
-    ['created_at', 'int8'],
-  ],
-};
+export type RecordTable = CollectionName;
+/** The record tables' columns (each collection's, src/collections/); the staging tables (staging.ts) have them too. */
+export { RECORD_COLUMNS, type Column };
 
 /** Every column of a record table, in table order. */
 export function tableColumns(table: RecordTable): readonly Column[] {
@@ -177,15 +135,12 @@ export async function applyCountDeltas(
 
 /** Recomputes the clinic's per-day and per-vip counts from the rows themselves (repair tool). */
 export async function refreshCounts(db: Kysely<DB>, clinicId: string): Promise<void> {
-  await db.deleteFrom('citas_por_dia').where('clinic_id', '=', clinicId).execute();
-  await db.deleteFrom('llamadas_por_dia').where('clinic_id', '=', clinicId).execute();
-  await db.deleteFrom('clientas_por_vip').where('clinic_id', '=', clinicId).execute();
-  await sql`insert into citas_por_dia (clinic_id, dia, estado, n)
-    select clinic_id, dia, estado, count(*) from citas where clinic_id = ${clinicId} group by clinic_id, dia, estado`.execute(db);
-  await sql`insert into llamadas_por_dia (clinic_id, dia, resultado, n)
-    select clinic_id, dia, resultado, count(*) from llamadas where clinic_id = ${clinicId} group by clinic_id, dia, resultado`.execute(db);
-  await sql`insert into clientas_por_vip (clinic_id, vip, n)
-    select clinic_id, vip, count(*) from clientas where clinic_id = ${clinicId} group by clinic_id, vip`.execute(db);
+  for (const c of Object.values(COLLECTIONS)) await db.deleteFrom(c.counts.table).where('clinic_id', '=', clinicId).execute();
+  for (const c of Object.values(COLLECTIONS)) {
+    const by = sql.raw(c.counts.by.join(', '));
+    await sql`insert into ${sql.table(c.counts.table)} (clinic_id, ${by}, n)
+    select clinic_id, ${by}, count(*) from ${sql.table(c.name)} where clinic_id = ${clinicId} group by clinic_id, ${by}`.execute(db);
+  }
 }
 
 /**

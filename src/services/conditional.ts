@@ -6,6 +6,7 @@
 // answer "nothing changed since the page you have" (docs/architecture.md, "Conditional requests").
 import { createHash, hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { CollectionName } from '../collections/index.js';
 import type { DB } from '../db/schema.js';
 import { API_COMPONENTS } from '../domain/api-schemas.js';
 import { nextCitaStart, nextCitaStartOf } from '../repos/citas.js';
@@ -24,7 +25,7 @@ export function strongEtag(parts: readonly (string | number | null)[]): string {
   return `"${hash('sha1', `${REPRESENTATION}\u0000${parts.join('\u0000')}`, 'base64url')}"`;
 }
 
-export type ListResource = 'citas' | 'clientas' | 'llamadas';
+export type ListResource = CollectionName;
 
 /** How a list page is written: the JSON of the schemas, or CSV (one tag per representation). */
 export type ListFormat = 'json' | 'csv';

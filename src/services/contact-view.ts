@@ -3,7 +3,7 @@
 // lists, the single records, the CSV (made from the same page) and the feed's datos. Applied to
 // the shaped records before they are written, so one place decides, whatever the representation.
 // A key with the scope never passes through here: its pages cost nothing more.
-import type { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import { COLLECTIONS, type ApiRecord, type CollectionName } from '../collections/index.js';
 import { CONTACT_FIELDS } from '../domain/scopes.js';
 
 type RecordName = keyof typeof CONTACT_FIELDS;
@@ -12,19 +12,10 @@ function blank(record: Record<string, unknown>, fields: readonly string[]): void
   for (const f of fields) if (f in record) record[f] = null;
 }
 
-export function citaWithoutContact(c: Cita): Cita {
-  blank(c, CONTACT_FIELDS.cita);
-  return c;
-}
-
-export function clientaWithoutContact(c: Clienta): Clienta {
-  blank(c, CONTACT_FIELDS.clienta);
-  return c;
-}
-
-export function llamadaWithoutContact(l: Llamada): Llamada {
-  blank(l, CONTACT_FIELDS.llamada);
-  return l;
+/** A record of collection `name` without its contact details (blanked in place). */
+export function withoutContact<N extends CollectionName>(name: N, record: ApiRecord<N>): ApiRecord<N> {
+  blank(record, COLLECTIONS[name].contactFields);
+  return record;
 }
 
 /**

@@ -1,6 +1,7 @@
-// Demo clinics: a clinic plus generated data, written through the same two-phase write as an
-// import (services/write/session.ts), in one transaction per clinic; and, for the first run and `clinic-api demo`, the clinic with a
-// way in (an owner with a generated password and an API key).
+// Demo clinics: a clinic plus generated data, written through the same write as an import
+// (validate, resolve, apply: services/write/session.ts), in one transaction per clinic; and, for
+// the first run and `clinic-api demo`, the clinic with a way in (an owner with a generated
+// password and an API key).
 import type { Database } from '../db/connect.js';
 import { generateDemo } from '../demo/generate.js';
 import type { Plan } from '../domain/records.js';

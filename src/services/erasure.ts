@@ -18,6 +18,7 @@
 //
 // Her phones are those of her record and of every retained event of hers (she may have changed it).
 // A re-run finds nothing left and says so. Nothing is written for an unknown clinic or clienta.
+import { inWriteOrder, type CollectionName } from '../collections/index.js';
 import type { Database } from '../db/connect.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../repos/clinics.js';
@@ -33,11 +34,11 @@ import {
   setEventDatos,
   type EventToScrub,
 } from '../repos/erasure.js';
-import { writeClinicData, type Line } from './write/session.js';
+import { clinicWrite, type Line } from './write/session.js';
 
 export interface ErasureResult {
   /** records deleted, by type (her citas with her, her calls before her) */
-  deleted: { clientas: number; citas: number; llamadas: number };
+  deleted: Record<CollectionName, number>;
   /** past events whose datos were reduced to the record's id */
   eventsScrubbed: number;
   /** deliveries of those events that webhook endpoints had not made yet (they now carry the id only) */
@@ -86,55 +87,48 @@ export async function eraseClienta(
       { field: 'clienta' },
     );
 
-  let lines: Line[] = [];
-  let recordIds: string[] = [];
-  let phones: string[] = [];
-  const scrubbed: EventToScrub[] = [];
-  let pendingDeliveries = 0;
-  const out = await writeClinicData(
+  const ctx = { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency };
+  // A caller of the write like the import: under the clinic's lock it decides its deletion lines,
+  // writes them, then scrubs the events in the same transaction.
+  const { out, scrubbed, pendingDeliveries } = await clinicWrite(
     database,
-    { clinicId: clinic.id, timezone: clinic.timezone, currency: clinic.currency },
-    // Read when the write reads its lines: after `before` has decided them, under the lock.
-    (async function* () {
-      yield* lines;
-    })(),
-    {
-      mode: 'upsert',
-      now: opts.now,
-      extra: {
-        before: async (trx) => {
-          const her = await clientaIdentity(trx, clinicId, clientaId);
-          phones = phonesOf(her?.telefono, await clientaEventDatos(trx, clinicId, clientaId));
-          const citas = await citaIdsOf(trx, clinicId, clientaId);
-          const llamadas = await llamadaIdsOf(trx, clinicId, clientaId, phones);
-          recordIds = [clientaId, ...citas, ...llamadas];
-          let line = 0;
-          lines = llamadas.map((id) => ({ line: ++line, deletion: { type: 'llamada', id, deleted: true } }) as const);
-          if (her) lines.push({ line: ++line, deletion: { type: 'clienta', id: clientaId, deleted: true } });
-        },
-        after: async (trx) => {
-          const found = new Map<number, EventToScrub>();
-          for (const e of await eventsOfRecords(trx, clinicId, recordIds)) found.set(e.seq, e);
-          for (const e of await eventsHolding(trx, clinicId, phoneFragments(phones))) found.set(e.seq, e);
-          for (const e of found.values()) {
-            const reduced = JSON.stringify({ id: e.record_id });
-            if (e.datos === reduced) continue;
-            await setEventDatos(trx, clinicId, e.seq, reduced);
-            scrubbed.push(e);
-          }
-          pendingDeliveries = await pendingDeliveriesOf(trx, clinicId, scrubbed);
-          return scrubbed.length > 0;
-        },
-      },
+    ctx,
+    'upsert',
+    async (w) => {
+      const trx = w.trx;
+      const her = await clientaIdentity(trx, clinicId, clientaId);
+      const phones = phonesOf(her?.telefono, await clientaEventDatos(trx, clinicId, clientaId));
+      const citas = await citaIdsOf(trx, clinicId, clientaId);
+      const llamadas = await llamadaIdsOf(trx, clinicId, clientaId, phones);
+      const recordIds = [clientaId, ...citas, ...llamadas];
+      let line = 0;
+      const lines: Line[] = llamadas.map((id) => ({ line: ++line, deletion: { type: 'llamada', id, deleted: true } }) as const);
+      if (her) lines.push({ line: ++line, deletion: { type: 'clienta', id: clientaId, deleted: true } });
+
+      const out = await w.write(lines, { now: opts.now });
+      const scrubbed: EventToScrub[] = [];
+      if (!out.ok) return { out, scrubbed, pendingDeliveries: 0 };
+      const found = new Map<number, EventToScrub>();
+      for (const e of await eventsOfRecords(trx, clinicId, recordIds)) found.set(e.seq, e);
+      for (const e of await eventsHolding(trx, clinicId, phoneFragments(phones))) found.set(e.seq, e);
+      for (const e of found.values()) {
+        const reduced = JSON.stringify({ id: e.record_id });
+        if (e.datos === reduced) continue;
+        await setEventDatos(trx, clinicId, e.seq, reduced);
+        scrubbed.push(e);
+      }
+      if (scrubbed.length > 0) w.changedMore();
+      return { out, scrubbed, pendingDeliveries: await pendingDeliveriesOf(trx, clinicId, scrubbed) };
     },
+    (r) => r.out.ok,
   );
   // Deletions of what this same transaction found cannot miss: anything else is a fault.
   if (!out.ok) throw new Error(`erasure of clienta ${clientaId}: the deletion was refused; nothing was changed`);
-  const deleted = { clientas: out.counts.clientas.deleted, citas: out.counts.citas.deleted, llamadas: out.counts.llamadas.deleted };
+  const deleted = inWriteOrder((c) => out.counts[c.name].deleted);
   return {
     deleted,
     eventsScrubbed: scrubbed.length,
     pendingDeliveries,
-    changed: deleted.clientas + deleted.citas + deleted.llamadas + scrubbed.length > 0,
+    changed: Object.values(deleted).some((n) => n > 0) || scrubbed.length > 0,
   };
 }

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { FEED_DEFAULT_LIMIT, type EventosQuery } from '../domain/api-schemas.js';
-import { EVENT_TYPES, type EventType } from '../domain/records.js';
+import { EVENT_TYPES, type EventType } from '../collections/index.js';
 import { eventTypeScope, hasScope, visibleEventTypes, type ScopeBits } from '../domain/scopes.js';
 import { DomainError } from '../errors.js';
 import { dataVersions, type DataVersions } from '../repos/clinics.js';

@@ -3,6 +3,7 @@
 // nothing. Several instances may start at once on one empty database: the check and the demo run
 // under the database's start-up lock (Database.exclusive), so exactly one of them makes it.
 import type { Database } from '../db/connect.js';
+import type { DemoCounts } from '../demo/sizes.js';
 import { countClinics } from '../repos/clinics.js';
 import type { KeyService } from './api-keys.js';
 import { createDemoWithAccess } from './demo.js';
@@ -13,7 +14,7 @@ export interface FirstRunResult {
   key: string;
   ownerEmail: string;
   ownerPassword: string;
-  counts: { clientas: number; citas: number; llamadas: number };
+  counts: DemoCounts;
 }
 
 export const DEMO_OWNER_EMAIL = 'owner@demo.clinic';

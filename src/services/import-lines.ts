@@ -1,13 +1,23 @@
 // One JSON Lines record of the import format (docs/import.md), checked by the one checker
-// (domain/checker.ts) against the line schemas (domain/import-schemas.ts). Returns the typed
+// (domain/checker.ts) against its collection's line schema (src/collections/). Returns the typed
 // record, or every problem of the line (at most one per field, in the format's order), phrased so
 // an operator can fix the whole line in one round.
+import {
+  COLLECTIONS,
+  DeletionLine,
+  LINE_SCHEMAS,
+  LINE_TYPES,
+  NAME_OF,
+  REFERRING,
+  SINGULAR_OF,
+  type DeletionRecord,
+  type ImportRecord,
+  type LineType,
+} from '../collections/index.js';
 import { compileChecker, type Checker } from '../domain/checker.js';
-import { Phone } from '../domain/api-schemas.js';
-import { DeletionLine, Language, LINE_SCHEMAS, LINE_TYPES, TEXT_PATTERN, type LineType } from '../domain/import-schemas.js';
-import type { DeletionRecord, ImportRecord } from '../domain/records.js';
+import { Language, TEXT_PATTERN } from '../domain/import-schemas.js';
+import { Phone } from '../domain/schema-parts.js';
 import { controlCharacterIn, textProblem } from '../domain/text.js';
-import { parseTimestamp } from '../time.js';
 
 type Obj = Record<string, unknown>;
 
@@ -87,11 +97,7 @@ function specOf(type: string, schema: { properties: Record<string, unknown> }): 
 }
 
 // Compiled once, when the module loads: a schema the checker cannot enforce stops the start.
-const SPECS = {
-  clienta: specOf('clienta', LINE_SCHEMAS.clienta),
-  cita: specOf('cita', LINE_SCHEMAS.cita),
-  llamada: specOf('llamada', LINE_SCHEMAS.llamada),
-} satisfies Record<LineType, LineSpec>;
+const SPECS = Object.fromEntries(LINE_TYPES.map((t) => [t, specOf(t, LINE_SCHEMAS[t])])) as Record<LineType, LineSpec>;
 const DELETION = compileChecker("the import's deletion lines", DeletionLine);
 
 function orderOf(type: LineType, field: string): number {
@@ -99,61 +105,19 @@ function orderOf(type: LineType, field: string): number {
 }
 
 /**
- * The place of `clienta_id` among a line's problems. A reference that resolves to no clienta is
+ * The place of `clienta_id` among a line's problems. A reference that resolves to nothing is
  * known only at the end of the file and is then merged into its line's problems at this place;
- * citas and llamadas both have clienta_id second, so one number serves both.
+ * every collection that refers has clienta_id second, so one number serves all.
  */
-export const REFERENCE_ORDER = orderOf('cita', 'clienta_id');
-if (orderOf('llamada', 'clienta_id') !== REFERENCE_ORDER)
-  throw new Error('import-lines: clienta_id must have the same place in citas and llamadas');
+export const REFERENCE_ORDER = orderOf(SINGULAR_OF[REFERRING[0]!], 'clienta_id');
+if (REFERRING.some((n) => orderOf(SINGULAR_OF[n], 'clienta_id') !== REFERENCE_ORDER))
+  throw new Error('import-lines: clienta_id must have the same place in every collection that refers');
 
 const lower = (v: unknown) => (v as string).toLowerCase();
-const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
-const seconds = (v: unknown) => parseTimestamp(v as string)!;
 
 /** The checked line as the record the service stores (ids in lower case, timestamps as seconds, cents). */
 function recordOf(o: Obj, type: LineType): ImportRecord {
-  if (type === 'clienta') {
-    return {
-      type,
-      id: lower(o.id),
-      nombre: o.nombre as string,
-      telefono: o.telefono as string,
-      email: orNull(o.email as string | null | undefined),
-      idioma: orNull(o.idioma as string | null | undefined),
-      vip: o.vip as boolean,
-      cliente_desde: o.cliente_desde as string,
-      created_at: seconds(o.created_at),
-    };
-  }
-  if (type === 'cita') {
-    return {
-      type,
-      id: lower(o.id),
-      clienta_id: lower(o.clienta_id),
-      fecha_hora: seconds(o.fecha_hora),
-      servicio: o.servicio as string,
-      duracion_min: o.duracion_min as number,
-      precio_cents: Math.round((o.precio as number) * 100),
-      estado: o.estado as Extract<ImportRecord, { type: 'cita' }>['estado'],
-      profesional_nombre: o.profesional_nombre as string,
-      sede_nombre: o.sede_nombre as string,
-      notas: orNull(o.notas as string | null | undefined),
-      created_at: seconds(o.created_at),
-    };
-  }
-  return {
-    type,
-    id: lower(o.id),
-    clienta_id: o.clienta_id === undefined || o.clienta_id === null ? null : lower(o.clienta_id),
-    fecha_hora: seconds(o.fecha_hora),
-    cliente_nombre: orNull(o.cliente_nombre as string | null | undefined),
-    telefono_caller: o.telefono_caller as string,
-    duracion_segundos: o.duracion_segundos as number,
-    resultado: o.resultado as Extract<ImportRecord, { type: 'llamada' }>['resultado'],
-    idioma: o.idioma as string,
-    created_at: seconds(o.created_at),
-  };
+  return COLLECTIONS[NAME_OF[type]].fromLine(o);
 }
 
 function parseRecord(o: Obj, type: LineType): ParsedLine {
@@ -175,9 +139,10 @@ function parseRecord(o: Obj, type: LineType): ParsedLine {
       : `unknown field "${k}" for type ${type}; allowed: ${allowed.join(', ')}`;
     problems.push({ field: k, reason, order: order++ });
   }
-  // The reference is still worth checking: a clienta it does not find is one more problem of this line.
+  // The reference is still worth checking: a record it does not find is one more problem of this line.
   const ref = o.clienta_id;
-  const clientaId = type !== 'clienta' && typeof ref === 'string' && (res.ok || !res.faults.has('clienta_id')) ? ref.toLowerCase() : null;
+  const refers = COLLECTIONS[NAME_OF[type]].refersTo !== null;
+  const clientaId = refers && typeof ref === 'string' && (res.ok || !res.faults.has('clienta_id')) ? ref.toLowerCase() : null;
   return { problems, clientaId };
 }
 

@@ -14,7 +14,7 @@ import { DomainError } from '../errors.js';
 import { getClinic } from '../repos/clinics.js';
 import { sandboxRefusal } from './sandbox.js';
 import { parseImportLine, REFERENCE_ORDER, type FieldProblem } from './import-lines.js';
-import { LISTED, writeClinicData, type Line, type MissingRecord, type WriteCounts } from './write/session.js';
+import { LISTED, writeClinicData, type Line, type MissingRecord, type WriteCounts, type WriteOutcome } from './write/session.js';
 
 export const MAX_REPORTED = LISTED;
 /** onProgress is called every this many lines read, and once at the end of the reading. */
@@ -67,35 +67,69 @@ const missingReason = (m: MissingRecord) =>
     ? `${m.type} ${m.id} was already deleted earlier in the file`
     : `${m.type} ${m.id} does not exist in this clinic, so it cannot be deleted`;
 
-/** The problems found while reading: the first MAX_REPORTED kept, all counted. */
+/**
+ * Every problem of the import, counted here and nowhere else: those found while reading (a line's
+ * fields), then those the write found while resolving (references to no clienta, deletions of
+ * nothing). The first MAX_REPORTED by line and field order are kept, all are counted, and so are
+ * the lines with at least one.
+ */
 class Report {
-  listed: Placed[] = [];
+  private listed: Placed[] = [];
   count = 0;
+  badLines = 0;
 
+  /** A line refused while reading, with its problems. */
   add(line: number, problems: readonly FieldProblem[]): void {
+    this.badLines++;
     this.count += problems.length;
     for (const p of problems) if (this.listed.length < MAX_REPORTED) this.listed.push({ line, ...p });
+  }
+
+  /**
+   * What the write found while resolving. Known only after reading, these may come before
+   * problems already listed, even on the same line (clienta_id is the second field): the list
+   * stays the first MAX_REPORTED by line and field order. A missing clienta on a line with no
+   * other problem makes it a bad line; a deletion of nothing too.
+   */
+  addResolved(out: WriteOutcome): void {
+    this.listed.push(
+      ...out.dangling.first.map((m) => ({
+        line: m.line,
+        field: 'clienta_id',
+        reason: danglingReason(m.clientaId),
+        order: REFERENCE_ORDER,
+      })),
+      ...out.missing.first.map((m) => ({ line: m.line, field: 'id', reason: missingReason(m), order: 1 })),
+    );
+    this.count += out.dangling.count + out.missing.count;
+    this.badLines += out.dangling.onGoodLines + out.missing.count;
+  }
+
+  /** The first MAX_REPORTED problems, by line and then field order. */
+  errors(): LineProblem[] {
+    return [...this.listed]
+      .sort(byPlace)
+      .slice(0, MAX_REPORTED)
+      .map(({ line, field, reason }) => ({ line, field, reason }));
   }
 }
 
 /** The lines of `input`, parsed: problems go to `report`, progress to `onProgress`. */
 async function* parsedLines(input: Readable, report: Report, read: { lines: number }, opts: ImportOptions): AsyncGenerator<Line> {
   let bytes = 0;
-  let badLines = 0;
   for await (const raw of readline.createInterface({ input, crlfDelay: Infinity })) {
     const line = ++read.lines;
     bytes += Buffer.byteLength(raw) + 1;
-    if (line % PROGRESS_LINES === 0) opts.onProgress?.({ phase: 'reading', lines: line, bytes, badLines });
+    if (line % PROGRESS_LINES === 0) opts.onProgress?.({ phase: 'reading', lines: line, bytes, badLines: report.badLines });
     const parsed = parseImportLine(raw);
     if (parsed === null) continue;
     if ('problems' in parsed) {
-      badLines++;
       report.add(line, parsed.problems);
       // Its clienta_id is still resolved: one that matches no clienta is one more problem of the line.
       yield { line, bad: { clientaId: parsed.clientaId } };
     } else yield 'deletion' in parsed ? { line, deletion: parsed.deletion } : { line, record: parsed.record };
   }
-  opts.onProgress?.({ phase: 'reading', lines: read.lines, bytes, badLines });
+  opts.onProgress?.({ phase: 'reading', lines: read.lines, bytes, badLines: report.badLines });
 }
 
 export async function importJsonLines(
@@ -118,22 +152,14 @@ export async function importJsonLines(
     { mode: 'upsert', now: opts.now, onApply: (done, total) => opts.onProgress?.({ phase: 'writing', done, total }) },
   );
 
-  // Dangling references and deletions of nothing are known only after reading, but may come
-  // before problems already listed, even on the same line (clienta_id is the second field): the
-  // list stays the first MAX_REPORTED problems by line and field order.
-  const found: Placed[] = [
-    ...out.dangling.first.map((m) => ({ line: m.line, field: 'clienta_id', reason: danglingReason(m.clientaId), order: REFERENCE_ORDER })),
-    ...out.missing.first.map((m) => ({ line: m.line, field: 'id', reason: missingReason(m), order: 1 })),
-  ];
-  const errors = [...report.listed, ...found].sort(byPlace).slice(0, MAX_REPORTED);
+  report.addResolved(out);
   return {
     ok: out.ok,
     lines: read.lines,
     counts: out.counts,
     changed: out.changed,
-    errors: errors.map(({ line, field, reason }) => ({ line, field, reason })),
-    errorCount: report.count + out.dangling.count + out.missing.count,
-    // A missing clienta on a line with no other problem makes it a bad line; a deletion of nothing too.
-    badLines: out.badLines + out.dangling.onGoodLines + out.missing.count,
+    errors: report.errors(),
+    errorCount: report.count,
+    badLines: report.badLines,
   };
 }

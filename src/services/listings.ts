@@ -13,17 +13,10 @@
 // matches phone digits.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import {
-  CITAS_DEFAULT_DAYS,
-  DEFAULT_LIMITS,
-  LLAMADAS_DEFAULT_DAYS_BACK,
-  type CitasQuery,
-  type CitasResponse,
-  type ClientasQuery,
-  type ClientasResponse,
-  type LlamadasQuery,
-  type LlamadasResponse,
-} from '../domain/api-schemas.js';
+import { CITAS_DEFAULT_DAYS, type CitasQuery, type CitasResponse } from '../collections/citas.js';
+import type { ClientasQuery, ClientasResponse } from '../collections/clientas.js';
+import { DEFAULT_LIMITS } from '../collections/index.js';
+import { LLAMADAS_DEFAULT_DAYS_BACK, type LlamadasQuery, type LlamadasResponse } from '../collections/llamadas.js';
 import { DomainError } from '../errors.js';
 import { countChangedCitas, countCitas, listChangedCitas, listCitas, type CitasChangedFilter, type CitasFilter } from '../repos/citas.js';
 import { countChangedClientas, listChangedClientas } from '../repos/clientas-changed.js';
@@ -38,8 +31,8 @@ import {
 } from '../repos/llamadas.js';
 import { addDays, dayRange, dayStart, parseTimestamp, todayIn } from '../time.js';
 import type { ClientasSearch } from './clientas-search/search.js';
-import { citaWithoutContact, clientaWithoutContact, llamadaWithoutContact } from './contact-view.js';
-import { looksLikePhone, normalizeName, phoneDigits } from './normalize.js';
+import { withoutContact } from './contact-view.js';
+import { looksLikePhone, normalizeName, phoneDigits } from '../domain/normalize.js';
 import { citaOut, clientaOut, llamadaOut, type ClinicContext } from './shape.js';
 
 export type { ClinicContext };
@@ -143,7 +136,7 @@ export async function plannedCitasPage(
           countChangedCitas(db, ctx.clinicId, p.changed),
         ]);
   disclosed?.(rows.map((r) => r.clienta_id));
-  const citas = p.contact ? rows.map((r) => citaOut(r, ctx)) : rows.map((r) => citaWithoutContact(citaOut(r, ctx)));
+  const citas = p.contact ? rows.map((r) => citaOut(r, ctx)) : rows.map((r) => withoutContact('citas', citaOut(r, ctx)));
   return { citas, total, rango: { desde: p.desde, hasta: p.hasta }, limit: p.limit, offset: p.offset };
 }
 
@@ -192,7 +185,7 @@ export async function plannedClientasPage(
           countChangedClientas(db, ctx.clinicId, p.filter, p.changedSince),
         ]).then(([r, t]) => ({ rows: r, total: t }));
   disclosed?.(rows.map((r) => r.id));
-  const shaped = p.contact ? rows.map((r) => clientaOut(r, ctx)) : rows.map((r) => clientaWithoutContact(clientaOut(r, ctx)));
+  const shaped = p.contact ? rows.map((r) => clientaOut(r, ctx)) : rows.map((r) => withoutContact('clientas', clientaOut(r, ctx)));
   return { clientas: shaped, total, limit: p.limit, offset: p.offset };
 }
 
@@ -252,7 +245,7 @@ export async function plannedLlamadasPage(
           countChangedLlamadas(db, ctx.clinicId, p.changed),
         ]);
   disclosed?.(rows.flatMap((r) => (r.clienta_id === null ? [] : [r.clienta_id])));
-  const llamadas = p.contact ? rows.map((r) => llamadaOut(r, ctx)) : rows.map((r) => llamadaWithoutContact(llamadaOut(r, ctx)));
+  const llamadas = p.contact ? rows.map((r) => llamadaOut(r, ctx)) : rows.map((r) => withoutContact('llamadas', llamadaOut(r, ctx)));
   return { llamadas, total, desde: p.desde, hasta: p.hasta, limit: p.limit, offset: p.offset };
 }
 

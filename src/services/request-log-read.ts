@@ -16,7 +16,7 @@ import {
   type StoredRequestLogRow,
 } from '../repos/request-log.js';
 import type { ClientasSearch } from './clientas-search/search.js';
-import { normalizeName } from './normalize.js';
+import { normalizeName } from '../domain/normalize.js';
 import { addDays, dayStart, isValidDate, parseTimestamp } from '../time.js';
 
 export type { AccessRow, LogCursor, LogFilter, StoredRequestLogRow };

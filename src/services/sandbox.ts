@@ -22,8 +22,8 @@ import { getClinic, insertSandboxClinic, listSandboxes, sandboxOf, type Clinic }
 import { emptySandbox, sandboxRows } from '../repos/sandbox.js';
 import { todayIn } from '../time.js';
 import { PeriodicPasses } from './periodic-passes.js';
-import { recordTotals } from './write/counts.js';
-import { writeClinicData, type Line } from './write/session.js';
+import { emptyCounts, recordTotals } from './write/counts.js';
+import { clinicWrite, type Line } from './write/session.js';
 import { BACKGROUND_WRITE_WAIT_MS, INTERACTIVE_WRITE_WAIT_MS } from './write-lock.js';
 
 export { sandboxOf };
@@ -109,7 +109,6 @@ export class Sandboxes {
    * to go on: false writes nothing).
    */
   private async seed(sandbox: Clinic, nowMs: number, waitMs: number, before: (trx: Kysely<DB>) => Promise<boolean>) {
-    let go = false;
     const records = generateDemo({
       seed: randomInt(2 ** 31),
       scale: SANDBOX_SCALE,
@@ -117,29 +116,20 @@ export class Sandboxes {
       today: todayIn(sandbox.timezone, nowMs),
       nowSeconds: Math.floor(nowMs / 1000),
     });
-    // Read after `before` ran (the write reads its lines then): nothing when it said not to go on.
-    const lines = (function* (): Generator<Line> {
-      if (!go) return;
+    const lines = function* (): Generator<Line> {
       let line = 0;
       for (const record of fictional(records)) yield { line: ++line, record };
-    })();
-    const out = await writeClinicData(
+    };
+    const out = await clinicWrite(
       this.database,
       { clinicId: sandbox.id, timezone: sandbox.timezone, currency: sandbox.currency },
-      lines,
-      {
-        mode: 'insert',
-        now: () => nowMs,
-        waitMs,
-        extra: {
-          before: async (trx) => {
-            go = await before(trx);
-          },
-          after: async () => go,
-        },
-      },
+      'insert',
+      // `before` runs under the clinic's lock, in the same transaction: false writes nothing.
+      async (w) => ((await before(w.trx)) ? w.write(lines(), { now: () => nowMs }) : null),
+      (written) => written !== null && written.ok,
+      { waitMs },
     );
-    return recordTotals(out.counts);
+    return recordTotals(out?.counts ?? emptyCounts());
   }
 
   /**
@@ -186,30 +176,24 @@ export class Sandboxes {
   async move(sandbox: Clinic, waitMs: number): Promise<void> {
     const nowMs = this.now();
     const nowS = Math.floor(nowMs / 1000);
-    let lines: Line[] = [];
-    const out = await writeClinicData(
+    const out = await clinicWrite(
       this.database,
       { clinicId: sandbox.id, timezone: sandbox.timezone, currency: sandbox.currency },
-      // Read when the write reads its lines: after `before` has planned them under the clinic's lock.
-      { [Symbol.iterator]: () => lines[Symbol.iterator]() },
-      {
-        mode: 'upsert',
-        now: () => nowMs,
-        waitMs,
-        extra: {
-          before: async (trx) => {
-            const rows = await sandboxRows(trx, sandbox.id, nowS);
-            const planned = sandboxMove(sandbox.id, { ...rows, nowS, today: todayIn(sandbox.timezone, nowMs), timeZone: sandbox.timezone });
-            lines = planned.map((l, i) => ('deleted' in l ? { line: i + 1, deletion: l } : { line: i + 1, record: l }));
-          },
-          after: async () => false,
-        },
+      'upsert',
+      // The move is planned from the rows read under the clinic's lock, then written in the same transaction.
+      async (w) => {
+        const rows = await sandboxRows(w.trx, sandbox.id, nowS);
+        const planned = sandboxMove(sandbox.id, { ...rows, nowS, today: todayIn(sandbox.timezone, nowMs), timeZone: sandbox.timezone });
+        const lines: Line[] = planned.map((l, i) => ('deleted' in l ? { line: i + 1, deletion: l } : { line: i + 1, record: l }));
+        return w.write(lines, { now: () => nowMs });
       },
+      (written) => written.ok,
+      { waitMs },
     );
     // The lines are planned from the rows read under the lock: a refusal is a fault of the plan.
     if (!out.ok)
       throw new Error(
-        `sandbox ${sandbox.id}: a move was refused (${out.badLines} bad lines, ${out.dangling.count} unknown clientas, ` +
+        `sandbox ${sandbox.id}: a move was refused (${out.dangling.count} unknown clientas, ` +
           `${out.missing.count} deletions of nothing)`,
       );
   }

@@ -1,7 +1,9 @@
 // Rows -> the API's records, in one place: the lists answer with these, and the event log stores
 // them as each event's `datos`, so a record reads the same in a list, in the feed and (later) in
 // a webhook. Timestamps carry the clinic's offset at that instant; prices its currency.
-import type { Cita, Clienta, Llamada } from '../domain/api-schemas.js';
+import type { Cita } from '../collections/citas.js';
+import type { Clienta } from '../collections/clientas.js';
+import type { Llamada } from '../collections/llamadas.js';
 import type { CitaRow } from '../repos/citas.js';
 import type { ClientaRow } from '../repos/clientas.js';
 import type { LlamadaRow } from '../repos/llamadas.js';

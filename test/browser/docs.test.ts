@@ -83,7 +83,8 @@ describe.skipIf(!chromiumPresent)(TITLE, () => {
         '/api/v1/webhooks/{id}',
         '/api/v1/webhooks/{id}',
       ]);
-    for (const tag of ['citas', 'clientas', 'llamadas', 'me', 'webhooks']) expect(await page.locator(`#operations-tag-${tag}`).count(), tag).toBe(1);
+    for (const tag of ['citas', 'clientas', 'llamadas', 'me', 'webhooks'])
+      expect(await page.locator(`#operations-tag-${tag}`).count(), tag).toBe(1);
     expect(await page.getByText('Proprietary: all rights reserved').count()).toBe(1);
 
     // an operation opened: its description's examples in the three languages

@@ -12,7 +12,7 @@ import { SEARCH_TUNING, type SearchTuning } from '../../src/services/clientas-se
 import { ClientasSearch } from '../../src/services/clientas-search/search.js';
 import { SearchTotals } from '../../src/services/clientas-search/totals.js';
 import { clientasPage, type ClinicContext } from '../../src/services/listings.js';
-import { looksLikePhone, normalizeName, phoneDigits } from '../../src/services/normalize.js';
+import { looksLikePhone, normalizeName, phoneDigits } from '../../src/domain/normalize.js';
 import { seedRecords } from '../helpers/app.js';
 import { dialects, freshDatabase } from '../helpers/db.js';
 import { clientaRecord } from '../helpers/fixtures.js';

@@ -5,7 +5,7 @@
 import { ALL_SCOPE_BITS } from '../../src/domain/scopes.js';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/domain/records.js';
+import { EVENT_TYPES } from '../../src/collections/index.js';
 import { dataVersions } from '../../src/repos/clinics.js';
 import { expireEvents } from '../../src/repos/events.js';
 import { decodeCursor, encodeCursor, feedPage, planFeed } from '../../src/services/feed.js';

@@ -8,7 +8,10 @@
 // with and without the page cache.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_COMPONENTS, CitasList, ClientasList, LlamadasList } from '../../src/domain/api-schemas.js';
+import { API_COMPONENTS } from '../../src/domain/api-schemas.js';
+import { CitasList } from '../../src/collections/citas.js';
+import { ClientasList } from '../../src/collections/clientas.js';
+import { LlamadasList } from '../../src/collections/llamadas.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { call } from './helpers.js';

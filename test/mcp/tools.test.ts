@@ -6,17 +6,10 @@
 // both databases.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  Cita,
-  CitasList,
-  CitasQuery,
-  Clienta,
-  ClientasQuery,
-  EventosQuery,
-  LlamadasQuery,
-  MeQuery,
-  RecordParams,
-} from '../../src/domain/api-schemas.js';
+import { EventosQuery, MeQuery, RecordParams } from '../../src/domain/api-schemas.js';
+import { Cita, CitasList, CitasQuery } from '../../src/collections/citas.js';
+import { Clienta, ClientasQuery } from '../../src/collections/clientas.js';
+import { LlamadasQuery } from '../../src/collections/llamadas.js';
 import { nullableAsAnyOf, type JsonSchema } from '../../src/http/mcp/schemas.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';

@@ -98,8 +98,9 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     // and the resource's metadata; the message says so, not "add it to the key".
     const outside = await me(t.access_token, '/api/v1/clientas');
     expect(outside.status).toBe(403);
+    const metadata = `${s.origin}/.well-known/oauth-protected-resource/api/v1`;
     expect(outside.headers.get('www-authenticate')).toBe(
-      `Bearer error="insufficient_scope", scope="citas:read clientas:read", resource_metadata="${s.origin}/.well-known/oauth-protected-resource/api/v1"`,
+      `Bearer error="insufficient_scope", scope="citas:read clientas:read", resource_metadata="${metadata}"`,
     );
     const refusal = ((await outside.json()) as { error: { code: string; scope: string; message: string } }).error;
     expect(refusal).toMatchObject({ code: 'insufficient_scope', scope: 'citas:read clientas:read' });

@@ -10,7 +10,7 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** Bottom first: a file may import its own layer and those below it. */
 const LAYERS: [number, RegExp][] = [
-  [0, /^(config|errors|time|memo|metrics|startup-errors|spans)\.ts$|^(config|domain|demo)\//],
+  [0, /^(config|errors|time|memo|metrics|startup-errors|spans)\.ts$|^(config|domain|demo|collections)\//],
   [1, /^(db|redis)\//],
   [2, /^repos\//],
   [3, /^services\//],

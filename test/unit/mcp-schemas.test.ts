@@ -5,7 +5,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { Cita, Clienta } from '../../src/domain/api-schemas.js';
+import { Cita } from '../../src/collections/citas.js';
+import { Clienta } from '../../src/collections/clientas.js';
 import { TOOLS } from '../../src/http/mcp/server.js';
 import { nullableAsAnyOf, standalone } from '../../src/http/mcp/schemas.js';
 

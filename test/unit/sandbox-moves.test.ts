@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { fictional, isFictionalPhone } from '../../src/demo/fictional.js';
 import { generateDemo } from '../../src/demo/generate.js';
 import { SANDBOX_BOUNDS, sandboxMove, type SandboxState } from '../../src/demo/sandbox-moves.js';
-import type { CitaRecord, ImportRecord } from '../../src/domain/records.js';
+import type { CitaRecord } from '../../src/collections/index.js';
+import type { ImportRecord } from '../../src/domain/records.js';
 
 const NOW_S = Date.UTC(2026, 2, 28, 12) / 1000;
 

@@ -3,7 +3,7 @@
 // forms, the bits of the hot path, the feed's event types, and matching addresses.
 import { describe, expect, it } from 'vitest';
 import { AddressRules, checkAllowedIps, parseAllowedIps, readStoredAllowedIps, storedAllowedIps } from '../../src/domain/allowed-ips.js';
-import { EVENT_TYPES } from '../../src/domain/records.js';
+import { EVENT_TYPES } from '../../src/collections/index.js';
 import {
   DEFAULT_SCOPES,
   ALL_SCOPE_BITS,

@@ -1,6 +1,7 @@
 // Text no database can hold (domain/text.ts), and the query validator refusing it for every parameter.
 import { describe, expect, it } from 'vitest';
-import { ClientasQuery, CitasQuery } from '../../src/domain/api-schemas.js';
+import { CitasQuery } from '../../src/collections/citas.js';
+import { ClientasQuery } from '../../src/collections/clientas.js';
 import { describeTextProblem, textProblem } from '../../src/domain/text.js';
 import type { ApiError } from '../../src/errors.js';
 import { compileQueryValidator, type ObjectSchema } from '../../src/http/query-validator.js';

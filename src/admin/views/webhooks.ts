@@ -1,6 +1,6 @@
 // Settings > API > Webhooks: the clinic's endpoints (adding one shows its secret once), one
 // endpoint with its recent deliveries and actions, and the delete confirmation.
-import { EVENT_TYPES } from '../../domain/records.js';
+import { EVENT_TYPES } from '../../collections/index.js';
 import type { Clinic } from '../../services/accounts.js';
 import type { Flash } from '../../services/sessions.js';
 import type { DeliveryRow, EndpointRow, Subscriber } from '../../services/webhooks/endpoints.js';

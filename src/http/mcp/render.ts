@@ -13,16 +13,11 @@
 // the largest part of what the tool call paid beyond the REST request). Plain string
 // concatenation, and the weekday by arithmetic (a third of the cost of the Date-based version).
 import type { Static } from '@sinclair/typebox';
-import type {
-  Cita,
-  CitasResponse,
-  Clienta,
-  ClientasResponse,
-  EventosList,
-  Llamada,
-  LlamadasResponse,
-  MeResponse,
-} from '../../domain/api-schemas.js';
+import type { EventosList, MeResponse } from '../../domain/api-schemas.js';
+import type { Cita, CitasResponse } from '../../collections/citas.js';
+import type { Clienta, ClientasResponse } from '../../collections/clientas.js';
+import type { Llamada, LlamadasResponse } from '../../collections/llamadas.js';
+import type { ApiRecord, CollectionName } from '../../collections/index.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 /** Sakamoto's month offsets: the weekday of a Gregorian date by integer arithmetic. */
@@ -223,3 +218,15 @@ export function llamadaText(l: Llamada, tz: string): string {
     `Created ${when(l.created_at)}; last changed ${when(l.updated_at)}`,
   ].join('\n');
 }
+
+/** A record as fetch shows it: a title (what tells it apart) and its whole text. */
+export interface RecordRendering<T> {
+  title(r: T): string;
+  text(r: T, tz: string): string;
+}
+
+export const RECORD_RENDERINGS: { [N in CollectionName]: RecordRendering<ApiRecord<N>> } = {
+  citas: { title: (c) => `Appointment: ${c.cliente_nombre}, ${when(c.fecha_hora)}, ${c.servicio} (${c.estado})`, text: citaText },
+  clientas: { title: (c) => `Client: ${c.nombre}${c.vip ? ' (VIP)' : ''}`, text: clientaText },
+  llamadas: { title: (l) => `Call: ${when(l.fecha_hora)}, ${l.cliente_nombre ?? 'unknown caller'} (${l.resultado})`, text: llamadaText },
+};

@@ -12,7 +12,9 @@
 // map tool schemas onto a one-type dialect (Gemini's function declarations) drop or refuse it, and
 // the MCP Inspector warns about it; `anyOf` accepts exactly the same values.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { API_COMPONENTS, ClientasQuery } from '../../domain/api-schemas.js';
+import { API_COMPONENTS } from '../../domain/api-schemas.js';
+import { ClientasQuery } from '../../collections/clientas.js';
+import { COLLECTIONS, LINE_TYPES } from '../../collections/index.js';
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -59,8 +61,13 @@ export function standalone(schema: TSchema): JsonSchema {
 }
 
 /** The kinds of record `fetch` reads, by the prefix of their ids (`cita:<uuid>`). */
-export const RECORD_KINDS = ['cita', 'clienta', 'llamada'] as const;
+export const RECORD_KINDS = Object.values(COLLECTIONS).map((c) => c.singular);
 export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** The ids search and fetch speak, `<type>:<uuid>` for each record type in write order, in words. */
+export const ID_FORMS = ((forms: string[]) => `${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}`)(
+  LINE_TYPES.map((t) => `${t}:<uuid>`),
+);
 
 const q = ClientasQuery.properties.q;
 
@@ -80,7 +87,7 @@ export const SearchInput = Type.Object(
 export const SearchOutput = Type.Object({
   results: Type.Array(
     Type.Object({
-      id: Type.String({ description: 'The id to pass to fetch: clienta:<uuid>, cita:<uuid> or llamada:<uuid>' }),
+      id: Type.String({ description: `The id to pass to fetch: ${ID_FORMS}` }),
       title: Type.String(),
       url: Type.String({ description: "The record's address in the REST API (GET it with the same key)" }),
     }),
@@ -93,7 +100,7 @@ export const FetchInput = Type.Object(
     id: Type.String({
       minLength: 1,
       maxLength: 100,
-      description: 'An id as search returns it: clienta:<uuid>, cita:<uuid> or llamada:<uuid> (a bare UUID is looked up in all three)',
+      description: `An id as search returns it: ${ID_FORMS} (a bare UUID is looked up in all three)`,
     }),
   },
   { additionalProperties: false },

@@ -2,33 +2,30 @@
 // search(query) -> { results: [{ id, title, url }] }, fetch(id) -> { id, title, text, url,
 // metadata }, each answered as ONE text item holding that object's JSON (which is what they read),
 // and as structuredContent too. search finds clients by name or phone digits: the clients list's
-// `q`, with its rules and view. An id names a record and its kind, `clienta:<uuid>`, `cita:<uuid>`
-// or `llamada:<uuid>` (a bare UUID is looked up in every kind the key may read); its url is the
-// record's address in the REST API, readable with the same key.
+// `q`, with its rules and view. An id names a record and its kind, `<type>:<uuid>` (`clienta:<uuid>`
+// ...; a bare UUID is looked up in every kind the key may read); its url is the record's address in
+// the REST API, readable with the same key.
 import { UUID_RE } from '../../domain/records.js';
-import { hasScope, RESOURCE_SCOPES, type Scope } from '../../domain/scopes.js';
+import { COLLECTIONS, LINE_TYPES, NAME_OF } from '../../collections/index.js';
+import { hasScope, type Scope } from '../../domain/scopes.js';
 import { DomainError } from '../../errors.js';
 import { planClientas, plannedClientasPage } from '../../services/listings.js';
-import { citaRead, clientaById, llamadaRead } from '../../services/records.js';
-import { when, citaText, clientaText, llamadaText } from './render.js';
-import { FetchInput, FetchOutput, SearchInput, SearchOutput, type RecordKind } from './schemas.js';
+import { readRecord } from '../../services/records.js';
+import { RECORD_RENDERINGS, type RecordRendering } from './render.js';
+import { FetchInput, FetchOutput, ID_FORMS, RECORD_KINDS, SearchInput, SearchOutput, type RecordKind } from './schemas.js';
 import { seesContact, ToolRefusal, type ToolCall, type ToolEnv, type ToolSpec } from './tools.js';
+
 
 /** Results per search: a first page of matches, each to be fetched. */
 export const SEARCH_RESULTS = 20;
 
-const PATHS: Record<RecordKind, string> = { cita: 'citas', clienta: 'clientas', llamada: 'llamadas' };
-const SCOPE_OF: Record<RecordKind, Scope> = {
-  cita: RESOURCE_SCOPES.citas,
-  clienta: RESOURCE_SCOPES.clientas,
-  llamada: RESOURCE_SCOPES.llamadas,
-};
-/** A bare UUID is looked up in this order (a client is what a search finds). */
-const LOOKUP_ORDER: readonly RecordKind[] = ['clienta', 'cita', 'llamada'];
-const ID_RE = /^(cita|clienta|llamada):(.+)$/;
+const SCOPE_OF = (kind: RecordKind): Scope => COLLECTIONS[NAME_OF[kind]].scope;
+/** A bare UUID is looked up in write order: the record the others refer to first (a client is what a search finds). */
+const LOOKUP_ORDER: readonly RecordKind[] = LINE_TYPES;
+const ID_RE = new RegExp(`^(${RECORD_KINDS.join('|')}):(.+)$`);
 
 function recordUrl(call: ToolCall, kind: RecordKind, id: string): string {
-  return `${call.origin}/api/v1/${PATHS[kind]}/${id}`;
+  return `${call.origin}/api/v1/${NAME_OF[kind]}/${id}`;
 }
 
 interface Found {
@@ -42,40 +39,24 @@ interface Found {
 }
 
 async function read(kind: RecordKind, id: string, call: ToolCall, env: ToolEnv): Promise<Found | null> {
-  const tz = call.ctx.timezone;
-  switch (kind) {
-    case 'cita': {
-      const found = await citaRead(env.db, call.ctx, id, seesContact(call));
-      if (found === null) return null;
-      const c = found.record;
-      const title = `Appointment: ${c.cliente_nombre}, ${when(c.fecha_hora)}, ${c.servicio} (${c.estado})`;
-      return { kind, id: c.id, title, text: citaText(c, tz), updatedAt: c.updated_at, clienta: found.clientaId };
-    }
-    case 'clienta': {
-      const c = await clientaById(env.db, call.ctx, id, call.nowMs, seesContact(call));
-      if (c === null) return null;
-      return {
-        kind,
-        id: c.id,
-        title: `Client: ${c.nombre}${c.vip ? ' (VIP)' : ''}`,
-        text: clientaText(c, tz),
-        updatedAt: c.updated_at,
-        clienta: c.id,
-      };
-    }
-    case 'llamada': {
-      const found = await llamadaRead(env.db, call.ctx, id, seesContact(call));
-      if (found === null) return null;
-      const l = found.record;
-      const title = `Call: ${when(l.fecha_hora)}, ${l.cliente_nombre ?? 'unknown caller'} (${l.resultado})`;
-      return { kind, id: l.id, title, text: llamadaText(l, tz), updatedAt: l.updated_at, clienta: found.clientaId };
-    }
-  }
+  const name = NAME_OF[kind];
+  const found = await readRecord(env.db, name, call.ctx, id, call.nowMs, seesContact(call));
+  if (found === null) return null;
+  const r = found.record;
+  const rendering = RECORD_RENDERINGS[name] as RecordRendering<typeof r>;
+  return {
+    kind,
+    id: r.id,
+    title: rendering.title(r),
+    text: rendering.text(r, call.ctx.timezone),
+    updatedAt: r.updated_at,
+    clienta: found.clientaId,
+  };
 }
 
 function refuseScope(kind: RecordKind): ToolRefusal {
   return new ToolRefusal(
-    `This API key does not have the scope ${SCOPE_OF[kind]}, which reading a ${kind} needs; ` +
+    `This API key does not have the scope ${SCOPE_OF(kind)}, which reading a ${kind} needs; ` +
       'the clinic owner can grant it in the dashboard (Settings > API).',
     'insufficient_scope',
   );
@@ -122,8 +103,8 @@ export const SEARCH_SPECS: ToolSpec[] = [
     jsonText: true,
     describe: ({ tz }) =>
       'The whole record of an id that search returned (clienta:<uuid>), or of an appointment, client or call by kind and id ' +
-      '(cita:<uuid>, clienta:<uuid>, llamada:<uuid>; a bare UUID is looked up in every kind), as text, with the link to it in the REST ' +
-      `API. Times in the clinic's time zone (${tz}).`,
+      `(${RECORD_KINDS.map((k) => `${k}:<uuid>`).join(', ')}; a bare UUID is looked up in every kind), as text, with the link to it ` +
+      `in the REST API. Times in the clinic's time zone (${tz}).`,
     input: FetchInput,
     output: FetchOutput,
     run: async (args, call, env) => {
@@ -131,7 +112,7 @@ export const SEARCH_SPECS: ToolSpec[] = [
       const m = ID_RE.exec(raw);
       const uuid = m ? m[2]! : raw;
       if (!UUID_RE.test(uuid)) {
-        throw new DomainError('invalid_input', 'id must be an id as search returns it: clienta:<uuid>, cita:<uuid> or llamada:<uuid>', {
+        throw new DomainError('invalid_input', `id must be an id as search returns it: ${ID_FORMS}`, {
           field: 'id',
         });
       }
@@ -139,10 +120,10 @@ export const SEARCH_SPECS: ToolSpec[] = [
       let kinds: readonly RecordKind[];
       if (m) {
         const kind = m[1] as RecordKind;
-        if (!hasScope(call.key.scopeBits, SCOPE_OF[kind])) throw refuseScope(kind);
+        if (!hasScope(call.key.scopeBits, SCOPE_OF(kind))) throw refuseScope(kind);
         kinds = [kind];
       } else {
-        kinds = LOOKUP_ORDER.filter((k) => hasScope(call.key.scopeBits, SCOPE_OF[k]));
+        kinds = LOOKUP_ORDER.filter((k) => hasScope(call.key.scopeBits, SCOPE_OF(k)));
       }
       for (const kind of kinds) {
         const found = await read(kind, id, call, env);

@@ -23,6 +23,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { COLLECTIONS } from '../../collections/index.js';
 import { DATABASE_RETRY_AFTER_SECONDS, type ApiError } from '../../errors.js';
 import { memo } from '../../memo.js';
 import { spans } from '../../spans.js';
@@ -94,8 +95,10 @@ export function visibleTools(call: Pick<ToolCall, 'key'>): string[] {
 function instructions(call: ToolCall): string {
   const tz = call.ctx.timezone;
   return (
-    `Read-only access to one clinic's data: ${call.clinicName} (time zone ${tz}, currency ${call.ctx.currency}): its appointments ` +
-    '(citas), clients (clientas), the calls its voice assistant answered (llamadas) and the feed of their changes (eventos). Dates are ' +
+    `Read-only access to one clinic's data: ${call.clinicName} (time zone ${tz}, currency ${call.ctx.currency}): its ` +
+    `${Object.values(COLLECTIONS)
+      .map((c) => c.prose)
+      .join(', ')} and the feed of their changes (eventos). Dates are ` +
     `calendar days in ${tz}; times are RFC 3339 with that zone's UTC offset. Lists are paged with limit and offset, and their total ` +
     'counts every match. Nothing can be changed through these tools.'
   );

@@ -12,26 +12,10 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import {
-  Cita,
-  CitasList,
-  CitasQuery,
-  Clienta,
-  ClientasList,
-  ClientasQuery,
-  EventosList,
-  EventosQuery,
-  Llamada,
-  LlamadasList,
-  LlamadasQuery,
-  Me,
-  MeQuery,
-  RecordParams,
-  type CitasQuery as CitasQueryT,
-  type ClientasQuery as ClientasQueryT,
-  type EventosQuery as EventosQueryT,
-  type LlamadasQuery as LlamadasQueryT,
-} from '../../domain/api-schemas.js';
+import { EventosList, EventosQuery, Me, MeQuery, RecordParams, type EventosQuery as EventosQueryT } from '../../domain/api-schemas.js';
+import { Cita, CitasList, CitasQuery } from '../../collections/citas.js';
+import { Clienta, ClientasList, ClientasQuery } from '../../collections/clientas.js';
+import { Llamada, LlamadasList, LlamadasQuery } from '../../collections/llamadas.js';
 import { ESTADOS, RESULTADOS } from '../../domain/records.js';
 import { hasScope, RESOURCE_SCOPES, type Scope } from '../../domain/scopes.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
@@ -177,7 +161,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     input: CitasQuery,
     output: CitasList,
     run: async (args, call, env) => {
-      const q = args as CitasQueryT;
+      const q = args as CitasQuery;
       let clientas: string[] = [];
       const page = await plannedCitasPage(
         env.db,
@@ -219,7 +203,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     input: ClientasQuery,
     output: ClientasList,
     run: async (args, call, env) => {
-      const q = args as ClientasQueryT;
+      const q = args as ClientasQuery;
       let clientas: string[] = [];
       const page = await plannedClientasPage(
         env.db,
@@ -262,7 +246,7 @@ export const TOOL_SPECS: ToolSpec[] = [
     input: LlamadasQuery,
     output: LlamadasList,
     run: async (args, call, env) => {
-      const q = args as LlamadasQueryT;
+      const q = args as LlamadasQuery;
       let clientas: string[] = [];
       const page = await plannedLlamadasPage(
         env.db,

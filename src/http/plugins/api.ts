@@ -1,4 +1,4 @@
-// The API scope: /api/v1/citas, /clientas, /llamadas (and one record of each), /eventos, /me, and
+// The API scope: each collection's list and records (/api/v1/citas ...), /eventos, /me, and
 // the MCP server at /mcp (../mcp/plugin.ts), behind API-key authentication, address restrictions
 // and rate limits (../auth.ts), each route's scope (declared in its config, ../scopes.ts), the
 // strict validator of query strings and path parameters (../query-validator.ts) and per-key usage

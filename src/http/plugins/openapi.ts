@@ -16,6 +16,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { COLLECTIONS, COLLECTIONS_PROSE } from '../../collections/index.js';
 import { API_COMPONENTS } from '../../domain/api-schemas.js';
 import { SCOPE_TEXTS, SCOPES } from '../../domain/scopes.js';
 import { SAMPLE_ENV } from '../code-samples.js';
@@ -30,17 +31,14 @@ export const LICENSE_PATH = '/docs/license';
 
 /** The tags of the operations, with what each holds (the reference's sections). */
 export const TAGS = [
-  { name: 'citas', description: "Appointments: in whole local days of the clinic's time zone, filtered by status" },
-  { name: 'clientas', description: 'Clients: searched by name or phone, with their appointment and call counts' },
-  { name: 'llamadas', description: "Calls answered by the clinic's voice assistant, newest first" },
+  ...Object.values(COLLECTIONS).map((c) => ({ name: c.name, description: c.tag })),
   { name: 'eventos', description: 'The change feed: every record created, changed or deleted, in commit order, to keep a copy in sync' },
   { name: 'me', description: "The API key itself: its clinic and its rate limit (an integration's connection test)" },
   { name: 'webhooks', description: 'Subscriptions: URLs that receive the events as they happen, signed (scope webhooks:write)' },
 ];
 
 export const API_DESCRIPTION = [
-  "Read-only access to a clinic's appointments (citas), clients (clientas) and the calls its voice assistant answered (llamadas), for " +
-    'CRMs, Zapier, Make, n8n, spreadsheets and custom apps.',
+  `Read-only access to a clinic's ${COLLECTIONS_PROSE}, for ` + 'CRMs, Zapier, Make, n8n, spreadsheets and custom apps.',
   '',
   'One API key belongs to one clinic and reads that clinic only. Send it as `Authorization: Bearer <key>`; the clinic owner creates and ' +
     'revokes keys in the dashboard (Settings > API).',

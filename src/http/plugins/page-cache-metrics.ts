@@ -3,6 +3,7 @@
 // nothing added to the request path.
 import { Counter, Gauge } from 'prom-client';
 import fp from 'fastify-plugin';
+import { COLLECTION_NAMES } from '../../collections/index.js';
 import type { PageCache } from '../../services/page-cache.js';
 
 export const pageCacheMetrics = fp(
@@ -12,7 +13,7 @@ export const pageCacheMetrics = fp(
     new Counter({
       name: 'page_cache_lookups_total',
       help:
-        'List pages (citas, clientas, llamadas) looked up in the page cache by their ETag: hit (sent as kept) or miss (built, then ' +
+        `List pages (${COLLECTION_NAMES.join(', ')}) looked up in the page cache by their ETag: hit (sent as kept) or miss (built, then ` +
         'kept); none while PAGE_CACHE_MB is 0',
       labelNames: ['result'] as const,
       registers,

@@ -21,18 +21,10 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import {
-  CitasList,
-  CitasQuery,
-  ClientasList,
-  ClientasQuery,
-  EventosList,
-  EventosQuery,
-  LlamadasList,
-  LlamadasQuery,
-  Me,
-  MeQuery,
-} from '../../domain/api-schemas.js';
+import { EventosList, EventosQuery, Me, MeQuery } from '../../domain/api-schemas.js';
+import { CitasList, CitasQuery } from '../../collections/citas.js';
+import { ClientasList, ClientasQuery } from '../../collections/clientas.js';
+import { LlamadasList, LlamadasQuery } from '../../collections/llamadas.js';
 import { hasScope } from '../../domain/scopes.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';
 import type { ClientasSearch } from '../../services/clientas-search/search.js';

@@ -19,7 +19,7 @@ import {
   WebhookParams,
 } from '../../domain/api-schemas.js';
 import { compileChecker } from '../../domain/checker.js';
-import { EVENT_TYPES } from '../../domain/records.js';
+import { EVENT_TYPES } from '../../collections/index.js';
 import { describeTextProblem, textProblem } from '../../domain/text.js';
 import { DomainError, errors, type ApiError } from '../../errors.js';
 import type { AuthenticatedKey } from '../../services/api-keys.js';

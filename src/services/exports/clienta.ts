@@ -13,7 +13,7 @@ import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { Cita, Clienta, Llamada } from '../../domain/api-schemas.js';
+import { COLLECTIONS } from '../../collections/index.js';
 import { AUDIT_CSV_OPTIONS, freeTextFields, recordCsvOptions } from '../../domain/csv-cells.js';
 import { ACCESS_COLUMNS, AccessEntry, schemaDocument } from '../../domain/export-schemas.js';
 import { DomainError } from '../../errors.js';
@@ -129,16 +129,16 @@ export async function writeClientaExport(
   const madeAt = formatTimestampMs(nowMs, clinic.timezone);
   const entries: ZipEntry[] = [
     { name: 'clienta.json', content: json(clienta) },
-    { name: 'clienta.csv', content: csvOf(Clienta.properties, clienta ? [clienta] : []) },
+    { name: 'clienta.csv', content: csvOf(COLLECTIONS.clientas.record.properties, clienta ? [clienta] : []) },
     { name: 'citas.json', content: json(citas) },
-    { name: 'citas.csv', content: csvOf(Cita.properties, citas) },
+    { name: 'citas.csv', content: csvOf(COLLECTIONS.citas.record.properties, citas) },
     { name: 'llamadas.json', content: json(llamadas) },
-    { name: 'llamadas.csv', content: csvOf(Llamada.properties, llamadas) },
+    { name: 'llamadas.csv', content: csvOf(COLLECTIONS.llamadas.record.properties, llamadas) },
     { name: 'accesos.json', content: accessJson },
     { name: 'accesos.csv', content: accessCsv },
-    { name: 'schemas/clienta.schema.json', content: schemaDocument(Clienta, 'clienta.json', false) },
-    { name: 'schemas/citas.schema.json', content: schemaDocument(Cita, 'citas.json', true) },
-    { name: 'schemas/llamadas.schema.json', content: schemaDocument(Llamada, 'llamadas.json', true) },
+    { name: 'schemas/clienta.schema.json', content: schemaDocument(COLLECTIONS.clientas.record, 'clienta.json', false) },
+    { name: 'schemas/citas.schema.json', content: schemaDocument(COLLECTIONS.citas.record, 'citas.json', true) },
+    { name: 'schemas/llamadas.schema.json', content: schemaDocument(COLLECTIONS.llamadas.record, 'llamadas.json', true) },
     { name: 'schemas/accesos.schema.json', content: schemaDocument(AccessEntry, 'accesos.json', true) },
   ];
   // The LEEME/README last: it counts the access entries, known once they are written.

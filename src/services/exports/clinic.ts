@@ -17,9 +17,8 @@ import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/connect.js';
 import type { DB } from '../../db/schema.js';
-import { Cita, Clienta, Llamada } from '../../domain/api-schemas.js';
 import { freeTextFields, recordCsvOptions } from '../../domain/csv-cells.js';
-import { CitaLine, ClientaLine, LlamadaLine } from '../../domain/import-schemas.js';
+import { COLLECTIONS } from '../../collections/index.js';
 import { citaPage, clientaPage, llamadaPage, recordCounts } from '../../repos/clinic-export.js';
 import type { Clinic } from '../../repos/clinics.js';
 import { formatTimestamp, formatTimestampMs } from '../../time.js';
@@ -55,7 +54,7 @@ function tables(db: Kysely<DB>, clinic: Clinic) {
   return [
     {
       name: 'clientas',
-      schema: ClientaLine,
+      schema: COLLECTIONS.clientas.line,
       page: (after: string | null) => clientaPage(db, clinic.id, after, EXPORT_PAGE),
       line: (r: Awaited<ReturnType<typeof clientaPage>>[number]): Line => ({
         type: 'clienta',
@@ -71,7 +70,7 @@ function tables(db: Kysely<DB>, clinic: Clinic) {
     },
     {
       name: 'citas',
-      schema: CitaLine,
+      schema: COLLECTIONS.citas.line,
       page: (after: string | null) => citaPage(db, clinic.id, after, EXPORT_PAGE),
       line: (r: Awaited<ReturnType<typeof citaPage>>[number]): Line => ({
         type: 'cita',
@@ -90,7 +89,7 @@ function tables(db: Kysely<DB>, clinic: Clinic) {
     },
     {
       name: 'llamadas',
-      schema: LlamadaLine,
+      schema: COLLECTIONS.llamadas.line,
       page: (after: string | null) => llamadaPage(db, clinic.id, after, EXPORT_PAGE),
       line: (r: Awaited<ReturnType<typeof llamadaPage>>[number]): Line => ({
         type: 'llamada',
@@ -109,11 +108,7 @@ function tables(db: Kysely<DB>, clinic: Clinic) {
 }
 
 /** The CSV cells a spreadsheet would run as formulas are those of text people typed: the API's free-text fields. */
-const FREE_TEXT = new Set([
-  ...freeTextFields(Clienta.properties),
-  ...freeTextFields(Cita.properties),
-  ...freeTextFields(Llamada.properties),
-]);
+const FREE_TEXT = new Set(Object.values(COLLECTIONS).flatMap((c) => [...freeTextFields(c.record.properties)]));
 
 /** Writes the clinic's export into `out` (ended at the end), every read in one snapshot. */
 export async function writeClinicExport(

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { whenWritable, type Database } from '../../db/connect.js';
 import type { DB } from '../../db/schema.js';
 import type { Plan } from '../../domain/records.js';
-import { EVENT_TYPES } from '../../domain/records.js';
+import { EVENT_TYPES } from '../../collections/index.js';
 import { secretMasker } from '../../domain/secret-mask.js';
 import { DomainError } from '../../errors.js';
 import { getApiKey } from '../../repos/api-keys.js';

@@ -5,7 +5,7 @@
 // subscription never shows more than the feed would show the same credential.
 import { createHash } from 'node:crypto';
 import type { WebhookEndpointJson } from '../../domain/api-schemas.js';
-import { EVENT_TYPES, type EventType } from '../../domain/records.js';
+import { EVENT_TYPES, type EventType } from '../../collections/index.js';
 import { eventTypeScope, hasScope, visibleEventTypes, type ScopeBits } from '../../domain/scopes.js';
 import { DomainError } from '../../errors.js';
 import { formatTimestamp } from '../../time.js';

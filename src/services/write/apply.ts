@@ -1,9 +1,11 @@
-// Phase three of a write, for the lines between two runs of deletions (or the whole file): each
-// record type applied from the staging tables in SQL, clientas first, then citas, then calls, a
-// chunk of lines at a time. Each chunk's write returns the rows it wrote (new or changed); the
-// stored keys read just before it tell new from changed and what the count tables lose. Clientas
-// first means that a cita or call finds the clienta the same stretch of the file lists after it.
+// Apply, the last step of a write (validate, resolve, apply), for the lines between two runs of
+// deletions (or the whole file): each collection applied from the staging tables in SQL, in write
+// order (the one referred to first), a chunk of lines at a time. Each chunk's write returns the
+// rows it wrote (new or changed); the stored keys read just before it tell new from changed and
+// what the count tables lose. The referred-to first means that a record finds the clienta the same
+// stretch of the file lists after it.
 import type { Kysely } from 'kysely';
+import { COLLECTIONS, REFERRED, REFERRING, SINGULAR_OF, WRITE_ORDER, type ReferringName } from '../../collections/index.js';
 import type { DB } from '../../db/schema.js';
 import type { EventType } from '../../domain/records.js';
 import { touchRecordsOf } from '../../repos/deletions.js';
@@ -20,7 +22,7 @@ export const CHUNK = 5_000;
 /** Past the last line of any file. */
 export const LAST_LINE = Number.MAX_SAFE_INTEGER;
 
-/** What every step of phase three shares: the transaction, the clinic, the time, and what it adds up. */
+/** What every part of the apply step shares: the transaction, the clinic, the time, and what it adds up. */
 export interface ApplyContext {
   db: Kysely<DB>;
   clinic: ClinicContext;
@@ -30,45 +32,45 @@ export interface ApplyContext {
   at: number;
   counts: WriteCounts;
   deltas: CountChanges;
-  /** null: no events (the demo's insert, or a write that will be rolled back) */
+  /** null: no events (the demo's insert) */
   events: EventLog | null;
-  /** staged citas and calls whose clienta the file lists further down (their events wait for the end) */
+  /** staged records whose clienta the file lists further down (their events wait for the end) */
   laterLines: number;
   /** called with the lines applied so far */
   onLines?: (n: number) => void;
 }
 
-const TYPE_OF = { clientas: 'clienta', citas: 'cita', llamadas: 'llamada' } as const satisfies Record<RecordTable, RecordType>;
+const TYPE_OF = SINGULAR_OF;
 
 /** Applies the staged records of lines (after, through]. */
 export async function applyRecords(ctx: ApplyContext, after: number, through: number): Promise<void> {
-  // A clienta's datos count the citas and calls written after her: her events are numbered when
-  // she is written (before her citas' and calls'), kept on her staged line, and stored once the
-  // stretch's citas and calls are written. Per chunk: its lines and its first seq.
+  // A clienta's datos count the records written after her that refer to her: her events are
+  // numbered when she is written (before theirs), kept on her staged line, and stored once the
+  // stretch's other records are written. Per chunk: its lines and its first seq.
   const clientaChunks: { after: number; last: number; first: number }[] = [];
-  for (const table of ['clientas', 'citas', 'llamadas'] as const) {
+  for (const table of WRITE_ORDER) {
     for (let from = after; ;) {
       const chunk = await nextChunk(ctx.db, table, from, through, CHUNK);
       if (chunk === null) break;
       const written = await writeChunk(ctx, table, from, chunk.last);
       ctx.onLines?.(chunk.lines);
-      if (table === 'clientas') {
+      if (table === REFERRED) {
         if (ctx.events && written.length > 0) {
           await keepEvents(ctx, table, written, from, chunk.last);
           clientaChunks.push({ after: from, last: chunk.last, first: await ctx.events.reserve(written.length) });
         }
         await cascade(ctx, written);
       } else if (ctx.events) {
-        await appendEvents(ctx, table, written, from, chunk.last);
+        await appendEvents(ctx, table as ReferringName, written, from, chunk.last);
       }
       from = chunk.last;
     }
   }
   // In line order, as numbered: one event per written clienta, on the last line of her id in its chunk.
   for (const c of clientaChunks) {
-    const events = await markedEvents(ctx.db, 'clientas', c.after, c.last, CHUNK);
+    const events = await markedEvents(ctx.db, REFERRED, c.after, c.last, CHUNK);
     await ctx.events!.append(
-      'clienta',
+      TYPE_OF[REFERRED],
       events.map((e) => ({ id: e.id, tipo: e.tipo as EventType })),
       c.first,
     );
@@ -89,10 +91,10 @@ async function keepEvents(ctx: ApplyContext, table: RecordTable, written: Writte
 }
 
 /**
- * The events of a chunk of citas or calls, now; those of lines whose clienta the file lists
+ * The events of a chunk of records that refer, now; those of lines whose clienta the file lists
  * further down (`later`) wait on their staged line for the end of the import (appendDeferred).
  */
-async function appendEvents(ctx: ApplyContext, table: 'citas' | 'llamadas', written: Written, after: number, through: number) {
+async function appendEvents(ctx: ApplyContext, table: ReferringName, written: Written, after: number, through: number) {
   const later = ctx.laterLines > 0 ? await laterIds(ctx.db, table, after, through) : new Set<string>();
   const now = written.filter((w) => !later.has(w.row.id));
   await ctx.events!.append(
@@ -110,12 +112,12 @@ async function appendEvents(ctx: ApplyContext, table: 'citas' | 'llamadas', writ
 }
 
 /**
- * At the end of the import, the events of citas and calls listed before their clienta, in line
- * order, each showing the record as it is then (with her name); none for a record deleted since.
+ * At the end of the import, the events of records listed before their clienta, in line order,
+ * each showing the record as it is then (with her name); none for a record deleted since.
  */
 export async function appendDeferred(ctx: ApplyContext): Promise<void> {
   if (ctx.laterLines === 0 || ctx.events === null) return;
-  for (const table of ['citas', 'llamadas'] as const) {
+  for (const table of REFERRING) {
     for (let after = 0; ;) {
       const rows = await markedEvents(ctx.db, table, after, LAST_LINE, CHUNK);
       if (rows.length === 0) break;
@@ -153,30 +155,31 @@ async function writeChunk(ctx: ApplyContext, table: RecordTable, after: number, 
 }
 
 /**
- * What the API shows of a clienta in her citas (name and phone) and calls (name) changed with
- * her: their updated_at moves and each is an update event, right after her write (before the
- * citas and calls of the same stretch, whose own changes then follow as their own events).
+ * What the API shows of a clienta in the records that refer to her (each collection's
+ * showsOfReferred: a cita her name and phone, a call her name) changed with her: their updated_at
+ * moves and each is an update event, right after her write (before the records of the same
+ * stretch, whose own changes then follow as their own events).
  */
 async function cascade(ctx: ApplyContext, clientas: Written): Promise<void> {
-  const renamed: string[] = [];
-  const rephoned: string[] = [];
-  for (const { row, existed } of clientas) {
-    if (!existed) continue;
-    if (existed.nombre !== row.nombre) renamed.push(row.id);
-    else if (existed.telefono !== row.telefono) rephoned.push(row.id);
-  }
-  if (renamed.length + rephoned.length === 0) return;
   const { db, clinic, at } = ctx;
-  const citas = await touchRecordsOf(db, 'citas', clinic.clinicId, [...renamed, ...rephoned], at);
-  const llamadas = await touchRecordsOf(db, 'llamadas', clinic.clinicId, renamed, at);
-  ctx.counts.citas.updated += citas.length;
-  ctx.counts.llamadas.updated += llamadas.length;
-  await ctx.events?.append(
-    'cita',
-    citas.map((id) => ({ id, tipo: 'cita.actualizada' })),
-  );
-  await ctx.events?.append(
-    'llamada',
-    llamadas.map((id) => ({ id, tipo: 'llamada.actualizada' })),
-  );
+  for (const table of REFERRING) {
+    // By the first shown field that changed (a new name before a new phone only).
+    const shows = COLLECTIONS[table].showsOfReferred;
+    const changed = shows.flatMap((f, i) =>
+      clientas.filter(({ row, existed }) => existed && existed[f] !== row[f] && shows.slice(0, i).every((g) => existed[g] === row[g])),
+    );
+    if (changed.length === 0) continue;
+    const touched = await touchRecordsOf(
+      db,
+      table,
+      clinic.clinicId,
+      changed.map((w) => w.row.id),
+      at,
+    );
+    ctx.counts[table].updated += touched.length;
+    await ctx.events?.append(
+      TYPE_OF[table],
+      touched.map((id) => ({ id, tipo: tipo(TYPE_OF[table], true) })),
+    );
+  }
 }

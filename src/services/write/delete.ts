@@ -1,9 +1,11 @@
-// Phase three of a write, for a run of deletion lines of one type (in chunks): the records go,
-// with a clienta's cascade (her citas deleted, her calls unlinked), the count tables follow, and
-// each is an event: citas, then calls, then clientas, so a copy applying them in order never
-// holds a cita of a deleted clienta. A deletion that finds nothing is a problem of its line.
+// Apply, the last step of a write, for a run of deletion lines of one type (in chunks): the
+// records go, with a clienta's cascade (her citas deleted, her calls unlinked), the count tables
+// follow, and each is an event: those that refer to her first, then she, so a copy applying them
+// in order never holds a cita of a deleted clienta. Resolving found every deletion of nothing
+// (repos/staging-deletions.ts); one found here is counted, and the write takes it for a fault.
 import type { EventType } from '../../domain/records.js';
-import { deleteCitas, deleteCitasOf, deleteClientas, deleteLlamadas, storedClientaIds, unlinkLlamadasOf } from '../../repos/deletions.js';
+import { COLLECTIONS, NAME_OF, REFERRED, REFERRING } from '../../collections/index.js';
+import { deleteRecords, deleteRecordsOf, storedIds, unlinkRecordsOf } from '../../repos/deletions.js';
 import type { ApplyContext } from './apply.js';
 import type { RecordType } from './rows.js';
 
@@ -50,41 +52,43 @@ export async function applyDeletions(
     return ids.filter((id) => present.has(id));
   };
 
-  if (type === 'cita') {
-    const rows = await deleteCitas(db, clinicId, ids);
-    for (const r of rows) deltas.add('citas', r, -1);
+  const name = NAME_OF[type];
+  if (name !== REFERRED) {
+    const rows = await deleteRecords(db, name, clinicId, ids);
+    for (const r of rows) deltas.add(name, r, -1);
     const deleted = found(new Set(rows.map((r) => r.id)));
-    counts.citas.deleted += deleted.length;
-    await events?.append('cita', gone('cita', deleted));
-  } else if (type === 'llamada') {
-    const rows = await deleteLlamadas(db, clinicId, ids);
-    for (const r of rows) deltas.add('llamadas', r, -1);
-    const deleted = found(new Set(rows.map((r) => r.id)));
-    counts.llamadas.deleted += deleted.length;
-    await events?.append('llamada', gone('llamada', deleted));
+    counts[name].deleted += deleted.length;
+    await events?.append(type, gone(type, deleted));
   } else {
-    const doomed = found(await storedClientaIds(db, clinicId, ids));
-    // Her citas go with her; her calls stay, as an unknown caller's; then she goes.
-    const citas = await deleteCitasOf(db, clinicId, doomed);
-    for (const r of citas) deltas.add('citas', r, -1);
-    counts.citas.deleted += citas.length;
-    await events?.append(
-      'cita',
-      gone(
-        'cita',
-        citas.map((r) => r.id),
-      ),
-    );
-    const unlinked = await unlinkLlamadasOf(db, clinicId, doomed, ctx.at);
-    counts.llamadas.updated += unlinked.length;
-    await events?.append(
-      'llamada',
-      unlinked.map((id) => ({ id, tipo: 'llamada.actualizada' })),
-    );
-    const clientas = await deleteClientas(db, clinicId, doomed);
-    for (const r of clientas) deltas.add('clientas', r, -1);
-    counts.clientas.deleted += clientas.length;
-    await events?.append('clienta', gone('clienta', doomed));
+    const doomed = found(await storedIds(db, name, clinicId, ids));
+    // The records that refer to her go with her, or stay unlinked (a call, as an unknown caller's),
+    // in write order; then she goes.
+    for (const n of REFERRING) {
+      const c = COLLECTIONS[n];
+      if (c.deletedWithReferred) {
+        const rows = await deleteRecordsOf(db, n, clinicId, doomed);
+        for (const r of rows) deltas.add(n, r, -1);
+        counts[n].deleted += rows.length;
+        await events?.append(
+          c.singular,
+          gone(
+            c.singular,
+            rows.map((r) => r.id),
+          ),
+        );
+      } else {
+        const unlinked = await unlinkRecordsOf(db, n, clinicId, doomed, ctx.at);
+        counts[n].updated += unlinked.length;
+        await events?.append(
+          c.singular,
+          unlinked.map((id) => ({ id, tipo: `${c.singular}.actualizada` as EventType })),
+        );
+      }
+    }
+    const rows = await deleteRecords(db, name, clinicId, doomed);
+    for (const r of rows) deltas.add(name, r, -1);
+    counts[name].deleted += rows.length;
+    await events?.append(type, gone(type, doomed));
   }
   ctx.onLines?.(items.length);
 }

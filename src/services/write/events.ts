@@ -4,15 +4,14 @@
 // deletion's event holds the id only.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { NAME_OF, REFERRED, SINGULAR_OF } from '../../collections/index.js';
 import { dialectOf, type Dialect } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { EventType } from '../../domain/records.js';
-import { citasByIds } from '../../repos/citas.js';
-import { clientasByIds } from '../../repos/clientas.js';
 import { ensureDataVersions } from '../../repos/clinics.js';
 import { insertEvents, takeSeqs, type EventRow } from '../../repos/events.js';
-import { llamadasByIds } from '../../repos/llamadas.js';
-import { citaOut, clientaOut, llamadaOut, type ClinicContext } from '../shape.js';
+import { storedJson } from '../records.js';
+import type { ClinicContext } from '../shape.js';
 import type { RecordType } from './rows.js';
 
 export interface PendingEvent {
@@ -63,9 +62,12 @@ export class EventLog {
     const step = READ_BACK[dialectOf(this.db)];
     for (let i = 0; i < events.length; i += step) {
       let chunk = events.slice(i, i + step);
-      const datos = await this.datos(
-        type,
+      const datos = await storedJson(
+        this.db,
+        this.clinic,
+        NAME_OF[type],
         chunk.filter((e) => !e.tipo.endsWith('.eliminada')).map((e) => e.id),
+        this.at,
       );
       if (ifStillThere) chunk = chunk.filter((e) => e.tipo.endsWith('.eliminada') || datos.has(e.id));
       if (chunk.length === 0) continue;
@@ -77,7 +79,7 @@ export class EventLog {
         if (d === undefined) throw new Error(`event ${e.tipo} of ${e.id}: the record cannot be read back`);
         // Whom the event discloses (the request log's access record): her own events, else the
         // record's clienta as read back (a deleted cita's or call's is no longer known: it holds the id only).
-        const clienta = type === 'clienta' ? e.id : (read?.clienta ?? null);
+        const clienta = type === SINGULAR_OF[REFERRED] ? e.id : (read?.clienta ?? null);
         return {
           clinic_id: this.clinic.clinicId,
           seq: seq++,
@@ -92,23 +94,5 @@ export class EventLog {
       await insertEvents(this.db, rows);
       this.stored += rows.length;
     }
-  }
-
-  /** The API's JSON of the records `ids` as stored now, with their clienta (a record not found is missing from the map). */
-  private async datos(type: RecordType, ids: string[]): Promise<Map<string, { json: string; clienta: string | null }>> {
-    const out = new Map<string, { json: string; clienta: string | null }>();
-    if (ids.length === 0) return out;
-    const { db, clinic } = this;
-    if (type === 'clienta') {
-      for (const r of await clientasByIds(db, clinic.clinicId, ids, this.at))
-        out.set(r.id, { json: JSON.stringify(clientaOut(r, clinic)), clienta: r.id });
-    } else if (type === 'cita') {
-      for (const r of await citasByIds(db, clinic.clinicId, ids))
-        out.set(r.id, { json: JSON.stringify(citaOut(r, clinic)), clienta: r.clienta_id });
-    } else {
-      for (const r of await llamadasByIds(db, clinic.clinicId, ids))
-        if (!r.awaitingClienta) out.set(r.id, { json: JSON.stringify(llamadaOut(r, clinic)), clienta: r.clienta_id });
-    }
-    return out;
   }
 }

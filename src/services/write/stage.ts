@@ -1,6 +1,6 @@
-// Phase one of a write: the lines of the file, validated by the caller, copied into the staging
-// tables (repos/staging.ts) under their line numbers, a few thousand at a time, so memory stays a
-// batch whatever the file's size. On PostgreSQL a batch is stored while the caller reads the next.
+// Validate, the first step of a write: the lines of the file, checked by the caller, copied into
+// the staging tables (repos/staging.ts) under their line numbers, a few thousand at a time, so
+// memory stays a batch whatever the file's size. On PostgreSQL a batch is stored while the caller reads the next.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { DeletionRecord, ImportRecord } from '../../domain/records.js';
