@@ -1,6 +1,7 @@
 // Test mode's texts in the dashboard, Spanish and English (the section `sandbox` of es.ts and
 // en.ts): the test-key choice, the badges that set test keys, test log entries and apps connected
-// in test mode apart from live ones, and the sandbox's reset. Kept in one file of their own.
+// in test mode apart from live ones, the sandbox's reset, and test webhook endpoints. Kept in one
+// file of their own.
 type Text = string;
 
 export interface SandboxMessages {
@@ -29,6 +30,12 @@ export interface SandboxMessages {
   /** a grant's resource in Connected apps and the request log */
   resourceApi: Text;
   resourceMcp: Text;
+  /** the webhooks page: the create form's choice, the group of test endpoints, its own limit */
+  testEndpointLabel: Text;
+  testEndpointHelp: Text;
+  testEndpointsTitle: Text;
+  noTestEndpoints: Text;
+  testEndpointLimit: Text;
 }
 
 export const esSandbox: SandboxMessages = {
@@ -57,6 +64,11 @@ export const esSandbox: SandboxMessages = {
   consentModeTest: 'Conectar al entorno de pruebas (datos inventados) en lugar de a los datos reales',
   resourceApi: 'API',
   resourceMcp: 'MCP',
+  testEndpointLabel: 'Destino de prueba',
+  testEndpointHelp: 'Recibe solo los eventos del entorno de pruebas.',
+  testEndpointsTitle: 'Destinos de prueba',
+  noTestEndpoints: 'El entorno de pruebas no tiene destinos de webhook.',
+  testEndpointLimit: 'El entorno de pruebas ya tiene 10 destinos, el máximo. Borra uno primero.',
 };
 
 export const enSandbox: SandboxMessages = {
@@ -85,4 +97,9 @@ export const enSandbox: SandboxMessages = {
   consentModeTest: 'Connect to the sandbox (made-up data) instead of the real data',
   resourceApi: 'API',
   resourceMcp: 'MCP',
+  testEndpointLabel: 'Test endpoint',
+  testEndpointHelp: 'Receives only the sandbox’s events.',
+  testEndpointsTitle: 'Test endpoints',
+  noTestEndpoints: 'The sandbox has no webhook endpoints.',
+  testEndpointLimit: 'The sandbox already has 10 endpoints, the most allowed. Delete one first.',
 };
