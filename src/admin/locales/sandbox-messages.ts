@@ -50,7 +50,7 @@ export const esSandbox: SandboxMessages = {
     'Las claves de prueba leen un entorno propio de la clínica con datos inventados (nombres, teléfonos de ficción, correos en ' +
     'example.com) que se mueven solos: citas nuevas, confirmadas, canceladas, llamadas y clientas nuevas, cada cambio con su evento y ' +
     'sus webhooks. Nunca ve ni toca los datos reales.',
-  none: 'Se crea con la primera clave de prueba.',
+  none: 'Se crea con la primera clave o el primer destino de webhook de prueba.',
   resetButton: 'Empezar de nuevo el entorno de pruebas',
   resetHelp:
     'Borra sus datos y crea otros. Las claves y los webhooks de prueba siguen igual; quien siga sus cambios recibe 410 cursor_expired y ' +
@@ -83,7 +83,7 @@ export const enSandbox: SandboxMessages = {
     'Test keys read a sandbox of the clinic’s own, with made-up data (names, fictional phone numbers, e-mails at example.com) that moves ' +
     'by itself: new, confirmed and cancelled appointments, calls and new clients, each change with its event and webhooks. It never sees ' +
     'or touches the real data.',
-  none: 'It is made with the first test key.',
+  none: 'It is made with the first test key or test webhook endpoint.',
   resetButton: 'Start the sandbox again',
   resetHelp:
     'Deletes its data and makes new data. Test keys and test webhooks stay; whoever follows its changes gets 410 cursor_expired and ' +
