@@ -64,7 +64,7 @@ export interface AdminContext {
   clientasSearch: ClientasSearch;
   /** the clinic exports made in the background (Settings > API > Export) */
   exports: ExportJobs;
-  /** test mode's sandboxes: the request log's test entries, the sandbox's reset */
+  /** test mode's sandboxes: the request log's test entries, the sandbox's reset, test webhook endpoints */
   sandboxes: Sandboxes;
   /** sign-in buckets: see throttle.ts */
   limiters: SignInLimiters;

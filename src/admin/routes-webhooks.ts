@@ -3,6 +3,11 @@
 // page). Owners manage their own clinic's endpoints, superadmins any clinic's; staff only look.
 // A test event and a resend are one attempt each, made while the owner waits (at most 10 s),
 // and the outcome is shown on the next page.
+// Test mode: the clinic's sandbox (a clinic row of its own) has endpoints of its own, "test
+// endpoints", which receive only the sandbox's events. They are listed apart, added with the
+// form's "Test endpoint" choice (making the sandbox on first use) and managed on the same pages:
+// an endpoint is looked up in the clinic in view and in its sandbox only, and every action names
+// the endpoint's own clinic id. The 10-endpoint limit counts per clinic row: 10 live and 10 test.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import type { Clinic } from '../services/accounts.js';
@@ -39,7 +44,7 @@ function readLogFilter(query: unknown): LogFilter {
 }
 
 /** The query of the log's page: the filters in the clinic's days, newest first, after `before` ("<at_ms>.<id>"). */
-function logQuery(f: LogFilter, clinic: Clinic, endpointId: string, before: string) {
+function logQuery(f: LogFilter, clinic: Clinic, endpoint: EndpointRow, before: string) {
   const bound = (name: 'since' | 'until', raw: string) => {
     if (raw === '') return undefined;
     try {
@@ -50,8 +55,8 @@ function logQuery(f: LogFilter, clinic: Clinic, endpointId: string, before: stri
   };
   const m = /^(\d{1,16})\.([A-Za-z0-9-]{1,64})$/.exec(before);
   return {
-    clinicId: clinic.id,
-    endpointId,
+    clinicId: endpoint.clinic_id,
+    endpointId: endpoint.id,
     outcome: f.outcome === '' ? undefined : (f.outcome as 'delivered' | 'failed'),
     tipo: f.tipo === '' ? undefined : f.tipo,
     sinceMs: bound('since', f.since),
@@ -93,9 +98,14 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
   async function renderList(req: FastifyRequest, reply: FastifyReply, v: Viewer, clinic: Clinic, status: number, form: WebhookForm | null) {
     const c = common(req, v, clinic);
     const flash = form ? null : await ctx.sessions.takeFlash(v.token, v.flash, clinic.id);
-    const endpoints = await ctx.webhooks.list(clinic.id);
-    // Who subscribed each by API (at most 10 endpoints: one read each, for the names shown).
-    const subscribers = new Map(await Promise.all(endpoints.map(async (e) => [e.id, await ctx.webhooks.subscriber(e)] as const)));
+    const sandboxId = await ctx.sandboxes.find(clinic.id);
+    const [endpoints, testEndpoints] = await Promise.all([
+      ctx.webhooks.list(clinic.id),
+      sandboxId === null ? null : ctx.webhooks.list(sandboxId),
+    ]);
+    // Who subscribed each by API (at most 10 endpoints a clinic row: one read each, for the names shown).
+    const all = [...endpoints, ...(testEndpoints ?? [])];
+    const subscribers = new Map(await Promise.all(all.map(async (e) => [e.id, await ctx.webhooks.subscriber(e)] as const)));
     return sendPage(
       reply,
       status,
@@ -105,6 +115,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
         allowPrivate: ctx.webhooks.allowPrivate,
         eligiblePlans: [...ctx.config.apiPlans],
         endpoints,
+        testEndpoints,
         subscribers,
         flash,
         form,
@@ -119,11 +130,20 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     return clinic;
   }
 
-  /** The endpoint of the path in the clinic in view (another clinic's is not found); `manage`: only owners and superadmins. */
+  /**
+   * The endpoint of the path in the clinic in view or in its sandbox (a test endpoint); another
+   * clinic's, or another clinic's sandbox's, is not found. `manage`: only owners and superadmins.
+   * Callers act with `endpoint.clinic_id`, the endpoint's own clinic row.
+   */
   async function endpointOf(req: FastifyRequest, v: Viewer, manage: boolean): Promise<{ clinic: Clinic; endpoint: EndpointRow }> {
     const clinic = await clinicOf(req, v, field(req.query, 'clinic'));
     const id = (req.params as { id: string }).id;
-    const endpoint = ID_RE.test(id) ? await ctx.webhooks.get(clinic.id, id) : undefined;
+    if (!ID_RE.test(id)) throw notFound();
+    let endpoint = await ctx.webhooks.get(clinic.id, id);
+    if (!endpoint) {
+      const sandboxId = await ctx.sandboxes.find(clinic.id);
+      endpoint = sandboxId === null ? undefined : await ctx.webhooks.get(sandboxId, id);
+    }
     if (!endpoint) throw notFound();
     req.lang = asLang(clinic.language);
     if (manage && !canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage webhooks');
@@ -144,10 +164,17 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage webhooks');
     if (!isApiEligible(clinic.plan, ctx.config.apiPlans))
       throw new DomainError('plan_not_eligible', `plan ${clinic.plan} has no API access`);
-    const form: WebhookForm = { url: field(req.body, 'url').trim(), events: fields(req.body, 'events'), error: null };
+    const form: WebhookForm = {
+      url: field(req.body, 'url').trim(),
+      events: fields(req.body, 'events'),
+      test: field(req.body, 'mode') === 'test',
+      error: null,
+    };
     try {
+      // A test endpoint lives in the sandbox, made here on first use (as by the first test key).
+      const target = form.test ? await ctx.sandboxes.ensure(clinic.id) : clinic.id;
       const { endpoint, secret } = await ctx.webhooks.create({
-        clinicId: clinic.id,
+        clinicId: target,
         url: form.url,
         eventTypes: form.events,
         createdBy: v.userId,
@@ -159,7 +186,10 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
         url: endpoint.url,
         secret,
       });
-      req.log.info({ clinic: clinic.id, endpoint: endpoint.id, user: v.userId }, 'dashboard: webhook endpoint created');
+      req.log.info(
+        { clinic: clinic.id, endpointClinic: endpoint.clinic_id, endpoint: endpoint.id, user: v.userId },
+        'dashboard: webhook endpoint created',
+      );
     } catch (err) {
       if (err instanceof DestinationRefused) form.error = err.refusal;
       else if (err instanceof DomainError && err.reason === 'invalid_input' && err.details.field === 'events') form.error = 'events';
@@ -176,7 +206,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     const { clinic, endpoint } = await endpointOf(req, v, false);
     const c = common(req, v, clinic);
     const filter = readLogFilter(req.query);
-    const q = logQuery(filter, clinic, endpoint.id, field(req.query, 'before'));
+    const q = logQuery(filter, clinic, endpoint, field(req.query, 'before'));
     const [page, flash, subscriber] = await Promise.all([
       ctx.webhooks.deliveryLog({ ...q, limit: LOG_PAGE + 1 }),
       ctx.sessions.takeFlash(v.token, v.flash, clinic.id),
@@ -198,7 +228,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     const v = viewerOf(req);
     const { clinic, endpoint } = await endpointOf(req, v, false);
     const deliveryId = (req.params as { delivery: string }).delivery;
-    const delivery = ID_RE.test(deliveryId) ? await ctx.webhooks.delivery(clinic.id, deliveryId) : undefined;
+    const delivery = ID_RE.test(deliveryId) ? await ctx.webhooks.delivery(endpoint.clinic_id, deliveryId) : undefined;
     if (!delivery || delivery.endpoint_id !== endpoint.id) throw notFound();
     return sendPage(reply, 200, attemptPage({ ...common(req, v, clinic), endpoint, delivery }));
   });
@@ -221,17 +251,17 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
 
   app.post(`${ROUTE}/:id/test`, post, (req, reply) =>
     act(req, reply, async (clinic, e, t) => {
-      const a = await ctx.webhooks.sendTest(clinic.id, e.id);
+      const a = await ctx.webhooks.sendTest(e.clinic_id, e.id);
       return { ok: a.ok, text: a.ok ? t.wh.testDelivered(attemptText(t, a)) : t.wh.testFailed(attemptText(t, a)) };
     }),
   );
 
   app.post(`${ROUTE}/:id/deliveries/:delivery/resend`, post, (req, reply) =>
-    act(req, reply, async (clinic, e, t) => {
+    act(req, reply, async (_clinic, e, t) => {
       const deliveryId = (req.params as { delivery: string }).delivery;
-      const d = ID_RE.test(deliveryId) ? await ctx.webhooks.delivery(clinic.id, deliveryId) : undefined;
+      const d = ID_RE.test(deliveryId) ? await ctx.webhooks.delivery(e.clinic_id, deliveryId) : undefined;
       if (!d || d.endpoint_id !== e.id) throw notFound();
-      const a = await ctx.webhooks.resend(clinic.id, d.id);
+      const a = await ctx.webhooks.resend(e.clinic_id, d.id);
       return { ok: a.ok, text: t.wh.resent(`${d.tipo}: ${attemptText(t, a)}`) };
     }),
   );
@@ -242,8 +272,11 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
   ] as const) {
     app.post(`${ROUTE}/:id/${action}`, post, (req, reply) =>
       act(req, reply, async (clinic, e, t) => {
-        await ctx.webhooks.setEnabled(clinic.id, e.id, enabled);
-        req.log.info({ clinic: clinic.id, endpoint: e.id, user: req.viewer?.userId }, `dashboard: webhook endpoint ${action}d`);
+        await ctx.webhooks.setEnabled(e.clinic_id, e.id, enabled);
+        req.log.info(
+          { clinic: clinic.id, endpointClinic: e.clinic_id, endpoint: e.id, user: req.viewer?.userId },
+          `dashboard: webhook endpoint ${action}d`,
+        );
         return { ok: true, text: enabled ? t.wh.enabledNotice : t.wh.disabledNotice };
       }),
     );
@@ -257,8 +290,11 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
 
   app.post(`${ROUTE}/:id/delete`, post, (req, reply) =>
     act(req, reply, async (clinic, e, t) => {
-      await ctx.webhooks.delete(clinic.id, e.id);
-      req.log.info({ clinic: clinic.id, endpoint: e.id, user: req.viewer?.userId }, 'dashboard: webhook endpoint deleted');
+      await ctx.webhooks.delete(e.clinic_id, e.id);
+      req.log.info(
+        { clinic: clinic.id, endpointClinic: e.clinic_id, endpoint: e.id, user: req.viewer?.userId },
+        'dashboard: webhook endpoint deleted',
+      );
       return { ok: true, text: t.wh.deletedNotice(e.url), to: BASE };
     }),
   );

@@ -1,6 +1,7 @@
 // Test mode's texts in the dashboard, Spanish and English (the section `sandbox` of es.ts and
 // en.ts): the test-key choice, the badges that set test keys, test log entries and apps connected
-// in test mode apart from live ones, and the sandbox's reset. Kept in one file of their own.
+// in test mode apart from live ones, the sandbox's reset, and test webhook endpoints. Kept in one
+// file of their own.
 type Text = string;
 
 export interface SandboxMessages {
@@ -29,6 +30,12 @@ export interface SandboxMessages {
   /** a grant's resource in Connected apps and the request log */
   resourceApi: Text;
   resourceMcp: Text;
+  /** the webhooks page: the create form's choice, the group of test endpoints, its own limit */
+  testEndpointLabel: Text;
+  testEndpointHelp: Text;
+  testEndpointsTitle: Text;
+  noTestEndpoints: Text;
+  testEndpointLimit: Text;
 }
 
 export const esSandbox: SandboxMessages = {
@@ -43,7 +50,7 @@ export const esSandbox: SandboxMessages = {
     'Las claves de prueba leen un entorno propio de la clínica con datos inventados (nombres, teléfonos de ficción, correos en ' +
     'example.com) que se mueven solos: citas nuevas, confirmadas, canceladas, llamadas y clientas nuevas, cada cambio con su evento y ' +
     'sus webhooks. Nunca ve ni toca los datos reales.',
-  none: 'Se crea con la primera clave de prueba.',
+  none: 'Se crea con la primera clave o el primer destino de webhook de prueba.',
   resetButton: 'Empezar de nuevo el entorno de pruebas',
   resetHelp:
     'Borra sus datos y crea otros. Las claves y los webhooks de prueba siguen igual; quien siga sus cambios recibe 410 cursor_expired y ' +
@@ -57,6 +64,11 @@ export const esSandbox: SandboxMessages = {
   consentModeTest: 'Conectar al entorno de pruebas (datos inventados) en lugar de a los datos reales',
   resourceApi: 'API',
   resourceMcp: 'MCP',
+  testEndpointLabel: 'Destino de prueba',
+  testEndpointHelp: 'Recibe solo los eventos del entorno de pruebas.',
+  testEndpointsTitle: 'Destinos de prueba',
+  noTestEndpoints: 'El entorno de pruebas no tiene destinos de webhook.',
+  testEndpointLimit: 'El entorno de pruebas ya tiene 10 destinos, el máximo. Borra uno primero.',
 };
 
 export const enSandbox: SandboxMessages = {
@@ -71,7 +83,7 @@ export const enSandbox: SandboxMessages = {
     'Test keys read a sandbox of the clinic’s own, with made-up data (names, fictional phone numbers, e-mails at example.com) that moves ' +
     'by itself: new, confirmed and cancelled appointments, calls and new clients, each change with its event and webhooks. It never sees ' +
     'or touches the real data.',
-  none: 'It is made with the first test key.',
+  none: 'It is made with the first test key or test webhook endpoint.',
   resetButton: 'Start the sandbox again',
   resetHelp:
     'Deletes its data and makes new data. Test keys and test webhooks stay; whoever follows its changes gets 410 cursor_expired and ' +
@@ -85,4 +97,9 @@ export const enSandbox: SandboxMessages = {
   consentModeTest: 'Connect to the sandbox (made-up data) instead of the real data',
   resourceApi: 'API',
   resourceMcp: 'MCP',
+  testEndpointLabel: 'Test endpoint',
+  testEndpointHelp: 'Receives only the sandbox’s events.',
+  testEndpointsTitle: 'Test endpoints',
+  noTestEndpoints: 'The sandbox has no webhook endpoints.',
+  testEndpointLimit: 'The sandbox already has 10 endpoints, the most allowed. Delete one first.',
 };

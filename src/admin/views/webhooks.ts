@@ -1,5 +1,7 @@
 // Settings > API > Webhooks: the clinic's endpoints (adding one shows its secret once), one
-// endpoint with its recent deliveries and actions, and the delete confirmation.
+// endpoint with its recent deliveries and actions, and the delete confirmation. Test endpoints
+// (the clinic's sandbox's) are listed in a group of their own and marked on every page with the
+// badge that marks test keys.
 import { EVENT_TYPES } from '../../collections/index.js';
 import type { Clinic } from '../../services/accounts.js';
 import type { Flash } from '../../services/sessions.js';
@@ -15,6 +17,8 @@ import { csrfInput, layout, type Person } from './layout.js';
 export interface WebhookForm {
   url: string;
   events: string[];
+  /** "Test endpoint": made in the clinic's sandbox */
+  test: boolean;
   error: WebhookFormError | null;
 }
 
@@ -35,6 +39,8 @@ export interface WebhooksPageModel extends Common {
   allowPrivate: boolean;
   eligiblePlans: string[];
   endpoints: EndpointRow[];
+  /** the sandbox's endpoints (test endpoints); null: the clinic has no sandbox yet */
+  testEndpoints: EndpointRow[] | null;
   /** by endpoint id: the key or app that subscribed it by API (null: added here or with the CLI) */
   subscribers: ReadonlyMap<string, Subscriber | null>;
   flash: Flash | null;
@@ -116,7 +122,7 @@ function createForm(m: WebhooksPageModel): Renderable {
     return html`<div class="alert alert-warning" role="status" id="plan-notice">${icons.upgrade}
       <div class="alert-body"><p>${t.wh.planText(fmt.or(m.eligiblePlans.map((p) => labelOf(t.plans, p) ?? p)))}</p></div></div>`;
   }
-  const f = m.form ?? { url: '', events: [], error: null };
+  const f = m.form ?? { url: '', events: [], test: false, error: null };
   const urlError = f.error !== null && f.error !== 'events' ? f.error : null;
   return html`<section class="card" aria-labelledby="create-title">
   <h2 id="create-title">${t.wh.createTitle}</h2>
@@ -136,7 +142,13 @@ function createForm(m: WebhooksPageModel): Renderable {
         aria-describedby="${urlError ? 'webhook-url-error webhook-url-help' : 'webhook-url-help'}" ${
           urlError ? html`aria-invalid="true" autofocus` : ''
         }>
-      ${urlError ? html`<p class="field-error" id="webhook-url-error">${t.wh.refusals[urlError]}</p>` : ''}
+      ${
+        urlError
+          ? html`<p class="field-error" id="webhook-url-error">${
+              urlError === 'limit' && f.test ? t.sandbox.testEndpointLimit : t.wh.refusals[urlError]
+            }</p>`
+          : ''
+      }
       <p class="help" id="webhook-url-help">${m.allowPrivate ? t.wh.urlHelpPrivate : t.wh.urlHelp}</p>
     </div>
     <fieldset class="field events-choice" aria-describedby="webhook-events-help">
@@ -152,6 +164,15 @@ function createForm(m: WebhooksPageModel): Renderable {
       </div>
       <p class="help" id="webhook-events-help">${t.wh.eventsHelp}</p>
     </fieldset>
+    <div class="field">
+      <label class="scope" for="webhook-test">
+        <input type="checkbox" id="webhook-test" name="mode" value="test" aria-describedby="webhook-test-help" ${
+          f.test ? html`checked` : ''
+        }>
+        <span><span class="scope-name">${t.sandbox.testEndpointLabel}</span>
+        <span class="scope-what" id="webhook-test-help">${t.sandbox.testEndpointHelp}</span></span>
+      </label>
+    </div>
     <div class="actions"><button type="submit" class="btn">${t.wh.createButton}</button></div>
   </form>
   </section>`;
@@ -160,6 +181,11 @@ function createForm(m: WebhooksPageModel): Renderable {
 function statusBadge(t: Messages, e: EndpointRow): Html {
   const s = endpointStatus(e);
   return html`<span class="badge badge-${s === 'active' ? 'active' : s === 'failing' ? 'expired' : 'revoked'}">${t.wh.status[s]}</span>`;
+}
+
+/** The badge of a test endpoint (one of the sandbox's, not of the clinic in view), as test keys have. */
+function testBadge(m: Common, e: EndpointRow): Renderable {
+  return e.clinic_id !== m.clinic.id ? html` <span class="badge plain badge-test">${m.t.sandbox.testBadge}</span>` : '';
 }
 
 function typesText(t: Messages, e: EndpointRow): string {
@@ -197,17 +223,20 @@ function subscribedBy(t: Messages, s: Subscriber | null | undefined): Renderable
   return s ? html`<span class="sub">${t.wh.subscriber[s.kind](s.name)}</span>` : '';
 }
 
-function endpointsTable(m: WebhooksPageModel): Renderable {
+function endpointsTable(m: WebhooksPageModel, endpoints: EndpointRow[], title: string, empty: string): Renderable {
   const { t, fmt } = m;
-  if (m.endpoints.length === 0) return html`<p class="empty">${t.wh.noEndpoints}</p>`;
+  if (endpoints.length === 0) return html`<p class="empty">${empty}</p>`;
   return html`<div class="table-wrap"><table class="keys webhooks">
-    <caption class="sr-only">${t.wh.endpointsTitle}: ${m.clinic.name}</caption>
+    <caption class="sr-only">${title}: ${m.clinic.name}</caption>
     <thead><tr><th scope="col">${t.wh.colUrl}</th><th scope="col">${t.wh.colEvents}</th><th scope="col">${t.wh.colCreated}</th>
       <th scope="col">${t.wh.colStatus}</th><th scope="col"><span class="sr-only">${t.colActions}</span></th></tr></thead>
     <tbody>
-    ${m.endpoints.map(
+    ${endpoints.map(
       (e) => html`<tr data-endpoint-id="${e.id}" class="${e.enabled ? '' : 'is-inactive'}">
-      <td data-label="${t.wh.colUrl}" class="cell-name"><span class="url">${e.url}</span>${subscribedBy(t, m.subscribers.get(e.id))}</td>
+      <td data-label="${t.wh.colUrl}" class="cell-name"><span class="url">${e.url}</span>${testBadge(m, e)}${subscribedBy(
+        t,
+        m.subscribers.get(e.id),
+      )}</td>
       <td data-label="${t.wh.colEvents}">${typesText(t, e)}</td>
       <td data-label="${t.wh.colCreated}" class="nowrap">${fmt.dateOf(e.created_at)}</td>
       <td data-label="${t.wh.colStatus}">${statusBadge(t, e)}</td>
@@ -242,8 +271,16 @@ export function webhooksPage(m: WebhooksPageModel): Html {
   ${createForm(m)}
   <section class="card" aria-labelledby="endpoints-title">
     <h2 id="endpoints-title">${t.wh.endpointsTitle}</h2>
-    ${endpointsTable(m)}
+    ${endpointsTable(m, m.endpoints, t.wh.endpointsTitle, t.wh.noEndpoints)}
   </section>
+  ${
+    m.testEndpoints === null
+      ? ''
+      : html`<section class="card" aria-labelledby="test-endpoints-title" id="test-endpoints">
+    <h2 id="test-endpoints-title">${t.sandbox.testEndpointsTitle}</h2>
+    ${endpointsTable(m, m.testEndpoints, t.sandbox.testEndpointsTitle, t.sandbox.noTestEndpoints)}
+  </section>`
+  }
   <p class="page-foot">${t.wh.docsHint} ${t.timesIn(m.clinic.timezone)}</p>`;
   return layout({ t, title: `${t.wh.pageTitle} · ${m.clinic.name}`, person: m.person, csrf: m.csrf, body, here: m.url(base) });
 }
@@ -334,7 +371,7 @@ export function endpointPage(m: EndpointPageModel): Html {
   <section class="card" aria-labelledby="endpoint-title">
     <h2 id="endpoint-title">${t.wh.pageTitle}</h2>
     <dl class="facts">
-      <dt>${t.wh.colUrl}</dt><dd class="url">${e.url}</dd>
+      <dt>${t.wh.colUrl}</dt><dd class="url">${e.url}${testBadge(m, e)}</dd>
       <dt>${t.wh.colEvents}</dt><dd>${typesText(t, e)}</dd>
       <dt>${t.wh.colStatus}</dt><dd id="endpoint-status">${statusBadge(t, e)}</dd>
       <dt>${t.wh.colCreated}</dt><dd>${fmt.dateTimeOf(e.created_at)}</dd>
@@ -372,6 +409,7 @@ export function attemptPage(m: AttemptPageModel): Html {
   <section class="card" aria-labelledby="attempt-title">
     <h2 id="attempt-title"><code>${d.tipo}</code> · ${fmt.dateTimeOf(at)}</h2>
     <dl class="facts" id="attempt-facts">
+      ${e.clinic_id !== m.clinic.id ? html`<dt>${t.sandbox.modeLabel}</dt><dd>${testBadge(m, e)}</dd>` : ''}
       <dt>${t.wh.log.eventId}</dt><dd><code>${d.event_id}</code></dd>
       <dt>${t.wh.colAttempt}</dt><dd>${fmt.num(d.attempt)}</dd>
       <dt>${t.wh.log.kind}</dt><dd>${labelOf(t.wh.kinds, d.kind) || d.kind}</dd>
@@ -400,7 +438,7 @@ export function deleteEndpointPage(m: Common & { endpoint: EndpointRow }): Html 
     <div class="alert alert-warning">${icons.warning}<div class="alert-body"><p>${t.wh.deleteText}</p><p>${t.wh.deleteUndo}</p></div></div>
     <dl class="facts">
       <dt>${t.clinicLabel}</dt><dd>${m.clinic.name}</dd>
-      <dt>${t.wh.colUrl}</dt><dd class="url">${e.url}</dd>
+      <dt>${t.wh.colUrl}</dt><dd class="url">${e.url}${testBadge(m, e)}</dd>
       <dt>${t.wh.colEvents}</dt><dd>${typesText(t, e)}</dd>
     </dl>
     <form method="post" action="${m.url(`${path}/delete`)}">

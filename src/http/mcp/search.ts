@@ -15,7 +15,6 @@ import { RECORD_RENDERINGS, type RecordRendering } from './render.js';
 import { FetchInput, FetchOutput, ID_FORMS, RECORD_KINDS, SearchInput, SearchOutput, type RecordKind } from './schemas.js';
 import { seesContact, ToolRefusal, type ToolCall, type ToolEnv, type ToolSpec } from './tools.js';
 
-
 /** Results per search: a first page of matches, each to be fetched. */
 export const SEARCH_RESULTS = 20;
 
