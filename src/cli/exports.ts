@@ -7,6 +7,13 @@ import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import { info, result, withRuntime, type CliContext } from './io.js';
 
+/** "12 clientas, 30 citas, ..." in the order given (the collections' counts). */
+const countsText = (counts: Record<string, number | undefined>) =>
+  Object.entries(counts)
+    .filter((e): e is [string, number] => e[1] !== undefined)
+    .map(([name, n]) => `${n} ${name}`)
+    .join(', ');
+
 const invalid = (message: string, field = 'out') => new DomainError('invalid_input', message, { field });
 
 /** Writes through `write` into a temporary file beside `out`, then renames it to `out`. */
@@ -63,7 +70,7 @@ export function registerExportCommands(program: Command, ctx: CliContext): void 
         });
       });
       const c = r.counts;
-      info(ctx, `exported ${c.clientas} clientas, ${c.citas} citas, ${c.llamadas} llamadas to ${file} (${mb(r.bytes)})`);
+      info(ctx, `exported ${countsText(c)} to ${file} (${mb(r.bytes)})`);
       result(ctx, file, { file, bytes: r.bytes, counts: c });
     });
 
@@ -95,7 +102,7 @@ export function registerExportCommands(program: Command, ctx: CliContext): void 
       });
       info(
         ctx,
-        `exported ${r.name ?? `clienta ${id} (erased: her access record only)`}: ${r.counts.citas} citas, ${r.counts.llamadas} llamadas, ` +
+        `exported ${r.name ?? `client ${id} (erased: her access record only)`}: ${countsText({ ...r.counts, access: undefined })}, ` +
           `${r.counts.access} logged requests that disclosed her data, to ${file} (${mb(r.bytes)})`,
       );
       result(ctx, file, { file, bytes: r.bytes, clienta_id: id, counts: r.counts });

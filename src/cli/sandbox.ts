@@ -13,15 +13,10 @@ export function registerSandboxCommands(program: Command, ctx: CliContext): void
     .action(async (o: { clinic: string }) => {
       const out = await withRuntime(ctx, (rt) => rt.sandboxes.reset(o.clinic));
       info(ctx, `the sandbox of clinic ${o.clinic} has fresh data; its feed's earlier cursors are now 410 cursor_expired`);
-      result(
-        ctx,
-        [
-          `sandbox ${out.sandboxId}`,
-          `clientas: ${out.counts.clientas}`,
-          `citas: ${out.counts.citas}`,
-          `llamadas: ${out.counts.llamadas}`,
-        ].join('\n'),
-        { clinic_id: o.clinic, sandbox_id: out.sandboxId, ...out.counts },
-      );
+      result(ctx, [`sandbox ${out.sandboxId}`, ...Object.entries(out.counts).map(([name, n]) => `${name}: ${n}`)].join('\n'), {
+        clinic_id: o.clinic,
+        sandbox_id: out.sandboxId,
+        ...out.counts,
+      });
     });
 }

@@ -21,7 +21,7 @@ import {
   Uuid,
 } from '../domain/schema-parts.js';
 import { localDate } from '../time.js';
-import { lineValue as v, type CollectionShape, type LineValues } from './parts.js';
+import { lineValue as v, type CollectionShape, type LineValues, type RowValues } from './parts.js';
 
 /** `hasta` defaults to today + this many days. */
 export const CITAS_DEFAULT_DAYS = 30;
@@ -169,6 +169,20 @@ export const citas = {
     sede_nombre: r.sede_nombre,
     notas: r.notas,
     created_at: r.created_at,
+  }),
+  toLine: (r: RowValues, at: (s: number) => string) => ({
+    type: 'cita',
+    id: r.id,
+    clienta_id: r.clienta_id,
+    fecha_hora: at(Number(r.fecha_hora)),
+    servicio: r.servicio,
+    duracion_min: Number(r.duracion_min),
+    precio: Number(r.precio_cents) / 100,
+    estado: r.estado,
+    profesional_nombre: r.profesional_nombre,
+    sede_nombre: r.sede_nombre,
+    notas: r.notas,
+    created_at: at(Number(r.created_at)),
   }),
 } as const satisfies CollectionShape;
 

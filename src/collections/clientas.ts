@@ -20,7 +20,7 @@ import {
   Uuid,
   DateOnly,
 } from '../domain/schema-parts.js';
-import { lineValue as v, type CollectionShape, type LineValues } from './parts.js';
+import { lineValue as v, type CollectionShape, type LineValues, type RowValues } from './parts.js';
 
 const DEFAULT_LIMIT = 200;
 
@@ -157,6 +157,17 @@ export const clientas = {
     vip: r.vip ? 1 : 0,
     cliente_desde: r.cliente_desde,
     created_at: r.created_at,
+  }),
+  toLine: (r: RowValues, at: (s: number) => string) => ({
+    type: 'clienta',
+    id: r.id,
+    nombre: r.nombre,
+    telefono: r.telefono,
+    email: r.email,
+    idioma: r.idioma,
+    vip: Number(r.vip) === 1,
+    cliente_desde: r.cliente_desde,
+    created_at: at(Number(r.created_at)),
   }),
 } as const satisfies CollectionShape;
 

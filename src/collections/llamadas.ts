@@ -21,7 +21,7 @@ import {
   Uuid,
 } from '../domain/schema-parts.js';
 import { localDate } from '../time.js';
-import { lineValue as v, type CollectionShape, type LineValues } from './parts.js';
+import { lineValue as v, type CollectionShape, type LineValues, type RowValues } from './parts.js';
 
 /** `desde` defaults to today - this many days. */
 export const LLAMADAS_DEFAULT_DAYS_BACK = 7;
@@ -157,6 +157,18 @@ export const llamadas = {
     resultado: r.resultado,
     idioma: r.idioma,
     created_at: r.created_at,
+  }),
+  toLine: (r: RowValues, at: (s: number) => string) => ({
+    type: 'llamada',
+    id: r.id,
+    clienta_id: r.clienta_id,
+    fecha_hora: at(Number(r.fecha_hora)),
+    cliente_nombre: r.cliente_nombre,
+    telefono_caller: r.telefono_caller,
+    duracion_segundos: Number(r.duracion_segundos),
+    resultado: r.resultado,
+    idioma: r.idioma,
+    created_at: at(Number(r.created_at)),
   }),
 } as const satisfies CollectionShape;
 

@@ -61,4 +61,9 @@ export interface CollectionShape {
   fromLine(o: LineValues): { type: string; id: string };
   /** a record as the row of its table (without clinic_id and updated_at, which the write sets) */
   toRow(r: never, zone: string): Record<string, unknown>;
+  /** a row of its table (id and `columns`) as its import line, timestamps written by `at` (the clinic export) */
+  toLine(row: RowValues, at: (epochSeconds: number) => string): Record<string, unknown>;
 }
+
+/** A row as a query returns it (bigints may come back as strings on PostgreSQL, booleans as 0/1). */
+export type RowValues = Record<string, unknown>;

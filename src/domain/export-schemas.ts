@@ -1,6 +1,6 @@
 // The files of the exports that are not the API's own records, as TypeBox schemas: an entry of a
 // client's access record (services/exports/clienta.ts). Their JSON Schemas travel in the ZIP
-// beside the files they describe, with the API's Clienta, Cita and Llamada (./api-schemas.ts).
+// beside the files they describe, with the API's record schemas (src/collections/).
 import { Type } from '@sinclair/typebox';
 
 const Nullable = (schema: { type: string } & Record<string, unknown>, description: string) =>

@@ -1,67 +1,35 @@
-// What the clinic's export reads (services/exports/clinic.ts): each table's rows as stored, in
-// the import format's fields, a page at a time after the last id of the page before (keyset on
-// the primary key (clinic_id, id): constant memory, and each page one index range).
+// What the clinic's export reads (services/exports/clinic.ts): each collection's rows as stored
+// (its id and the columns an import line sets: src/collections/), a page at a time after the last
+// id of the page before (keyset on the primary key (clinic_id, id): constant memory, and each page
+// one index range).
 import type { Kysely } from 'kysely';
+import { COLLECTIONS, type CollectionName } from '../collections/index.js';
 import type { DB } from '../db/schema.js';
 
-export const clientaPage = (db: Kysely<DB>, clinicId: string, afterId: string | null, limit: number) => {
-  let q = db
-    .selectFrom('clientas')
-    .select(['id', 'nombre', 'telefono', 'email', 'idioma', 'vip', 'cliente_desde', 'created_at'])
+/** A page of collection `name`'s rows of the clinic, in id order, after `afterId` (null: from the first). */
+export function recordPage(
+  db: Kysely<DB>,
+  name: CollectionName,
+  clinicId: string,
+  afterId: string | null,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
+  const columns = ['id', ...COLLECTIONS[name].columns.map(([c]) => c)];
+  // The table and its columns come from the descriptor: Kysely cannot type a table chosen at run time.
+  let q = (db as unknown as Kysely<Record<string, { id: string; clinic_id: string }>>)
+    .selectFrom(name)
+    .select(columns as 'id'[])
     .where('clinic_id', '=', clinicId);
   if (afterId !== null) q = q.where('id', '>', afterId);
   return q.orderBy('id').limit(limit).execute();
-};
+}
 
-export const citaPage = (db: Kysely<DB>, clinicId: string, afterId: string | null, limit: number) => {
-  let q = db
-    .selectFrom('citas')
-    .select([
-      'id',
-      'clienta_id',
-      'fecha_hora',
-      'servicio',
-      'duracion_min',
-      'precio_cents',
-      'estado',
-      'profesional_nombre',
-      'sede_nombre',
-      'notas',
-      'created_at',
-    ])
-    .where('clinic_id', '=', clinicId);
-  if (afterId !== null) q = q.where('id', '>', afterId);
-  return q.orderBy('id').limit(limit).execute();
-};
-
-export const llamadaPage = (db: Kysely<DB>, clinicId: string, afterId: string | null, limit: number) => {
-  let q = db
-    .selectFrom('llamadas')
-    .select([
-      'id',
-      'clienta_id',
-      'fecha_hora',
-      'cliente_nombre',
-      'telefono_caller',
-      'duracion_segundos',
-      'resultado',
-      'idioma',
-      'created_at',
-    ])
-    .where('clinic_id', '=', clinicId);
-  if (afterId !== null) q = q.where('id', '>', afterId);
-  return q.orderBy('id').limit(limit).execute();
-};
-
-/** The clinic's records per table (each an index-only count of its primary key range). */
-export async function recordCounts(db: Kysely<DB>, clinicId: string): Promise<{ clientas: number; citas: number; llamadas: number }> {
-  const count = async (table: 'clientas' | 'citas' | 'llamadas') => {
-    const row = await db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('clinic_id', '=', clinicId)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  };
-  return { clientas: await count('clientas'), citas: await count('citas'), llamadas: await count('llamadas') };
+/** The clinic's records in collection `name` (an index-only count of its primary key range). */
+export async function recordCount(db: Kysely<DB>, name: CollectionName, clinicId: string): Promise<number> {
+  const row = await db
+    .selectFrom(name)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('clinic_id', '=', clinicId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -3,7 +3,7 @@
 // (demo/sandbox-moves.ts bounds it), so these reads are a few dozen rows at most.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import type { CitaRecord } from '../collections/index.js';
+import { COLLECTIONS, REFERRING, WRITE_ORDER, type CitaRecord, type CollectionName, type ReferringName } from '../collections/index.js';
 import type { Estado } from '../domain/records.js';
 import type { SandboxClienta } from '../demo/sandbox-moves.js';
 
@@ -25,7 +25,7 @@ const citaColumns = [
   'created_at',
 ] as const;
 
-async function countOf(db: Kysely<DB>, table: 'clientas' | 'citas' | 'llamadas', clinicId: string): Promise<number> {
+async function countOf(db: Kysely<DB>, table: CollectionName, clinicId: string): Promise<number> {
   const row = await db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -53,8 +53,8 @@ export interface SandboxRows {
   upcoming: CitaRecord[];
   due: CitaRecord[];
   staff: { profesional: string; sede: string }[];
-  counts: { clientas: number; citas: number; llamadas: number };
-  oldest: { clientas: string[]; citas: string[]; llamadas: string[] };
+  counts: Record<CollectionName, number>;
+  oldest: Record<CollectionName, string[]>;
 }
 
 /** What a move of sandbox `clinicId` at `nowS` starts from (read inside the move's transaction). */
@@ -95,7 +95,7 @@ export async function sandboxRows(db: Kysely<DB>, clinicId: string, nowS: number
     .orderBy('profesional_nombre')
     .limit(20)
     .execute();
-  const oldestOf = async (table: 'citas' | 'llamadas') =>
+  const oldestOf = async (table: ReferringName) =>
     (
       await db.selectFrom(table).select('id').where('clinic_id', '=', clinicId).orderBy('fecha_hora').orderBy('id').limit(OLDEST).execute()
     ).map((r) => r.id);
@@ -114,12 +114,15 @@ export async function sandboxRows(db: Kysely<DB>, clinicId: string, nowS: number
     upcoming: upcoming.map(asCita),
     due: due.map(asCita),
     staff: staff.map((s) => ({ profesional: s.profesional_nombre, sede: s.sede_nombre })),
-    counts: {
-      clientas: await countOf(db, 'clientas', clinicId),
-      citas: await countOf(db, 'citas', clinicId),
-      llamadas: await countOf(db, 'llamadas', clinicId),
-    },
-    oldest: { clientas: oldestClientas, citas: await oldestOf('citas'), llamadas: await oldestOf('llamadas') },
+    counts: Object.fromEntries(await Promise.all(WRITE_ORDER.map(async (n) => [n, await countOf(db, n, clinicId)] as const))) as Record<
+      CollectionName,
+      number
+    >,
+    // The referring records by time, the clientas by age.
+    oldest: {
+      clientas: oldestClientas,
+      ...Object.fromEntries(await Promise.all(REFERRING.map(async (n) => [n, await oldestOf(n)] as const))),
+    } as Record<CollectionName, string[]>,
   };
 }
 
@@ -132,8 +135,13 @@ export async function sandboxRows(db: Kysely<DB>, clinicId: string, nowS: number
  * Keys, grants and the request log are not the sandbox's data: they stay.
  */
 export async function emptySandbox(db: Kysely<DB>, clinicId: string): Promise<void> {
-  for (const table of ['citas', 'llamadas', 'citas_por_dia', 'llamadas_por_dia', 'clientas_por_vip', 'clientas', 'events'] as const)
-    await db.deleteFrom(table).where('clinic_id', '=', clinicId).execute();
+  // The referring records before those they refer to, then the count tables and the events.
+  const tables = [...[...WRITE_ORDER].reverse(), ...Object.values(COLLECTIONS).map((c) => c.counts.table), 'events'] as const;
+  for (const table of tables)
+    await db
+      .deleteFrom(table as 'events')
+      .where('clinic_id', '=', clinicId)
+      .execute();
   await db
     .insertInto('clinic_data_versions')
     .values({ clinic_id: clinicId, clientas: 0, data: 0, events_seq: 0, events_expired: 0 })

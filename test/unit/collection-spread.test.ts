@@ -12,7 +12,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const ASIDE = [/^db\/migrations\//, /^demo\//, /^admin\/locales\//];
 const WORDS = [/\bcitas?\b/i, /\bclientas?\b/i, /\bllamadas?\b/i];
 /** The most files that may name all three. */
-const MAX = 13;
+// 15: the client export (services/exports/clienta.ts) and its README text name her records of each kind.
+const MAX = 15;
 
 function sources(dir = SRC): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

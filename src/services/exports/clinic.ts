@@ -1,13 +1,13 @@
 // The whole clinic as a ZIP: `clinic-api export` and Settings > API > Export (made in the
 // background: ./jobs.ts). Every record in the import format (docs/import.md), one file of JSON
-// Lines that `clinic-api import` takes as it is (clientas, then citas, then llamadas), and each
+// Lines that `clinic-api import` takes as it is (each collection in write order), and each
 // table as CSV with the same columns, plus a LEEME.txt / README.txt in the clinic's language.
 //
 // Constant memory for any size: each table is read a page at a time (keyset on its primary key,
 // repos/clinic-export.ts) straight into the ZIP's stream, which waits for its destination.
 // Consistent: every page is read in one snapshot of the database (Database.readSnapshot), so a
-// change made meanwhile (a clienta and her cita created between two tables' passes) never makes
-// a file whose lines disagree, and its import never finds a cita whose clienta is missing.
+// change made meanwhile (a record and one referring to it created between two tables' passes)
+// never makes a file whose lines disagree, and its import never finds a reference to nothing.
 //
 // What the import format does not hold is not exported: derived fields (the service computes
 // them again), `updated_at` (an import is a change: the copy's records carry its time), and the
@@ -18,8 +18,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/connect.js';
 import type { DB } from '../../db/schema.js';
 import { freeTextFields, recordCsvOptions } from '../../domain/csv-cells.js';
-import { COLLECTIONS } from '../../collections/index.js';
-import { citaPage, clientaPage, llamadaPage, recordCounts } from '../../repos/clinic-export.js';
+import { COLLECTIONS, WRITE_ORDER, type CollectionName } from '../../collections/index.js';
+import { recordCount, recordPage } from '../../repos/clinic-export.js';
 import type { Clinic } from '../../repos/clinics.js';
 import { formatTimestamp, formatTimestampMs } from '../../time.js';
 import { clinicReadme, exportLang, README_NAME } from './readme.js';
@@ -31,7 +31,7 @@ export const EXPORT_PAGE = 1_000;
 /** The JSON Lines file of the ZIP: `clinic-api import --clinic ID clinica.jsonl`. */
 export const JSONL_NAME = 'clinica.jsonl';
 
-export type RecordCounts = { clientas: number; citas: number; llamadas: number };
+export type RecordCounts = Record<CollectionName, number>;
 
 export interface ClinicExportOptions {
   nowMs: number;
@@ -47,64 +47,18 @@ export interface ClinicExportResult {
 
 type Line = Record<string, unknown>;
 
-/** Each table's lines in the import format, a page at a time. */
+/** Each collection in write order (clientas before the records that refer to them): its lines in the import format, a page at a time. */
 function tables(db: Kysely<DB>, clinic: Clinic) {
-  const tz = clinic.timezone;
-  const at = (s: number) => formatTimestamp(Number(s), tz);
-  return [
-    {
-      name: 'clientas',
-      schema: COLLECTIONS.clientas.line,
-      page: (after: string | null) => clientaPage(db, clinic.id, after, EXPORT_PAGE),
-      line: (r: Awaited<ReturnType<typeof clientaPage>>[number]): Line => ({
-        type: 'clienta',
-        id: r.id,
-        nombre: r.nombre,
-        telefono: r.telefono,
-        email: r.email,
-        idioma: r.idioma,
-        vip: Number(r.vip) === 1,
-        cliente_desde: r.cliente_desde,
-        created_at: at(r.created_at),
-      }),
-    },
-    {
-      name: 'citas',
-      schema: COLLECTIONS.citas.line,
-      page: (after: string | null) => citaPage(db, clinic.id, after, EXPORT_PAGE),
-      line: (r: Awaited<ReturnType<typeof citaPage>>[number]): Line => ({
-        type: 'cita',
-        id: r.id,
-        clienta_id: r.clienta_id,
-        fecha_hora: at(r.fecha_hora),
-        servicio: r.servicio,
-        duracion_min: r.duracion_min,
-        precio: Number(r.precio_cents) / 100,
-        estado: r.estado,
-        profesional_nombre: r.profesional_nombre,
-        sede_nombre: r.sede_nombre,
-        notas: r.notas,
-        created_at: at(r.created_at),
-      }),
-    },
-    {
-      name: 'llamadas',
-      schema: COLLECTIONS.llamadas.line,
-      page: (after: string | null) => llamadaPage(db, clinic.id, after, EXPORT_PAGE),
-      line: (r: Awaited<ReturnType<typeof llamadaPage>>[number]): Line => ({
-        type: 'llamada',
-        id: r.id,
-        clienta_id: r.clienta_id,
-        fecha_hora: at(r.fecha_hora),
-        cliente_nombre: r.cliente_nombre,
-        telefono_caller: r.telefono_caller,
-        duracion_segundos: r.duracion_segundos,
-        resultado: r.resultado,
-        idioma: r.idioma,
-        created_at: at(r.created_at),
-      }),
-    },
-  ] as const;
+  const at = (s: number) => formatTimestamp(s, clinic.timezone);
+  return WRITE_ORDER.map((name) => {
+    const c = COLLECTIONS[name];
+    return {
+      name,
+      schema: c.line,
+      page: (after: string | null) => recordPage(db, name, clinic.id, after, EXPORT_PAGE) as Promise<{ id: string }[]>,
+      line: (r: unknown): Line => c.toLine(r as Record<string, unknown>, at),
+    };
+  });
 }
 
 /** The CSV cells a spreadsheet would run as formulas are those of text people typed: the API's free-text fields. */
@@ -118,8 +72,10 @@ export async function writeClinicExport(
   opts: ClinicExportOptions,
 ): Promise<ClinicExportResult> {
   return database.readSnapshot(async (db) => {
-    const counts = await recordCounts(db, clinic.id);
-    const total = 2 * (counts.clientas + counts.citas + counts.llamadas);
+    const counts = Object.fromEntries(
+      await Promise.all(WRITE_ORDER.map(async (name) => [name, await recordCount(db, name, clinic.id)] as const)),
+    ) as RecordCounts;
+    const total = 2 * Object.values(counts).reduce((a, b) => a + b, 0);
     let done = 0;
     const advance = (n: number) => {
       done += n;
@@ -145,25 +101,21 @@ export async function writeClinicExport(
 
     async function* jsonl(): AsyncGenerator<string> {
       for (const t of list) {
-        const line = t.line as (r: unknown) => Line;
-        yield* pages(t.page as (after: string | null) => Promise<{ id: string }[]>, (rows) =>
-          rows.map((r) => `${JSON.stringify(line(r))}\n`).join(''),
-        );
+        yield* pages(t.page, (rows) => rows.map((r) => `${JSON.stringify(t.line(r))}\n`).join(''));
       }
     }
 
     const csvEntry = (t: (typeof list)[number]): ZipEntry => {
       const columns = Object.keys(t.schema.properties).filter((c) => c !== 'type');
       const options = recordCsvOptions(columns, FREE_TEXT);
-      const line = t.line as (r: unknown) => Line;
       return {
         name: `${t.name}.csv`,
         content: async function* () {
           yield stringify([columns], options);
-          yield* pages(t.page as (after: string | null) => Promise<{ id: string }[]>, (rows) =>
+          yield* pages(t.page, (rows) =>
             stringify(
               rows.map((r) => {
-                const l = line(r);
+                const l = t.line(r);
                 return columns.map((c) => l[c]);
               }),
               options,

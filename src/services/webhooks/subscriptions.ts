@@ -5,7 +5,7 @@
 // subscription never shows more than the feed would show the same credential.
 import { createHash } from 'node:crypto';
 import type { WebhookEndpointJson } from '../../domain/api-schemas.js';
-import { EVENT_TYPES, type EventType } from '../../collections/index.js';
+import { EVENT_TYPES, RESOURCE_SCOPES, type EventType } from '../../collections/index.js';
 import { eventTypeScope, hasScope, visibleEventTypes, type ScopeBits } from '../../domain/scopes.js';
 import { DomainError } from '../../errors.js';
 import { formatTimestamp } from '../../time.js';
@@ -29,8 +29,10 @@ export function chooseEventTypes(asked: readonly string[], bits: ScopeBits): Eve
     if (visible.length === 0)
       throw new DomainError(
         'insufficient_scope',
-        'This API key may read no event type: a subscription needs citas:read, clientas:read or llamadas:read',
-        { field: 'citas:read' },
+        `This API key may read no event type: a subscription needs ${Object.values(RESOURCE_SCOPES)
+          .join(', ')
+          .replace(/, ([^,]+)$/, ' or $1')}`,
+        { field: Object.values(RESOURCE_SCOPES)[0]! },
       );
     return visible.length === EVENT_TYPES.length ? null : visible;
   }
