@@ -8,11 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { NodeApiError, Workflow } from 'n8n-workflow';
 
-import {
-	ESTADOS,
-	EVENT_TYPES as SERVICE_EVENT_TYPES,
-	RESULTADOS,
-} from '../../../src/domain/records.js';
+import { EVENT_TYPES as SERVICE_EVENT_TYPES } from '../../../src/collections/index.js';
+import { ESTADOS, RESULTADOS } from '../../../src/domain/records.js';
 import { listQuery } from '../nodes/ClinicApi/ClinicApi.node';
 import { datePart, toTimestamp } from '../nodes/ClinicApi/shared/dates';
 import { apiErrorDetails, apiRoot } from '../nodes/ClinicApi/shared/transport';
