@@ -133,7 +133,7 @@ export function requireScope(scope: Scope, oauth: OAuthResources | null = null):
   const metadata = oauth ? resourceMetadataUrl(oauth, oauth.api) : null;
   return function scopeCheck(req, _reply, done) {
     const k = req.apiKey;
-    if (k === null || (k.scopeBits & bit) === 0) done(insufficientScope(k, { needed: [scope], subject: 'this request', metadata }));
+    if (k === null || (k.scopeBits & bit) === 0) done(insufficientScope(k, { needed: [scope], subject: null, metadata }));
     else done();
   };
 }

@@ -12,8 +12,8 @@ export interface ScopeRefusal {
   /** the scopes asked for: any one of them would do when `anyOf` */
   needed: readonly Scope[];
   anyOf?: boolean;
-  /** what needs them, as the message names it: "this request", "list_citas" */
-  subject: string;
+  /** the tool that needs them ("list_citas"), or null: the request (REST) */
+  subject: string | null;
   /** the resource's metadata URL (OAuth on), or null */
   metadata: string | null;
 }
@@ -23,7 +23,12 @@ export function insufficientScope(key: AuthenticatedKey | null, r: ScopeRefusal)
   const metadata = r.metadata === null ? '' : `, resource_metadata="${r.metadata}"`;
   if (!key?.app) {
     const scope = r.needed.join(' ');
-    const err = errors.insufficientScope(scope, `This API key does not have the scope ${neededText}, which ${r.subject} needs`);
+    const err = errors.insufficientScope(
+      scope,
+      r.subject === null
+        ? `This request needs the scope ${neededText}, which this API key does not have`
+        : `This API key does not have the scope ${neededText}, which ${r.subject} needs`,
+    );
     return metadata === ''
       ? err
       : new ApiError(err.code, err.message, undefined, { 'www-authenticate': `${err.headers!['www-authenticate']}${metadata}` }, scope);
@@ -31,8 +36,8 @@ export function insufficientScope(key: AuthenticatedKey | null, r: ScopeRefusal)
   const scope = canonicalScopes([...key.scopes.filter(isScope), ...r.needed]).join(' ');
   return new ApiError(
     'insufficient_scope',
-    `This connection was not granted the scope ${neededText}, which ${r.subject} needs. The app can ask for it again: the clinic ` +
-      `owner then allows it on the consent page, and the connection keeps its other permissions`,
+    `This connection was not granted the scope ${neededText}, which ${r.subject ?? 'this request'} needs. The app can ask ` +
+      `for it again: the clinic owner then allows it on the consent page, and the connection keeps its other permissions`,
     undefined,
     { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"${metadata}` },
     scope,
