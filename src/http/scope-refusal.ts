@@ -33,13 +33,14 @@ export function insufficientScope(key: AuthenticatedKey | null, r: ScopeRefusal)
       ? err
       : new ApiError(err.code, err.message, undefined, { 'www-authenticate': `${err.headers!['www-authenticate']}${metadata}` }, scope);
   }
-  const scope = canonicalScopes([...key.scopes.filter(isScope), ...r.needed]).join(' ');
+  // The challenge asks for what the connection has and what it lacks; error.scope is what the request needs.
+  const asked = canonicalScopes([...key.scopes.filter(isScope), ...r.needed]).join(' ');
   return new ApiError(
     'insufficient_scope',
     `This connection was not granted the scope ${neededText}, which ${r.subject ?? 'this request'} needs. The app can ask ` +
       `for it again: the clinic owner then allows it on the consent page, and the connection keeps its other permissions`,
     undefined,
-    { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"${metadata}` },
-    scope,
+    { 'www-authenticate': `Bearer error="insufficient_scope", scope="${asked}"${metadata}` },
+    r.needed.join(' '),
   );
 }
