@@ -37,7 +37,19 @@ describe.each(dialects())('sandbox webhooks on %s', (dialect) => {
   it("delivers the sandbox's moves to its endpoints only, and after a reset only what follows", async () => {
     const test = await receiver();
     const live = await receiver();
-    await t.app.webhooks.create({ clinicId: sandboxId, url: test.url, eventTypes: null, createdBy: null });
+    const endpoint = (await t.app.webhooks.create({ clinicId: sandboxId, url: test.url, eventTypes: null, createdBy: null })).endpoint;
+    // The worker has recorded every delivery (its cursor at the sandbox's head): only then may the
+    // test's clock jump, else the lease of a delivery still being recorded looks expired and it is
+    // claimed and sent again (at least once, as documented, but not what this test counts).
+    const caughtUp = async () => {
+      const e = await t.app.webhooks.get(sandboxId, endpoint.id);
+      const v = await t.database.db
+        .selectFrom('clinic_data_versions')
+        .select('events_seq')
+        .where('clinic_id', '=', sandboxId)
+        .executeTakeFirst();
+      return e !== undefined && Number(e.cursor) >= Number(v?.events_seq ?? 0);
+    };
     await t.app.webhooks.create({ clinicId: t.clinicA.id, url: live.url, eventTypes: null, createdBy: null });
 
     t.clock.now += 60_000;
@@ -47,6 +59,7 @@ describe.each(dialects())('sandbox webhooks on %s', (dialect) => {
     await until(() => eventsOf(test).some((e) => e.tipo === 'llamada.creada'), 'the first move delivered');
     const first = eventsOf(test);
     expect(first.map((e) => e.tipo)).toContain('cita.creada');
+    await until(caughtUp, 'the first move recorded');
 
     t.clock.now += 60_000;
     await t.rt.sandboxes.reset(t.clinicA.id);
