@@ -99,11 +99,14 @@ export async function startTracing(t: TracingConfig, version: string): Promise<(
   // is sent (an instance onSend hook runs before @fastify/otel's own, which ends the span).
   const onInit = (message: unknown) => {
     const app = (message as { fastify: import('fastify').FastifyInstance }).fastify;
-    app.addHook('onSend', async (request) => {
+    // Callback style: no promise per response.
+    app.addHook('onSend', (request, _reply, payload, done) => {
       const key = request.apiKey;
-      if (!key) return;
-      const span = (request as unknown as { opentelemetry?: () => { span?: import('@opentelemetry/api').Span } }).opentelemetry?.().span;
-      span?.setAttributes({ 'clinic.id': key.clinicId, 'clinic_api.key.id': key.keyId });
+      if (key) {
+        const span = (request as unknown as { opentelemetry?: () => { span?: import('@opentelemetry/api').Span } }).opentelemetry?.().span;
+        span?.setAttributes({ 'clinic.id': key.clinicId, 'clinic_api.key.id': key.keyId });
+      }
+      done(null, payload);
     });
   };
   dc.subscribe('fastify.initialization', onInit);
