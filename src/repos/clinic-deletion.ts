@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { COLLECTIONS, REFERRED, REFERRING } from '../collections/index.js';
 import { dialectOf } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
+import { countClinicRows } from './clinic-rows.js';
 import { deleteUnnamedSets } from './request-log.js';
 
 /**
@@ -45,15 +46,6 @@ export async function clinicKeyIds(db: Kysely<DB>, clinicId: string): Promise<st
   return rows.map((r) => r.id);
 }
 
-async function countOf(db: Kysely<DB>, table: (typeof CLINIC_TABLES)[number], clinicId: string): Promise<number> {
-  const row = await db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('clinic_id', '=', clinicId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** Deletes every row of the clinic, the clinic last; rows deleted per table. */
 export async function deleteClinicRows(db: Kysely<DB>, clinicId: string, hasSearchTable: boolean): Promise<Record<ClinicTable, number>> {
   const counts = {} as Record<ClinicTable, number>;
@@ -68,7 +60,7 @@ export async function deleteClinicRows(db: Kysely<DB>, clinicId: string, hasSear
     .executeTakeFirst();
   counts.dashboard_sessions = Number(sessions.numDeletedRows);
   // SQLite only: the clientas' delete trigger empties it (and the text index) as they go.
-  const searchRows = hasSearchTable ? await countOf(db, 'clientas_search', clinicId) : 0;
+  const searchRows = hasSearchTable ? await countClinicRows(db, 'clientas_search', clinicId) : 0;
   for (const table of CLINIC_TABLES) {
     if (table === 'clientas_search') {
       if (hasSearchTable) await db.deleteFrom('clientas_search').where('clinic_id', '=', clinicId).execute();

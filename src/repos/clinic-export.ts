@@ -23,13 +23,3 @@ export function recordPage(
   if (afterId !== null) q = q.where('id', '>', afterId);
   return q.orderBy('id').limit(limit).execute();
 }
-
-/** The clinic's records in collection `name` (an index-only count of its primary key range). */
-export async function recordCount(db: Kysely<DB>, name: CollectionName, clinicId: string): Promise<number> {
-  const row = await db
-    .selectFrom(name)
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('clinic_id', '=', clinicId)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}

@@ -6,6 +6,7 @@ import type { DB } from '../db/schema.js';
 import { COLLECTIONS, REFERRING, WRITE_ORDER, type CitaRecord, type CollectionName, type ReferringName } from '../collections/index.js';
 import type { Estado } from '../domain/records.js';
 import type { SandboxClienta } from '../demo/sandbox-moves.js';
+import { recordCounts } from './clinic-rows.js';
 
 /** How many of the oldest records of each kind a move may delete (demo/sandbox-moves.ts reads a few more). */
 const OLDEST = 6;
@@ -24,15 +25,6 @@ const citaColumns = [
   'notas',
   'created_at',
 ] as const;
-
-async function countOf(db: Kysely<DB>, table: CollectionName, clinicId: string): Promise<number> {
-  const row = await db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('clinic_id', '=', clinicId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
 
 const asCita = (r: Record<(typeof citaColumns)[number], unknown>): CitaRecord => ({
   id: String(r.id),
@@ -114,10 +106,7 @@ export async function sandboxRows(db: Kysely<DB>, clinicId: string, nowS: number
     upcoming: upcoming.map(asCita),
     due: due.map(asCita),
     staff: staff.map((s) => ({ profesional: s.profesional_nombre, sede: s.sede_nombre })),
-    counts: Object.fromEntries(await Promise.all(WRITE_ORDER.map(async (n) => [n, await countOf(db, n, clinicId)] as const))) as Record<
-      CollectionName,
-      number
-    >,
+    counts: await recordCounts(db, clinicId),
     // The referring records by time, the clientas by age.
     oldest: {
       clientas: oldestClientas,

@@ -19,7 +19,8 @@ import type { Database } from '../../db/connect.js';
 import type { DB } from '../../db/schema.js';
 import { freeTextFields, recordCsvOptions } from '../../domain/csv-cells.js';
 import { COLLECTIONS, WRITE_ORDER, type CollectionName } from '../../collections/index.js';
-import { recordCount, recordPage } from '../../repos/clinic-export.js';
+import { recordPage } from '../../repos/clinic-export.js';
+import { recordCounts } from '../../repos/clinic-rows.js';
 import type { Clinic } from '../../repos/clinics.js';
 import { formatTimestamp, formatTimestampMs } from '../../time.js';
 import { clinicReadme, exportLang, README_NAME } from './readme.js';
@@ -72,9 +73,7 @@ export async function writeClinicExport(
   opts: ClinicExportOptions,
 ): Promise<ClinicExportResult> {
   return database.readSnapshot(async (db) => {
-    const counts = Object.fromEntries(
-      await Promise.all(WRITE_ORDER.map(async (name) => [name, await recordCount(db, name, clinic.id)] as const)),
-    ) as RecordCounts;
+    const counts: RecordCounts = await recordCounts(db, clinic.id);
     const total = 2 * Object.values(counts).reduce((a, b) => a + b, 0);
     let done = 0;
     const advance = (n: number) => {
