@@ -23,11 +23,12 @@ import {
 import { getWebhookEndpoint } from '../../repos/webhooks.js';
 import { formatTimestamp } from '../../time.js';
 import { BACKGROUND_WRITE_WAIT_MS } from '../write-lock.js';
+import { backoffCeiling, type BackoffPolicy } from './backoff.js';
 
 /** An attempt's send may take this long before it counts as failed. */
 const SEND_TIMEOUT_MS = 20_000;
-const FIRST_RETRY_MS = 60_000;
-const MAX_RETRY_MS = 3_600_000;
+/** A refused e-mail is tried again after 1, 2, 4 ... minutes, at most an hour apart (no jitter: one outbox per clinic). */
+const MAIL_RETRY: BackoffPolicy = { baseMs: 60_000, maxMs: 3_600_000 };
 /** About a day of retries, then the e-mail is given up (and logged). */
 const MAX_ATTEMPTS = 30;
 const KEEP_SENT_MS = 30 * 86_400_000;
@@ -143,7 +144,7 @@ export class WebhookAlerts {
       } catch (err) {
         const lastError = err instanceof Error ? err.message.slice(0, 300) : String(err);
         const giveUp = attempts >= MAX_ATTEMPTS;
-        const nextMs = nowMs + Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempts - 1));
+        const nextMs = nowMs + backoffCeiling(MAIL_RETRY, attempts);
         (giveUp ? this.opts.log.error : this.opts.log.warn).call(
           this.opts.log,
           { err, clinic: m.clinic_id, endpoint: m.endpoint_id, kind: m.kind, attempts },

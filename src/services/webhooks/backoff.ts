@@ -16,11 +16,15 @@ export interface BackoffPolicy {
   maxMs: number;
 }
 
+/** The longest pause after failed attempt `attempt` (1 = the first failure): base * 2^(n-1), at most max. */
+export function backoffCeiling(policy: BackoffPolicy, attempt: number): number {
+  return Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(Math.max(attempt - 1, 0), 40));
+}
+
 /** The pause after failed attempt `attempt` (1 = the first failure); `random` in [0, 1). */
 export function backoffDelay(policy: BackoffPolicy, attempt: number, retryAfterMs: number | null, random: number): number {
   if (retryAfterMs !== null) return Math.min(Math.max(retryAfterMs, 0), RETRY_AFTER_CAP_MS);
-  const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(Math.max(attempt - 1, 0), 40));
-  return Math.floor(random * ceiling);
+  return Math.floor(random * backoffCeiling(policy, attempt));
 }
 
 /**
