@@ -10,6 +10,7 @@
 // and =HYPERLINK(...) in a name or a user agent sends the sheet's data elsewhere when clicked.
 // Such a cell is neutralised: a single quote before it, and the field in double quotes.
 import type { Options } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 
 /** A text that a spreadsheet would take as the start of a formula. */
 export const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
@@ -62,3 +63,24 @@ export function freeTextFields(properties: Record<string, unknown>): Set<string>
 
 /** The audit CSVs (logs, access), written for people: every text cell that starts a formula is neutralised. */
 export const AUDIT_CSV_OPTIONS: Options = { ...CSV_OPTIONS, escape_formulas: true, quoted_match: FORMULA_START };
+
+/** A record schema's CSV: its fields as the columns, in the order the JSON writes them, and their options. */
+export interface RecordCsv {
+  columns: readonly string[];
+  options: Options;
+}
+
+export function recordCsv(properties: Record<string, unknown>): RecordCsv {
+  const columns = Object.keys(properties);
+  return { columns, options: recordCsvOptions(columns, freeTextFields(properties)) };
+}
+
+/** The CSV text of `records` (a header row, then one row per record). */
+export function recordsCsvText(csv: RecordCsv, records: readonly object[]): string {
+  const rows: unknown[][] = [csv.columns as string[]];
+  for (const r of records) {
+    const record = r as Record<string, unknown>;
+    rows.push(csv.columns.map((c) => record[c]));
+  }
+  return stringify(rows, csv.options);
+}

@@ -11,31 +11,21 @@
 // Paging travels in headers, since a CSV has no room for it: X-Total-Count (the JSON's total)
 // and Link: <...>; rel="next" (RFC 8288) with the next page's path and query, absent on the
 // last page.
-import { stringify, type Options } from 'csv-stringify/sync';
 import Negotiator from 'negotiator';
 import { byCollection } from '../collections/index.js';
-import { freeTextFields, recordCsvOptions } from '../domain/csv-cells.js';
+import { recordCsv, recordsCsvText, type RecordCsv } from '../domain/csv-cells.js';
 import type { ListFormat, ListResource } from '../services/conditional.js';
 
 export const CSV_UTF8 = 'text/csv; charset=utf-8';
 
-/** The columns of each list's CSV: its record's fields in the order the JSON writes them. */
-export const CSV_COLUMNS: Readonly<Record<ListResource, readonly string[]>> = byCollection((c) => Object.keys(c.record.properties));
+/** Each list's CSV: its record's fields as the columns, in the order the JSON writes them. */
+const CSV: Readonly<Record<ListResource, RecordCsv>> = byCollection((c) => recordCsv(c.record.properties));
 
-/** A list's options: its record's fields as columns, free-text cells that would start a formula neutralised. */
-const listOptions = (properties: Record<string, unknown>): Options => recordCsvOptions(Object.keys(properties), freeTextFields(properties));
-
-const OPTIONS: Readonly<Record<ListResource, Options>> = byCollection((c) => listOptions(c.record.properties));
+export const CSV_COLUMNS: Readonly<Record<ListResource, readonly string[]>> = byCollection((c) => CSV[c.name as ListResource].columns);
 
 /** The CSV text of a list's `records` (a header row, then one row per record). */
 export function csvText(resource: ListResource, records: readonly object[]): string {
-  const columns = CSV_COLUMNS[resource];
-  const rows: unknown[][] = [columns as string[]];
-  for (const r of records) {
-    const record = r as Record<string, unknown>;
-    rows.push(columns.map((c) => record[c]));
-  }
-  return stringify(rows, OPTIONS[resource]);
+  return recordsCsvText(CSV[resource], records);
 }
 
 /**

@@ -14,7 +14,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { COLLECTIONS } from '../../collections/index.js';
-import { AUDIT_CSV_OPTIONS, freeTextFields, recordCsvOptions } from '../../domain/csv-cells.js';
+import { AUDIT_CSV_OPTIONS, recordCsv, recordsCsvText } from '../../domain/csv-cells.js';
 import { ACCESS_COLUMNS, AccessEntry, schemaDocument } from '../../domain/export-schemas.js';
 import { DomainError } from '../../errors.js';
 import { citasByIds } from '../../repos/citas.js';
@@ -44,10 +44,7 @@ async function inBatches<T>(ids: readonly string[], read: (batch: string[]) => P
   return out;
 }
 
-const csvOf = (properties: Record<string, unknown>, records: readonly Record<string, unknown>[]) => {
-  const columns = Object.keys(properties);
-  return stringify([columns, ...records.map((r) => columns.map((c) => r[c]))], recordCsvOptions(columns, freeTextFields(properties)));
-};
+const csvOf = (properties: Record<string, unknown>, records: readonly object[]) => recordsCsvText(recordCsv(properties), records);
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
