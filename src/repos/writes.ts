@@ -8,6 +8,7 @@
 // write through insertRows too.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { COLLECTIONS, RECORD_COLUMNS, type CollectionName, type Column } from '../collections/index.js';
+import { SQLITE_CACHE_KIB } from '../db/connect.js';
 import { dialectOf, type Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 
@@ -192,7 +193,7 @@ export async function withBulkCache<T>(db: Kysely<DB>, fn: () => Promise<T>): Pr
   try {
     return await fn();
   } finally {
-    await sql.raw(`pragma cache_size = ${Number(before.rows[0]?.cache_size ?? -65536)}`).execute(db);
+    await sql.raw(`pragma cache_size = ${Number(before.rows[0]?.cache_size ?? -SQLITE_CACHE_KIB)}`).execute(db);
     await sql.raw(`pragma temp.cache_size = ${Number(temp.rows[0]?.cache_size ?? 0)}`).execute(db);
   }
 }
