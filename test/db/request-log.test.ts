@@ -94,6 +94,34 @@ describe.each(dialects())('request log writer and retention on %s', (dialect) =>
     expect(await accessPage(database.db, 'another-clinic', clienta(9), null, 100)).toEqual([]);
   });
 
+  it("lets the event loop run between its chunks: a second's entries never hold it in one piece", async () => {
+    const database = await freshDatabase(dialect);
+    onTestFinished(() => database.close());
+    await addClinics(database.db, CLINIC);
+    const steps: string[] = [];
+    const log = new RequestLog(database, {
+      toRow: requestLogRowMaker('svc'),
+      observer: { dropped: () => {}, written: (n) => steps.push(`wrote ${n}`), pending: () => {} },
+    });
+    for (let i = 0; i < 350; i++) log.record(entry(i, { atMs: NOW + i }));
+    // What a request arriving during the write would run: a callback of the event loop's next turn.
+    let flushed = false;
+    const tick = () => {
+      if (steps.at(-1) !== 'turn') steps.push('turn');
+      if (!flushed) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await log.flush();
+    flushed = true;
+    const writes = steps.filter((s) => s.startsWith('wrote'));
+    expect(writes).toEqual(['wrote 100', 'wrote 100', 'wrote 100', 'wrote 50']);
+    // A turn of the loop between every two chunks.
+    const between = steps.slice(steps.indexOf('wrote 100'), steps.lastIndexOf('wrote 50'));
+    expect(between.filter((s) => s.startsWith('wrote'))).toHaveLength(3);
+    expect(between.filter((s) => s === 'turn')).toHaveLength(3);
+    for (let i = 1; i < between.length; i++) if (between[i]!.startsWith('wrote')) expect(between[i - 1]).toBe('turn');
+  });
+
   it('stores each distinct set of clientas once a day, however many responses disclosed it', async () => {
     const database = await freshDatabase(dialect);
     onTestFinished(() => database.close());
