@@ -77,10 +77,18 @@ export async function serve(
     // Listen before the first run: if the port is taken, the start fails before the demo is made,
     // so the next start still makes it and prints its key and password (made after a failed
     // listen, they would be shown to no one).
+    // Fastify logs a "Server listening at" line of its own; the service's line (after the first
+    // run, below) says that and more, once. Its level is raised for the listen call alone: the
+    // plugins' loggers were made by ready() before it, and no request arrives before it listens.
+    await app.ready();
+    const level = app.log.level;
+    app.log.level = 'warn';
     try {
       await app.listen({ port: config.port, host: config.host });
     } catch (err) {
       throw explainListenError(err, config);
+    } finally {
+      app.log.level = level;
     }
     // The usage and request-log writers, the retention jobs, the webhook deliveries.
     await rt.startServices();

@@ -297,6 +297,8 @@ describe("the first start's log lines (LOG_FORMAT)", () => {
     // Before the banner, which follows unchanged.
     expect(lines.findIndex((l) => l.startsWith('First run: created the demo clinic'))).toBeGreaterThan(warning);
     expect(lines.find((l) => l.includes('clinic-api listening'))).toMatch(/^\d\d:\d\d:\d\d info {2}clinic-api listening {2}database=/);
+    // One line says where it listens (not Fastify's own "Server listening at" beside it).
+    expect(lines.filter((l) => /listening/i.test(l))).toHaveLength(1);
   });
 
   it('auto without a terminal (a container, a pipe): every log line is one JSON object, as collectors read them', async () => {
