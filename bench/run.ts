@@ -1,9 +1,10 @@
 // `npm run bench`: the service against its targets (docs/benchmarks.md), in one run on SQLite,
-// beside a bare Fastify + better-sqlite3 route that runs the same appointment query. Not part of
-// `npm test`.
+// beside a bare Fastify + better-sqlite3 route that runs the same appointment query and
+// Platformatic DB's generated API on the same data. Not part of `npm test`.
 //
 //   npm run bench                                        # every case, scale 100 (100k citas), 10 s each
 //   npm run bench -- --cases bare,citas --repeat 3       # one target, median of 3 rounds
+//   npm run bench -- --cases citas,platformatic          # against Platformatic DB (installed on first use)
 //   npm run bench -- --cases citas --node /opt/node22/bin/node   # the memory target on Node 22
 //   npm run bench -- --data-dir .bench-data              # keep the data set and reuse it next time
 //
@@ -15,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Result } from 'autocannon';
-import { verify, type Case, type Target } from './lib/cases.js';
+import { verify, withQueries, type Case, type Range, type Target } from './lib/cases.js';
 import { prepareDataset, type Dataset } from './lib/dataset.js';
 import { bad, closedLoop, fixedRate, measure, median, type Measured } from './lib/measure.js';
 import { percentile } from './lib/open-loop.js';
@@ -52,19 +53,22 @@ async function main(): Promise<void> {
       env: serviceEnv(dataDir, 0),
     });
     const targets = new Set(opts.cases.map((c) => c.target));
-    servers = await startServers(opts, ROOT, ds, build, defaultCitasRange(ds, mods), targets, log);
+    const range = defaultCitasRange(ds, mods);
+    servers = await startServers(opts, ROOT, ds, build, range, targets, log);
     const serverOf = (c: Case) => servers!.get(c.target)!;
+    const cases = withQueries(opts.cases, ds, range);
 
     log('checking that every case answers 200 with the expected page ...');
     const totals = new Map<string, unknown>();
-    for (const c of opts.cases) totals.set(c.id, await verify(c, serverOf(c), ds, log));
-    if (totals.has('bare') && totals.has('citas') && totals.get('bare') !== totals.get('citas'))
-      throw new Error(
-        `the bare route counts ${String(totals.get('bare'))} citas but the service ${String(totals.get('citas'))}: not the same query`,
-      );
+    for (const c of cases) totals.set(c.id, await verify(c, serverOf(c), ds, log));
+    for (const other of ['bare', 'platformatic'])
+      if (totals.has(other) && totals.has('citas') && totals.get(other) !== totals.get('citas'))
+        throw new Error(
+          `case ${other} counts ${String(totals.get(other))} citas but the service ${String(totals.get('citas'))}: not the same query`,
+        );
 
     const pids = [...servers.values()].map((s) => s.pid);
-    const load = await closedLoopRounds(opts, ds, serverOf, pids);
+    const load = await closedLoopRounds(opts, cases, ds, serverOf, pids);
     const cold = servers.get('cold');
     const rate = cold && opts.cases.some((c) => c.id === 'citas') ? await openLoopCase(opts, ds, cold, pids) : null;
     const hwm = (t: Target) => {
@@ -96,8 +100,8 @@ async function main(): Promise<void> {
   }
 }
 
-/** The range GET /api/v1/citas reads by default, for the bare route: today .. today + 30, whole local days. */
-function defaultCitasRange(ds: Dataset, mods: ServiceModules): { start: number; end: number } {
+/** The range GET /api/v1/citas reads by default, for the bare route and Platformatic's query: today .. today + 30, whole local days. */
+function defaultCitasRange(ds: Dataset, mods: ServiceModules): Range {
   const tz = ds.big.timezone;
   const today = mods.todayIn(tz, Date.now());
   return { start: mods.dayStart(today, tz), end: mods.dayStart(mods.addDays(today, 31), tz) };
@@ -113,10 +117,16 @@ function nodeVersion(node: string | null): string {
  * cases compared side by side then see the same machine, where N runs of one case and then N of
  * the next would put a shared machine's drift between them.
  */
-async function closedLoopRounds(opts: Options, ds: Dataset, serverOf: (c: Case) => ChildServer, pids: number[]): Promise<LoadRow[]> {
-  const runs = new Map<string, Measured<Result>[]>(opts.cases.map((c) => [c.id, []]));
+async function closedLoopRounds(
+  opts: Options,
+  cases: Case[],
+  ds: Dataset,
+  serverOf: (c: Case) => ChildServer,
+  pids: number[],
+): Promise<LoadRow[]> {
+  const runs = new Map<string, Measured<Result>[]>(cases.map((c) => [c.id, []]));
   for (let round = 1; round <= opts.repeat; round++) {
-    for (const c of opts.cases) {
+    for (const c of cases) {
       log(
         `load: ${c.id} (${opts.warmup} s warm-up + ${opts.duration} s${opts.repeat > 1 ? `, round ${round} of ${opts.repeat}` : ''}) ...`,
       );
@@ -125,7 +135,7 @@ async function closedLoopRounds(opts: Options, ds: Dataset, serverOf: (c: Case) 
       runs.get(c.id)!.push(await measure(server, pids, opts, closedLoop(server.baseUrl + c.path, req, opts)));
     }
   }
-  return opts.cases.map((c) => {
+  return cases.map((c) => {
     const m = median(runs.get(c.id)!, (x) => x.result.requests.average);
     const r = m.result;
     const row: LoadRow = {

@@ -14,15 +14,26 @@ type Json = Record<string, unknown>;
  *  - mcp: a cold service of its own for the MCP tool call and its REST twin, so that the cold
  *    service's memory is the cold page's alone;
  *  - traced: the cold service exporting traces (OTEL_EXPORTER_OTLP_ENDPOINT) to a real OTLP
- *    receiver on loopback that accepts and discards them (lib/otlp-sink.ts): tracing's cost.
+ *    receiver on loopback that accepts and discards them (lib/otlp-sink.ts): tracing's cost;
+ *  - platformatic: Platformatic DB's generated REST API on a copy of the same data (lib/platformatic.ts).
  */
-export type Target = 'bare' | 'cold' | 'nolog' | 'kept' | 'mcp' | 'traced';
+export type Target = 'bare' | 'cold' | 'nolog' | 'kept' | 'mcp' | 'traced' | 'platformatic';
+
+/** The cold page's range of fecha_hora (epoch seconds, end excluded): the default 30 days. */
+export interface Range {
+  start: number;
+  end: number;
+}
 
 export interface Case {
   id: string;
   label: string;
   target: Target;
   path: string;
+  /** the query string, when it names the data set's clinic and range */
+  query?: (ds: Dataset, range: Range) => string;
+  /** where the answer's total is, when not in the body's `total` */
+  totalOf?: (headers: Headers) => unknown;
   method?: 'GET' | 'POST';
   body?: string;
   headers?: Record<string, string>;
@@ -46,6 +57,19 @@ const MCP_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', p
 export const CASES: Case[] = [
   { id: 'bare', label: 'bare route (reference)', target: 'bare', path: '/bare/citas', check: citasPage },
   { id: 'citas', label: 'cold page (PAGE_CACHE_MB=0)', target: 'cold', path: PAGE, check: citasPage },
+  {
+    // Its generated route cannot join clientas (no name or phone) and answers a bare array, the
+    // total in a header (totalCount=true); its maximum limit is 100.
+    id: 'platformatic',
+    label: 'Platformatic DB, same citas page (no join)',
+    target: 'platformatic',
+    path: '/citas',
+    query: (ds, range) =>
+      `?where.clinicId.eq=${ds.big.id}&where.fechaHora.gte=${range.start}&where.fechaHora.lt=${range.end}` +
+      '&orderby.fechaHora=asc&orderby.id=asc&limit=100&totalCount=true',
+    totalOf: (headers) => Number(headers.get('x-total-count')),
+    check: (body) => page('body', body),
+  },
   { id: 'citas-nolog', label: 'cold page, request log off (REQUEST_LOG_DAYS=0)', target: 'nolog', path: PAGE, check: citasPage },
   { id: 'citas-traced', label: 'cold page, traces exported over OTLP/HTTP', target: 'traced', path: PAGE, check: citasPage },
   { id: 'citas-kept', label: 'kept page (page cache on)', target: 'kept', path: PAGE, check: citasPage },
@@ -66,6 +90,11 @@ export const CASES: Case[] = [
   },
 ];
 
+/** The cases with their query strings filled in for the data set and the range. */
+export function withQueries(cases: readonly Case[], ds: Dataset, range: Range): Case[] {
+  return cases.map((c) => (c.query ? { ...c, path: c.path + c.query(ds, range) } : c));
+}
+
 /** One request of case `c`, checked; throws saying what was wrong. Returns the page's `total` (for the bare route's check). */
 export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (line: string) => void): Promise<unknown> {
   const res = await fetch(server.baseUrl + c.path, {
@@ -85,7 +114,9 @@ export async function verify(c: Case, server: ChildServer, ds: Dataset, log: (li
   }
   const problem = c.check(body);
   if (problem) throw new Error(`case ${c.id}: ${c.path}: unexpected body: ${problem}`);
-  const total = body.total ?? ((body.result as Json | undefined)?.structuredContent as Json | undefined)?.total;
+  const total = c.totalOf
+    ? c.totalOf(res.headers)
+    : (body.total ?? ((body.result as Json | undefined)?.structuredContent as Json | undefined)?.total);
   log(`  ok  ${c.id.padEnd(12)} 200, total=${String(total)}`);
   return total;
 }

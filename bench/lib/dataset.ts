@@ -64,7 +64,7 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
     existing?.version === DATASET_VERSION &&
     existing.big.scale === opts.scale &&
     existing.clinics.length === opts.smallClinics + 1 &&
-    existing.clinics.every((c) => c === existing.big || c.scale === opts.smallScale) &&
+    existing.clinics.every((c) => c.id === existing.big.id || c.scale === opts.smallScale) &&
     fs.existsSync(path.join(opts.dataDir, 'clinic.db'))
   ) {
     opts.log(`reusing the data set in ${opts.dataDir} (made by ${existing.madeBy})`);

@@ -13,7 +13,8 @@ export const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const USAGE = `Usage: npm run bench -- [options]
 
   --cases LIST           run only these cases (ids: CASE_IDS); a target is judged when
-                         its cases ran (default: all)
+                         its cases ran (default: all). The platformatic case installs
+                         Platformatic DB into bench/.platformatic on its first run (npm ci)
   --scale N              size of the clinic under load: N x (1000 citas, 200 clientas,
                          500 llamadas) (default 100)
   --small-clinics N      other clinics beside it (default 2)

@@ -1,9 +1,10 @@
 // The servers under load (see Target in lib/cases.ts): the service, compiled and run as
-// `clinic-api serve` in the settings each target needs, and the bare route.
+// `clinic-api serve` in the settings each target needs, the bare route, and Platformatic DB.
 import path from 'node:path';
-import type { Target } from './cases.js';
+import type { Range, Target } from './cases.js';
 import type { Dataset } from './dataset.js';
 import type { Options } from './options.js';
+import { startPlatformatic } from './platformatic.js';
 import { freePort, HOST, startServer, type ChildServer } from './processes.js';
 import type { ServiceBuild } from './service.js';
 import { startOtlpSink } from './otlp-sink.js';
@@ -29,8 +30,11 @@ export function serviceEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
   };
 }
 
+/** The targets that run the service (the others: the bare route and Platformatic DB). */
+type ServiceTarget = Exclude<Target, 'bare' | 'platformatic'>;
+
 /** What differs from serviceEnv for each of the service's targets. */
-const SETTINGS: Record<Exclude<Target, 'bare'>, NodeJS.ProcessEnv> = {
+const SETTINGS: Record<ServiceTarget, NodeJS.ProcessEnv> = {
   cold: {},
   nolog: { REQUEST_LOG_DAYS: '0' },
   // The page cache at its default size (config's PAGE_CACHE_MB), as `npm start` runs it.
@@ -46,7 +50,7 @@ export async function startServers(
   root: string,
   ds: Dataset,
   build: ServiceBuild,
-  range: { start: number; end: number },
+  range: Range,
   targets: ReadonlySet<Target>,
   log: (line: string) => void,
 ): Promise<Map<Target, ChildServer>> {
@@ -55,31 +59,33 @@ export async function startServers(
     for (const target of targets) {
       const port = await freePort();
       const server =
-        target === 'bare'
-          ? await startServer({
-              name: 'bare route',
-              port,
-              readyPath: '/bare/citas',
-              cwd: root,
-              args: ['--import', 'tsx', path.join(root, 'bench/bare-route.ts')],
-              env: {
-                ...process.env,
-                PORT: String(port),
-                BARE_DB: path.join(ds.dataDir, 'clinic.db'),
-                BARE_CLINIC: ds.big.id,
-                BARE_START: String(range.start),
-                BARE_END: String(range.end),
-              },
-            })
-          : await startServer({
-              name: `service (${target})`,
-              port,
-              readyPath: '/livez',
-              cwd: root,
-              node: opts.node,
-              args: [...opts.nodeArgs, build.bin, 'serve'],
-              env: withSettings(serviceEnv(ds.dataDir, port), await settingsOf(target)),
-            });
+        target === 'platformatic'
+          ? await startPlatformatic(root, ds, port, log)
+          : target === 'bare'
+            ? await startServer({
+                name: 'bare route',
+                port,
+                readyPath: '/bare/citas',
+                cwd: root,
+                args: ['--import', 'tsx', path.join(root, 'bench/bare-route.ts')],
+                env: {
+                  ...process.env,
+                  PORT: String(port),
+                  BARE_DB: path.join(ds.dataDir, 'clinic.db'),
+                  BARE_CLINIC: ds.big.id,
+                  BARE_START: String(range.start),
+                  BARE_END: String(range.end),
+                },
+              })
+            : await startServer({
+                name: `service (${target})`,
+                port,
+                readyPath: '/livez',
+                cwd: root,
+                node: opts.node,
+                args: [...opts.nodeArgs, build.bin, 'serve'],
+                env: withSettings(serviceEnv(ds.dataDir, port), await settingsOf(target)),
+              });
       servers.set(target, server);
       log(`${server.name} listening on ${server.baseUrl} (pid ${server.pid})`);
     }
@@ -91,7 +97,7 @@ export async function startServers(
 }
 
 /** A target's settings; the traced one's receiver is started here and lives as long as the harness. */
-async function settingsOf(target: Exclude<Target, 'bare'>): Promise<NodeJS.ProcessEnv> {
+async function settingsOf(target: ServiceTarget): Promise<NodeJS.ProcessEnv> {
   if (target !== 'traced') return SETTINGS[target];
   const sink = await startOtlpSink();
   // The SDK's other settings at their defaults, as a deployment runs them (a batch is sent when
