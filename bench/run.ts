@@ -21,7 +21,8 @@ import { prepareDataset, type Dataset } from './lib/dataset.js';
 import { bad, closedLoop, fixedRate, measure, median, type Measured } from './lib/measure.js';
 import { percentile } from './lib/open-loop.js';
 import { log, parseOptions, ROOT, type Options } from './lib/options.js';
-import { installHooks, readMemory, type ChildServer } from './lib/processes.js';
+import { makeMemoryBudget, type MemoryBudget } from './lib/memory-budget.js';
+import { installHooks, readMemory, runServersIn, type ChildServer } from './lib/processes.js';
 import { machine, report, type LoadRow, type RateRow } from './lib/report.js';
 import { serviceEnv, startServers } from './lib/servers.js';
 import { buildService, loadServiceModules, type ServiceModules } from './lib/service.js';
@@ -30,10 +31,27 @@ const MiB = 2 ** 20;
 /** The page cache's size when PAGE_CACHE_MB is unset (src/config/variables.ts). */
 const DEFAULT_PAGE_CACHE_MB = 32;
 
+/**
+ * The servers' memory budget (lib/memory-budget.ts), and how the report says it. Without one
+ * where one was asked for, the run goes on and says so: the other figures do not depend on it.
+ */
+function memoryBudget(bytes: number | null): { made: MemoryBudget | null; said: string } {
+  if (bytes === null) return { made: null, said: "the machine's memory (--memory-budget none)" };
+  const size = bytes % 2 ** 30 === 0 ? `${bytes / 2 ** 30} GiB` : `${bytes / 2 ** 20} MiB`;
+  const b = makeMemoryBudget(bytes);
+  if ('unavailable' in b) {
+    log(`no memory budget (${b.unavailable}): the servers run in the machine's memory, and the memory figures are not the target's`);
+    return { made: null, said: `the machine's memory: a ${size} budget could not be made (${b.unavailable})` };
+  }
+  runServersIn(b);
+  return { made: b, said: `a ${size} memory budget (a memory cgroup, as a container's limit)` };
+}
+
 async function main(): Promise<void> {
   const opts = parseOptions();
   if (process.platform !== 'linux') log('not Linux: RSS figures (from /proc) will be missing');
   installHooks();
+  const budget = memoryBudget(opts.memoryBudget);
   const tmpRoot = opts.dataDir ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-api-bench-'));
   // Also on Ctrl-C: installHooks() turns SIGINT/SIGTERM into an exit that kills the servers.
   if (tmpRoot) process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
@@ -79,7 +97,7 @@ async function main(): Promise<void> {
       `Data: ${ds.big.citas.toLocaleString('en-US')} citas, ${ds.big.clientas.toLocaleString('en-US')} clientas in the clinic under load ` +
       `(scale ${ds.big.scale}), ${ds.clinics.length - 1} small clinics beside it. Load: ${opts.connections} connections, ` +
       `${opts.duration} s per case after ${opts.warmup} s of warm-up${opts.repeat > 1 ? `, median of ${opts.repeat} rounds` : ''}; ` +
-      `open loop at ${opts.rate} req/s. Server: ${build.describe}.`;
+      `open loop at ${opts.rate} req/s. Server: ${build.describe}. Servers ran in ${budget.said}.`;
     process.stdout.write(
       `\n${report(
         machine(),
@@ -96,6 +114,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await Promise.all([...(servers?.values() ?? [])].map((s) => s.stop()));
+    budget.made?.remove();
     if (tmpRoot) fs.rmSync(tmpRoot, { recursive: true, force: true });
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine } from '../../tools/args.js';
 import { CASES } from './cases.js';
+import { parseBudget } from './memory-budget.js';
 
 /** The repository's root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -14,7 +15,7 @@ const USAGE = `Usage: npm run bench -- [options]
 
   --cases LIST           run only these cases (ids: CASE_IDS); a target is judged when
                          its cases ran (default: all). The platformatic case installs
-                         Platformatic DB into bench/.platformatic on its first run (npm ci)
+                         Platformatic DB into bench/.platformatic on its first run (npm install)
   --scale N              size of the clinic under load: N x (1000 citas, 200 clientas,
                          500 llamadas) (default 100)
   --small-clinics N      other clinics beside it (default 2)
@@ -33,6 +34,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --ref REV              benchmark a git revision (e.g. main~1) instead of the working tree:
                          exported and compiled into bench/.build, no checkout needed
   --dist                 run the existing dist/ (bin/clinic-api.js) instead of compiling
+  --memory-budget SIZE   the servers' memory limit, a memory cgroup as a container's limit
+                         (e.g. 768M; "none": the machine's memory) (default 1G)
   --data-dir DIR         keep the data set in DIR and reuse it on later runs
                          (default: a temporary directory, removed at the end)
   -h, --help
@@ -59,6 +62,7 @@ export function parseOptions(argv?: string[]) {
       ref: { type: 'string' },
       dist: { type: 'boolean', default: false },
       'data-dir': { type: 'string' },
+      'memory-budget': { type: 'string', default: '1G' },
     },
   });
   const { values, fail } = cli;
@@ -87,7 +91,16 @@ export function parseOptions(argv?: string[]) {
     ref: values.ref ?? null,
     prebuilt: values.dist ? ROOT : null,
     dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : null,
+    memoryBudget: budgetOption(values['memory-budget'], fail),
   };
 }
 
 export type Options = ReturnType<typeof parseOptions>;
+
+function budgetOption(text: string, fail: (message: string) => never): number | null {
+  try {
+    return parseBudget(text);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+}

@@ -1,6 +1,6 @@
 // The `platformatic` case's server: Platformatic DB, the version pinned in bench/.platformatic
-// (package.json, package-lock.json, its config platformatic.json and launcher start.mjs), on a
-// copy of the data set's SQLite file. Installed there with `npm ci` the first time the case runs,
+// (package.json, its config platformatic.json and launcher start.mjs), on a
+// copy of the data set's SQLite file. Installed there with `npm install` the first time the case runs,
 // so it never enters the project's own install; that directory's node_modules is git-ignored.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,7 +21,8 @@ function dependencies(file: string): Record<string, string> {
 }
 
 /**
- * Installs the pinned version (npm ci) unless it is in place for this Node (its SQLite driver is a
+ * Installs the pinned version (npm install; no lock file is kept: the bench/ directory holds code,
+ * and Platformatic's own dependencies are its release's) unless it is in place for this Node (its SQLite driver is a
  * native add-on, built for one Node ABI); throws saying why it could not.
  */
 function ensureInstalled(dir: string, log: (line: string) => void): void {
@@ -30,13 +31,13 @@ function ensureInstalled(dir: string, log: (line: string) => void): void {
   const marker = path.join(dir, 'node_modules', '.bench-installed');
   const stamp = `${PACKAGE}@${want} node-abi-${process.versions.modules}\n`;
   if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === stamp) return;
-  log(`installing ${PACKAGE} ${want} into ${dir} (npm ci, once per Node version: a few minutes) ...`);
+  log(`installing ${PACKAGE} ${want} into ${dir} (npm install, once per Node version: a few minutes) ...`);
   // The add-on is compiled by the node running the harness, against that node's own headers
   // (an npmrc's nodedir may point at another Node's).
   const nodeHome = path.resolve(path.dirname(process.execPath), '..');
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` };
   if (fs.existsSync(path.join(nodeHome, 'include', 'node', 'node_version.h'))) env.npm_config_nodedir = nodeHome;
-  const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+  const r = spawnSync('npm', ['install', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: dir,
     env,
     encoding: 'utf8',
@@ -45,7 +46,7 @@ function ensureInstalled(dir: string, log: (line: string) => void): void {
   });
   if (r.status !== 0)
     throw new Error(
-      `case platformatic: could not install ${PACKAGE} ${want} (\`npm ci\` in ${dir} ` +
+      `case platformatic: could not install ${PACKAGE} ${want} (\`npm install\` in ${dir} ` +
         `${r.error ? `failed: ${r.error.message}` : `exited with ${r.status ?? r.signal}`}); it needs the npm registry. ` +
         `The other cases run without it (--cases).\n${npmSaid(`${r.stdout ?? ''}${r.stderr ?? ''}`)}`,
     );

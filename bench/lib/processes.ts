@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { freePort, HOST } from '../../tools/net.js';
+import type { MemoryBudget } from './memory-budget.js';
 
 export interface ChildServer {
   name: string;
@@ -18,6 +19,12 @@ export interface ChildServer {
 }
 
 const live = new Set<ChildProcess>();
+let budget: MemoryBudget | null = null;
+
+/** Every server started from now on runs inside `b` (lib/memory-budget.ts); null: none. */
+export function runServersIn(b: MemoryBudget | null): void {
+  budget = b;
+}
 let hooksInstalled = false;
 
 export function installHooks(): void {
@@ -65,7 +72,9 @@ export interface StartOptions {
 
 export async function startServer(opts: StartOptions): Promise<ChildServer> {
   installHooks();
-  const child = spawn(opts.node ?? process.execPath, opts.args, {
+  const run = { command: opts.node ?? process.execPath, args: opts.args };
+  const { command, args } = budget ? budget.wrap(run.command, run.args) : run;
+  const child = spawn(command, args, {
     cwd: opts.cwd,
     env: opts.env,
     stdio: ['ignore', 'pipe', 'pipe'],
