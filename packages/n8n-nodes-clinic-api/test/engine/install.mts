@@ -3,7 +3,15 @@
 // tests' global setup calls ensureEngine(), so a fresh clone's `npm test` installs it on the way.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,12 +44,21 @@ function alive(pid: number): boolean {
 	}
 }
 
+function lockAge(): number {
+	try {
+		return Date.now() - statSync(LOCK).mtimeMs;
+	} catch {
+		return 0;
+	}
+}
+
 /**
  * The install lock (a folder: creating it is atomic), held by one process at a time across test
  * workers, runs and the type-check. A lock whose process is gone is taken over.
  */
 async function lock(): Promise<() => void> {
 	const waitUntil = Date.now() + 15 * 60_000;
+	let waiting = false;
 	for (;;) {
 		try {
 			mkdirSync(LOCK);
@@ -51,12 +68,15 @@ async function lock(): Promise<() => void> {
 			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
 		}
 		let owner = NaN;
+		let stale = false;
 		try {
 			owner = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+			stale = Number.isInteger(owner) && owner > 0 && !alive(owner);
 		} catch {
-			// Created a moment ago, its pid not written yet.
+			// Created a moment ago, its pid not written yet; or never, if that process died at once.
+			stale = lockAge() > 10_000;
 		}
-		if (Number.isInteger(owner) && owner > 0 && !alive(owner)) {
+		if (stale) {
 			// Renaming is atomic: of two processes that find the same dead owner, one takes it away.
 			try {
 				renameSync(LOCK, `${LOCK}.${process.pid}.stale`);
@@ -71,6 +91,8 @@ async function lock(): Promise<() => void> {
 				`n8n's engine for the tests: another install (process ${owner}) has held ${LOCK} for 15 minutes. ` +
 					'If no install is running, delete that folder and run the tests again.',
 			);
+		if (!waiting) say(`waiting for another install of n8n's engine (process ${owner}) to finish`);
+		waiting = true;
 		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 }
