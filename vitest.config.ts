@@ -1,18 +1,33 @@
-import { createRequire } from 'node:module';
-import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type Plugin, type TestProjectInlineConfiguration } from 'vitest/config';
+import { ENGINE_DIR, engineRequire } from './packages/n8n-nodes-clinic-api/test/engine/engine.mjs';
 import { ALL_TESTS, PROCESS_TEST_GLOBS } from './test/projects.js';
 
-// n8n-workflow as the n8n package resolves it (its dev dependency).
-const fromN8nPackage = createRequire(new URL('./packages/n8n-nodes-clinic-api/package.json', import.meta.url));
+/**
+ * n8n-core and n8n-workflow for the n8n package's nodes and tests: from the package's n8n engine
+ * (test/engine, installed by its global setup below), resolved when first imported, as the engine
+ * is absent until then. n8n-workflow ships an ESM and a CommonJS build; n8n-core (CommonJS)
+ * require()s the CommonJS one, and the nodes and tests get that same copy, as inside n8n, so there
+ * is one Workflow class and one NodeApiError (instanceof holds across them).
+ */
+const n8nEngine: Plugin = {
+  name: 'n8n-engine',
+  enforce: 'pre',
+  resolveId(id) {
+    if (id !== 'n8n-core' && id !== 'n8n-workflow') return null;
+    try {
+      return engineRequire.resolve(id);
+    } catch {
+      throw new Error(
+        `${id}: n8n's engine for the n8n package's tests is not installed in ${ENGINE_DIR}node_modules. ` +
+          'Run `npm run typecheck -w n8n-nodes-clinic-api` (it installs it), or start vitest again: its global setup does.',
+      );
+    }
+  },
+};
 
 /** What both projects share; each adds its files and time limits. */
 const shared: TestProjectInlineConfiguration = {
-  resolve: {
-    // n8n-workflow ships an ESM and a CommonJS build. n8n-core (CommonJS) require()s the CommonJS
-    // one; the n8n package's nodes and tests get that same copy, as inside n8n, so there is one
-    // Workflow class and one NodeApiError (instanceof holds across them).
-    alias: [{ find: /^n8n-workflow$/, replacement: fromN8nPackage.resolve('n8n-workflow') }],
-  },
+  plugins: [n8nEngine],
   test: {
     // The suite runs with the machine in UTC and also under far-off zones in time-zones.test.ts:
     // no assertion may depend on process.env.TZ. n8n's logger (n8n-core's error reporter writes a
@@ -32,7 +47,8 @@ export default defineConfig({
   test: {
     // Run once for both projects (vitest runs the root's global setup and gives its projects
     // what it provides): the one PostgreSQL of the run.
-    globalSetup: ['test/global-setup.ts'],
+    // And, when the run has the n8n package's tests, n8n's engine they run (installed once).
+    globalSetup: ['test/global-setup.ts', 'packages/n8n-nodes-clinic-api/test/engine/global-setup.mts'],
     projects: [
       {
         ...shared,

@@ -14,11 +14,14 @@ const STARTS_PROCESSES = /^import\b[^;]*?\bfrom\s+'(?:(?:node:)?child_process|pl
 /** Every test file, relative to the root, as vitest's include (test/projects.ts, ALL_TESTS) finds them. */
 function testFiles(): string[] {
   const dirs = ['test', ...fs.readdirSync(path.join(ROOT, 'packages')).map((p) => `packages/${p}/test`)];
-  return dirs
-    .filter((d) => fs.existsSync(path.join(ROOT, d)))
-    .flatMap((d) => (fs.readdirSync(path.join(ROOT, d), { recursive: true }) as string[]).map((f) => path.join(d, f)))
-    .filter((f) => f.endsWith('.test.ts'))
-    .sort();
+  return (
+    dirs
+      .filter((d) => fs.existsSync(path.join(ROOT, d)))
+      .flatMap((d) => (fs.readdirSync(path.join(ROOT, d), { recursive: true }) as string[]).map((f) => path.join(d, f)))
+      // As vitest's exclude: installed packages' own tests are not ours (the n8n package installs one into its test/).
+      .filter((f) => f.endsWith('.test.ts') && !f.split(path.sep).includes('node_modules'))
+      .sort()
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import { NodeApiError, Workflow } from 'n8n-workflow';
 
 import { EVENT_TYPES as SERVICE_EVENT_TYPES } from '../../../src/collections/index.js';
 import { ESTADOS, RESULTADOS } from '../../../src/domain/records.js';
+import { engineRequire } from './engine/engine.mjs';
 import { listQuery } from '../nodes/ClinicApi/ClinicApi.node';
 import { datePart, toTimestamp } from '../nodes/ClinicApi/shared/dates';
 import { apiErrorDetails, apiRoot } from '../nodes/ClinicApi/shared/transport';
@@ -121,11 +122,17 @@ describe('transport', () => {
 });
 
 it('the nodes and the tests use the n8n-workflow n8n-core uses (one copy, as inside n8n)', () => {
-	const fromCore = createRequire(createRequire(import.meta.url).resolve('n8n-core'))(
+	const fromCore = createRequire(engineRequire.resolve('n8n-core'))(
 		'n8n-workflow',
 	) as typeof import('n8n-workflow');
 	expect(fromCore.NodeApiError).toBe(NodeApiError);
 	expect(fromCore.Workflow).toBe(Workflow);
+});
+
+it('the engine the tests run (test/engine) pins the n8n-workflow the nodes are built and linted against', () => {
+	const engine = engineRequire('./package.json') as { dependencies: Record<string, string> };
+	expect(engine.dependencies['n8n-workflow']).toBe(pkg.devDependencies['n8n-workflow']);
+	expect(Object.keys(engine.dependencies).sort()).toEqual(['n8n-core', 'n8n-workflow']);
 });
 
 it('npm pack ships the built nodes, credential, icons and codex files, the README and the license, and nothing else', () => {

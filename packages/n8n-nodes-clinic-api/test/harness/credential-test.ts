@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code run by vitest in Node, never shipped (files: dist) */
 // n8n's test of a credential, as the n8n server runs it when a credential is saved.
 import { ExecuteContext, ExecutionLifecycleHooks, RoutingNode } from 'n8n-core';
 import { createEmptyRunExecutionData, Workflow } from 'n8n-workflow';

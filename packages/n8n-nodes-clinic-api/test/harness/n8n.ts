@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code run by vitest in Node, never shipped (files: dist) */
 // Runs this package's nodes through n8n's own execution engine, in this process: n8n-core's
 // WorkflowExecute for a workflow (here), its PollTriggerExecutor and PollContext for a trigger's
 // poll (poller.ts), and its RoutingNode for a credential's test (credential-test.ts), as the n8n

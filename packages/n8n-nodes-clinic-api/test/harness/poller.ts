@@ -5,12 +5,13 @@ import { ExecutionLifecycleHooks, PollContext, PollTriggerExecutor } from 'n8n-c
 import { Workflow } from 'n8n-workflow';
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
+import { engineRequire } from '../engine/engine.mjs';
 import { additionalData, TestNodeTypes, type Harness } from './n8n';
 
 // n8n-core's own dependency-injection container (its copy of @n8n/di, not whichever one is
 // hoisted), which builds the PollTriggerExecutor with n8n-core's logger, tracing and error reporter.
 // Typed here by the one call made: @n8n/di is n8n-core's dependency, not this package's.
-const coreRequire = createRequire(createRequire(import.meta.url).resolve('n8n-core'));
+const coreRequire = createRequire(engineRequire.resolve('n8n-core'));
 const { Container } = coreRequire('@n8n/di') as {
 	Container: { get<T>(type: abstract new (...args: never[]) => T): T };
 };
