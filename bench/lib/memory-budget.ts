@@ -5,9 +5,9 @@
 // this 23.5 GiB machine 64 MiB, which a sustained load fills (docs/benchmarks.md). Node 22 stops
 // at 16 MiB either way. The limit is the deployment's, not a V8 flag: the process runs unchanged.
 //
-// The harness makes a cgroup of its own beside its processes (v1's memory hierarchy, or v2 when
-// its memory controller is delegated), writes the limit, and starts each server through `sh`,
-// which enters the cgroup and then execs the server (same pid). Where it cannot (not Linux, no
+// The harness makes a cgroup for each server beside its own processes (v1's memory hierarchy, or
+// v2 when its memory controller is delegated), writes the limit, and starts the server through
+// `sh`, which enters the cgroup and then execs the server (same pid). Where it cannot (not Linux, no
 // write access), it says why and the servers run without a budget.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,9 +15,9 @@ import path from 'node:path';
 export interface MemoryBudget {
   /** the limit, bytes */
   bytes: number;
-  /** the command and arguments that run `command args` inside the budget */
+  /** the command and arguments that run `command args` inside a budget of its own */
   wrap(command: string, args: string[]): { command: string; args: string[] };
-  /** removes the cgroup (once its processes are gone) */
+  /** removes the cgroups (once their processes are gone) */
   remove(): void;
 }
 
@@ -29,7 +29,7 @@ export function parseBudget(text: string): number | null {
   return Number(m[1]) * 2 ** (m[2]!.toUpperCase() === 'G' ? 30 : 20);
 }
 
-/** A cgroup limited to `bytes`, or the reason there can be none here. */
+/** Cgroups limited to `bytes`, one per server, or the reason there can be none here. */
 export function makeMemoryBudget(bytes: number): MemoryBudget | { unavailable: string } {
   if (process.platform !== 'linux') return { unavailable: 'not Linux' };
   let own: string;
@@ -46,32 +46,36 @@ export function makeMemoryBudget(bytes: number): MemoryBudget | { unavailable: s
   if (v2 !== undefined) candidates.push({ dir: path.join('/sys/fs/cgroup', v2), limitFile: 'memory.max' });
   const reasons: string[] = [];
   for (const c of candidates) {
-    const dir = path.join(c.dir, `clinic-api-bench-${process.pid}`);
-    try {
+    // A cgroup per server: a limit applies to the processes of its cgroup together.
+    const made: string[] = [];
+    const make = (): string => {
+      const dir = path.join(c.dir, `clinic-api-bench-${process.pid}-${made.length}`);
       fs.mkdirSync(dir);
-    } catch (err) {
-      reasons.push(`${c.dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      continue;
-    }
-    try {
+      made.push(dir);
       fs.writeFileSync(path.join(dir, c.limitFile), String(bytes));
-    } catch (err) {
-      fs.rmdirSync(dir);
-      reasons.push(`${path.join(dir, c.limitFile)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      continue;
-    }
-    const procs = path.join(dir, 'cgroup.procs');
-    return {
-      bytes,
-      wrap: (command, args) => ({ command: '/bin/sh', args: ['-c', 'echo $$ > "$0" && exec "$@"', procs, command, ...args] }),
-      remove: () => {
+      return path.join(dir, 'cgroup.procs');
+    };
+    const remove = () => {
+      for (const dir of made.splice(0)) {
         try {
           fs.rmdirSync(dir);
         } catch {
-          // still in use (a server not yet reaped) or already gone: the system removes nothing
-          // by itself, but an empty cgroup holds no memory
+          // still in use (a server not yet reaped) or already gone: an empty cgroup holds no memory
         }
-      },
+      }
+    };
+    try {
+      make();
+    } catch (err) {
+      remove();
+      reasons.push(`${c.dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      continue;
+    }
+    remove();
+    return {
+      bytes,
+      wrap: (command, args) => ({ command: '/bin/sh', args: ['-c', 'echo $$ > "$0" && exec "$@"', make(), command, ...args] }),
+      remove,
     };
   }
   return { unavailable: reasons.length > 0 ? reasons.join('; ') : 'no memory cgroup in /proc/self/cgroup' };

@@ -86,9 +86,11 @@ export async function startServer(opts: StartOptions): Promise<ChildServer> {
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  let endedBy: NodeJS.Signals | null = null;
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', (code, signal) => {
       live.delete(child);
+      endedBy = signal;
       resolve(code ?? (signal ? 128 : null));
     });
   });
@@ -97,8 +99,11 @@ export async function startServer(opts: StartOptions): Promise<ChildServer> {
   void exited.then((code) => {
     hasExited = true;
     // A server that dies under load would otherwise show only as a case full of errors.
-    if (!stopping)
-      process.stderr.write(`\nbench: ${opts.name} (pid ${child.pid}) exited with ${code} during the run; its last output:\n${tail}\n`);
+    if (stopping) return;
+    const why = endedBy === 'SIGKILL' && budget ? ' (over its memory budget?)' : '';
+    process.stderr.write(
+      `\nbench: ${opts.name} (pid ${child.pid}) exited with ${endedBy ?? code}${why} during the run; its last output:\n${tail}\n`,
+    );
   });
 
   const baseUrl = `http://${HOST}:${opts.port}`;
