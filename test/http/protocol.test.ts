@@ -147,6 +147,21 @@ describe.each(dialects())('HTTP protocol on %s', (dialect) => {
     }
   });
 
+  it('makes request ids that sort by time (UUID version 7), so the request log indexes them in order', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await call(t, '/api/v1/citas')).headers['x-request-id'] as string);
+      // The next id in a later millisecond: its time prefix is larger.
+      const at = Date.now();
+      while (Date.now() === at);
+    }
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    // The first 48 bits are the time of the request, in milliseconds.
+    const ms = Number.parseInt(ids[0]!.replace(/-/g, '').slice(0, 12), 16);
+    expect(Math.abs(ms - Date.now())).toBeLessThan(60_000);
+  });
+
   it('echoes a sane X-Request-Id and replaces one that is not', async () => {
     const echoed = await call(t, '/api/v1/citas', { headers: { 'x-request-id': 'abc-123' } });
     expect(echoed.headers['x-request-id']).toBe('abc-123');

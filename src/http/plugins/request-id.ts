@@ -2,9 +2,16 @@
 // X-Request-Id is echoed, else a new UUID, so a client can quote it to support), no caching and
 // no content sniffing. The id is in every log line of its request, so one shaped like a key (a
 // key pasted into the wrong header) is never echoed: it gets a UUID instead.
-import { randomUUID } from 'node:crypto';
+//
+// The UUIDs are version 7 (RFC 9562): they start with the time, so each new one sorts after the
+// last. The request log indexes them per clinic (clinic_id, request_id): random ids (version 4)
+// put each new row on another page of that index, and every write of the log dirtied a hundred
+// pages for a hundred rows; SQLite then copied its write-ahead log into the database every few
+// seconds, each time stopping the event loop for 15-25 ms (the p99 at 300 requests/s). In order,
+// they land on the same few pages.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { v7 as uuidV7 } from 'uuid';
 import { REQUEST_ID_RE } from '../../domain/records.js';
 import { secretMasker } from '../log.js';
 
@@ -13,7 +20,7 @@ export function requestIdGenerator(prefix: string) {
   const mask = secretMasker(prefix);
   return (req: { headers: Record<string, string | string[] | undefined> }): string => {
     const incoming = req.headers['x-request-id'];
-    return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) && mask(incoming) === incoming ? incoming : randomUUID();
+    return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) && mask(incoming) === incoming ? incoming : uuidV7();
   };
 }
 
