@@ -168,12 +168,14 @@ export async function openDatabase(target: DatabaseTarget, events: DatabaseEvent
 }
 
 /**
- * The SQLite page cache of a connection, KiB (SQLite's default is 2 MiB): the pages every list
- * reads (the indexes' upper levels, the clinic's recent rows) stay; the rest is in the operating
- * system's file cache, a copy away. It is held for the process's life, so it is sized to what the
- * reads use, not to the database (64 MiB before: a third of the service's memory under load).
+ * The SQLite page cache of a connection, KiB (SQLite's default is 2 MiB): what one list reads
+ * again on every request (the indexes' upper levels, a page of rows and their clientas: about a
+ * megabyte) stays; the rest is in the operating system's file cache, a copy away. It is held for
+ * the process's life, and the request log's writes fill it too, so it is sized to the reads, not
+ * to the database: at 64 MiB it was a third of the service's memory under load, and each MiB of
+ * cache costs about two of RSS (SQLite's page headers, the allocator's slack).
  */
-export const SQLITE_CACHE_KIB = 16_384;
+export const SQLITE_CACHE_KIB = 4_096;
 
 function openSqlite(file: string, busyTimeoutMs: number): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
