@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { npmChildEnv, npmSaid } from '../../tools/npm-child.js';
 import type { Dataset } from './dataset.js';
 import { startServer, type ChildServer } from './processes.js';
 
@@ -32,14 +33,10 @@ function ensureInstalled(dir: string, log: (line: string) => void): void {
   const stamp = `${PACKAGE}@${want} node-abi-${process.versions.modules}\n`;
   if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === stamp) return;
   log(`installing ${PACKAGE} ${want} into ${dir} (npm install, once per Node version: a few minutes) ...`);
-  // The add-on is compiled by the node running the harness, against that node's own headers
-  // (an npmrc's nodedir may point at another Node's).
-  const nodeHome = path.resolve(path.dirname(process.execPath), '..');
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` };
-  if (fs.existsSync(path.join(nodeHome, 'include', 'node', 'node_version.h'))) env.npm_config_nodedir = nodeHome;
+  // The add-on is compiled by the node running the harness, against that node's own headers.
   const r = spawnSync('npm', ['install', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: dir,
-    env,
+    env: npmChildEnv(),
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 15 * 60_000,
@@ -51,15 +48,6 @@ function ensureInstalled(dir: string, log: (line: string) => void): void {
         `The other cases run without it (--cases).\n${npmSaid(`${r.stdout ?? ''}${r.stderr ?? ''}`)}`,
     );
   fs.writeFileSync(marker, stamp);
-}
-
-/** npm's message without its stack traces. */
-function npmSaid(output: string): string {
-  return output
-    .split('\n')
-    .filter((line) => !/^(npm error)?\s+at /.test(line))
-    .slice(-20)
-    .join('\n');
 }
 
 /** A copy of the data set's database, for this run only: Platformatic reads a file that no other server writes. */

@@ -1,7 +1,6 @@
 // The end-to-end test's installs: the pinned n8n into the cache folder (from the committed
 // lockfile, once), and this package into an n8n user folder as n8n installs a community package.
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
 	copyFileSync,
 	existsSync,
@@ -15,6 +14,8 @@ import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
+import { lockDigest, npmChildEnv } from '../../../../tools/npm-child.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PKG = resolve(HERE, '../..');
@@ -35,20 +36,10 @@ export async function timed<T>(what: string, work: () => Promise<T>): Promise<T>
 	return result;
 }
 
-/** The environment for npm run in another folder: without the npm_* variables of the npm running this script. */
-function npmEnv(): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {};
-	for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
-	// Native add-ons (sqlite3) build against this Node's own headers when it ships them.
-	const nodeDir = resolve(dirname(process.execPath), '..');
-	if (existsSync(join(nodeDir, 'include', 'node', 'node.h'))) env.npm_config_nodedir = nodeDir;
-	return env;
-}
-
 async function npm(args: string[], cwd: string): Promise<void> {
 	await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd,
-		env: npmEnv(),
+		env: npmChildEnv(),
 		maxBuffer: 64 << 20,
 	});
 }
@@ -65,9 +56,7 @@ export async function installN8n(): Promise<string> {
 	);
 	if (!relative(ROOT, cache).startsWith('..'))
 		throw new Error(`N8N_E2E_CACHE (${cache}) must be outside the repository`);
-	// The lockfile's content, whatever its formatting, names the install.
-	const lock = JSON.stringify(JSON.parse(readFileSync(join(RUNNER, 'package-lock.json'), 'utf8')));
-	const stamp = createHash('sha256').update(lock).digest('hex');
+	const stamp = lockDigest(RUNNER);
 	const bin = join(cache, 'node_modules', 'n8n', 'bin', 'n8n');
 	const stampFile = join(cache, '.installed-from-lockfile');
 	if (existsSync(bin) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {

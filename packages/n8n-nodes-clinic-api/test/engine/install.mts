@@ -2,7 +2,6 @@
 // again only when the lockfile changes. The package's type-check runs this file first, and the
 // tests' global setup calls ensureEngine(), so a fresh clone's `npm test` installs it on the way.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
 	existsSync,
 	mkdirSync,
@@ -15,25 +14,18 @@ import {
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { lockDigest, npmChildEnv, npmSaid } from '../../../../tools/npm-child.js';
 import { ENGINE_DIR } from './engine.mjs';
 
 const say = (line: string) => process.stdout.write(`n8n-nodes-clinic-api: ${line}\n`);
 const shown = (path: string) => relative(process.cwd(), path) || '.';
-
-/** The lockfile's content, whatever its formatting, names an install. */
-function lockHash(): string {
-	const lock = JSON.stringify(
-		JSON.parse(readFileSync(join(ENGINE_DIR, 'package-lock.json'), 'utf8')),
-	);
-	return createHash('sha256').update(lock).digest('hex');
-}
 
 // Inside node_modules, so `npm ci` (which empties node_modules first) removes it before anything
 // else: it exists only after a complete install.
 const STAMP = join(ENGINE_DIR, 'node_modules', '.installed-from-lockfile');
 const LOCK = join(ENGINE_DIR, '.installing');
 
-const installed = () => existsSync(STAMP) && readFileSync(STAMP, 'utf8') === lockHash();
+const installed = () => existsSync(STAMP) && readFileSync(STAMP, 'utf8') === lockDigest(ENGINE_DIR);
 
 function alive(pid: number): boolean {
 	try {
@@ -97,19 +89,9 @@ async function lock(): Promise<() => void> {
 	}
 }
 
-/**
- * What npm running this script passes down in npm_* variables names the root project (its folder,
- * workspaces, the script): `npm ci` here gets only the ones that say how to reach the registry
- * (it reads the .npmrc files itself).
- */
-const REGISTRY_SETTING =
-	/^npm_config_(registry|@[^:]+:registry|\/\/.+|proxy|https_proxy|noproxy|cafile|ca|strict_ssl|cache|userconfig|fetch_[a-z_]+)$/i;
-
 /** `npm ci` here, quiet: npm's errors only. */
 function npmCi(): Promise<{ code: number | null; output: string }> {
-	const env: NodeJS.ProcessEnv = {};
-	for (const [k, v] of Object.entries(process.env))
-		if (!/^npm_/i.test(k) || REGISTRY_SETTING.test(k)) env[k] = v;
+	const env = npmChildEnv();
 	return new Promise((resolve, reject) => {
 		const child = spawn(
 			'npm',
@@ -128,14 +110,6 @@ function npmCi(): Promise<{ code: number | null; output: string }> {
 		child.on('close', (code) => resolve({ code, output }));
 	});
 }
-
-/** npm's error lines without the stack trace and the error object it prints after them. */
-const npmSaid = (output: string) =>
-	output
-		.split('\n')
-		.filter((line) => line.trim() && !/^npm error(\s*$| {2,}| \}$)/.test(line))
-		.slice(0, 12)
-		.join('\n');
 
 /** Installs the engine from its lockfile unless that install is already in place. */
 export async function ensureEngine(): Promise<void> {
@@ -159,7 +133,7 @@ export async function ensureEngine(): Promise<void> {
 					'(`npm config get registry` says which): check the network or proxy, then run again. ' +
 					`npm said:\n${npmSaid(output)}`,
 			);
-		writeFileSync(STAMP, lockHash());
+		writeFileSync(STAMP, lockDigest(ENGINE_DIR));
 		say(`n8n's engine installed in ${((performance.now() - start) / 1000).toFixed(0)} s`);
 	} finally {
 		release();
