@@ -13,8 +13,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export interface MemoryBudget {
-  /** the limit, bytes */
-  bytes: number;
   /** the command and arguments that run `command args` inside a budget of its own */
   wrap(command: string, args: string[]): { command: string; args: string[] };
   /** removes the cgroups (once their processes are gone) */
@@ -73,7 +71,6 @@ export function makeMemoryBudget(bytes: number): MemoryBudget | { unavailable: s
     }
     remove();
     return {
-      bytes,
       wrap: (command, args) => ({ command: '/bin/sh', args: ['-c', 'echo $$ > "$0" && exec "$@"', make(), command, ...args] }),
       remove,
     };

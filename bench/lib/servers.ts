@@ -54,38 +54,38 @@ export async function startServers(
   targets: ReadonlySet<Target>,
   log: (line: string) => void,
 ): Promise<Map<Target, ChildServer>> {
+  const startTarget = async (target: Target, port: number): Promise<ChildServer> => {
+    if (target === 'platformatic') return startPlatformatic(root, ds, port, log);
+    if (target === 'bare')
+      return startServer({
+        name: 'bare route',
+        port,
+        readyPath: '/bare/citas',
+        cwd: root,
+        args: ['--import', 'tsx', path.join(root, 'bench/bare-route.ts')],
+        env: {
+          ...process.env,
+          PORT: String(port),
+          BARE_DB: path.join(ds.dataDir, 'clinic.db'),
+          BARE_CLINIC: ds.big.id,
+          BARE_START: String(range.start),
+          BARE_END: String(range.end),
+        },
+      });
+    return startServer({
+      name: `service (${target})`,
+      port,
+      readyPath: '/livez',
+      cwd: root,
+      node: opts.node,
+      args: [...opts.nodeArgs, build.bin, 'serve'],
+      env: withSettings(serviceEnv(ds.dataDir, port), await settingsOf(target)),
+    });
+  };
   const servers = new Map<Target, ChildServer>();
   try {
     for (const target of targets) {
-      const port = await freePort();
-      const server =
-        target === 'platformatic'
-          ? await startPlatformatic(root, ds, port, log)
-          : target === 'bare'
-            ? await startServer({
-                name: 'bare route',
-                port,
-                readyPath: '/bare/citas',
-                cwd: root,
-                args: ['--import', 'tsx', path.join(root, 'bench/bare-route.ts')],
-                env: {
-                  ...process.env,
-                  PORT: String(port),
-                  BARE_DB: path.join(ds.dataDir, 'clinic.db'),
-                  BARE_CLINIC: ds.big.id,
-                  BARE_START: String(range.start),
-                  BARE_END: String(range.end),
-                },
-              })
-            : await startServer({
-                name: `service (${target})`,
-                port,
-                readyPath: '/livez',
-                cwd: root,
-                node: opts.node,
-                args: [...opts.nodeArgs, build.bin, 'serve'],
-                env: withSettings(serviceEnv(ds.dataDir, port), await settingsOf(target)),
-              });
+      const server = await startTarget(target, await freePort());
       servers.set(target, server);
       log(`${server.name} listening on ${server.baseUrl} (pid ${server.pid})`);
     }
