@@ -36,8 +36,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --dist                 run the existing dist/ (bin/clinic-api.js) instead of compiling
   --memory-budget SIZE   the servers' memory limit, a memory cgroup as a container's limit
                          (e.g. 768M; "none": the machine's memory) (default 1G)
-  --data-dir DIR         keep the data set in DIR and reuse it on later runs
-                         (default: a temporary directory, removed at the end)
+  --data-dir DIR         keep the data set in DIR and reuse it on later runs, its request
+                         log emptied (default: a temporary directory, removed at the end)
   -h, --help
 `;
 
