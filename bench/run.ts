@@ -137,7 +137,7 @@ function nodeVersion(node: string | null): string {
  * rounds that run every case once in turn, and each case's median round: the cases compared side
  * by side then see the same machine, where N runs of one case and then N of the next would put a
  * shared machine's drift between them. The open loop's p99 is the median round's too: on this
- * kind of shared 2-core machine one 10 s window in two or three has a p99 of 13-16 ms, with the
+ * kind of shared 2-core machine one 10 s window in two or three has a p99 of 13-21 ms, with the
  * request log off as well, while the others give 3-6 ms (docs/benchmarks.md); every round's
  * figure is reported.
  */
@@ -150,7 +150,7 @@ async function rounds(
   openLoopOn: ChildServer | null,
 ): Promise<{ load: LoadRow[]; rate: RateRow | null }> {
   const runs = new Map<string, Measured<Result>[]>(cases.map((c) => [c.id, []]));
-  const rates: RateRow[] = [];
+  const rates: RoundRate[] = [];
   const ofRound = (round: number) => (opts.repeat > 1 ? `, round ${round} of ${opts.repeat}` : '');
   for (let round = 1; round <= opts.repeat; round++) {
     for (const c of cases) {
@@ -193,8 +193,11 @@ function closedRows(cases: Case[], runs: Map<string, Measured<Result>[]>): LoadR
   });
 }
 
+/** One round of the open-loop case: the report's row less what only the rounds together give. */
+type RoundRate = Omit<RateRow, 'p99Rounds'>;
+
 /** The cold page at a fixed offered rate (open loop: lib/open-loop.ts). */
-async function openLoopCase(opts: Options, ds: Dataset, cold: ChildServer, pids: number[]): Promise<RateRow> {
+async function openLoopCase(opts: Options, ds: Dataset, cold: ChildServer, pids: number[]): Promise<RoundRate> {
   const url = `${cold.baseUrl}/api/v1/citas?limit=100`;
   const m = await measure(cold, pids, opts, fixedRate(url, { authorization: `Bearer ${ds.apiKey}` }, { ...opts, status: 200 }));
   const r = m.result;
@@ -205,7 +208,6 @@ async function openLoopCase(opts: Options, ds: Dataset, cold: ChildServer, pids:
     p99: percentile(r.latencies, 99),
     bad: r.unexpected + r.errors,
     otherCores: m.cpu.otherCores,
-    p99Rounds: [],
   };
 }
 
