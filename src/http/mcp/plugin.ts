@@ -18,7 +18,6 @@
 // rate limit, usage and request log, so a batch would run up to a hundred tool calls for the price
 // of one. MCP 2025-06-18 removed batches; 2025-03-26 allowed them, but no MCP client sends them.
 import fs from 'node:fs';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { memo } from '../../memo.js';
@@ -26,8 +25,6 @@ import { sendError, toApiError } from '../error-handler.js';
 import { oauthChallenge, type TokenAuth } from '../auth.js';
 import { requestOrigin } from '../plugins/openapi.js';
 import { MCP_PATH } from './paths.js';
-import { malformedToolCall, mcpServer, onlyToolCalls, visibleTools } from './server.js';
-import { outsideScopes } from './step-up.js';
 import type { ToolCall, ToolEnv } from './tools.js';
 
 export { MCP_PATH };
@@ -41,6 +38,32 @@ const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', imp
  */
 export function mcpChallenge(_req: FastifyRequest): string {
   return 'Bearer realm="api"';
+}
+
+/**
+ * The MCP SDK (with its zod and the apps extension) and the server built on it, loaded at the
+ * first request to /mcp, not at start: they hold about 11 MiB of heap that a service whose
+ * clients only use REST never needs (the peak memory target is the REST page's). The first call
+ * waits for the load once (about a tenth of a second); a load that failed is tried again.
+ */
+type Protocol = typeof import('./server.js') &
+  typeof import('./step-up.js') &
+  Pick<typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), 'WebStandardStreamableHTTPServerTransport'>;
+let protocol: Promise<Protocol> | null = null;
+
+function loadProtocol(): Promise<Protocol> {
+  protocol ??= Promise.all([
+    import('./server.js'),
+    import('./step-up.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]).then(
+    ([server, stepUp, transport]) => ({ ...server, ...stepUp, WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport }),
+    (err: unknown) => {
+      protocol = null;
+      throw err;
+    },
+  );
+  return protocol;
 }
 
 /** The request headers the transport reads (never Authorization: the key stays out of the SDK). */
@@ -139,6 +162,8 @@ export async function mcpRoutes(scope: FastifyInstance, env: ToolEnv & { now: ()
     async (req: FastifyRequest, reply: FastifyReply) => {
       const key = req.apiKey;
       if (!key) throw new Error('/mcp reached without an authenticated key');
+      const { malformedToolCall, mcpServer, onlyToolCalls, outsideScopes, visibleTools, WebStandardStreamableHTTPServerTransport } =
+        await loadProtocol();
       const text = typeof req.body === 'string' ? req.body : '';
       const body = parseBody(text);
       if (body && Array.isArray(body.value)) return reply.code(400).type('application/json').send(BATCH_REFUSED);
