@@ -18,8 +18,8 @@
 // (domain/access-set.ts): the writer remembers for an hour which sets it has stored, and writes a
 // set's members only the first time. An hour, because a set it stored is then named by a log row
 // of the last hour, which retention (a day at least) cannot have removed with the set. The set's
-// id is computed in record(), on the request's path (a digest of the page's tag, or of the ids
-// when there is none: 1 to 8 µs), and the entry keeps only that id: a hundred ids kept per entry
+// id is computed in record(), on the request's path (a digest of the page's tag, remembered, or
+// of the ids when there is none: up to 8 µs), and the entry keeps only that id: a hundred ids kept per entry
 // for a second were copied by every young-generation GC and then promoted, which cost more CPU
 // than the digest and doubled the RSS under load. The members are kept once per set not yet
 // stored (`unstored`).
@@ -120,7 +120,7 @@ export class RequestLog {
       return;
     }
     const set = e.clientas === null ? null : accessSet(e.clinicId, e.atMs, e.clientas, e.tag ?? null);
-    const hex = set === null ? null : set.id.toString('hex');
+    const hex = set === null ? null : set.hex;
     if (set !== null && hex !== null && !this.unstored.has(hex) && !this.storedSets.has(hex))
       this.unstored.set(hex, { clinicId: e.clinicId, set });
     e.clientas = null;
@@ -187,9 +187,8 @@ export class RequestLog {
             { waitMs: lockWaitMs },
           );
           for (const s of stored) {
-            const hex = s.id.toString('hex');
-            this.storedSets.set(hex, true);
-            this.unstored.delete(hex);
+            this.storedSets.set(s.hex, true);
+            this.unstored.delete(s.hex);
           }
           done += n;
           this.opts.observer?.written(n);
