@@ -57,7 +57,11 @@ function loadProtocol(): Promise<Protocol> {
     import('./step-up.js'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
   ]).then(
-    ([server, stepUp, transport]) => ({ ...server, ...stepUp, WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport }),
+    ([server, stepUp, { WebStandardStreamableHTTPServerTransport: Transport }]) => ({
+      ...server,
+      ...stepUp,
+      WebStandardStreamableHTTPServerTransport: Transport,
+    }),
     (err: unknown) => {
       protocol = null;
       throw err;
