@@ -7,7 +7,8 @@
 // so both write the same text. The schema's serializer joins a page from thousands of pieces (a
 // 43 KB page of 100 citas took 164 KB of garbage and a second pass to join them before the socket
 // could write it); JSON.stringify writes it flat, at once: 45 against 72 us of CPU per page on
-// Node 24, 41 against 86 on Node 22 (docs/benchmarks.md, "Side by side with the bare route").
+// Node 24, 41 against 86 on Node 22 (measured beside the bare route; the run is in the history of
+// docs/benchmarks.md).
 // CSV (csv.ts) has its own tag, so its pages are kept beside the JSON ones, each with the headers
 // that belong to it (the total, the next link).
 //
