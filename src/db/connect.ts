@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
 import type { Dialect } from './dialect.js';
@@ -164,7 +164,24 @@ export function describeTarget(target: DatabaseTarget): string {
 }
 
 export async function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): Promise<Database> {
-  return target.kind === 'sqlite' ? openSqlite(target.file, target.busyTimeoutMs ?? COMMAND_BUSY_TIMEOUT_MS) : openPostgres(target, events);
+  if (target.kind === 'sqlite') return openSqlite(target.file, target.busyTimeoutMs ?? COMMAND_BUSY_TIMEOUT_MS);
+  return openPostgres(await loadPg(), target, events);
+}
+
+/**
+ * pg, loaded when a PostgreSQL database is first opened: a service on SQLite never holds it
+ * (1.3 MiB of heap). No pg error can exist before, which isDatabaseError relies on.
+ */
+let pgLoaded: typeof Pg | null = null;
+
+async function loadPg(): Promise<typeof Pg> {
+  if (pgLoaded === null) {
+    const loaded = (await import('pg')).default;
+    // int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: parse them as numbers.
+    loaded.types.setTypeParser(20, (v) => Number(v));
+    pgLoaded = loaded;
+  }
+  return pgLoaded;
 }
 
 /**
@@ -298,10 +315,7 @@ function sqliteLock(lockFile: string) {
   };
 }
 
-// int8 (bigint) columns hold epoch seconds and counts, all far below 2^53: parse them as numbers.
-pg.types.setTypeParser(20, (v) => Number(v));
-
-function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, events: DatabaseEvents): Database {
+function openPostgres(pg: typeof Pg, target: Extract<DatabaseTarget, { kind: 'postgres' }>, events: DatabaseEvents): Database {
   const pool = new pg.Pool({
     connectionString: target.url,
     max: target.poolMax,
@@ -323,7 +337,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, eve
   return {
     db,
     dialect: 'postgres',
-    exclusive: pgLock(target.url),
+    exclusive: pgLock(pg, target.url),
     writeTransaction: (fn, opts) => pgWriteTransaction(db, fn, opts),
     readSnapshot: (fn) =>
       db
@@ -331,7 +345,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>, eve
         .setIsolationLevel('repeatable read')
         .setAccessMode('read only')
         .execute((trx) => fn(trx)),
-    listen: pgListen(target.url),
+    listen: pgListen(pg, target.url),
     close: () => db.destroy(),
   };
 }
@@ -359,7 +373,7 @@ async function pgWriteTransaction<T>(
   return result;
 }
 
-function pgListen(url: string) {
+function pgListen(pg: typeof Pg, url: string) {
   return async (channel: string, onNotify: (payload: string) => void, onError: (err: unknown) => void) => {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, application_name: 'clinic-api listener' });
     let ended = false;
@@ -380,7 +394,7 @@ function pgListen(url: string) {
   };
 }
 
-function pgLock(url: string) {
+function pgLock(pg: typeof Pg, url: string) {
   return async <T>(fn: () => Promise<T>): Promise<T> => {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, application_name: 'clinic-api start-up lock' });
     client.on('error', () => {});
@@ -416,7 +430,7 @@ const CONNECTION_MESSAGES = new RegExp(
 export function isDatabaseError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err instanceof BetterSqlite3.SqliteError) return true;
-  if (err instanceof pg.DatabaseError) return true;
+  if (pgLoaded !== null && err instanceof pgLoaded.DatabaseError) return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH'].includes(code))
     return true;

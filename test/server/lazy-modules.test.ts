@@ -1,6 +1,7 @@
-// The MCP SDK (with zod and the apps extension) is loaded at the first request to /mcp, not at
-// start (src/http/mcp/plugin.ts): a service whose clients only use REST never holds it. A real
-// server process, with every module it imports recorded.
+// What a service on SQLite does not load until it needs it: the MCP SDK (with zod and the apps
+// extension) waits for the first request to /mcp (src/http/mcp/plugin.ts), and pg for a
+// PostgreSQL database (src/db/connect.ts), so a service whose clients only use REST never holds
+// them. A real server process, with every module it imports recorded.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,10 +10,11 @@ import { startServerProcess } from '../helpers/server-process.js';
 
 const RECORD_LOADS = path.resolve('test/cli/record-loads.mjs');
 const SDK = /@modelcontextprotocol|\/zod\//;
+const PG = /\/node_modules\/pg\//;
 
-describe('the MCP SDK', () => {
-  it('is loaded by the first call to /mcp, not by the start or a REST request; that call is answered', async () => {
-    const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-mcp-load-')), 'loads.txt');
+describe('a service on SQLite', () => {
+  it('loads the MCP SDK at the first call to /mcp, not at start or for a REST request, and never pg', async () => {
+    const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-lazy-')), 'loads.txt');
     const server = await startServerProcess({ env: { RECORD_LOADS: loads }, nodeArgs: ['--import', RECORD_LOADS] });
     try {
       const auth = { authorization: `Bearer ${server.key}` };
@@ -21,6 +23,7 @@ describe('the MCP SDK', () => {
       const before = fs.readFileSync(loads, 'utf8');
       expect(before).toContain('/src/http/mcp/plugin.ts');
       expect(before).not.toMatch(SDK);
+      expect(before).not.toMatch(PG);
 
       const res = await fetch(`${server.baseUrl}/mcp`, {
         method: 'POST',
@@ -30,7 +33,9 @@ describe('the MCP SDK', () => {
       expect(res.status).toBe(200);
       const body = (await res.json()) as { result: { tools: { name: string }[] } };
       expect(body.result.tools.map((t) => t.name)).toContain('list_citas');
-      expect(fs.readFileSync(loads, 'utf8')).toMatch(/@modelcontextprotocol\/sdk/);
+      const after = fs.readFileSync(loads, 'utf8');
+      expect(after).toMatch(/@modelcontextprotocol\/sdk/);
+      expect(after).not.toMatch(PG);
     } finally {
       await server.kill();
     }
