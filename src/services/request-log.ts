@@ -16,12 +16,12 @@
 //
 // The clientas a response disclosed are stored as a set, once per clinic and day
 // (domain/access-set.ts): the writer remembers for an hour which sets it has stored, and writes a
-// set's members only the first time. An hour, because a set it stored is then named by a log row
-// of the last hour, which retention (a day at least) cannot have removed with the set. The set's
-// id is computed in record(), on the request's path (a digest of the page's tag, remembered, or
-// of the ids when there is none: up to 8 µs), and the entry keeps only that id: a hundred ids kept per entry
-// for a second were copied by every young-generation GC and then promoted, which cost more CPU
-// than the digest and doubled the RSS under load. The members are kept once per set not yet
+// set's members only the first time. An hour, because a set it stored is then named by a log row of
+// the last hour, which retention (a day at least) cannot have removed with the set. The set's id is
+// computed in record(), on the request's path (a digest of the page's tag, remembered, or of the
+// ids when there is none: up to 8 µs), and the entry keeps only that id: a hundred ids kept per
+// entry for a second were copied by every young-generation GC and then promoted, which cost more
+// CPU than the digest and doubled the RSS under load. The members are kept once per set not yet
 // stored (`unstored`).
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/connect.js';
@@ -120,12 +120,11 @@ export class RequestLog {
       return;
     }
     const set = e.clientas === null ? null : accessSet(e.clinicId, e.atMs, e.clientas, e.tag ?? null);
-    const hex = set === null ? null : set.hex;
-    if (set !== null && hex !== null && !this.unstored.has(hex) && !this.storedSets.has(hex))
-      this.unstored.set(hex, { clinicId: e.clinicId, set });
+    if (set !== null && !this.unstored.has(set.hex) && !this.storedSets.has(set.hex))
+      this.unstored.set(set.hex, { clinicId: e.clinicId, set });
     e.clientas = null;
     e.tag = null;
-    e.accessSet = hex;
+    e.accessSet = set?.hex ?? null;
     this.pendingEntries.push(e);
   }
 
