@@ -76,9 +76,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr.write(`clinic-api: ${err.reason === 'invalid_config' ? 'configuration error: ' : ''}${err.message}\n`);
       return exitCode(err.reason);
     }
-    // The message only, never a stack; and never DATABASE_URL's password, whatever a driver put in it.
+    // The message and its code, never a stack; and never DATABASE_URL's password, whatever a driver
+    // put in it. The code (SQLITE_BUSY_SNAPSHOT, ECONNRESET...) is what an operator searches for,
+    // and it tells apart errors whose messages are alike ("database is locked").
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`clinic-api: unexpected error: ${withoutDatabasePassword(message, io.env.DATABASE_URL)}\n`);
+    const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+    const text = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+    io.stderr.write(`clinic-api: unexpected error: ${withoutDatabasePassword(text, io.env.DATABASE_URL)}\n`);
     return 1;
   }
 }

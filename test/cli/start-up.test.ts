@@ -178,6 +178,18 @@ describe('the port is taken', () => {
   });
 });
 
+describe('an error the start-up does not explain', () => {
+  it('is one line with its code, never a stack (a damaged database file)', async () => {
+    const dir = dirs.make();
+    fs.writeFileSync(path.join(dir, 'clinic.db'), 'this is not a SQLite database, and it is long enough to have a header\n'.repeat(10));
+    const r = await runCli(['clinics', 'list'], { dataDir: dir, env: { API_KEY_PEPPER: PEPPER } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toBe('clinic-api: unexpected error: file is not a database (SQLITE_NOTADB)\n');
+    expect(r.stderr).not.toMatch(STACK_RE);
+    expect(r.stdout).toBe('');
+  });
+});
+
 describe('DATA_DIR cannot be written', () => {
   // Tests run as root, which ignores permission bits: a file where the directory should be (or
   // above it) is what no user can write through.
