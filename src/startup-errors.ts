@@ -10,7 +10,7 @@ import { DomainError } from './errors.js';
 type Coded = Error & { code?: unknown; errors?: unknown; address?: unknown; port?: unknown };
 
 /** The error's code; for an AggregateError (a host name with several addresses), its first inner one's. */
-function codeOf(err: unknown): string | undefined {
+export function codeOf(err: unknown): string | undefined {
   if (!(err instanceof Error)) return undefined;
   const e = err as Coded;
   if (typeof e.code === 'string') return e.code;

@@ -3,7 +3,7 @@
 // DomainError to its exit codes.
 import { Command, CommanderError, Option } from 'commander';
 import { DomainError, type DomainReason } from '../errors.js';
-import { withoutDatabasePassword } from '../startup-errors.js';
+import { codeOf, withoutDatabasePassword } from '../startup-errors.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerBackupCommands } from './backup.js';
 import { registerDataCommands } from './data.js';
@@ -80,8 +80,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     // put in it. The code (SQLITE_BUSY_SNAPSHOT, ECONNRESET...) is what an operator searches for,
     // and it tells apart errors whose messages are alike ("database is locked").
     const message = err instanceof Error ? err.message : String(err);
-    const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
-    const text = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+    const code = codeOf(err);
+    const text = code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
     io.stderr.write(`clinic-api: unexpected error: ${withoutDatabasePassword(text, io.env.DATABASE_URL)}\n`);
     return 1;
   }
