@@ -71,7 +71,8 @@ export async function prepareDataset(opts: DatasetOptions): Promise<Dataset> {
     opts.log(`reusing the data set in ${opts.dataDir} (made by ${existing.madeBy})`);
     const cleared = clearEarlierLogs(path.join(opts.dataDir, 'clinic.db'));
     if (cleared > 0) opts.log(`  removed ${cleared.toLocaleString('en-US')} request log rows that earlier runs' servers wrote`);
-    return existing;
+    // Where it is now: a data set copied to another directory is run there, not where it was made.
+    return { ...existing, dataDir: opts.dataDir };
   }
   if (fs.existsSync(opts.dataDir)) {
     const foreign = fs.readdirSync(opts.dataDir).filter((f) => !OURS.has(f));

@@ -6,6 +6,7 @@ import { compiledOnce } from '../db/compiled-once.js';
 import { dialectOf } from '../db/dialect.js';
 import type { CitasTable, DB } from '../db/schema.js';
 import { inIds } from '../db/in-ids.js';
+import { clientasJoined } from './clienta-join.js';
 
 export interface CitasFilter {
   /** [start, end) in epoch seconds: whole local days already resolved by the caller. */
@@ -46,9 +47,9 @@ export type CitaRow = Pick<
 type From = SelectQueryBuilder<DB & { c: CitasTable }, 'c', {}>;
 
 /** The API's columns of a cita (its client's current name and phone joined): one list for every reader. */
-function withClienta(from: From) {
+function withClienta(db: Kysely<DB>, from: From) {
   return from
-    .innerJoin('clientas as cl', (j) => j.onRef('cl.clinic_id', '=', 'c.clinic_id').onRef('cl.id', '=', 'c.clienta_id'))
+    .innerJoin(clientasJoined(db), (j) => j.onRef('cl.clinic_id', '=', 'c.clinic_id').onRef('cl.id', '=', 'c.clienta_id'))
     .select([
       'c.id',
       'c.fecha_hora',
@@ -81,7 +82,7 @@ function pageQuery(db: Kysely<DB>, p: PageValues, byEstado: boolean) {
   // SQLite: with every column selected, both (clinic_id, fecha_hora, id) and (clinic_id, estado,
   // fecha_hora, id) look alike to its planner, and it takes the first; for an estado with few
   // rows in the range that reads the whole range (measured: 2.9 s instead of 0.3 ms at 1 M citas).
-  let q = withClienta(citasFrom(db, byEstado ? 'citas_by_estado_time' : null))
+  let q = withClienta(db, citasFrom(db, byEstado ? 'citas_by_estado_time' : null))
     .where('c.clinic_id', '=', p.clinicId)
     .where('c.fecha_hora', '>=', p.start)
     .where('c.fecha_hora', '<', p.end);
@@ -139,7 +140,7 @@ export async function listChangedCitas(
   limit: number,
   offset: number,
 ): Promise<CitaRow[]> {
-  return withClienta(changed(db, clinicId, f))
+  return withClienta(db, changed(db, clinicId, f))
     .orderBy('c.updated_at')
     .orderBy('c.id')
     .limit(limit)
@@ -163,6 +164,7 @@ export async function citasByIds(db: Kysely<DB>, clinicId: string, ids: readonly
     // statistics of tables an import is still filling, PostgreSQL walked the clinic's every clienta
     // and her citas instead (165,000 buffers for 1,000 ids: most of the import's time).
     return withClienta(
+      db,
       db
         .with(
           (cte) => cte('c').materialized(),
@@ -176,7 +178,7 @@ export async function citasByIds(db: Kysely<DB>, clinicId: string, ids: readonly
         .selectFrom('c') as unknown as From,
     ).execute();
   }
-  return withClienta(db.selectFrom('citas as c'))
+  return withClienta(db, db.selectFrom('citas as c'))
     .where('c.clinic_id', '=', clinicId)
     .where(inIds(db, 'c.id', ids))
     .execute();

@@ -4,6 +4,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { DB, LlamadasTable } from '../db/schema.js';
 import { inIds } from '../db/in-ids.js';
+import { clientasJoined } from './clienta-join.js';
 
 export interface LlamadasFilter {
   start: number;
@@ -40,9 +41,9 @@ function llamadasFrom(db: Kysely<DB>, index: string | null): From {
 }
 
 /** The API's columns of a call: one list for every reader. */
-function withCaller(from: From) {
+function withCaller(db: Kysely<DB>, from: From) {
   return from
-    .leftJoin('clientas as cl', (j) => j.onRef('cl.clinic_id', '=', 'l.clinic_id').onRef('cl.id', '=', 'l.clienta_id'))
+    .leftJoin(clientasJoined(db), (j) => j.onRef('cl.clinic_id', '=', 'l.clinic_id').onRef('cl.id', '=', 'l.clienta_id'))
     .select((eb) => [
       'l.id',
       'l.fecha_hora',
@@ -70,7 +71,7 @@ export async function listLlamadas(
     .where('l.fecha_hora', '>=', f.start);
   if (f.end !== null) q = q.where('l.fecha_hora', '<', f.end);
   if (f.resultado !== null) q = q.where('l.resultado', '=', f.resultado);
-  return withCaller(q).orderBy('l.fecha_hora', 'desc').orderBy('l.id', 'desc').limit(limit).offset(offset).execute();
+  return withCaller(db, q).orderBy('l.fecha_hora', 'desc').orderBy('l.id', 'desc').limit(limit).offset(offset).execute();
 }
 
 export async function countLlamadas(db: Kysely<DB>, clinicId: string, f: LlamadasFilter): Promise<number> {
@@ -102,7 +103,7 @@ export async function listChangedLlamadas(
   limit: number,
   offset: number,
 ): Promise<LlamadaRow[]> {
-  return withCaller(changed(db, clinicId, f))
+  return withCaller(db, changed(db, clinicId, f))
     .orderBy('l.updated_at')
     .orderBy('l.id')
     .limit(limit)
@@ -145,6 +146,6 @@ export async function llamadasByIds(
           .selectFrom('llamadas as l')
           .where('l.clinic_id', '=', clinicId)
           .where(inIds(db, 'l.id', ids));
-  const rows = await withCaller(from).select(['cl.id as clienta_found']).execute();
+  const rows = await withCaller(db, from).select(['cl.id as clienta_found']).execute();
   return rows.map(({ clienta_found, ...row }) => ({ ...row, awaitingClienta: row.clienta_id !== null && clienta_found === null }));
 }

@@ -18,6 +18,9 @@ const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 /** A plan fragment one of the shape's statements must have; with `sql`, a statement of that text. */
 type Expectation = string | RegExp | { sql: RegExp; plan: string | RegExp };
 
+/** A clienta by primary key: its own index, or the join's (clinic_id, id, nombre, telefono), which starts the same. */
+const CLIENTA_BY_ID = /(sqlite_autoindex_clientas_1|clientas_join_cover) \(clinic_id=\? AND id=\?\)/;
+
 const RANGE_PAGE = /^select "c"\."id" from "clientas" as "c" where .*"c"\."nombre_norm" >= .* order by .* limit .* offset/;
 
 /**
@@ -29,11 +32,15 @@ const CLINIC_OR = (trigram: RegExp) =>
 
 /** Index (or FTS table) names each shape's statements must use, per dialect. */
 const EXPECTED: Record<string, { sqlite: Expectation[]; postgres: Expectation[] }> = {
-  'citas (default range)': { sqlite: ['citas_by_time', 'citas_por_dia'], postgres: ['citas_by_time', 'citas_por_dia_pk', 'clientas_pk'] },
+  // The client's name and phone from the index that holds them (named on SQLite: repos/clienta-join.ts).
+  'citas (default range)': {
+    sqlite: ['citas_by_time', 'citas_por_dia', 'COVERING INDEX clientas_join_cover (clinic_id=? AND id=?)'],
+    postgres: ['citas_by_time', 'citas_por_dia_pk', 'clientas_pk'],
+  },
   'citas estado=confirmada': { sqlite: ['citas_by_estado_time'], postgres: ['citas_by_estado_time'] },
   'citas page 3': { sqlite: ['citas_by_time'], postgres: ['citas_by_time'] },
   'llamadas (default: last 7 days)': {
-    sqlite: ['llamadas_by_time', 'llamadas_por_dia'],
+    sqlite: ['llamadas_by_time', 'llamadas_por_dia', 'COVERING INDEX clientas_join_cover (clinic_id=? AND id=?)'],
     postgres: ['llamadas_by_time', 'llamadas_por_dia_pk'],
   },
   'llamadas resultado=agendada': { sqlite: ['llamadas_by_resultado_time'], postgres: ['llamadas_by_resultado_time'] },
@@ -45,7 +52,7 @@ const EXPECTED: Record<string, { sqlite: Expectation[]; postgres: Expectation[] 
   'clientas vip=true': { sqlite: ['clientas_by_vip_name_cover'], postgres: ['clientas_by_vip_name_cover'] },
   // A search's page rows come by primary key (an ORDER BY there made SQLite walk the clinic).
   'clientas q=mar (common: name walk)': {
-    sqlite: ['COVERING INDEX clientas_by_name_cover', 'sqlite_autoindex_clientas_1 (clinic_id=? AND id=?)'],
+    sqlite: ['COVERING INDEX clientas_by_name_cover', CLIENTA_BY_ID],
     postgres: ['Index Only Scan using clientas_by_name_cover', 'clientas_pk'],
   },
   'clientas q=garcia lopez (rare: substring index)': {
@@ -67,7 +74,7 @@ const EXPECTED: Record<string, { sqlite: Expectation[]; postgres: Expectation[] 
     ],
   },
   'clientas q=ez vip=true (short: name walk)': {
-    sqlite: ['COVERING INDEX clientas_by_vip_name_cover', 'sqlite_autoindex_clientas_1 (clinic_id=? AND id=?)'],
+    sqlite: ['COVERING INDEX clientas_by_vip_name_cover', CLIENTA_BY_ID],
     postgres: ['clientas_by_vip_name_cover', 'clientas_pk'],
   },
   'citas updated_since': { sqlite: ['citas_by_updated (clinic_id=? AND updated_at>?)'], postgres: ['citas_by_updated'] },
@@ -89,7 +96,7 @@ const EXPECTED: Record<string, { sqlite: Expectation[]; postgres: Expectation[] 
   },
   // One record: by its primary key, its clienta's name by hers; a clienta's derived fields by seeks.
   'cita by id': {
-    sqlite: ['sqlite_autoindex_citas_1 (clinic_id=? AND id=?)', 'sqlite_autoindex_clientas_1 (clinic_id=? AND id=?)'],
+    sqlite: ['sqlite_autoindex_citas_1 (clinic_id=? AND id=?)', 'COVERING INDEX clientas_join_cover (clinic_id=? AND id=?)'],
     postgres: ['citas_pk', 'clientas_pk'],
   },
   'clienta by id': {

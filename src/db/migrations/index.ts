@@ -18,6 +18,7 @@ import * as m013 from './013-request-id-index.js';
 import * as m014 from './014-sandbox.js';
 import * as m015 from './015-webhook-subscriptions.js';
 import * as m016 from './016-clinic-exports.js';
+import * as m017 from './017-clientas-join-cover.js';
 
 type DialectMigration = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -38,6 +39,7 @@ const ordered: Record<string, DialectMigration> = {
   '014-sandbox': m014,
   '015-webhook-subscriptions': m015,
   '016-clinic-exports': m016,
+  '017-clientas-join-cover': m017,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
