@@ -1,6 +1,7 @@
-// `clientas as cl`, as the citas and llamadas lists join it for the client's name and phone: on
-// SQLite through the index that holds both (clientas_join_cover, migration 017 says why), named,
-// because its planner, without statistics, takes the unique primary key and then reads the table.
+// `clientas as cl`, as the lists of appointments and calls join it for the client's name and
+// phone: on SQLite through the index that holds both (clientas_join_cover, migration 017 says
+// why), named, because its planner, without statistics, takes the unique primary key and then
+// reads the table.
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { ClientasTable, DB } from '../db/schema.js';
