@@ -4,6 +4,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { compiledOnce } from '../db/compiled-once.js';
 import { dialectOf } from '../db/dialect.js';
+import { indexedBy } from '../db/indexed-by.js';
 import type { CitasTable, DB } from '../db/schema.js';
 import { inIds } from '../db/in-ids.js';
 import { clientasJoined } from './clienta-join.js';
@@ -70,8 +71,8 @@ function withClienta(db: Kysely<DB>, from: From) {
 
 /** `citas as c`, or with its index named on SQLite (see pageQuery). */
 function citasFrom(db: Kysely<DB>, index: string | null): From {
-  return index !== null && dialectOf(db) === 'sqlite'
-    ? (db.selectFrom(sql<CitasTable>`citas`.as<'c'>(sql.raw(`c indexed by ${index}`))) as unknown as From)
+  return index !== null
+    ? (db.selectFrom(indexedBy<CitasTable, 'c'>(db, 'citas', 'c', index)) as unknown as From)
     : db.selectFrom('citas as c');
 }
 

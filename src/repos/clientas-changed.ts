@@ -3,8 +3,8 @@
 // name index and sort), with the vip and search filters applied to its rows. A tool that polls
 // for changes asks for a recent time, so the range is short; the search planner of a `q`
 // (clientas-search/) is for name order and is not used here.
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { dialectOf } from '../db/dialect.js';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { indexedBy } from '../db/indexed-by.js';
 import type { ClientasTable, DB } from '../db/schema.js';
 import { withDerived, type ClientaRow, type ClientasFilter } from './clientas.js';
 import { searchCondition } from './clientas-search.js';
@@ -14,10 +14,7 @@ import { searchCondition } from './clientas-search.js';
 type From = SelectQueryBuilder<DB & { c: ClientasTable }, 'c', {}>;
 
 function changed(db: Kysely<DB>, clinicId: string, f: ClientasFilter, since: number): From {
-  let q: From =
-    dialectOf(db) === 'sqlite'
-      ? (db.selectFrom(sql<ClientasTable>`clientas`.as<'c'>(sql`c indexed by clientas_by_updated`)) as unknown as From)
-      : db.selectFrom('clientas as c');
+  let q = db.selectFrom(indexedBy<ClientasTable, 'c'>(db, 'clientas', 'c', 'clientas_by_updated')) as unknown as From;
   q = q.where('c.clinic_id', '=', clinicId).where('c.updated_at', '>=', since);
   if (f.vip !== null) q = q.where('c.vip', '=', f.vip ? 1 : 0);
   if (f.nameLike !== null || f.digitsLike !== null) q = q.where(searchCondition(f, 'c'));

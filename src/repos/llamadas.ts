@@ -1,7 +1,8 @@
 // Call queries, newest first. Indexes: (clinic_id, fecha_hora, id), (clinic_id, resultado,
 // fecha_hora, id) and, for updated_since, (clinic_id, updated_at, id).
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
+import { indexedBy } from '../db/indexed-by.js';
 import type { DB, LlamadasTable } from '../db/schema.js';
 import { inIds } from '../db/in-ids.js';
 import { clientasJoined } from './clienta-join.js';
@@ -35,8 +36,8 @@ type From = SelectQueryBuilder<DB & { l: LlamadasTable }, 'l', {}>;
 
 /** `llamadas as l`, or with its index named on SQLite (its planner cannot tell the indexes apart). */
 function llamadasFrom(db: Kysely<DB>, index: string | null): From {
-  return index !== null && dialectOf(db) === 'sqlite'
-    ? (db.selectFrom(sql<LlamadasTable>`llamadas`.as<'l'>(sql.raw(`l indexed by ${index}`))) as unknown as From)
+  return index !== null
+    ? (db.selectFrom(indexedBy<LlamadasTable, 'l'>(db, 'llamadas', 'l', index)) as unknown as From)
     : db.selectFrom('llamadas as l');
 }
 
