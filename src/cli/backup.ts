@@ -8,7 +8,6 @@ import { DomainError } from '../errors.js';
 import type { BackupResult } from '../services/backup.js';
 import type { RestoreResult } from '../services/restore.js';
 import { info, result, type CliContext } from './io.js';
-import { startProgress } from './progress.js';
 import { packageVersion } from './version.js';
 
 const HOW_POSTGRES =
@@ -115,7 +114,7 @@ export function registerBackupCommands(program: Command, ctx: CliContext): void 
     .action(async (file: string, o: { force?: boolean }) => {
       refusePostgres(ctx, 'backup');
       const config = await ctx.config();
-      const { backupDatabase } = await import('../services/backup.js');
+      const [{ backupDatabase }, { startProgress }] = await Promise.all([import('../services/backup.js'), import('./progress.js')]);
       const progress = startProgress(ctx.io.stderr, { label: 'backup', total: null, unit: 'pages', now: ctx.io.now });
       const res = await interruptible('the backup', (signal) =>
         atLowPriority(() =>
