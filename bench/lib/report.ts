@@ -118,14 +118,14 @@ export function targets(f: RunFigures): string[] {
     );
   if (f.coldHwmMiB !== null)
     out.push(
-      `Peak RSS (VmHWM) of the cold service on Node ${f.serviceNode}: ${f0(f.coldHwmMiB)} MiB: ` +
-        `${mark(f.coldHwmMiB <= RSS_LIMIT_MIB)} (target ≤ ${RSS_LIMIT_MB} MB = ${f0(RSS_LIMIT_MIB)} MiB).`,
+      `Peak RSS (VmHWM) of the cold service on Node ${f.serviceNode}: ${f1(f.coldHwmMiB)} MiB: ` +
+        `${mark(f.coldHwmMiB <= RSS_LIMIT_MIB)} (target ≤ ${RSS_LIMIT_MB} MB = ${f1(RSS_LIMIT_MIB)} MiB).`,
     );
   if (f.keptHwmMiB !== null) {
     const limit = RSS_LIMIT_MIB + f.pageCacheMiB;
     out.push(
-      `Peak RSS (VmHWM) of the kept-page service on Node ${f.serviceNode}: ${f0(f.keptHwmMiB)} MiB: ${mark(f.keptHwmMiB <= limit)} ` +
-        `(target ≤ ${RSS_LIMIT_MB} MB + the page cache's ${f.pageCacheMiB} MiB = ${f0(limit)} MiB).`,
+      `Peak RSS (VmHWM) of the kept-page service on Node ${f.serviceNode}: ${f1(f.keptHwmMiB)} MiB: ${mark(f.keptHwmMiB <= limit)} ` +
+        `(target ≤ ${RSS_LIMIT_MB} MB + the page cache's ${f.pageCacheMiB} MiB = ${f1(limit)} MiB).`,
     );
   }
   ratio('citas', 'citas-nolog', 0.9, 'Request log on vs off (cold page)');
