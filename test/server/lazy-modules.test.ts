@@ -1,8 +1,8 @@
 // What a service on SQLite does not load until it needs it: the MCP SDK (with zod and the apps
 // extension) waits for the first request to /mcp (src/http/mcp/plugin.ts), pg for a PostgreSQL
-// database (src/db/connect.ts), and the CLI's progress bars for a command that shows one, so a
-// service whose clients only use REST never holds them. A real server process, with every module
-// it imports recorded.
+// database (src/db/connect.ts), the CLI's progress bars for a command that shows one, and the ZIP
+// writer for the first export (src/services/exports/zip.ts), so a service whose clients only use
+// REST never holds them. A real server process, with every module it imports recorded.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,9 +13,10 @@ const RECORD_LOADS = path.resolve('test/cli/record-loads.mjs');
 const SDK = /@modelcontextprotocol|\/zod\//;
 const PG = /\/node_modules\/pg\//;
 const PROGRESS = /\/node_modules\/cli-progress\//;
+const ZIP = /\/node_modules\/yazl\//;
 
 describe('a service on SQLite', () => {
-  it('loads the MCP SDK at the first call to /mcp, not at start or for a REST request, and never pg or the progress bars', async () => {
+  it('loads the MCP SDK at the first call to /mcp, not at start or for a REST request, and never pg, the progress bars or the ZIP writer', async () => {
     const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-lazy-')), 'loads.txt');
     const server = await startServerProcess({ env: { RECORD_LOADS: loads }, nodeArgs: ['--import', RECORD_LOADS] });
     try {
@@ -27,6 +28,7 @@ describe('a service on SQLite', () => {
       expect(before).not.toMatch(SDK);
       expect(before).not.toMatch(PG);
       expect(before).not.toMatch(PROGRESS);
+      expect(before).not.toMatch(ZIP);
 
       const res = await fetch(`${server.baseUrl}/mcp`, {
         method: 'POST',

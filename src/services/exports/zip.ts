@@ -1,10 +1,10 @@
 // Writing a ZIP as a stream (yazl): entries one after the other, each read from its source only
 // when its turn comes, deflated, and written to `out` as they are made, waiting for `out` when
 // it is slow. So an export of any size holds a page of rows and zlib's window, never a file.
-// Sizes past 4 GiB use ZIP64 on their own (yazl).
+// Sizes past 4 GiB use ZIP64 on their own (yazl). yazl is loaded by the first export, not at
+// start: a service whose clients never export does not hold it.
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
 
 /** An entry's content: text, or the chunks of a generator pulled as the ZIP is written. */
 export type ZipContent = string | Buffer | (() => AsyncIterable<string | Buffer>);
@@ -16,6 +16,7 @@ export interface ZipEntry {
 
 /** Writes `entries` as a ZIP into `out` (ended at the end); resolves with the ZIP's size in bytes. */
 export async function writeZip(entries: Iterable<ZipEntry>, out: Writable, mtime: Date, signal?: AbortSignal): Promise<number> {
+  const { default: yazl } = await import('yazl');
   const zip = new yazl.ZipFile();
   let bytes = 0;
   const counter = new Transform({
