@@ -105,16 +105,17 @@ describe.each(EXAMPLES)('the $name receiver of docs/webhooks.md', (ex) => {
       [clientaRecord(c, `Receptora ${ex.name}`, '+34600111222'), ...citas.map((x) => citaRecord(x.id, c, x.at))],
       t.clock.now,
     );
+    const sent = [['clienta.creada', c], ...citas.map((x) => ['cita.creada', x.id])];
     t.app.webhookWorker.kick();
-    await until(() => lines().length >= 100, `the ${ex.name} receiver to print every event (${err})`);
-    expect(lines().map((l) => [l.tipo, l.record])).toEqual([['clienta.creada', c], ...citas.map((x) => ['cita.creada', x.id])]);
+    await until(() => lines().length >= sent.length, `the ${ex.name} receiver to print every event (${err})`);
+    expect(lines().map((l) => [l.tipo, l.record])).toEqual(sent);
 
     // A resend carries the same webhook-id: accepted (2xx), not handled again; then a ping is.
     const [delivery] = (await t.app.webhooks.deliveries(t.clinicA.id, endpoint.id)).filter((d) => d.tipo === 'cita.creada');
     expect(await t.app.webhooks.resend(t.clinicA.id, delivery!.id)).toMatchObject({ ok: true, statusCode: 204 });
     expect(await t.app.webhooks.sendTest(t.clinicA.id, endpoint.id)).toMatchObject({ ok: true, statusCode: 204 });
-    await until(() => lines().length >= 101, `the ${ex.name} receiver to print the ping`);
-    expect(lines().map((l) => l.tipo)).toEqual(['clienta.creada', ...citas.map(() => 'cita.creada'), 'ping']);
+    await until(() => lines().length > sent.length, `the ${ex.name} receiver to print the ping`);
+    expect(lines().map((l) => l.tipo)).toEqual([...sent.map(([tipo]) => tipo), 'ping']);
     await t.app.webhooks.delete(t.clinicA.id, endpoint.id);
   });
 });
