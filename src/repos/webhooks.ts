@@ -296,9 +296,11 @@ export async function pruneIdempotencyKeys(db: Kysely<DB>, beforeMs: number): Pr
   return Number(res.numDeletedRows);
 }
 
-// The credential behind an endpoint subscribed by API (migration 015), every clinic (the
-// maintenance pass): a rolled key hands its endpoints to its replacement; a key revoked or
-// expired, or an OAuth grant revoked, disables them.
+// The credential behind an endpoint subscribed by API (migration 015): a rolled key hands its
+// endpoints to its replacement; a key revoked or expired, or an OAuth grant revoked, disables
+// them. A revocation disables its credential's endpoints in its own transaction
+// (disableEndpointsOfCredentials); the maintenance pass, every clinic, catches expiries and
+// anything a revocation did not reach (a key revoked by an older version, say).
 
 /** Endpoints of rolled keys move to the key that replaced them; how many moved. */
 export async function handOverRolledKeyEndpoints(db: Kysely<DB>): Promise<number> {
@@ -314,6 +316,32 @@ export async function handOverRolledKeyEndpoints(db: Kysely<DB>): Promise<number
     .where('created_by_key', 'in', (eb) => eb.selectFrom('api_keys').select('id').where('replaced_by', 'is not', null))
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
+}
+
+/** The change that disables an endpoint because the credential that subscribed it ended. */
+const endedBy = (reason: string, nowS: number) =>
+  ({ enabled: 0, disabled_reason: reason, disabled_at: nowS, lease_owner: null, lease_until_ms: 0 }) as const;
+
+/**
+ * A revocation, in its transaction: disables the clinic's enabled endpoints subscribed by the
+ * revoked keys (`created_by_key`) or grant (`created_by_grant`), so no delivery starts after it.
+ */
+export async function disableEndpointsOfCredentials(
+  db: Kysely<DB>,
+  clinicId: string,
+  column: 'created_by_key' | 'created_by_grant',
+  ids: readonly string[],
+  reason: 'key_revoked' | 'grant_revoked',
+  nowMs: number,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('webhook_endpoints')
+    .set(endedBy(reason, Math.floor(nowMs / 1000)))
+    .where('clinic_id', '=', clinicId)
+    .where('enabled', '=', 1)
+    .where(column, 'in', [...ids])
+    .execute();
 }
 
 /**
@@ -346,7 +374,7 @@ export async function disableEndpointsOfEndedCredentials(
   for (const { reason, column, ids } of ended) {
     const rows = await db
       .updateTable('webhook_endpoints')
-      .set({ enabled: 0, disabled_reason: reason, disabled_at: nowS, lease_owner: null, lease_until_ms: 0 })
+      .set(endedBy(reason, nowS))
       .where('enabled', '=', 1)
       .where(column, 'in', ids)
       .returning(['id', 'clinic_id'])

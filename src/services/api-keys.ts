@@ -35,6 +35,7 @@ import {
   type ApiKeyRow,
 } from '../repos/api-keys.js';
 import { getClinic } from '../repos/clinics.js';
+import { disableEndpointsOfCredentials } from '../repos/webhooks.js';
 import { runInBackground, type BackgroundErrorHandler } from './background.js';
 import {
   authenticatedKey,
@@ -258,6 +259,12 @@ export class KeyService {
           const done = await revokeApiKey(trx, clinicId, keyId, at);
           const followers = await livePredecessors(trx, clinicId, keyId, at, ROLL_OVERLAP.maxS);
           await revokeFollowers(trx, clinicId, followers, at);
+          // Their webhook endpoints stop with them: a key is revoked because it leaked, and an
+          // endpoint it subscribed would go on receiving the clinic's events. Not when a rolled key is
+          // revoked alone: its replacement lives on and takes them over (the maintenance pass).
+          const rolled = (await getApiKey(trx, clinicId, keyId))?.replaced_by != null;
+          if (!rolled)
+            await disableEndpointsOfCredentials(trx, clinicId, 'created_by_key', [keyId, ...followers], 'key_revoked', at * 1000);
           return { done, followers };
         }),
       INTERACTIVE_WRITE_WAIT_MS,

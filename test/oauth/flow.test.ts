@@ -22,7 +22,8 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
   beforeAll(async () => {
     // Every flow of this file comes from 127.0.0.1: more authorization requests in a minute than an
     // address may make (the limit has its own test, hardening.test.ts).
-    s = await startOAuthServer(dialect, { OAUTH_AUTHORIZATION_REQUESTS_PER_MINUTE: '1000' });
+    // WEBHOOK_ALLOW_PRIVATE: an app's token subscribes an endpoint on 127.0.0.1 (no delivery is awaited).
+    s = await startOAuthServer(dialect, { OAUTH_AUTHORIZATION_REQUESTS_PER_MINUTE: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' });
     api = `${s.origin}/api/v1`;
     mcp = `${s.origin}/mcp`;
     owner = new Browser(s.origin);
@@ -263,6 +264,36 @@ describe.each(dialects())('OAuth on %s', (dialect) => {
     await app.revoke(t.access_token);
     expect((await me(t.access_token)).status).toBe(401);
     await expect(app.refresh(t.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('the webhook endpoints a connection subscribed are disabled when it ends, with the reason: a disconnect, the app revoking its token', async () => {
+    const subscribe = async (token: string) => {
+      const res = await fetch(`${api}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', eventos: ['cita.creada'] }),
+      });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const endpoint = (id: string) =>
+      s.database.db.selectFrom('webhook_endpoints').select(['enabled', 'disabled_reason']).where('id', '=', id).executeTakeFirstOrThrow();
+    const grantOf = async (id: string) =>
+      (await s.database.db.selectFrom('webhook_endpoints').select('created_by_grant').where('id', '=', id).executeTakeFirstOrThrow())
+        .created_by_grant!;
+    const scope = ['citas:read', 'webhooks:write'];
+    // No maintenance pass runs in this server: the ending itself disables them.
+    const zap = await App.register(s.origin, api, 'Hooks App');
+    const t1 = await zap.exchange(await zap.consent(owner, { scope: scope.join(' '), allow: scope }));
+    const first = await subscribe(t1.access_token);
+    expect(await endpoint(first)).toEqual({ enabled: 1, disabled_reason: null });
+    expect((await s.rt.appGrants.disconnect(s.clinicA.id, await grantOf(first)))!.revoked).toBe(true);
+    expect(await endpoint(first)).toEqual({ enabled: 0, disabled_reason: 'grant_revoked' });
+
+    const t2 = await zap.exchange(await zap.consent(owner, { scope: scope.join(' '), allow: scope }));
+    const second = await subscribe(t2.access_token);
+    await zap.revoke(t2.access_token);
+    expect(await endpoint(second)).toEqual({ enabled: 0, disabled_reason: 'grant_revoked' });
   });
 
   it("Cursor's registration (its private-use cursor:// redirect beside an https and a loopback one) connects through it", async () => {

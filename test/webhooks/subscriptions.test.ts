@@ -304,7 +304,7 @@ describe.each(dialects())('subscriptions by API on %s', (dialect) => {
     expect(r.received.length).toBe(seen);
   });
 
-  it('disables the endpoints of a key when it is revoked or expires, saying why; a rolled key hands them over', async () => {
+  it('disables the endpoints of a key at once when it is revoked, and at the next pass when it expires, saying why; a rolled key hands them over', async () => {
     const r = await receiver();
     const revoked = await t.keys.create({
       clinicId: t.clinicA.id,
@@ -331,24 +331,37 @@ describe.each(dialects())('subscriptions by API on %s', (dialect) => {
     const b = (await post({ url: r.url, eventos: ['*'] }, { key: expiring.key })).json();
     const c = (await post({ url: r.url, eventos: ['*'] }, { key: rolled.key })).json();
     const replacement = await t.keys.roll(t.clinicA.id, rolled.id, 60, null);
+    const state = async (id: string) => (await call(t, `${PATH}/${id}`, { key: writer })).json();
+    // A revocation disables its key's endpoints itself, before any maintenance pass.
     await t.keys.revoke(t.clinicA.id, revoked.id);
+    expect(await state(a.id)).toMatchObject({ estado: 'disabled', motivo: 'key_revoked' });
+    expect(await state(b.id)).toMatchObject({ estado: 'active' });
     t.clock.now += 3600_000;
     const report = await t.rt.webhookMaintenance.pass();
-    expect(report.disabled.map((d) => [d.id, d.reason]).sort()).toEqual(
-      [
-        [a.id, 'key_revoked'],
-        [b.id, 'key_expired'],
-      ].sort(),
-    );
-    const state = async (id: string) => (await call(t, `${PATH}/${id}`, { key: writer })).json();
+    expect(report.disabled.map((d) => [d.id, d.reason])).toEqual([[b.id, 'key_expired']]);
     expect(await state(a.id)).toMatchObject({ estado: 'disabled', motivo: 'key_revoked' });
     expect(await state(b.id)).toMatchObject({ estado: 'disabled', motivo: 'key_expired' });
     // The rolled key's endpoint belongs to its replacement now, and keeps going.
     expect(await state(c.id)).toMatchObject({ estado: 'active' });
     const row = (await t.app.webhooks.get(t.clinicA.id, c.id))!;
     expect(row.created_by_key).toBe(replacement!.issued.id);
+    // Revoking a rolled key alone ends its overlap; its endpoints still go to its replacement.
+    const again = await t.keys.create({
+      clinicId: t.clinicA.id,
+      name: 'rolled, then revoked alone',
+      expiresAt: null,
+      createdBy: null,
+      scopes: ['citas:read', 'webhooks:write'],
+    });
+    const d = (await post({ url: r.url, eventos: ['*'] }, { key: again.key })).json();
+    const next = await t.keys.roll(t.clinicA.id, again.id, 60, null);
+    await t.keys.revoke(t.clinicA.id, again.id);
+    expect(await state(d.id)).toMatchObject({ estado: 'active' });
+    expect((await t.rt.webhookMaintenance.pass()).disabled).toEqual([]);
+    expect((await t.app.webhooks.get(t.clinicA.id, d.id))!.created_by_key).toBe(next!.issued.id);
+    expect(await state(d.id)).toMatchObject({ estado: 'active' });
     // Not deleted: the dashboard shows them with the reason.
-    expect(await t.app.webhooks.list(t.clinicA.id)).toHaveLength(3);
+    expect(await t.app.webhooks.list(t.clinicA.id)).toHaveLength(4);
   });
 
   it('is in the OpenAPI document: scope, request body, 201 and 204, the idempotency header', async () => {

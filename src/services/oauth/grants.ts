@@ -4,7 +4,8 @@
 // itself (the app revoked a token, RFC 7009; a refresh token or code used twice). Ending a grant
 // removes its tokens and codes, evicts it from this instance's token cache at once and, with
 // REDIS_URL, announces it so every instance refuses it at once (services/key-changes.ts); without
-// Redis the cache's TTL bounds it (<= 5 s).
+// Redis the cache's TTL bounds it (<= 5 s). The webhook endpoints the grant subscribed are
+// disabled in the same transaction.
 import type { Kysely } from 'kysely';
 import { whenWritable } from '../../db/connect.js';
 import type { DB } from '../../db/schema.js';
@@ -23,6 +24,7 @@ import {
   type OAuthGrantListing,
   type OAuthGrantRow,
 } from '../../repos/oauth.js';
+import { disableEndpointsOfCredentials } from '../../repos/webhooks.js';
 import { INTERACTIVE_WRITE_WAIT_MS } from '../write-lock.js';
 import type { KeyMode } from '../api-keys.js';
 import { artifactHash } from './adapter.js';
@@ -121,7 +123,15 @@ export class AppGrants {
   /** Ends the clinic's grant; undefined when it is unknown or another clinic's. */
   async disconnect(clinicId: string, grantId: string): Promise<DisconnectOutcome | undefined> {
     const at = Math.floor(this.opts.now() / 1000);
-    const done = await whenWritable(() => revokeGrant(this.db, clinicId, grantId, at, 'disconnected'), INTERACTIVE_WRITE_WAIT_MS);
+    const done = await whenWritable(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          const done = await revokeGrant(trx, clinicId, grantId, at, 'disconnected');
+          await disableEndpointsOfCredentials(trx, clinicId, 'created_by_grant', [grantId], 'grant_revoked', at * 1000);
+          return done;
+        }),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
     if (!done && !(await getGrant(this.db, clinicId, grantId))) return undefined;
     await whenWritable(async () => {
       await destroyArtifactsOfGrant(this.db, grantId);
@@ -133,7 +143,14 @@ export class AppGrants {
   /** The authorization server ended a grant (adapter.ts's hook); its tokens are gone already. */
   async endedByFlow(grantId: string, how: GrantEnd): Promise<void> {
     const at = Math.floor(this.opts.now() / 1000);
-    await whenWritable(() => revokeGrantFromFlow(this.db, grantId, at, how), INTERACTIVE_WRITE_WAIT_MS);
+    await whenWritable(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          const clinicId = await revokeGrantFromFlow(trx, grantId, at, how);
+          if (clinicId) await disableEndpointsOfCredentials(trx, clinicId, 'created_by_grant', [grantId], 'grant_revoked', at * 1000);
+        }),
+      INTERACTIVE_WRITE_WAIT_MS,
+    );
     await this.ended(grantId);
   }
 
