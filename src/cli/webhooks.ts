@@ -27,6 +27,23 @@ function describeAttempt(a: Attempt): string {
   return `${a.ok ? 'delivered' : 'failed'}: ${how} in ${a.durationMs} ms`;
 }
 
+/** `list`'s last column: why an endpoint is disabled, or since when it fails. */
+function stateNote(e: { disabled_reason: string | null; last_error: string | null; failing_since: string | null }): string {
+  switch (e.disabled_reason) {
+    case 'failing':
+      return `disabled after 3 days of failures (last: ${e.last_error ?? '?'})`;
+    case 'manual':
+      return 'disabled by hand';
+    case 'key_revoked':
+      return 'disabled: the API key that subscribed it was revoked';
+    case 'key_expired':
+      return 'disabled: the API key that subscribed it expired';
+    case 'grant_revoked':
+      return 'disabled: the app that subscribed it was disconnected';
+  }
+  return e.last_error ? `failing since ${e.failing_since} (last: ${e.last_error})` : '';
+}
+
 /** The delivery log's columns, as `deliveries` prints them. */
 const DELIVERY_COLUMNS = [
   'time',
@@ -94,25 +111,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
       }));
       result(
         ctx,
-        out
-          .map((e) =>
-            [
-              e.id,
-              e.status,
-              e.url,
-              e.events ? e.events.join(',') : 'all',
-              e.disabled_reason === 'failing'
-                ? `disabled after 3 days of failures (last: ${e.last_error ?? '?'})`
-                : e.disabled_reason === 'manual'
-                  ? 'disabled by hand'
-                  : e.last_error
-                    ? `failing since ${e.failing_since} (last: ${e.last_error})`
-                    : '',
-            ]
-              .join('\t')
-              .trimEnd(),
-          )
-          .join('\n'),
+        out.map((e) => [e.id, e.status, e.url, e.events ? e.events.join(',') : 'all', stateNote(e)].join('\t').trimEnd()).join('\n'),
         out,
       );
     });

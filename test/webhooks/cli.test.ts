@@ -66,6 +66,18 @@ describe('clinic-api webhooks', () => {
       status: 'disabled',
       disabled_reason: 'manual',
     });
+    // An endpoint a key subscribed by API is disabled by the key's revocation (another CLI
+    // process, no server running), and the list says why.
+    const key = await ok(['--json', 'keys', 'create', '--clinic', clinic, '--name', 'Zap', '--scopes', 'citas:read,webhooks:write']);
+    const keyId = (JSON.parse(key) as { id: string }).id;
+    const subscribed = await withRuntimeAt(dataDir, (rt) =>
+      rt.webhooks.create({ clinicId: clinic, url: 'https://93.184.215.14/hook', eventTypes: null, createdBy: null, createdByKey: keyId }),
+    );
+    await ok(['keys', 'revoke', keyId]);
+    expect((await ok(['webhooks', 'list', '--clinic', clinic])).split('\n')).toContain(
+      `${subscribed.endpoint.id}\tdisabled\thttps://93.184.215.14/hook\tall\tdisabled: the API key that subscribed it was revoked`,
+    );
+    await ok(['webhooks', 'delete', subscribed.endpoint.id]);
     expect(await ok(['webhooks', 'enable', id!])).toBe(id);
     expect(await ok(['webhooks', 'list', '--clinic', clinic])).toMatch(/\tactive\t/);
     expect(await ok(['webhooks', 'delete', id!])).toBe(id);
