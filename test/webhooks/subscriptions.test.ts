@@ -306,27 +306,11 @@ describe.each(dialects())('subscriptions by API on %s', (dialect) => {
 
   it('disables the endpoints of a key at once when it is revoked, and at the next pass when it expires, saying why; a rolled key hands them over', async () => {
     const r = await receiver();
-    const revoked = await t.keys.create({
-      clinicId: t.clinicA.id,
-      name: 'to revoke',
-      expiresAt: null,
-      createdBy: null,
-      scopes: ['citas:read', 'webhooks:write'],
-    });
-    const expiring = await t.keys.create({
-      clinicId: t.clinicA.id,
-      name: 'to expire',
-      expiresAt: Math.floor(t.clock.now / 1000) + 3600,
-      createdBy: null,
-      scopes: ['citas:read', 'webhooks:write'],
-    });
-    const rolled = await t.keys.create({
-      clinicId: t.clinicA.id,
-      name: 'to roll',
-      expiresAt: null,
-      createdBy: null,
-      scopes: ['citas:read', 'webhooks:write'],
-    });
+    const subscriber = (name: string, expiresAt: number | null = null) =>
+      t.keys.create({ clinicId: t.clinicA.id, name, expiresAt, createdBy: null, scopes: ['citas:read', 'webhooks:write'] });
+    const revoked = await subscriber('to revoke');
+    const expiring = await subscriber('to expire', Math.floor(t.clock.now / 1000) + 3600);
+    const rolled = await subscriber('to roll');
     const a = (await post({ url: r.url, eventos: ['*'] }, { key: revoked.key })).json();
     const b = (await post({ url: r.url, eventos: ['*'] }, { key: expiring.key })).json();
     const c = (await post({ url: r.url, eventos: ['*'] }, { key: rolled.key })).json();
@@ -346,13 +330,7 @@ describe.each(dialects())('subscriptions by API on %s', (dialect) => {
     const row = (await t.app.webhooks.get(t.clinicA.id, c.id))!;
     expect(row.created_by_key).toBe(replacement!.issued.id);
     // Revoking a rolled key alone ends its overlap; its endpoints still go to its replacement.
-    const again = await t.keys.create({
-      clinicId: t.clinicA.id,
-      name: 'rolled, then revoked alone',
-      expiresAt: null,
-      createdBy: null,
-      scopes: ['citas:read', 'webhooks:write'],
-    });
+    const again = await subscriber('rolled, then revoked alone');
     const d = (await post({ url: r.url, eventos: ['*'] }, { key: again.key })).json();
     const next = await t.keys.roll(t.clinicA.id, again.id, 60, null);
     await t.keys.revoke(t.clinicA.id, again.id);
