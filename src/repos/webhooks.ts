@@ -324,7 +324,8 @@ const endedBy = (reason: string, nowS: number) =>
 
 /**
  * A revocation, in its transaction: disables the clinic's enabled endpoints subscribed by the
- * revoked keys (`created_by_key`) or grant (`created_by_grant`), so no delivery starts after it.
+ * revoked keys (`created_by_key`) or grant (`created_by_grant`), so no delivery starts after it;
+ * `at` in seconds, as the revocation's.
  */
 export async function disableEndpointsOfCredentials(
   db: Kysely<DB>,
@@ -332,12 +333,12 @@ export async function disableEndpointsOfCredentials(
   column: 'created_by_key' | 'created_by_grant',
   ids: readonly string[],
   reason: 'key_revoked' | 'grant_revoked',
-  nowMs: number,
+  at: number,
 ): Promise<void> {
   if (ids.length === 0) return;
   await db
     .updateTable('webhook_endpoints')
-    .set(endedBy(reason, Math.floor(nowMs / 1000)))
+    .set(endedBy(reason, at))
     .where('clinic_id', '=', clinicId)
     .where('enabled', '=', 1)
     .where(column, 'in', [...ids])

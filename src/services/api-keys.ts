@@ -263,8 +263,7 @@ export class KeyService {
           // endpoint it subscribed would go on receiving the clinic's events. Not when a rolled key is
           // revoked alone: its replacement lives on and takes them over (the maintenance pass).
           const rolled = (await getApiKey(trx, clinicId, keyId))?.replaced_by != null;
-          if (!rolled)
-            await disableEndpointsOfCredentials(trx, clinicId, 'created_by_key', [keyId, ...followers], 'key_revoked', at * 1000);
+          if (!rolled) await disableEndpointsOfCredentials(trx, clinicId, 'created_by_key', [keyId, ...followers], 'key_revoked', at);
           return { done, followers };
         }),
       INTERACTIVE_WRITE_WAIT_MS,

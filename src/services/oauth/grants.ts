@@ -127,7 +127,7 @@ export class AppGrants {
       () =>
         this.db.transaction().execute(async (trx) => {
           const done = await revokeGrant(trx, clinicId, grantId, at, 'disconnected');
-          await disableEndpointsOfCredentials(trx, clinicId, 'created_by_grant', [grantId], 'grant_revoked', at * 1000);
+          await disableEndpointsOfCredentials(trx, clinicId, 'created_by_grant', [grantId], 'grant_revoked', at);
           return done;
         }),
       INTERACTIVE_WRITE_WAIT_MS,
@@ -147,7 +147,7 @@ export class AppGrants {
       () =>
         this.db.transaction().execute(async (trx) => {
           const clinicId = await revokeGrantFromFlow(trx, grantId, at, how);
-          if (clinicId) await disableEndpointsOfCredentials(trx, clinicId, 'created_by_grant', [grantId], 'grant_revoked', at * 1000);
+          if (clinicId) await disableEndpointsOfCredentials(trx, clinicId, 'created_by_grant', [grantId], 'grant_revoked', at);
         }),
       INTERACTIVE_WRITE_WAIT_MS,
     );
