@@ -117,21 +117,22 @@ export async function setWebhookEnabled(
 // The delivery worker's queries (every clinic; each endpoint only under its lease).
 
 /**
- * Claims up to `limit` due endpoints for `owner` until `untilMs`, in one statement: enabled, due,
+ * Claims up to `limit` due endpoints for `lease` (the claim's own token, stored in lease_owner)
+ * until `untilMs`, in one statement: enabled, due,
  * not leased (or the lease expired: its holder died), with events after its cursor. PostgreSQL
  * skips rows another instance is claiming at this moment (FOR UPDATE SKIP LOCKED), so two
  * instances never claim one endpoint; SQLite has one writer at a time.
  */
 export async function claimDueEndpoints(
   db: Kysely<DB>,
-  owner: string,
+  lease: string,
   nowMs: number,
   untilMs: number,
   limit: number,
 ): Promise<EndpointRow[]> {
   const lock = dialectOf(db) === 'postgres' ? sql`for update of e skip locked` : sql``;
   const { rows } = await sql<Record<string, unknown>>`
-    update webhook_endpoints set lease_owner = ${owner}, lease_until_ms = ${untilMs}
+    update webhook_endpoints set lease_owner = ${lease}, lease_until_ms = ${untilMs}
     where id in (
       select e.id from webhook_endpoints e join clinic_data_versions v on v.clinic_id = e.clinic_id
       where e.enabled = 1 and e.next_attempt_ms <= ${nowMs} and e.lease_until_ms <= ${nowMs} and e.cursor < v.events_seq
@@ -141,27 +142,27 @@ export async function claimDueEndpoints(
 }
 
 /**
- * Extends `owner`'s lease of the endpoint to `untilMs`, right before an attempt; false when
- * another process holds it now (this one was stalled past its lease, and must not send).
+ * Extends `lease`'s hold on the endpoint to `untilMs`, right before an attempt; false when
+ * another claim holds it now (this session was stalled past its lease, and must not send).
  */
-export async function renewWebhookLease(db: Kysely<DB>, id: string, owner: string, untilMs: number): Promise<boolean> {
+export async function renewWebhookLease(db: Kysely<DB>, id: string, lease: string, untilMs: number): Promise<boolean> {
   const res = await db
     .updateTable('webhook_endpoints')
     .set({ lease_until_ms: untilMs })
     .where('id', '=', id)
-    .where('lease_owner', '=', owner)
+    .where('lease_owner', '=', lease)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
 /**
  * The head event was delivered (or needs no delivery): the cursor moves to `cursor`, failures are
- * forgotten and the lease extended. False when `owner` no longer holds the lease (it must stop).
+ * forgotten and the lease extended. False when `lease` no longer holds the endpoint (its session must stop).
  */
 export async function advanceWebhookCursor(
   db: Kysely<DB>,
   id: string,
-  owner: string,
+  lease: string,
   cursor: number,
   leaseUntilMs: number,
 ): Promise<boolean> {
@@ -169,7 +170,7 @@ export async function advanceWebhookCursor(
     .updateTable('webhook_endpoints')
     .set({ cursor, attempts: 0, failing_since_ms: null, last_error: null, lease_until_ms: leaseUntilMs })
     .where('id', '=', id)
-    .where('lease_owner', '=', owner)
+    .where('lease_owner', '=', lease)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
@@ -178,7 +179,7 @@ export async function advanceWebhookCursor(
 export async function recordWebhookFailure(
   db: Kysely<DB>,
   id: string,
-  owner: string,
+  lease: string,
   f: {
     attempts: number;
     nextAttemptMs: number;
@@ -200,16 +201,19 @@ export async function recordWebhookFailure(
       ...(f.disable ? { enabled: 0, disabled_reason: 'failing', disabled_at: Math.floor(f.nowMs / 1000) } : {}),
     })
     .where('id', '=', id)
-    .where('lease_owner', '=', owner)
+    .where('lease_owner', '=', lease)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
-/** Gives up `owner`'s lease of one endpoint, or of all it holds (shutdown). */
-export async function releaseWebhookLeases(db: Kysely<DB>, owner: string, id?: string): Promise<void> {
-  let q = db.updateTable('webhook_endpoints').set({ lease_owner: null, lease_until_ms: 0 }).where('lease_owner', '=', owner);
-  if (id !== undefined) q = q.where('id', '=', id);
-  await q.execute();
+/** Gives the endpoint up, if `lease` still holds it. */
+export async function releaseWebhookLease(db: Kysely<DB>, id: string, lease: string): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ lease_owner: null, lease_until_ms: 0 })
+    .where('id', '=', id)
+    .where('lease_owner', '=', lease)
+    .execute();
 }
 
 export async function insertWebhookDelivery(db: Kysely<DB>, row: Insertable<WebhookDeliveriesTable>): Promise<void> {

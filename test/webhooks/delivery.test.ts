@@ -257,7 +257,7 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     expect(slow.received.map((x) => x.tipo)).toEqual(other.received.map((x) => x.tipo));
   });
 
-  // Last: it stops the app's worker and runs one of its own, whose log it reads.
+  // The last two stop the app's worker and run one of their own, whose log they read.
   it('an endpoint deleted while its request is out: the session ends without an error', async () => {
     await worker.stop();
     const errors: unknown[] = [];
@@ -279,6 +279,50 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     await until(() => held.open === 0 && own.inFlight === 0, 'the session over');
     await own.stop();
     expect(errors).toEqual([]);
+  });
+
+  it('a session stalled past its lease, and the endpoint claimed again by the same process: only the new session sends', async () => {
+    await worker.stop();
+    const warnings: string[] = [];
+    const log = { info() {}, warn: (_o: object, m: string) => void warnings.push(m), error() {} };
+    // An attempt's limit long enough for the test to hold requests open.
+    const own = new DeliveryWorker(t.database, t.app.webhooks, {
+      ...t.config.webhooks,
+      timeoutMs: 10_000,
+      leaseMs: 20_000,
+      log,
+      now: () => t.clock.now,
+    });
+    await own.start();
+    const gate = () => {
+      let open!: () => void;
+      return { after: new Promise<void>((r) => (open = r)), open: () => open() };
+    };
+    const [oldFirst, newSecond] = [gate(), gate()];
+    // The old session's first request, and the new session's second, are answered when the test says.
+    const r = await receiver((_x, i) => ({ status: 200, after: i === 1 ? oldFirst.after : i === 3 ? newSecond.after : undefined }));
+    const { endpoint: e } = await endpoint(r.url);
+    await write(2);
+    own.kick();
+    await until(() => r.received.length === 1, "the old session's first request out");
+    // The session stalls past its lease (the clock moves on, as on a starved host): the next poll
+    // of the same process claims the endpoint again and sends the head event again, then the next.
+    t.clock.now += 20_001;
+    own.kick();
+    await until(() => r.received.length === 3, "the new session's second request out");
+    // The old session resumes while the new one is still at work: the cursor is not its to move.
+    oldFirst.open();
+    await until(
+      () => warnings.some((m) => m.includes('lost its endpoint')) || r.received.length > 3,
+      'the old session finding its lease gone (or sending again)',
+    );
+    newSecond.open();
+    await until(async () => (await row(e.id)).cursor === (await head()), 'every event delivered');
+    await own.stop();
+    const ids = r.received.map((x) => x.id);
+    expect(ids).toHaveLength(4);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[1]).toBe(ids[0]);
   });
 
   async function cursorAt(seq: number) {

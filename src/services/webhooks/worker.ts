@@ -12,6 +12,9 @@
 // process stalled past its lease (a starved host, a stopped process) finds the endpoint taken
 // and sends nothing; one stalled in the middle of an attempt keeps it for WEBHOOK_LEASE_MS -
 // WEBHOOK_TIMEOUT_MS more (docs/webhooks.md, "At least once": the window that remains).
+// A lease belongs to one claim (a token), not to the process: when a session's lease ran out
+// and this same process claimed the endpoint again, the old session's renewal and cursor moves
+// fail as another process's would, and only the new session sends.
 //
 // SQLite: every write waits for the write lock asynchronously (services/write-lock.ts); while an
 // import holds it nothing is claimed, and a cursor to move after a delivery is waited for.
@@ -30,7 +33,7 @@ import {
   claimDueEndpoints,
   getWebhookEndpoint,
   recordWebhookFailure,
-  releaseWebhookLeases,
+  releaseWebhookLease,
   renewWebhookLease,
   type EndpointRow,
 } from '../../repos/webhooks.js';
@@ -82,9 +85,8 @@ export interface WorkerOptions {
 }
 
 export class DeliveryWorker {
-  /** This process's name in leases. */
-  readonly owner = randomUUID();
-  private readonly sessions = new Map<string, Promise<void>>();
+  /** The running sessions (two may briefly serve one endpoint: an old one whose lease ran out ends at its next write). */
+  private readonly sessions = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private readonly now: () => number;
   private readonly random: () => number;
@@ -168,10 +170,12 @@ export class DeliveryWorker {
     const free = this.opts.maxInFlight - this.sessions.size;
     if (this.stopped || free <= 0) return 0;
     const now = this.now();
+    // This claim's token: the sessions it starts hold their endpoints by it, and by nothing else.
+    const lease = randomUUID();
     let claimed: EndpointRow[];
     try {
       claimed = await whenWritable(
-        () => claimDueEndpoints(this.database.db, this.owner, now, now + this.opts.leaseMs, free),
+        () => claimDueEndpoints(this.database.db, lease, now, now + this.opts.leaseMs, free),
         BACKGROUND_WRITE_WAIT_MS,
       );
     } catch (err) {
@@ -180,18 +184,21 @@ export class DeliveryWorker {
       throw err;
     }
     for (const ep of claimed) {
-      const run = this.session(ep)
-        .catch(async (err: unknown) => {
-          this.opts.log.error({ err, endpoint: ep.id, clinic: ep.clinic_id }, 'webhooks: delivery session failed; retried later');
-          await this.release(ep.id).catch(() => {});
-        })
+      const run: Promise<void> = this.session(ep, lease)
+        .catch((err: unknown) =>
+          this.opts.log.error({ err, endpoint: ep.id, clinic: ep.clinic_id }, 'webhooks: delivery session failed; retried later'),
+        )
+        // However the session ended, its lease is given up (a no-op when a failed attempt already
+        // did, or another session holds the endpoint now).
+        .then(() => this.release(ep.id, lease))
+        .catch((err: unknown) => this.opts.log.warn({ err, endpoint: ep.id }, 'webhooks: giving a lease up failed; it runs out by itself'))
         .finally(() => {
-          this.sessions.delete(ep.id);
+          this.sessions.delete(run);
           this.opts.observer?.inFlight(this.sessions.size);
           // A slot came free: others may be waiting for it.
           this.kick();
         });
-      this.sessions.set(ep.id, run);
+      this.sessions.add(run);
     }
     if (claimed.length > 0) this.opts.observer?.inFlight(this.sessions.size);
     return claimed.length;
@@ -199,7 +206,7 @@ export class DeliveryWorker {
 
   /** Waits until no session is running (tests). */
   async idle(): Promise<void> {
-    while (this.sessions.size > 0) await Promise.all([...this.sessions.values()]);
+    while (this.sessions.size > 0) await Promise.all([...this.sessions]);
   }
 
   private async zoneOf(clinicId: string): Promise<string> {
@@ -211,8 +218,8 @@ export class DeliveryWorker {
     return zone;
   }
 
-  /** Delivers the endpoint's events after its cursor, in order, while it holds the lease. */
-  private async session(ep: EndpointRow): Promise<void> {
+  /** Delivers the endpoint's events after its cursor, in order, while `lease` holds it. */
+  private async session(ep: EndpointRow, lease: string): Promise<void> {
     const db = this.database.db;
     const types = ep.event_types;
     const secret = this.service.secretOf(ep);
@@ -229,7 +236,7 @@ export class DeliveryWorker {
           'webhooks: events removed by retention before delivery were skipped',
         );
         cursor = bounds.eventsExpired;
-        if (!(await this.advance(ep.id, cursor))) return;
+        if (!(await this.advance(ep.id, lease, cursor))) return;
       }
       if (cursor >= bounds.eventsSeq) break;
       const through = Math.min(bounds.eventsSeq, cursor + SCAN);
@@ -257,7 +264,7 @@ export class DeliveryWorker {
             allowPrivate: this.opts.allowPrivate,
             timeoutMs: this.opts.timeoutMs,
             resolve: this.opts.resolve,
-            beforeSend: () => this.renew(ep.id),
+            beforeSend: () => this.renew(ep.id, lease),
           },
           this.abort.signal,
         );
@@ -265,13 +272,13 @@ export class DeliveryWorker {
         const at = this.now();
         const attemptNo = ep.attempts + 1;
         if (!attempt.ok) {
-          await this.failed(ep, ev, attemptNo, attempt, at);
+          await this.failed(ep, lease, ev, attemptNo, attempt, at);
           return;
         }
         // Delivered: the cursor first, since it is what keeps the event from being sent again;
         // the attempt's record (the dashboard's recent deliveries) after it.
         cursor = ev.seq;
-        if (!(await this.advance(ep.id, cursor))) return;
+        if (!(await this.advance(ep.id, lease, cursor))) return;
         await this.record(ep, ev, attemptNo, at, attempt, null);
         this.opts.observer?.attempt('delivered', at - ev.ocurrido_at * 1000);
         sent++;
@@ -282,40 +289,45 @@ export class DeliveryWorker {
       // A short page ended the range: the rest of it holds no event of the endpoint's types.
       if (rows.length < PAGE && cursor < through) {
         cursor = through;
-        if (!(await this.advance(ep.id, cursor))) return;
+        if (!(await this.advance(ep.id, lease, cursor))) return;
       }
     }
-    await this.release(ep.id);
   }
 
-  /** beforeSend: extends this process's lease to a full WEBHOOK_LEASE_MS from now; false when it is lost. */
-  private async renew(endpointId: string): Promise<boolean> {
+  /** beforeSend: extends the session's lease to a full WEBHOOK_LEASE_MS from now; false when it is lost. */
+  private async renew(endpointId: string, lease: string): Promise<boolean> {
     const held = await whenWritable(
-      () => renewWebhookLease(this.database.db, endpointId, this.owner, this.now() + this.opts.leaseMs),
+      () => renewWebhookLease(this.database.db, endpointId, lease, this.now() + this.opts.leaseMs),
       INTERACTIVE_WRITE_WAIT_MS,
     );
-    if (!held)
-      this.opts.log.warn(
-        { endpoint: endpointId },
-        'webhooks: another process took over an endpoint while this one was stalled past its lease; it sends nothing more there',
-      );
+    if (!held) this.leaseLost(endpointId);
     return held;
   }
 
+  /** Its endpoint was claimed again after a stall past the lease, or disabled, or deleted. */
+  private leaseLost(endpointId: string): void {
+    this.opts.log.warn(
+      { endpoint: endpointId },
+      'webhooks: a delivery session lost its endpoint (claimed again, disabled or deleted); it stops',
+    );
+  }
+
   /**
-   * Moves the cursor (extending the lease); false when another process holds the endpoint now.
+   * Moves the cursor (extending the lease); false when another session holds the endpoint now.
    * A database that fails meanwhile (or SQLite's write lock, taken by an import) is waited for,
    * up to a lease's length: giving up sends the event again later (at least once), and so would
    * giving the endpoint up to another process.
    */
-  private async advance(endpointId: string, cursor: number): Promise<boolean> {
+  private async advance(endpointId: string, lease: string, cursor: number): Promise<boolean> {
     const giveUpAt = performance.now() + this.opts.leaseMs;
     for (let pause = PERSIST_RETRY_FIRST_MS; ; pause = Math.min(pause * 2, PERSIST_RETRY_MAX_MS)) {
       try {
-        return await whenWritable(
-          () => advanceWebhookCursor(this.database.db, endpointId, this.owner, cursor, this.now() + this.opts.leaseMs),
+        const held = await whenWritable(
+          () => advanceWebhookCursor(this.database.db, endpointId, lease, cursor, this.now() + this.opts.leaseMs),
           Math.max(0, giveUpAt - performance.now()),
         );
+        if (!held) this.leaseLost(endpointId);
+        return held;
       } catch (err) {
         if (!(isDatabaseError(err) || err instanceof WriterBusy) || performance.now() + pause >= giveUpAt) throw err;
         this.opts.log.warn({ err, endpoint: endpointId }, 'webhooks: moving the cursor failed; trying again');
@@ -348,17 +360,31 @@ export class DeliveryWorker {
     }
   }
 
-  /** Gives this process's lease of the endpoint up (the session ended); while SQLite's write lock is taken it simply runs out. */
-  private async release(endpointId: string): Promise<void> {
+  /**
+   * Gives the session's lease up (it ended), so that the endpoint is claimed at once rather than
+   * when the lease runs out; while SQLite's write lock is taken it simply runs out (on shutdown,
+   * after a wait: the next start goes on sooner).
+   */
+  private async release(endpointId: string, lease: string): Promise<void> {
     try {
-      await whenWritable(() => releaseWebhookLeases(this.database.db, this.owner, endpointId), BACKGROUND_WRITE_WAIT_MS);
+      await whenWritable(
+        () => releaseWebhookLease(this.database.db, endpointId, lease),
+        this.stopped ? INTERACTIVE_WRITE_WAIT_MS : BACKGROUND_WRITE_WAIT_MS,
+      );
     } catch (err) {
       if (!(err instanceof WriterBusy)) throw err;
     }
   }
 
   /** The head event failed: the attempt is logged with when it comes next, and the endpoint waits (or is disabled). */
-  private async failed(ep: EndpointRow, ev: { id: string; tipo: string; seq: number }, attemptNo: number, a: Attempt, at: number) {
+  private async failed(
+    ep: EndpointRow,
+    lease: string,
+    ev: { id: string; tipo: string; seq: number },
+    attemptNo: number,
+    a: Attempt,
+    at: number,
+  ) {
     const attempts = ep.attempts + 1;
     const failingSince = ep.failing_since_ms ?? at;
     const disable = shouldDisable(failingSince, at);
@@ -372,7 +398,7 @@ export class DeliveryWorker {
     await this.record(ep, ev, attemptNo, at, a, disable ? null : at + delay);
     await whenWritable(
       () =>
-        recordWebhookFailure(this.database.db, ep.id, this.owner, {
+        recordWebhookFailure(this.database.db, ep.id, lease, {
           attempts,
           nextAttemptMs: at + delay,
           failingSinceMs: failingSince,
@@ -394,8 +420,8 @@ export class DeliveryWorker {
 
   /**
    * Stops claiming, lets requests in flight finish for a moment (then cuts them: their events
-   * were not acknowledged and are sent again later), and gives up every lease this process
-   * holds, so another process (or this one restarted) takes over at once instead of when the
+   * were not acknowledged and are sent again later), and waits for every session to give its
+   * lease up, so another process (or this one restarted) takes over at once instead of when the
    * leases expire.
    */
   stop(): Promise<void> {
@@ -409,7 +435,7 @@ export class DeliveryWorker {
     this.timer = null;
     await this.unlisten?.().catch(() => {});
     await this.ticking;
-    const all = Promise.all([...this.sessions.values()]);
+    const all = Promise.all([...this.sessions]);
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([
       all,
@@ -420,9 +446,5 @@ export class DeliveryWorker {
     clearTimeout(grace);
     this.abort.abort();
     await all;
-    if (this.started)
-      await whenWritable(() => releaseWebhookLeases(this.database.db, this.owner), INTERACTIVE_WRITE_WAIT_MS).catch((err: unknown) =>
-        this.opts.log.error({ err }, 'webhooks: releasing leases on shutdown failed (they run out by themselves)'),
-      );
   }
 }
