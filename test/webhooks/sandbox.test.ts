@@ -10,7 +10,7 @@ import { startReceiver, until, type Receiver } from '../helpers/receiver.js';
 
 // The lease outlasts the test clock's jumps (60 s each, 120 in all): a poll that read the clock
 // before a jump would otherwise claim with a lease already expired, and the next poll of the same
-// worker claim the endpoint again and send each event twice (seen on PostgreSQL under load).
+// worker claim the endpoint again and send the event in flight twice (seen on PostgreSQL under load).
 const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '10', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '600000' };
 
 describe.each(dialects())('sandbox webhooks on %s', (dialect) => {
