@@ -1,7 +1,9 @@
 // clinic-api webhooks create|list|delete|test|enable|disable|deliveries|resend|replay: the
 // operator's side of Settings > API > Webhooks. The CLI never delivers events (the server's worker
 // does); `test` and `resend` send one request now and print how the receiver answered; `replay`
-// queues events for the server's replayer; `deliveries` streams the delivery log.
+// queues events for the server's replayer; `deliveries` streams the delivery log. Test endpoints
+// live in the clinic's sandbox (a clinic row of its own): the commands that take --clinic reach
+// them with --test; those that take an endpoint id find it in either.
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
@@ -15,11 +17,39 @@ const endpoints = () => import('../services/webhooks/endpoints.js');
 async function locate(rt: Runtime, id: string): Promise<string> {
   const clinicId = await rt.webhooks.locate(id);
   if (clinicId === undefined) {
-    throw new DomainError('not_found', `no webhook endpoint with id ${id} (clinic-api webhooks list --clinic CLINIC_ID shows the ids)`, {
-      field: 'endpoint-id',
-    });
+    throw new DomainError(
+      'not_found',
+      `no webhook endpoint with id ${id} (clinic-api webhooks list --clinic CLINIC_ID [--test] shows the ids)`,
+      {
+        field: 'endpoint-id',
+      },
+    );
   }
   return clinicId;
+}
+
+const TEST_OPTION = "the clinic's test endpoints (its sandbox's, receiving sandbox events) instead of its live ones";
+
+/**
+ * The clinic row whose endpoints a command reads: the clinic's own, or with --test its sandbox's
+ * (a clinic row of its own; null while it has none).
+ */
+async function modeClinic(rt: Runtime, clinicId: string, test: boolean | undefined): Promise<string | null> {
+  return test ? rt.sandboxes.find(clinicId) : clinicId;
+}
+
+/** As modeClinic, for a command that needs an endpoint or delivery there: with no sandbox yet, there is none. */
+async function requireModeClinic(rt: Runtime, clinicId: string, test: boolean | undefined): Promise<string> {
+  const id = await modeClinic(rt, clinicId, test);
+  if (id === null) {
+    // An unknown clinic is named as such, not as one without a sandbox.
+    const { requireClinic } = await import('../services/accounts.js');
+    await requireClinic(rt.database.db, clinicId);
+    throw new DomainError('not_found', `clinic ${clinicId} has no sandbox yet: its first test key or test endpoint makes one`, {
+      field: 'test',
+    });
+  }
+  return id;
 }
 
 function describeAttempt(a: Attempt): string {
@@ -70,10 +100,12 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .requiredOption('--clinic <id>', 'clinic id')
     .requiredOption('--url <url>', 'where to POST events: an https:// URL (http:// and private addresses with WEBHOOK_ALLOW_PRIVATE=true)')
     .option('--events <types>', 'comma-separated event types, e.g. cita.creada,cita.actualizada (default: all)')
-    .action(async (o: { clinic: string; url: string; events?: string }) => {
-      const created = await withRuntime(ctx, (rt) =>
+    .option('--test', "a test endpoint: it receives the clinic's sandbox events only (the sandbox is made if it has none)")
+    .action(async (o: { clinic: string; url: string; events?: string; test?: boolean }) => {
+      const created = await withRuntime(ctx, async (rt) =>
         rt.webhooks.create({
-          clinicId: o.clinic,
+          // A test endpoint lives in the sandbox, made here on first use (as by the first test key).
+          clinicId: o.test ? await rt.sandboxes.ensure(o.clinic) : o.clinic,
           url: o.url,
           eventTypes: o.events === undefined ? null : o.events.split(','),
           createdBy: null,
@@ -83,8 +115,8 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
       const types = e.event_types;
       info(
         ctx,
-        `created webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); it receives events from now ` +
-          `on. Store the secret now: it cannot be shown again.`,
+        `created ${o.test ? 'test ' : ''}webhook endpoint ${e.id} for ${e.url} (${types ? types.join(', ') : 'all event types'}); ` +
+          `it receives ${o.test ? "the sandbox's " : ''}events from now on. Store the secret now: it cannot be shown again.`,
       );
       result(ctx, `${e.id}\n${created.secret}`, { id: e.id, secret: created.secret, url: e.url, events: types, clinic_id: e.clinic_id });
     });
@@ -92,11 +124,13 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
   wh.command('list')
     .description("list a clinic's endpoints: id, status, URL, event types, last error")
     .requiredOption('--clinic <id>', 'clinic id')
-    .action(async (o: { clinic: string }) => {
+    .option('--test', TEST_OPTION)
+    .action(async (o: { clinic: string; test?: boolean }) => {
       const [{ requireClinic }, { endpointStatus }] = await Promise.all([import('../services/accounts.js'), endpoints()]);
       const { rows, iso } = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
-        return { rows: await rt.webhooks.list(o.clinic), iso: await isoIn(clinic.timezone) };
+        const listed = await modeClinic(rt, clinic.id, o.test);
+        return { rows: listed === null ? [] : await rt.webhooks.list(listed), iso: await isoIn(clinic.timezone) };
       });
       const out = rows.map((e) => ({
         id: e.id,
@@ -167,7 +201,8 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .option('--failed', 'failed attempts only')
     .option('--since <date>', "from this date (YYYY-MM-DD, the clinic's time zone) or timestamp with offset")
     .option('--format <format>', 'jsonl or csv', 'jsonl')
-    .action(async (o: { clinic: string; endpoint?: string; failed?: boolean; since?: string; format: string }) => {
+    .option('--test', TEST_OPTION)
+    .action(async (o: { clinic: string; endpoint?: string; failed?: boolean; since?: string; format: string; test?: boolean }) => {
       const [{ format, Output, emit }, { requireClinic }, read, { formatTimestampMs }] = await Promise.all([
         import('./logs.js'),
         import('../services/accounts.js'),
@@ -179,15 +214,22 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
       const n = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
         const sinceMs = o.since === undefined ? undefined : read.parseBound('since', o.since, clinic.timezone);
-        if (o.endpoint !== undefined && !(await rt.webhooks.get(clinic.id, o.endpoint)))
-          throw new DomainError('not_found', `no webhook endpoint with id ${o.endpoint} in clinic ${clinic.id}`, { field: 'endpoint' });
+        const logged = await modeClinic(rt, clinic.id, o.test);
+        if (o.endpoint !== undefined && (logged === null || !(await rt.webhooks.get(logged, o.endpoint))))
+          throw new DomainError(
+            'not_found',
+            `no ${o.test ? 'test ' : ''}webhook endpoint with id ${o.endpoint} in clinic ${clinic.id}` +
+              (o.test ? '' : ' (a test endpoint: add --test)'),
+            { field: 'endpoint' },
+          );
         const time = (ms: number | null) => (ms === null ? null : formatTimestampMs(ms, clinic.timezone));
         // Page by page (constant memory), each page after the last one's (time, id).
         async function* rows() {
           let after: { atMs: number; id: string } | undefined;
           for (;;) {
+            if (logged === null) return;
             const page = await rt.webhooks.deliveryLog({
-              clinicId: clinic.id,
+              clinicId: logged,
               endpointId: o.endpoint,
               outcome: o.failed ? 'failed' : undefined,
               sinceMs,
@@ -225,8 +267,9 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .description('send the event of one logged attempt again now, with the same webhook-id; prints how it was answered (exit 1 if not)')
     .requiredOption('--clinic <id>', 'clinic id')
     .argument('<delivery-id>', 'the attempt id (from webhooks deliveries)')
-    .action(async (deliveryId: string, o: { clinic: string }) => {
-      const a = await withRuntime(ctx, (rt) => rt.webhooks.resend(o.clinic, deliveryId));
+    .option('--test', 'an attempt of a test endpoint (from webhooks deliveries --test)')
+    .action(async (deliveryId: string, o: { clinic: string; test?: boolean }) => {
+      const a = await withRuntime(ctx, async (rt) => rt.webhooks.resend(await requireModeClinic(rt, o.clinic, o.test), deliveryId));
       result(ctx, describeAttempt(a), {
         id: deliveryId,
         delivered: a.ok,
@@ -249,11 +292,13 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .requiredOption('--clinic <id>', 'clinic id')
     .requiredOption('--endpoint <id>', 'the endpoint id (from webhooks list)')
     .requiredOption('--since <date>', "from this date (YYYY-MM-DD, the clinic's time zone) or timestamp with offset")
-    .action(async (o: { clinic: string; endpoint: string; since: string }) => {
+    .option('--test', 'a test endpoint (from webhooks list --test)')
+    .action(async (o: { clinic: string; endpoint: string; since: string; test?: boolean }) => {
       const [{ requireClinic }, read] = await Promise.all([import('../services/accounts.js'), import('../services/request-log-read.js')]);
       const n = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
-        return rt.webhooks.replay(clinic.id, o.endpoint, read.parseBound('since', o.since, clinic.timezone));
+        const sinceMs = read.parseBound('since', o.since, clinic.timezone);
+        return rt.webhooks.replay(await requireModeClinic(rt, clinic.id, o.test), o.endpoint, sinceMs);
       });
       info(
         ctx,

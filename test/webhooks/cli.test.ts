@@ -95,13 +95,51 @@ describe('clinic-api webhooks', () => {
     });
   });
 
+  it('--test: test endpoints are in the sandbox; create, list, deliveries, resend and replay reach them, the live commands do not', async () => {
+    const clinic = await ok(['clinics', 'create', '--name', 'Sandbox Hooks', '--plan', 'premium']);
+    // No sandbox yet: nothing to list; a command that needs one says how it is made.
+    expect(await ok(['webhooks', 'list', '--clinic', clinic, '--test'])).toBe('');
+    const noSandbox = await cli(['webhooks', 'resend', '--clinic', clinic, '--test', UNKNOWN]);
+    expect([noSandbox.code, noSandbox.stderr]).toEqual([
+      2,
+      expect.stringContaining('has no sandbox yet: its first test key or test endpoint'),
+    ]);
+    const noClinic = await cli(['webhooks', 'resend', '--clinic', UNKNOWN, '--test', UNKNOWN]);
+    expect([noClinic.code, noClinic.stderr]).toEqual([2, expect.stringContaining(`no clinic with id ${UNKNOWN}`)]);
+
+    const created = await cli(['webhooks', 'create', '--clinic', clinic, '--test', '--url', receiver.url]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toMatch(/^created test webhook endpoint /);
+    const id = created.stdout.split('\n')[0]!;
+    expect(await ok(['webhooks', 'list', '--clinic', clinic])).toBe('');
+    expect(await ok(['webhooks', 'list', '--clinic', clinic, '--test'])).toBe(`${id}\tactive\t${receiver.url}\tall`);
+
+    await ok(['webhooks', 'test', id]);
+    const logged = (await ok(['webhooks', 'deliveries', '--clinic', clinic, '--test']))
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
+    expect(logged).toEqual([expect.objectContaining({ endpoint_id: id, kind: 'test', outcome: 'delivered' })]);
+    expect(await ok(['webhooks', 'deliveries', '--clinic', clinic])).toBe('');
+    const live = await cli(['webhooks', 'deliveries', '--clinic', clinic, '--endpoint', id]);
+    expect([live.code, live.stderr]).toEqual([2, expect.stringContaining('(a test endpoint: add --test)')]);
+
+    const pings = receiver.received.length;
+    expect(await ok(['webhooks', 'resend', '--clinic', clinic, '--test', logged[0]!.id])).toMatch(/^delivered: HTTP 200 in \d+ ms$/);
+    expect(receiver.received).toHaveLength(pings + 1);
+    const liveResend = await cli(['webhooks', 'resend', '--clinic', clinic, logged[0]!.id]);
+    expect([liveResend.code, liveResend.stderr]).toEqual([2, expect.stringContaining(`no webhook delivery with id ${logged[0]!.id}`)]);
+    expect(await ok(['webhooks', 'replay', '--clinic', clinic, '--test', '--endpoint', id, '--since', '2026-01-01'])).toBe('0');
+    const liveReplay = await cli(['webhooks', 'replay', '--clinic', clinic, '--endpoint', id, '--since', '2026-01-01']);
+    expect([liveReplay.code, liveReplay.stderr]).toEqual([2, expect.stringContaining(`no webhook endpoint with id ${id}`)]);
+  });
+
   it('names what is wrong: unknown ids and types (exit 2), http:// and private addresses without WEBHOOK_ALLOW_PRIVATE (exit 2), a plan without API (exit 3), the 11th endpoint (exit 2)', async () => {
     const clinic = await ok(['clinics', 'create', '--name', 'Strict Clinic', '--plan', 'premium']);
     for (const cmd of ['test', 'delete', 'enable', 'disable']) {
       const r = await cli(['webhooks', cmd, UNKNOWN]);
       expect([r.code, r.stderr.trim()]).toEqual([
         2,
-        `clinic-api: no webhook endpoint with id ${UNKNOWN} (clinic-api webhooks list --clinic CLINIC_ID shows the ids)`,
+        `clinic-api: no webhook endpoint with id ${UNKNOWN} (clinic-api webhooks list --clinic CLINIC_ID [--test] shows the ids)`,
       ]);
     }
     const noClinic = await cli(['webhooks', 'list', '--clinic', UNKNOWN]);
