@@ -64,6 +64,15 @@ export async function clinicTimes(rt: Runtime, clinicId: string): Promise<Iso> {
   return isoIn((await requireClinic(rt.database.db, clinicId)).timezone);
 }
 
+/**
+ * The clinic row a command with --test works on: the clinic's own, or with --test its sandbox's
+ * (a clinic row of its own, holding test mode's data, requests and webhook endpoints; null while
+ * the clinic has none).
+ */
+export async function modeClinic(rt: Runtime, clinicId: string, test: boolean | undefined): Promise<string | null> {
+  return test ? rt.sandboxes.find(clinicId) : clinicId;
+}
+
 /** "1 active key", "2 active keys". */
 export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;

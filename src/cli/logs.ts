@@ -5,7 +5,7 @@
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
-import { withRuntime, type CliContext } from './io.js';
+import { modeClinic, withRuntime, type CliContext } from './io.js';
 
 export type Format = 'jsonl' | 'csv';
 
@@ -154,8 +154,8 @@ export function registerLogCommands(program: Command, ctx: CliContext): void {
         // --app: the clinic's own apps only (another clinic's id is refused like an unknown one).
         const grantIds =
           o.app === undefined ? null : byApp.requireApp(byApp.appsOfGrants(await rt.appGrants.list(clinic.id)), o.app, clinic.id);
-        // Test mode's requests are its sandbox's (a clinic row of its own); none while it has no sandbox.
-        const logClinicId = o.test ? await rt.sandboxes.find(clinic.id) : clinic.id;
+        // Test mode's requests are its sandbox's; none while it has no sandbox.
+        const logClinicId = await modeClinic(rt, clinic.id, o.test);
         const rows = logClinicId === null ? emptyRows() : read.logEntries(rt.database.db, logClinicId, { ...filter, grantIds });
         return emit(
           out,

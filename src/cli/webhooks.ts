@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { DomainError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import type { Attempt } from '../services/webhooks/send.js';
-import { info, isoIn, result, withRuntime, type CliContext } from './io.js';
+import { info, isoIn, modeClinic, result, withRuntime, type CliContext } from './io.js';
 
 // Loaded when a command runs, never for --help (cli/main.ts).
 const endpoints = () => import('../services/webhooks/endpoints.js');
@@ -29,14 +29,6 @@ async function locate(rt: Runtime, id: string): Promise<string> {
 }
 
 const TEST_OPTION = "the clinic's test endpoints (its sandbox's, receiving sandbox events) instead of its live ones";
-
-/**
- * The clinic row whose endpoints a command reads: the clinic's own, or with --test its sandbox's
- * (a clinic row of its own; null while it has none).
- */
-async function modeClinic(rt: Runtime, clinicId: string, test: boolean | undefined): Promise<string | null> {
-  return test ? rt.sandboxes.find(clinicId) : clinicId;
-}
 
 /** As modeClinic, for a command that needs an endpoint or delivery there: with no sandbox yet, there is none. */
 async function requireModeClinic(rt: Runtime, clinicId: string, test: boolean | undefined): Promise<string> {
@@ -225,9 +217,9 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         const time = (ms: number | null) => (ms === null ? null : formatTimestampMs(ms, clinic.timezone));
         // Page by page (constant memory), each page after the last one's (time, id).
         async function* rows() {
+          if (logged === null) return;
           let after: { atMs: number; id: string } | undefined;
           for (;;) {
-            if (logged === null) return;
             const page = await rt.webhooks.deliveryLog({
               clinicId: logged,
               endpointId: o.endpoint,
