@@ -31,6 +31,15 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** A gate the test opens: a request answered `after: opened` is answered when it is. */
+export function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  return { opened, open };
+}
+
 export async function startReceiver(path = '/hook', answer: Receiver['answer'] = () => ({ status: 200 }), port = 0): Promise<Receiver> {
   const held = new Set<http.ServerResponse>();
   const rec: Receiver = {

@@ -11,7 +11,7 @@ import { DeliveryWorker } from '../../src/services/webhooks/worker.js';
 import { buildTestApp, seedRecords, type TestApp } from '../helpers/app.js';
 import { dialects } from '../helpers/db.js';
 import { citaRecord, clientaRecord } from '../helpers/fixtures.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { gate, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { until } from '../helpers/wait.js';
 
 const ENV = {
@@ -294,13 +294,9 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
       now: () => t.clock.now,
     });
     await own.start();
-    const gate = () => {
-      let open!: () => void;
-      return { after: new Promise<void>((r) => (open = r)), open: () => open() };
-    };
     const [oldFirst, newSecond] = [gate(), gate()];
     // The old session's first request, and the new session's second, are answered when the test says.
-    const r = await receiver((_x, i) => ({ status: 200, after: i === 1 ? oldFirst.after : i === 3 ? newSecond.after : undefined }));
+    const r = await receiver((_x, i) => ({ status: 200, after: i === 1 ? oldFirst.opened : i === 3 ? newSecond.opened : undefined }));
     const { endpoint: e } = await endpoint(r.url);
     await write(2);
     own.kick();

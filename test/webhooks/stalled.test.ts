@@ -19,7 +19,7 @@ import { createClinic } from '../../src/services/accounts.js';
 import { seedRecords } from '../helpers/app.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 import { clientaRecord } from '../helpers/fixtures.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { gate, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { pause, until } from '../helpers/wait.js';
 
@@ -33,15 +33,6 @@ const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
   for (const f of cleanups.splice(0).reverse()) await f();
 });
-
-/** A gate the test opens: the receiver answers a held request when it is. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((r) => {
-    open = r;
-  });
-  return { opened, open };
-}
 
 describe.runIf(dialects().includes('postgres'))('webhooks with an instance stalled on purpose (PostgreSQL, two processes)', () => {
   it('each event reaches the receiver once: a stall past the lease between attempts, and one within the window during an attempt', async () => {
