@@ -186,9 +186,16 @@ describe.each(dialects())('subscriptions by API on %s', (dialect) => {
   it('refuses what is not a subscription: each field named, JSON only, 16 KB at most', async () => {
     const r = await receiver();
     expectError(await post({ url: 'ftp://example.com/x', eventos: ['*'] }), 400, 'invalid_parameter', 'url');
-    expectError(await post({ eventos: ['*'] }), 400, 'invalid_parameter', 'url');
-    expectError(await post({ url: r.url }), 400, 'invalid_parameter', 'eventos');
-    expectError(await post({ url: r.url, eventos: [] }), 400, 'invalid_parameter', 'eventos');
+    expect(expectError(await post({ eventos: ['*'] }), 400, 'invalid_parameter', 'url').message).toMatch(/^url is required: an https:/);
+    expect(expectError(await post({ url: 5, eventos: ['*'] }), 400, 'invalid_parameter', 'url').message).toMatch(/^url must be an https:/);
+    expect(expectError(await post({ url: r.url }), 400, 'invalid_parameter', 'eventos').message).toMatch(/^eventos is required: \["\*"\]/);
+    // Present but wrong is not "required": the message says what was sent that is not an event type.
+    for (const eventos of [[], 'cita.creada', [7]])
+      expect(expectError(await post({ url: r.url, eventos }), 400, 'invalid_parameter', 'eventos').message).toMatch(
+        /^eventos must be \["\*"\]/,
+      );
+    const unknownType = expectError(await post({ url: r.url, eventos: ['cita.creada', 'cita.nope'] }), 400, 'invalid_parameter', 'eventos');
+    expect(unknownType.message).toMatch(/^eventos must be \["\*"\] or a list of: .*cita\.creada.*; not: "cita\.nope"$/);
     expectError(await post({ url: r.url, eventos: ['*'], descripcion: 'x'.repeat(501) }), 400, 'invalid_parameter', 'descripcion');
     expectError(await post({ url: r.url, eventos: ['*'], descripcion: 'a\u0000b' }), 400, 'invalid_parameter', 'descripcion');
     expectError(await post({ url: r.url, eventos: ['*'], secret: 'mine' }), 400, 'unknown_parameter', 'secret');

@@ -43,10 +43,11 @@ const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 const DESCRIPTION_MAX = 500;
 const FIELDS = ['url', 'eventos', 'descripcion'] as const;
 
+/** What each field must be; a refusal says it is required (when missing) or what it must be. */
 const FIELD_RULES: Record<(typeof FIELDS)[number], string> = {
-  url: 'url is required: an https:// URL of at most 2000 characters',
-  eventos: `eventos is required: ["*"] for every event type the key may read, or a list of: ${EVENT_TYPES.join(', ')}`,
-  descripcion: `descripcion must be text of at most ${DESCRIPTION_MAX} characters, or null`,
+  url: 'an https:// URL of at most 2000 characters',
+  eventos: `["*"] for every event type the key may read, or a list of: ${EVENT_TYPES.join(', ')}`,
+  descripcion: `text of at most ${DESCRIPTION_MAX} characters, or null`,
 };
 
 const checkBody = compileChecker('POST /api/v1/webhooks body', WebhookCreateBody);
@@ -57,8 +58,13 @@ export function readSubscriptionBody(body: unknown): { value: WebhookCreateBody 
     return { error: errors.invalidParameter('body', 'The body must be a JSON object: {"url": ..., "eventos": [...], "descripcion": ...}') };
   const r = checkBody(body);
   if (r.unknown.length > 0) return { error: errors.unknownParameter(r.unknown[0]!, FIELDS) };
-  const faulty = FIELDS.find((f) => r.faults.has(f));
-  if (faulty !== undefined) return { error: errors.invalidParameter(faulty, FIELD_RULES[faulty]) };
+  // A list of strings failing only the enum names an unknown event type: chooseEventTypes, in the
+  // route, refuses it naming the types that are not ones (the same words as for ["*", ...]).
+  const faulty = FIELDS.find((f) => r.faults.has(f) && !(f === 'eventos' && onlyUnknownTypes(r.faults.get(f)!)));
+  if (faulty !== undefined) {
+    const missing = r.faults.get(faulty)!.has('required');
+    return { error: errors.invalidParameter(faulty, `${faulty} ${missing ? 'is required:' : 'must be'} ${FIELD_RULES[faulty]}`) };
+  }
   const value = body as WebhookCreateBody;
   for (const [name, text, max] of [
     ['url', value.url, 2000],
@@ -69,6 +75,8 @@ export function readSubscriptionBody(body: unknown): { value: WebhookCreateBody 
   }
   return { value };
 }
+
+const onlyUnknownTypes = (faults: ReadonlySet<string>) => faults.size === 1 && faults.has('enum');
 
 function authenticated(req: FastifyRequest): AuthenticatedKey {
   const k = req.apiKey;
