@@ -92,7 +92,7 @@ export function registerExportCommands(program: Command, ctx: CliContext): void 
         import('../services/request-log-read.js'),
         import('../services/exports/clienta.js'),
       ]);
-      const id = checkClientaId(clientaId);
+      const id = checkClientaId(clientaId, '<clienta-id>');
       const { value: r, file } = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
         const names = await exp.integrationNamesOf(rt.keys, rt.appGrants, clinic.id);

@@ -64,9 +64,10 @@ export function checkRequestId(raw: string): string {
   return raw;
 }
 
-export function checkClientaId(raw: string): string {
+/** A clienta's id; `given` names where it was given (an option, or a command's argument). */
+export function checkClientaId(raw: string, given = '--clienta'): string {
   if (!UUID_RE.test(raw))
-    throw invalid('clienta', `--clienta must be a clienta's id (a UUID, as the API and the import show it), got "${raw}"`);
+    throw invalid('clienta', `${given} must be a clienta's id (a UUID, as the API and the import show it), got "${raw}"`);
   return raw.toLowerCase();
 }
 

@@ -163,6 +163,9 @@ describe('clinic-api clientas export and clinic-api export', () => {
     const unknown = await cli(['clientas', 'export', '--clinic', clinic, id(1, 99), '--out', path.join(out, 'nobody.zip')]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`no clienta with id ${id(1, 99)}`);
+    // The id is an argument, not an option: the refusal names it as the help does.
+    const notAnId = await cli(['clientas', 'export', '--clinic', clinic, 'maria', '--out', path.join(out, 'maria.zip')]);
+    expect([notAnId.code, notAnId.stderr]).toEqual([2, expect.stringContaining("<clienta-id> must be a clienta's id")]);
     const existing = path.join(out, 'taken.zip');
     fs.writeFileSync(existing, 'mine');
     const taken = await cli(['export', '--clinic', clinic, '--out', existing]);
