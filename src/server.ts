@@ -35,8 +35,11 @@ const REDIS_START_WAIT_MS = 1_000;
 export const FIRST_RUN_FILE = 'first-run-credentials.txt';
 
 export interface ServeOptions {
-  /** Exports the spans still waiting and stops tracing (telemetry/start.ts), after everything else at shutdown. */
-  stopTracing?: () => Promise<void>;
+  /**
+   * Tracing, when on (telemetry/start.ts): it logs its exports' failures through the runtime's
+   * logger, and exports the spans still waiting and stops after everything else at shutdown.
+   */
+  tracing?: import('./telemetry/start.js').Tracing;
 }
 
 export async function serve(
@@ -46,6 +49,7 @@ export async function serve(
 ): Promise<() => Promise<void>> {
   // The server's SQLite connection never waits for the write lock inside a statement (services/write-lock.ts).
   const rt = await openRuntime(config, { server: true });
+  options.tracing?.reportTo(rt.log);
   const redisName = config.redisUrl === null ? null : describeRedisUrl(config.redisUrl);
   let running: FastifyInstance;
   let first: FirstRunResult | null;
@@ -115,7 +119,7 @@ export async function serve(
       // Then everything stops once, in reverse order: the delivery worker at once (its leases
       // given up while the requests drain), the app once drained, the database last (runtime.ts).
       await rt.close();
-      await options.stopTracing?.();
+      await options.tracing?.stop();
     })();
     return closing;
   };

@@ -11,14 +11,14 @@ export function registerServerCommands(program: Command, ctx: CliContext): void 
       // Traces only when an OTLP endpoint is set, started before the server's modules load (the
       // instrumentations patch them as they are imported); unset, no tracing code is loaded.
       const { endpoint, tracesEndpoint, disabled } = config.tracing;
-      let stopTracing: (() => Promise<void>) | undefined;
+      let tracing: import('../telemetry/start.js').Tracing | undefined;
       if ((endpoint !== null || tracesEndpoint !== null) && !disabled) {
         const { startTracing } = await import('../telemetry/start.js');
-        stopTracing = await startTracing(config.tracing, packageVersion());
+        tracing = await startTracing(config.tracing, packageVersion());
       }
       // Loaded only now: the server (Fastify and every plugin) is most of what a start loads.
       const { serve } = await import('../server.js');
-      await serve(config, ctx.io.stdout, { stopTracing });
+      await serve(config, ctx.io.stdout, { tracing });
       // Keep running until a signal; serve() installs the handlers.
       await new Promise(() => {});
     });

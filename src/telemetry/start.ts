@@ -13,7 +13,9 @@
 import dc from 'node:diagnostics_channel';
 import { register } from 'node:module';
 import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
 import { setSpanMaker, type SpanAttributes, type SpanNotes } from '../spans.js';
+import { collectorName, exportFailure, exportNotice, HEALTHY, type ExportWatch } from './export-watch.js';
 
 const IGNORED: SpanNotes = { setAttributes: () => {}, fail: () => {} };
 
@@ -28,8 +30,15 @@ export function tracesUrl(t: TracingConfig): string {
   return `${t.endpoint!.replace(/\/+$/, '')}/v1/traces`;
 }
 
-/** Starts tracing; resolves to a function that exports what is left and stops (called at shutdown). */
-export async function startTracing(t: TracingConfig, version: string): Promise<() => Promise<void>> {
+export interface Tracing {
+  /** Exports what is left and stops (called at shutdown). */
+  stop(): Promise<void>;
+  /** Where the exports' failures and recovery are logged from now (telemetry/export-watch.ts). */
+  reportTo(log: Logger): void;
+}
+
+/** Starts tracing. */
+export async function startTracing(t: TracingConfig, version: string): Promise<Tracing> {
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: ['pg'] } });
 
   const [api, core, { AsyncLocalStorageContextManager }, sdk, { OTLPTraceExporter }, { resourceFromAttributes }, instr] = await Promise.all(
@@ -59,12 +68,30 @@ export async function startTracing(t: TracingConfig, version: string): Promise<(
     parentbased_traceidratio: new sdk.ParentBasedSampler({ root: ratio }),
   }[t.sampler];
 
+  // Each export's outcome is watched: the SDK tells only its own diagnostics logger of a failure.
+  const exporter = new OTLPTraceExporter({ url: tracesUrl(t) });
+  const collector = collectorName(tracesUrl(t));
+  let log: Logger | null = null;
+  let watch: ExportWatch = HEALTHY;
+  const watched: import('@opentelemetry/sdk-trace').SpanExporter = {
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush(),
+    export: (spans, done) =>
+      exporter.export(spans, (result) => {
+        const outcome =
+          result.code === core.ExportResultCode.SUCCESS
+            ? { ok: true as const }
+            : { ok: false as const, reason: exportFailure(result.error) };
+        const next = exportNotice(watch, outcome, Date.now(), collector);
+        watch = next.state;
+        if (next.notice && log) log[next.notice.level](next.notice.fields, next.notice.msg);
+        done(result);
+      }),
+  };
   const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ 'service.name': t.serviceName, 'service.version': version }),
     sampler,
-    spanProcessors: [
-      new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: tracesUrl(t) }), scheduledDelayMillis: t.scheduleDelayMs }),
-    ],
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter: watched, scheduledDelayMillis: t.scheduleDelayMs })],
   });
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.propagation.setGlobalPropagator(new core.W3CTraceContextPropagator());
@@ -153,7 +180,7 @@ export async function startTracing(t: TracingConfig, version: string): Promise<(
     },
   });
 
-  return async () => {
+  const stop = async () => {
     setSpanMaker(null);
     dc.unsubscribe('fastify.initialization', onInit);
     // The last spans get a moment, not the whole shutdown: an unreachable collector would keep the
@@ -166,5 +193,11 @@ export async function startTracing(t: TracingConfig, version: string): Promise<(
       }),
     ]);
     clearTimeout(timer);
+  };
+  return {
+    stop,
+    reportTo: (l) => {
+      log = l;
+    },
   };
 }

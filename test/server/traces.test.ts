@@ -40,10 +40,11 @@ interface Span {
 
 const valueOf = (v: OtlpValue) => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue ?? ''));
 
-/** A receiver of OTLP/HTTP JSON trace exports: POST /v1/traces. */
+/** A receiver of OTLP/HTTP JSON trace exports: POST /v1/traces, answered with `answer.status` (the spans kept only on 200). */
 async function startReceiver() {
   const spans: Span[] = [];
   const bodies: string[] = [];
+  const answer = { status: 200, headers: [] as http.IncomingHttpHeaders[] };
   const server = http.createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -51,6 +52,11 @@ async function startReceiver() {
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
         res.writeHead(404).end();
+        return;
+      }
+      answer.headers.push(req.headers);
+      if (answer.status !== 200) {
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end('{"message":"no such tenant"}');
         return;
       }
       bodies.push(body);
@@ -70,7 +76,7 @@ async function startReceiver() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
-  return { spans, bodies, endpoint: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { spans, bodies, answer, endpoint: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -188,6 +194,10 @@ describe('traces over OTLP/HTTP', () => {
     expect(everything).not.toContain(clienta.nombre);
     if (clienta.telefono) expect(everything).not.toContain(clienta.telefono);
     if (clienta.email) expect(everything).not.toContain(clienta.email);
+  });
+
+  it('a collector that takes every batch costs no log line', () => {
+    expect(server.output()).not.toContain('traces: the collector');
   });
 
   it('the tracing modules were loaded (the control of the test below)', () => {
@@ -317,6 +327,57 @@ describe.runIf(withRedis)('traces on PostgreSQL, with Redis', () => {
     } finally {
       await server?.kill();
       await redis?.stop();
+      await receiver.close();
+    }
+  }, 120_000);
+});
+
+describe('a collector that refuses the spans', () => {
+  it('is logged at once, once a minute while it lasts, and when it takes them again; never with the headers', async () => {
+    const receiver = await startReceiver();
+    receiver.answer.status = 401;
+    const secret = 'sekret-team-key-7f3a';
+    const server = await startServerProcess({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_HEADERS: `x-team=${secret}`,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
+    });
+    const traceLines = () => server.logs().filter((l) => String(l.msg).startsWith('traces: '));
+    const page = async () => {
+      const res = await fetch(`${server.baseUrl}/api/v1/citas?limit=1`, { headers: { authorization: `Bearer ${server.key}` } });
+      expect(res.status).toBe(200);
+    };
+    try {
+      for (let i = 0; i < 3; i++) {
+        await page();
+        await until(() => receiver.answer.headers.length > i, 'an export');
+      }
+      // The exporter sent the headers the variable gives (the collector refuses them all the same).
+      expect(receiver.answer.headers[0]!['x-team']).toBe(secret);
+      await until(() => traceLines().length > 0, 'the warning');
+      // Three refused batches, one warning: the next comes after a minute.
+      expect(traceLines()).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: expect.stringContaining('traces: the collector did not take a batch of spans'),
+          reason: 'HTTP 401 Unauthorized',
+          collector: `${receiver.endpoint}/v1/traces`,
+          failedExports: 1,
+        }),
+      ]);
+      receiver.answer.status = 200;
+      await page();
+      await until(() => traceLines().length > 1, 'the recovery');
+      expect(traceLines()[1]).toEqual(
+        expect.objectContaining({ level: 30, msg: 'traces: the collector takes spans again', failedExports: expect.any(Number) }),
+      );
+      expect(traceLines()[1]!.failedExports).toBeGreaterThanOrEqual(3);
+      expect(server.output()).not.toContain(secret);
+      expect(server.output()).not.toContain('no such tenant');
+    } finally {
+      await server.kill();
       await receiver.close();
     }
   }, 120_000);
