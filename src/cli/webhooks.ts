@@ -44,6 +44,21 @@ async function requireModeClinic(rt: Runtime, clinicId: string, test: boolean | 
   return id;
 }
 
+/**
+ * A live lookup (no --test) that found nothing may have been meant for the sandbox: the refusal
+ * says how to reach it, as each command that takes --clinic and an id does.
+ */
+const testHint = (test: boolean | undefined, whose: string) => (test ? '' : ` (${whose}: add --test)`);
+
+/** `lookup`, its not_found refusal with testHint's words. */
+function hintTest<T>(test: boolean | undefined, whose: string, lookup: Promise<T>): Promise<T> {
+  return lookup.catch((err: unknown) => {
+    if (err instanceof DomainError && err.reason === 'not_found')
+      throw new DomainError('not_found', err.message + testHint(test, whose), err.details);
+    throw err;
+  });
+}
+
 function describeAttempt(a: Attempt): string {
   const how = a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? 'error');
   return `${a.ok ? 'delivered' : 'failed'}: ${how} in ${a.durationMs} ms`;
@@ -211,7 +226,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
           throw new DomainError(
             'not_found',
             `no ${o.test ? 'test ' : ''}webhook endpoint with id ${o.endpoint} in clinic ${clinic.id}` +
-              (o.test ? '' : ' (a test endpoint: add --test)'),
+              testHint(o.test, 'a test endpoint'),
             { field: 'endpoint' },
           );
         const time = (ms: number | null) => (ms === null ? null : formatTimestampMs(ms, clinic.timezone));
@@ -261,7 +276,9 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .argument('<delivery-id>', 'the attempt id (from webhooks deliveries)')
     .option('--test', 'an attempt of a test endpoint (from webhooks deliveries --test)')
     .action(async (deliveryId: string, o: { clinic: string; test?: boolean }) => {
-      const a = await withRuntime(ctx, async (rt) => rt.webhooks.resend(await requireModeClinic(rt, o.clinic, o.test), deliveryId));
+      const a = await withRuntime(ctx, async (rt) =>
+        hintTest(o.test, "a test endpoint's", rt.webhooks.resend(await requireModeClinic(rt, o.clinic, o.test), deliveryId)),
+      );
       result(ctx, describeAttempt(a), {
         id: deliveryId,
         delivered: a.ok,
@@ -290,7 +307,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
       const n = await withRuntime(ctx, async (rt) => {
         const clinic = await requireClinic(rt.database.db, o.clinic);
         const sinceMs = read.parseBound('since', o.since, clinic.timezone);
-        return rt.webhooks.replay(await requireModeClinic(rt, clinic.id, o.test), o.endpoint, sinceMs);
+        return hintTest(o.test, 'a test endpoint', rt.webhooks.replay(await requireModeClinic(rt, clinic.id, o.test), o.endpoint, sinceMs));
       });
       info(
         ctx,

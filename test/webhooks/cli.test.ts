@@ -127,10 +127,16 @@ describe('clinic-api webhooks', () => {
     expect(await ok(['webhooks', 'resend', '--clinic', clinic, '--test', logged[0]!.id])).toMatch(/^delivered: HTTP 200 in \d+ ms$/);
     expect(receiver.received).toHaveLength(pings + 1);
     const liveResend = await cli(['webhooks', 'resend', '--clinic', clinic, logged[0]!.id]);
-    expect([liveResend.code, liveResend.stderr]).toEqual([2, expect.stringContaining(`no webhook delivery with id ${logged[0]!.id}`)]);
+    expect([liveResend.code, liveResend.stderr]).toEqual([
+      2,
+      expect.stringContaining(`no webhook delivery with id ${logged[0]!.id} (a test endpoint's: add --test)`),
+    ]);
     expect(await ok(['webhooks', 'replay', '--clinic', clinic, '--test', '--endpoint', id, '--since', '2026-01-01'])).toBe('0');
     const liveReplay = await cli(['webhooks', 'replay', '--clinic', clinic, '--endpoint', id, '--since', '2026-01-01']);
-    expect([liveReplay.code, liveReplay.stderr]).toEqual([2, expect.stringContaining(`no webhook endpoint with id ${id}`)]);
+    expect([liveReplay.code, liveReplay.stderr]).toEqual([
+      2,
+      expect.stringContaining(`no webhook endpoint with id ${id} in clinic ${clinic} (a test endpoint: add --test)`),
+    ]);
   });
 
   it('names what is wrong: unknown ids and types (exit 2), http:// and private addresses without WEBHOOK_ALLOW_PRIVATE (exit 2), a plan without API (exit 3), the 11th endpoint (exit 2)', async () => {
