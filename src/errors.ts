@@ -181,6 +181,23 @@ export const errors = {
     new ApiError('too_many_requests', `Too many requests; retry after ${retryAfterSeconds} second(s)`, undefined, {
       'retry-after': String(retryAfterSeconds),
     }),
+  /** Over the key's own budget (the RateLimit headers say where it stands). */
+  keyRateLimited: (retryAfterSeconds: number) =>
+    new ApiError('too_many_requests', `Too many requests with this API key; retry after ${retryAfterSeconds} second(s)`, undefined, {
+      'retry-after': String(retryAfterSeconds),
+    }),
+  /**
+   * Over the address's failed-authentication budget: every request from it is refused for a
+   * moment, a valid key's too, which the caller could not guess from "too many requests".
+   */
+  authFailuresLimited: (retryAfterSeconds: number) =>
+    new ApiError(
+      'too_many_requests',
+      'Too many requests without a valid API key from this address (missing, wrong, revoked or expired, or not allowed from ' +
+        `this address); retry after ${retryAfterSeconds} second(s), with a valid key`,
+      undefined,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
   databaseError: () =>
     new ApiError('database_error', 'The database is unavailable; retry in a few seconds', undefined, {
       'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),

@@ -79,7 +79,7 @@ export function apiAuthHook(
       if (found.key === null) {
         if (found.retryAfterSeconds !== null) {
           onLimited('auth_failures');
-          throw errors.tooManyRequests(found.retryAfterSeconds);
+          throw errors.authFailuresLimited(found.retryAfterSeconds);
         }
         throw refused(header === undefined ? errors.missingApiKey() : errors.invalidApiKey(), req);
       }
@@ -91,7 +91,7 @@ export function apiAuthHook(
       const failed = await authFailLimiter.consume(ip, nowMs);
       if (!failed.allowed) {
         onLimited('auth_failures');
-        throw errors.tooManyRequests(failed.retryAfterSeconds);
+        throw errors.authFailuresLimited(failed.retryAfterSeconds);
       }
       const named = (url: string) => ({ name: url === oauth!.resources.mcp ? 'the MCP server' : 'the REST API', url });
       throw refused(errors.tokenForAnotherResource(named(key.app.resource), named(here)), req);
@@ -106,7 +106,7 @@ export function apiAuthHook(
       const failed = await authFailLimiter.consume(ip, nowMs);
       if (!failed.allowed) {
         onLimited('auth_failures');
-        throw errors.tooManyRequests(failed.retryAfterSeconds);
+        throw errors.authFailuresLimited(failed.retryAfterSeconds);
       }
       throw errors.ipNotAllowed(ip);
     }
@@ -116,7 +116,7 @@ export function apiAuthHook(
     reply.header('ratelimit', stateHeader(POLICY_NAME, d));
     if (!d.allowed) {
       onLimited('key');
-      const refusal = errors.tooManyRequests(d.retryAfterSeconds);
+      const refusal = errors.keyRateLimited(d.retryAfterSeconds);
       if (req.routeOptions.config.answersRateLimit !== true) throw refusal;
       req.rateLimitRefusal = refusal;
     }

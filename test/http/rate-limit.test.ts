@@ -59,6 +59,7 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     // the next slot frees 1/60 s later: rounded up to whole seconds
     expect(Number(retryAfter)).toBe(1);
     expect(err.message).toContain('1 second');
+    expect(err.message).toMatch(/^Too many requests with this API key/);
     expect(res.headers['ratelimit-policy']).toBe(POLICY);
     const m = STATE_RE.exec(String(res.headers['ratelimit']));
     expect(m).not.toBeNull();
@@ -102,7 +103,10 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
     }
     for (const key of [t.keyA, 'svc_guess_another_one_xx', null]) {
       const res = await call(t, '/api/v1/citas', { key, remoteAddress: attacker });
-      expectError(res, 429, 'too_many_requests');
+      // The answer says why: the address's failed authentications, not the key's own budget.
+      expect(expectError(res, 429, 'too_many_requests').message).toMatch(
+        /^Too many requests without a valid API key from this address .*; retry after \d+ second\(s\)/,
+      );
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
     }
