@@ -99,6 +99,41 @@ function otlpUrlProblem(raw: string): string | null {
   return null;
 }
 
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS and _TRACES_HEADERS, as the OTLP exporter reads them: comma-separated
+ * name=value entries, each value percent-encoded. The exporter skips an entry it cannot read
+ * without a word, so a header the collector needs (its API key) would be missing: checked here.
+ * A value is never repeated (it is a credential); a name may be.
+ */
+const otlpHeadersFix =
+  'write name=value entries separated by commas, e.g. x-api-key=KEY,x-team=TEAM (a space in a value is %20, a comma %2C)';
+function otlpHeadersProblem(raw: string): string | null {
+  const entries = raw.split(',');
+  for (const [i, entry] of entries.entries()) {
+    if (entry.trim() === '') continue;
+    const n = i + 1;
+    const eq = entry.indexOf('=');
+    if (eq <= 0) return `entry ${n} is not name=value: ${otlpHeadersFix}`;
+    const name = entry.slice(0, eq).trim();
+    const value = entry.slice(eq + 1).trim();
+    // Not repeated when it is not a name: "Authorization: Bearer KEY=..." would hold a credential.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return `entry ${n}'s name is not an HTTP header name: ${otlpHeadersFix}`;
+    if (value === '') return `entry ${n} (${name}) has no value: ${otlpHeadersFix}`;
+    // The exporter reads what follows a ; as metadata, and drops it.
+    if (value.includes(';')) return `entry ${n} (${name}): a ; in a value must be written %3B`;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(value);
+    } catch {
+      return `entry ${n} (${name}): its value is not valid percent-encoding (a % must start %XX, two hex digits): ${otlpHeadersFix}`;
+    }
+    // Control characters other than a tab: Node refuses them in a header, so every export would fail.
+    if ([...decoded].some((c) => (c < ' ' && c !== '\t') || c === '\x7f'))
+      return `entry ${n} (${name}): its value holds a line break or another control character`;
+  }
+  return null;
+}
+
 function planList(raw: string): string[] {
   return raw
     .split(',')
@@ -470,6 +505,21 @@ export const ConfigSchema = Type.Object({
       defaultDoc: 'unset',
       allowedDoc: '`http://` or `https://` URL',
       description: 'the full URL traces are sent to, instead of `OTEL_EXPORTER_OTLP_ENDPOINT`; set, the server exports traces',
+    }),
+    // Checked only: the exporter reads both itself.
+    headers: optionalText('OTEL_EXPORTER_OTLP_HEADERS', {
+      problem: () => otlpHeadersFix,
+      refine: otlpHeadersProblem,
+      defaultDoc: 'unset',
+      allowedDoc: '`name=value,...`, percent-encoded',
+      description: "headers of every export (a vendor's key)",
+    }),
+    tracesHeaders: optionalText('OTEL_EXPORTER_OTLP_TRACES_HEADERS', {
+      problem: () => otlpHeadersFix,
+      refine: otlpHeadersProblem,
+      defaultDoc: 'unset',
+      allowedDoc: 'as above',
+      description: 'the same, for traces only',
     }),
     disabled: flag('OTEL_SDK_DISABLED', {
       default: false,

@@ -80,6 +80,8 @@ describe('loadConfig defaults', () => {
       tracing: {
         endpoint: null,
         tracesEndpoint: null,
+        headers: null,
+        tracesHeaders: null,
         disabled: false,
         serviceName: 'clinic-api',
         sampler: 'parentbased_always_on',
@@ -99,10 +101,14 @@ describe('loadConfig defaults', () => {
       OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio',
       OTEL_TRACES_SAMPLER_ARG: '0.25',
       OTEL_BSP_SCHEDULE_DELAY: '1000',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-honeycomb-team=abc123, Authorization=Bearer%20tok,',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-scope-orgid=clinic%2Ceu',
     });
     expect(c.tracing).toEqual({
       endpoint: 'http://collector:4318',
       tracesEndpoint: 'https://traces.example.com/v1/traces',
+      headers: 'x-honeycomb-team=abc123, Authorization=Bearer%20tok,',
+      tracesHeaders: 'x-scope-orgid=clinic%2Ceu',
       disabled: true,
       serviceName: 'clinic-api-eu',
       sampler: 'parentbased_traceidratio',
@@ -355,6 +361,13 @@ describe('loadConfig validation names the bad variable', () => {
     ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' }, /http:\/\/ or https:\/\//],
     ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url' }, /is not a URL/],
     ['OTEL_SERVICE_NAME', { OTEL_SERVICE_NAME: 'clinic api' }, /without spaces/],
+    // The exporter skips an entry it cannot read, in silence: a header the collector needs would be missing.
+    ['OTEL_EXPORTER_OTLP_HEADERS', { OTEL_EXPORTER_OTLP_HEADERS: 'x-team=a,Authorization: Bearer b' }, /entry 2 is not name=value/],
+    ['OTEL_EXPORTER_OTLP_HEADERS', { OTEL_EXPORTER_OTLP_HEADERS: 'x team=a' }, /entry 1's name is not an HTTP header name/],
+    ['OTEL_EXPORTER_OTLP_HEADERS', { OTEL_EXPORTER_OTLP_HEADERS: 'x-team=' }, /entry 1 \(x-team\) has no value/],
+    ['OTEL_EXPORTER_OTLP_TRACES_HEADERS', { OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-key=100%' }, /entry 1 \(x-key\).*percent-encod/],
+    ['OTEL_EXPORTER_OTLP_TRACES_HEADERS', { OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-key=a%0Ab' }, /entry 1 \(x-key\).*line break/],
+    ['OTEL_EXPORTER_OTLP_TRACES_HEADERS', { OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-key=a;b' }, /entry 1 \(x-key\): a ; .* %3B/],
     ['OTEL_TRACES_SAMPLER', { OTEL_TRACES_SAMPLER: 'sometimes' }, /one of parentbased_always_on, .*traceidratio/],
     ['OTEL_TRACES_SAMPLER_ARG', { OTEL_TRACES_SAMPLER_ARG: '1.5' }, /number from 0 to 1 .*got "1\.5"/],
     ['OTEL_TRACES_SAMPLER_ARG', { OTEL_TRACES_SAMPLER_ARG: '10%' }, /got "10%"/],
@@ -380,6 +393,11 @@ describe('loadConfig validation names the bad variable', () => {
   it('the error does not echo the pepper it refused', () => {
     const err = configError({ API_KEY_PEPPER: 'my-little-secret' });
     expect(err.message).not.toContain('my-little-secret');
+  });
+
+  it('a refused OTEL_EXPORTER_OTLP_HEADERS is not echoed (its values are credentials)', () => {
+    for (const v of ['x-team=s3cr3t-value,broken', 'x-team=s3cr3t-value%zz', 'x-team=s3cr3t-value%0D', 'Authorization: Bearer s3cr3t=x'])
+      expect(configError({ OTEL_EXPORTER_OTLP_HEADERS: v }).message).not.toContain('s3cr3t');
   });
 
   it('the error does not echo the metrics token it refused', () => {
