@@ -1,8 +1,20 @@
 // The webhooks' alerts (migration 015): each endpoint's incident stage, the outbox of e-mails to
 // the clinic's owners, and who those are. Run by the maintenance pass, across clinics; the
 // banner's read names the clinic.
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
+
+/**
+ * Live endpoints only: a test endpoint (its clinic row a sandbox) has no incident. Its receiver is
+ * an integrator's work in progress; an e-mail to the clinic's owners, or a banner on their pages,
+ * would alarm them about nothing of theirs. Its failures are in its delivery log.
+ */
+const live = ({ not, exists, selectFrom }: ExpressionBuilder<DB, 'webhook_endpoints'>) =>
+  not(
+    exists(
+      selectFrom('clinics as c').select('c.id').whereRef('c.id', '=', 'webhook_endpoints.clinic_id').where('c.sandbox_of', 'is not', null),
+    ),
+  );
 
 export interface AlertChange {
   id: string;
@@ -12,7 +24,7 @@ export interface AlertChange {
 }
 
 /**
- * Every clinic (the maintenance pass): moves each endpoint's alert stage and returns what changed:
+ * Every live clinic (the maintenance pass): moves each endpoint's alert stage and returns what changed:
  * failing continuously since `failingBeforeMs` (stage 0 -> 1), disabled after its retry window
  * (-> 2), delivering again after an incident (-> 0). Each is one conditional statement, so of two
  * processes running it at once only one sees a change.
@@ -25,6 +37,7 @@ export async function advanceAlertStages(db: Kysely<DB>, nowMs: number, failingB
     .where('alert_stage', '=', 0)
     .where('failing_since_ms', 'is not', null)
     .where('failing_since_ms', '<=', failingBeforeMs)
+    .where(live)
     .returning(['id', 'clinic_id', 'url'])
     .execute();
   const disabled = await db
@@ -33,6 +46,7 @@ export async function advanceAlertStages(db: Kysely<DB>, nowMs: number, failingB
     .where('enabled', '=', 0)
     .where('disabled_reason', '=', 'failing')
     .where('alert_stage', '<', 2)
+    .where(live)
     .returning(['id', 'clinic_id', 'url'])
     .execute();
   const recovered = await db

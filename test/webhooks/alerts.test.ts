@@ -194,4 +194,22 @@ describe.each(dialects())('delivery alerts on %s', (dialect) => {
     expect(smtp.mails.length).toBeGreaterThan(before);
     await t.app.webhooks.delete(t.clinicA.id, e.id);
   });
+
+  it("a test endpoint failing as long alerts no one: its receiver is an integrator's, not the clinic's", async () => {
+    accept = false;
+    const sandboxId = await t.rt.sandboxes.ensure(t.clinicA.id);
+    const { endpoint: e } = await t.app.webhooks.create({ clinicId: sandboxId, url: receiver.url, eventTypes: null, createdBy: null });
+    const mails = smtp.mails.length;
+    await t.rt.sandboxes.moveAll();
+    await attempt();
+    t.clock.now += 31 * 60_000;
+    await attempt();
+    const passed = await t.rt.webhookMaintenance.pass();
+    expect(passed.alerts).toEqual([]);
+    expect(smtp.mails).toHaveLength(mails);
+    expect(await t.app.webhooks.incidents(t.clinicA.id)).toEqual([]);
+    // Its failures are in its delivery log, as every attempt is.
+    expect((await t.app.webhooks.get(sandboxId, e.id))!.failing_since_ms).not.toBeNull();
+    await t.app.webhooks.delete(sandboxId, e.id);
+  });
 });
