@@ -13,8 +13,17 @@ import { startServerProcess, type ServerProcess } from '../../../test/helpers/se
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PKG = path.join(ROOT, 'packages/sdk');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-// Only what npm and node need: not the npm_config_* of an `npm test` around this run.
-const ENV = { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? os.homedir() };
+// How this machine reaches the registry: a proxy, the certificate authority of one that inspects
+// TLS (without NODE_EXTRA_CA_CERTS there, every packument not in the cache failed on a
+// self-signed certificate and npm retried until the test's time ran out), a mirror.
+const NETWORK =
+  /^(NODE_EXTRA_CA_CERTS|NODE_USE_SYSTEM_CA|https?_proxy|no_proxy|npm_config_(registry|cafile|ca|proxy|https_proxy|noproxy|strict_ssl))$/i;
+// Only what npm and node need: not the other npm_config_* of an `npm test` around this run.
+const ENV = {
+  ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => NETWORK.test(e[0]) && e[1] !== undefined)),
+  PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+  HOME: process.env.HOME ?? os.homedir(),
+};
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) {
   const r = spawnSync(cmd, args, { cwd, env: { ...ENV, ...env }, encoding: 'utf8', timeout: 120_000 });
