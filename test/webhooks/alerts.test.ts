@@ -98,9 +98,14 @@ describe.each(dialects())('delivery alerts on %s', (dialect) => {
     await seedRecords(t.database, t.clinicA, [clientaRecord(id, `Alert ${n}`, `+3463000${String(n).padStart(4, '0')}`)], t.clock.now);
   }
 
-  /** Lets the worker make the due attempt. */
-  async function attempt() {
+  /**
+   * Lets the worker make the attempt `makeDue` makes due. Counted from before it: the worker's own
+   * poll (and PostgreSQL's NOTIFY) may make that attempt while `makeDue` is still running, and
+   * the next one is not due until the test moves the clock.
+   */
+  async function attempt(makeDue: () => unknown) {
     const before = receiver.received.length;
+    await makeDue();
     t.app.webhookWorker.kick();
     await until(() => receiver.received.length > before, 'an attempt');
     await t.app.webhookWorker.idle();
@@ -109,15 +114,13 @@ describe.each(dialects())('delivery alerts on %s', (dialect) => {
   it('mails the owners once when failing, once when disabled, once on recovery; the banner meanwhile', async () => {
     const { endpoint: e } = await t.app.webhooks.create({ clinicId: t.clinicA.id, url: receiver.url, eventTypes: null, createdBy: null });
     await t.app.webhookWorker.start();
-    await newClienta();
-    await attempt();
+    await attempt(newClienta);
     const pass = () => t.rt.webhookMaintenance.pass();
     // Failing, but not yet for 30 minutes: nothing.
     expect((await pass()).alerts).toEqual([]);
     expect(await t.app.webhooks.incidents(t.clinicA.id)).toEqual([]);
 
-    t.clock.now += 31 * 60_000;
-    await attempt();
+    await attempt(() => (t.clock.now += 31 * 60_000));
     const failing = await pass();
     expect(failing.alerts.map((a) => [a.id, a.kind])).toEqual([[e.id, 'failing']]);
     expect(failing.mailsSent).toBe(1);
@@ -138,17 +141,17 @@ describe.each(dialects())('delivery alerts on %s', (dialect) => {
       expect(await page(path), path).toContain('id="webhook-incident"');
 
     // Still failing: no second e-mail.
-    t.clock.now += 60 * 60_000;
-    await attempt();
+    await attempt(() => (t.clock.now += 60 * 60_000));
     expect((await pass()).alerts).toEqual([]);
     expect(smtp.mails).toHaveLength(2);
 
     // Disabled at the end of the retry window: one more each (the owners' sessions of days ago
     // have ended: they used the dashboard since, each in their language).
-    t.clock.now += DISABLE_AFTER_MS;
-    await t.rt.sessions.create(es.id, 'es');
-    await t.rt.sessions.create(en.id, 'en');
-    await attempt();
+    await attempt(async () => {
+      t.clock.now += DISABLE_AFTER_MS;
+      await t.rt.sessions.create(es.id, 'es');
+      await t.rt.sessions.create(en.id, 'en');
+    });
     expect((await t.app.webhooks.get(t.clinicA.id, e.id))!.enabled).toBe(0);
     expect((await pass()).alerts.map((a) => a.kind)).toEqual(['disabled']);
     expect(smtp.mails.map(subjectOf).filter((s) => s.startsWith('Webhook endpoint disabled'))).toHaveLength(1);
@@ -156,8 +159,7 @@ describe.each(dialects())('delivery alerts on %s', (dialect) => {
 
     // Enabled again, and delivered: recovery, once; the banner goes.
     accept = true;
-    await t.app.webhooks.setEnabled(t.clinicA.id, e.id, true);
-    await attempt();
+    await attempt(() => t.app.webhooks.setEnabled(t.clinicA.id, e.id, true));
     expect((await pass()).alerts.map((a) => a.kind)).toEqual(['recovered']);
     expect(smtp.mails).toHaveLength(6);
     expect(smtp.mails.map(subjectOf).filter((s) => s.startsWith('Webhook deliveries work again'))).toHaveLength(1);
@@ -170,10 +172,8 @@ describe.each(dialects())('delivery alerts on %s', (dialect) => {
   it('retries an e-mail the mail server refused, and deliveries go on meanwhile', async () => {
     accept = false;
     const { endpoint: e } = await t.app.webhooks.create({ clinicId: t.clinicA.id, url: receiver.url, eventTypes: null, createdBy: null });
-    await newClienta();
-    await attempt();
-    t.clock.now += 31 * 60_000;
-    await attempt();
+    await attempt(newClienta);
+    await attempt(() => (t.clock.now += 31 * 60_000));
     smtp.refuse.on = true;
     const before = smtp.mails.length;
     const refused = await t.rt.webhookMaintenance.pass();
@@ -183,8 +183,7 @@ describe.each(dialects())('delivery alerts on %s', (dialect) => {
     expect(queued).toMatchObject({ attempts: expect.anything(), last_error: expect.stringMatching(/451|mailbox unavailable/) });
     // Deliveries are not held by the mail server.
     accept = true;
-    t.clock.now += 3_600_000;
-    await attempt();
+    await attempt(() => (t.clock.now += 3_600_000));
     expect(receiver.received.at(-1)!.tipo).toBe('clienta.creada');
     // The next pass after its back-off sends it.
     smtp.refuse.on = false;
@@ -200,10 +199,8 @@ describe.each(dialects())('delivery alerts on %s', (dialect) => {
     const sandboxId = await t.rt.sandboxes.ensure(t.clinicA.id);
     const { endpoint: e } = await t.app.webhooks.create({ clinicId: sandboxId, url: receiver.url, eventTypes: null, createdBy: null });
     const mails = smtp.mails.length;
-    await t.rt.sandboxes.moveAll();
-    await attempt();
-    t.clock.now += 31 * 60_000;
-    await attempt();
+    await attempt(() => t.rt.sandboxes.moveAll());
+    await attempt(() => (t.clock.now += 31 * 60_000));
     const passed = await t.rt.webhookMaintenance.pass();
     expect(passed.alerts).toEqual([]);
     expect(smtp.mails).toHaveLength(mails);
