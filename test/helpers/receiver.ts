@@ -28,6 +28,8 @@ export interface Receiver {
   answer: (r: Received, n: number) => Answer;
   /** Requests currently held open (never answered, or waiting for their delay). */
   open: number;
+  /** The most requests held open at once so far. */
+  mostOpen: number;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startReceiver(path = '/hook', answer: Receiver['answer'] =
     answered: [],
     answer,
     open: 0,
+    mostOpen: 0,
     close: async () => {
       for (const res of held) res.socket?.destroy();
       server.closeAllConnections();
@@ -70,7 +73,7 @@ export async function startReceiver(path = '/hook', answer: Receiver['answer'] =
       rec.received.push(r);
       const a = rec.answer(r, rec.received.length);
       held.add(res);
-      rec.open++;
+      rec.mostOpen = Math.max(rec.mostOpen, ++rec.open);
       res.on('close', () => {
         held.delete(res);
         rec.open--;

@@ -79,6 +79,8 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     worker.kick();
     await until(() => all.received.length >= 6 && citas.received.length >= 4, 'deliveries');
     await until(async () => (await row(e.id)).cursor === (await row(onlyCitas.id)).cursor, 'both cursors at the head');
+    // The attempt is recorded, and the in-flight gauge set, after the cursor moves.
+    await worker.idle();
 
     const feed = (
       await t.app.inject({
@@ -223,13 +225,16 @@ describe.each(dialects())('webhook delivery on %s', (dialect) => {
     for (let i = 0; i < 5; i++) silentOnes.push((await endpoint(silent.url)).endpoint);
     await write(2);
     worker.kick();
-    await until(() => silent.open === 4, '4 requests held open');
+    // Counted, not caught at a moment: on a busy machine the first may reach its time limit
+    // (400 ms) before the fourth is out, and then the fifth goes out, rightly, with three held.
+    await until(() => silent.received.length >= 4, '4 requests out');
     // The fifth silent endpoint waits for a free slot: never a fifth request while four are out.
-    expect(silent.received).toHaveLength(4);
+    expect(silent.mostOpen).toBeLessThanOrEqual(4);
     const api = await t.app.inject({ method: 'GET', url: '/api/v1/citas', headers: { authorization: `Bearer ${t.keyA}` } });
     expect(api.statusCode).toBe(200);
     // After the time limit (WEBHOOK_TIMEOUT_MS) each silent one is a failed attempt, 'timeout', and frees its slot.
     await until(() => silent.received.length >= 5, 'the fifth endpoint got its turn');
+    expect(silent.mostOpen).toBeLessThanOrEqual(4);
     await until(
       async () => (await Promise.all(silentOnes.map((e) => row(e.id)))).every((x) => x.attempts >= 1),
       'every silent endpoint failed once',
