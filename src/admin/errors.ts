@@ -8,7 +8,6 @@ import { herePath, pageLang, sendPage } from './context.js';
 import { csrfToken } from './csrf.js';
 import { messages } from './i18n.js';
 import type { Messages } from './locales/messages.js';
-import { messagePage } from './views/message.js';
 
 /** What a busy page's Retry-After says: an import's lock lasts longer, a server's writes far less. */
 const WRITE_BUSY_RETRY_AFTER_S = 5;
@@ -47,7 +46,9 @@ function refusalPage(reason: DomainReason, t: Messages): ErrorPage | null {
   }
 }
 
-export function renderErrorPage(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+export async function renderErrorPage(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  // Imported here, not at start: a process that serves only the API never holds the views (pages.ts).
+  const { messagePage } = await import('./views/message.js');
   const t = messages(pageLang(req));
   const v = req.viewer;
   const person = v ? { email: v.email, role: v.role } : null;

@@ -1,10 +1,11 @@
 // The clinic dashboard (Settings > API) as one Fastify plugin, mounted at /dashboard. It has its
 // own authentication (e-mail + password, server-side sessions), CSRF protection, HTML error
 // pages and security headers; it never accepts API keys, and the API never reads its cookies
-// (they are scoped to Path=/dashboard and the API only reads Authorization).
+// (they are scoped to Path=/dashboard and the API only reads Authorization). Its pages are
+// registered here at start (pages.ts); their handlers and views load on the first page request.
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { ROLES, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
 import { getClinic } from '../services/accounts.js';
@@ -15,17 +16,10 @@ import { renderErrorPage } from './errors.js';
 import { asLang } from './i18n.js';
 import { refuseUnusableInput } from './input.js';
 import { languageRoutes, readChosenLang } from './language.js';
-import { authRoutes } from './routes-auth.js';
-import { keyChangeRoutes } from './routes-key-changes.js';
-import { keyRoutes } from './routes-keys.js';
-import { exportRoutes } from './routes-export.js';
-import { logRoutes } from './routes-logs.js';
-import { oauthRoutes } from './routes-oauth.js';
-import { webhookRoutes } from './routes-webhooks.js';
-import { field, pageLang } from './context.js';
-import { ID_RE } from './guards.js';
+import { field, PAGE_ROUTE, pageLang } from './context.js';
+import { ID_RE, requireCsrf, requireViewer } from './guards.js';
 import { messages } from './i18n.js';
-import { incidentBanner } from './views/webhooks.js';
+import { PAGES, type Guard, type PageKey } from './pages.js';
 
 /** Where a page's content starts (views/layout.ts): the incident banner goes first in it. */
 const MAIN_OPEN = '<main id="main" class="container" tabindex="-1">';
@@ -105,6 +99,12 @@ const CSP = [
 
 const BEARER_RE = /^\s*bearer\b/i;
 
+const GUARDS = {
+  open: {},
+  viewer: { preHandler: requireViewer },
+  'viewer+csrf': { preHandler: [requireViewer, requireCsrf] },
+} satisfies Record<Guard, object>;
+
 export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
   const throttle = { ...DEFAULT_THROTTLE, ...opts.throttle };
   // One bucket per (e-mail, IP), e-mail and IP for the whole fleet: with per-instance buckets a
@@ -180,6 +180,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     const incidents = await ctx.webhooks.incidents(clinicId);
     if (incidents.length === 0) return payload;
     const url = (path: string) => (req.viewer?.clinicId ? path : `${path}?clinic=${encodeURIComponent(clinicId)}`);
+    const { incidentBanner } = await import('./views/webhooks.js');
     return payload.replace(MAIN_OPEN, MAIN_OPEN + incidentBanner(messages(pageLang(req)), incidents, url).value);
   });
 
@@ -216,13 +217,29 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     return reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.type).send(asset.body);
   });
 
-  await authRoutes(app, ctx);
-  await keyRoutes(app, ctx);
-  await keyChangeRoutes(app, ctx);
-  await webhookRoutes(app, ctx);
-  await logRoutes(app, ctx);
-  await exportRoutes(app, ctx);
-  await oauthRoutes(app, ctx);
+  // Imported once, on the first page request; a failed import is tried again by the next one.
+  let handlers: Promise<ReadonlyMap<PageKey, RouteHandlerMethod>> | undefined;
+  const handlerOf = async (key: PageKey) => {
+    handlers ??= import('./page-handlers.js').then((m) => m.pageHandlers(ctx));
+    try {
+      return (await handlers).get(key) as RouteHandlerMethod;
+    } catch (err) {
+      handlers = undefined;
+      throw err;
+    }
+  };
+  for (const [key, guard] of Object.entries(PAGES) as [PageKey, Guard][]) {
+    const [method, url] = key.split(' ') as ['GET' | 'POST', string];
+    app.route({
+      method,
+      url,
+      ...PAGE_ROUTE,
+      ...GUARDS[guard],
+      handler: async function (req, reply) {
+        return (await handlerOf(key)).call(this, req, reply);
+      },
+    });
+  }
   await languageRoutes(app, ctx);
 
   app.setNotFoundHandler(async (req, reply) => renderErrorPage(new DomainError('not_found', 'no such page'), req, reply));

@@ -3,11 +3,12 @@
 // not even with many requests in parallel, and an exhausted bucket refuses even the right password.
 // Password checks (scrypt) run at most a few at a time.
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { findUserByEmail } from '../services/accounts.js';
 import { hashPassword, verifyPassword } from '../services/passwords.js';
 import { DomainError } from '../errors.js';
-import { field, herePath, pageLang, PAGE_ROUTE, sendPage, type AdminContext } from './context.js';
+import { field, herePath, pageLang, sendPage, type AdminContext } from './context.js';
+import type { PageHandlers } from './pages.js';
 import { CSRF_FIELD, csrfToken, csrfValid, sameOriginRequest } from './csrf.js';
 import { asLang, messages } from './i18n.js';
 import type { Lang } from './locales/messages.js';
@@ -19,7 +20,7 @@ import { signInPage, type SignInModel } from './views/sign-in.js';
 
 const MAX_PASSWORD = 1024;
 
-export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
+export async function authRoutes(app: PageHandlers, ctx: AdminContext) {
   // Unknown e-mails still pay for one scrypt, so response time does not reveal who has an account.
   let dummyHash: Promise<string> | null = null;
   const dummy = () => (dummyHash ??= hashPassword(randomBytes(16).toString('hex')));
@@ -57,9 +58,9 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     return sendPage(reply, status, signInPage({ ...m, t: messages(lang), langParam, csrf: csrfToken(secret), here }));
   }
 
-  app.get('/', PAGE_ROUTE, async (req, reply) => reply.redirect(req.viewer ? '/dashboard/settings/api' : '/dashboard/sign-in', 303));
+  app.get('/', async (req, reply) => reply.redirect(req.viewer ? '/dashboard/settings/api' : '/dashboard/sign-in', 303));
 
-  app.get('/sign-in', PAGE_ROUTE, async (req, reply) => {
+  app.get('/sign-in', async (req, reply) => {
     const q = req.query;
     // An app's consent page sends someone who is not signed in here first, then back (only there: no open redirect).
     const next = safeNext(field(q, 'next'));
@@ -68,7 +69,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     return render(req, reply, 200, asLang(field(q, 'lang')), { notice, next });
   });
 
-  app.post('/sign-in', PAGE_ROUTE, async (req, reply) => {
+  app.post('/sign-in', async (req, reply) => {
     const body = req.body;
     const langParam = asLang(field(body, 'lang'));
     langOf(req, langParam);
@@ -119,7 +120,7 @@ export async function authRoutes(app: FastifyInstance, ctx: AdminContext) {
     return reply.redirect(next ?? '/dashboard/settings/api', 303);
   });
 
-  app.post('/sign-out', PAGE_ROUTE, async (req, reply) => {
+  app.post('/sign-out', async (req, reply) => {
     const v = req.viewer;
     if (v) {
       if (!sameOriginRequest(req) || !csrfValid(v.token, field(req.body, CSRF_FIELD)))

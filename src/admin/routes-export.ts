@@ -3,11 +3,12 @@
 // the refusal page, and the file's link answers 404 to anyone but a signed-in owner of that
 // clinic (another clinic's export, an expired one and an unknown id alike).
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { field, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import type { PageHandlers } from './pages.js';
 import { csrfToken } from './csrf.js';
 import { Formatter } from './format.js';
-import { notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
+import { notFound, viewerOf } from './guards.js';
 import { messages } from './i18n.js';
 import { exportMessages } from './locales/export-messages.js';
 import { EXPORT_BASE, exportPage } from './views/export.js';
@@ -16,7 +17,7 @@ import { messagePage } from './views/message.js';
 const ROUTE = '/settings/api/export';
 const ID_RE = /^[0-9a-f-]{36}$/;
 
-export async function exportRoutes(app: FastifyInstance, ctx: AdminContext) {
+export async function exportRoutes(app: PageHandlers, ctx: AdminContext) {
   /** The owner's clinic, or the refusal page (null). */
   async function ownersClinic(req: FastifyRequest, reply: FastifyReply, v: Viewer) {
     const t = messages(pageLang(req));
@@ -40,7 +41,7 @@ export async function exportRoutes(app: FastifyInstance, ctx: AdminContext) {
     return { t, clinic: req.viewerClinic };
   }
 
-  app.get(ROUTE, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(ROUTE, async (req, reply) => {
     const v = viewerOf(req);
     const c = await ownersClinic(req, reply, v);
     if (!c) return reply;
@@ -58,7 +59,7 @@ export async function exportRoutes(app: FastifyInstance, ctx: AdminContext) {
     );
   });
 
-  app.post(ROUTE, { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post(ROUTE, async (req, reply) => {
     const v = viewerOf(req);
     const c = await ownersClinic(req, reply, v);
     if (!c) return reply;
@@ -66,7 +67,7 @@ export async function exportRoutes(app: FastifyInstance, ctx: AdminContext) {
     return reply.redirect(EXPORT_BASE, 303);
   });
 
-  app.get(`${ROUTE}/:id/file`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(`${ROUTE}/:id/file`, async (req, reply) => {
     const v = viewerOf(req);
     const id = field(req.params, 'id');
     const clinic = req.viewerClinic;

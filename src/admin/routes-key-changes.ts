@@ -2,13 +2,14 @@
 // shown once; the old one works for the overlap chosen). Both take effect on this instance at
 // once and are announced to the others (KeyService). Owners manage their own clinic's keys,
 // superadmins any clinic's; a key no longer active goes back to the list.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clinic } from '../services/accounts.js';
 import { createdFlash } from '../services/sessions.js';
-import { field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import { field, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import type { PageHandlers } from './pages.js';
 import { csrfToken } from './csrf.js';
 import { Formatter } from './format.js';
-import { clinicUrl, requireCsrf, requireViewer, viewerOf } from './guards.js';
+import { clinicUrl, viewerOf } from './guards.js';
 import { messages } from './i18n.js';
 import { readKeyForm, type KeyForm } from './key-input.js';
 import { listedKey, manageableKey } from './key-views.js';
@@ -17,7 +18,7 @@ import type { KeyView } from './views/api-keys.js';
 import { currentKeyForm, editPage } from './views/key-edit.js';
 import { rollPage } from './views/key-roll.js';
 
-export async function keyChangeRoutes(app: FastifyInstance, ctx: AdminContext) {
+export async function keyChangeRoutes(app: PageHandlers, ctx: AdminContext) {
   const listUrl = (v: Viewer, clinic: Clinic) => clinicUrl(v, clinic, '/dashboard/settings/api');
   const here = (v: Viewer, clinic: Clinic, id: string, what: 'edit' | 'roll') =>
     clinicUrl(v, clinic, `/dashboard/settings/api/keys/${id}/${what}`);
@@ -77,14 +78,14 @@ export async function keyChangeRoutes(app: FastifyInstance, ctx: AdminContext) {
     return sendPage(reply, error ? 400 : 200, page);
   }
 
-  app.get('/settings/api/keys/:id/edit', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get('/settings/api/keys/:id/edit', async (req, reply) => {
     const v = viewerOf(req);
     const { clinic, view } = await activeKey(req, v);
     if (!view) return reply.redirect(listUrl(v, clinic), 303);
     return renderEdit(req, reply, v, clinic, view, currentKeyForm(view), 200);
   });
 
-  app.post('/settings/api/keys/:id/edit', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post('/settings/api/keys/:id/edit', async (req, reply) => {
     const v = viewerOf(req);
     const { clinic, view } = await activeKey(req, v);
     if (!view) return reply.redirect(listUrl(v, clinic), 303);
@@ -97,14 +98,14 @@ export async function keyChangeRoutes(app: FastifyInstance, ctx: AdminContext) {
     return reply.redirect(listUrl(v, clinic), 303);
   });
 
-  app.get('/settings/api/keys/:id/roll', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get('/settings/api/keys/:id/roll', async (req, reply) => {
     const v = viewerOf(req);
     const { clinic, view } = await activeKey(req, v);
     if (!view) return reply.redirect(listUrl(v, clinic), 303);
     return renderRoll(req, reply, v, clinic, view, '', null);
   });
 
-  app.post('/settings/api/keys/:id/roll', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post('/settings/api/keys/:id/roll', async (req, reply) => {
     const v = viewerOf(req);
     const { clinic, view } = await activeKey(req, v);
     if (!view) return reply.redirect(listUrl(v, clinic), 303);

@@ -1,15 +1,16 @@
 // Settings > API: list, create (the key is shown once), revoke (after a confirmation page);
 // editing and rolling a key are routes-key-changes.ts. Owners manage their own clinic's keys,
 // superadmins any clinic's; staff only look.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import { listClinicOwnerEmails, listClinics, type Clinic } from '../services/accounts.js';
 import { isApiEligible } from '../services/api-keys.js';
 import { createdFlash } from '../services/sessions.js';
 import { addDays, todayIn } from '../time.js';
-import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import { canManageKeys, field, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import type { PageHandlers } from './pages.js';
 import { csrfToken } from './csrf.js';
-import { actingClinic as acting, clinicUrl, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
+import { actingClinic as acting, clinicUrl, notFound, viewerOf } from './guards.js';
 import { Formatter } from './format.js';
 import { asLang, messages } from './i18n.js';
 import { blankKeyForm, readKeyForm, type KeyForm } from './key-input.js';
@@ -20,7 +21,7 @@ import { revokePage } from './views/revoke.js';
 
 const USAGE_DAYS = 7;
 
-export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
+export async function keyRoutes(app: PageHandlers, ctx: AdminContext) {
   const prefix = ctx.config.apiKeyPrefix;
 
   const listUrl = (v: Viewer, clinic: Clinic, path = '/dashboard/settings/api') => clinicUrl(v, clinic, path);
@@ -70,7 +71,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     return sendPage(reply, status, page);
   }
 
-  app.get('/settings/api', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get('/settings/api', async (req, reply) => {
     const v = viewerOf(req);
     const clinic = await actingClinic(req, v, field(req.query, 'clinic'));
     if (!clinic) {
@@ -80,7 +81,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     return renderList(req, reply, v, clinic, 200, null);
   });
 
-  app.post('/settings/api/keys', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post('/settings/api/keys', async (req, reply) => {
     const v = viewerOf(req);
     const body = req.body;
     const clinic = await actingClinic(req, v, field(body, 'clinic'));
@@ -109,7 +110,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
   });
 
   // Test mode: a fresh sandbox (owners and superadmins; the CSRF token as every form).
-  app.post('/settings/api/sandbox/reset', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post('/settings/api/sandbox/reset', async (req, reply) => {
     const v = viewerOf(req);
     const clinic = await actingClinic(req, v, field(req.query, 'clinic') || field(req.body, 'clinic'));
     if (!clinic) throw notFound();
@@ -120,7 +121,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     return reply.redirect(`${back}${back.includes('?') ? '&' : '?'}sandbox=reset#sandbox`, 303);
   });
 
-  app.get('/settings/api/keys/:id/revoke', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get('/settings/api/keys/:id/revoke', async (req, reply) => {
     const v = viewerOf(req);
     const { key, clinic } = await manageableKey(ctx, req, v);
     if (key.revoked_at !== null) return reply.redirect(listUrl(v, clinic), 303);
@@ -144,7 +145,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: AdminContext) {
     );
   });
 
-  app.post('/settings/api/keys/:id/revoke', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post('/settings/api/keys/:id/revoke', async (req, reply) => {
     const v = viewerOf(req);
     const { key, clinic } = await manageableKey(ctx, req, v);
     // KeyService.revoke evicts the key from this instance's cache: refused from the next request.

@@ -6,7 +6,7 @@
 // quotes), never by the log's row number: those are numbered across every clinic, and their gaps
 // would show how many requests the others made.
 import { PassThrough } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { integrationNamesOf, requireExportableClienta, writeClientaExport } from '../services/exports/clienta.js';
 import type { LogCursor, LogFilter } from '../services/request-log-read.js';
 import type { Clinic } from '../services/accounts.js';
@@ -21,10 +21,11 @@ import {
   requestsById,
 } from '../services/request-log-read.js';
 import { REQUEST_ID_RE } from '../domain/records.js';
-import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import { canManageKeys, field, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import type { PageHandlers } from './pages.js';
 import { csrfToken } from './csrf.js';
 import { Formatter } from './format.js';
-import { actingClinic, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
+import { actingClinic, notFound, viewerOf } from './guards.js';
 import { asLang, messages } from './i18n.js';
 import { STATUS_CLASSES, type StatusClass } from './locales/log-messages.js';
 import { messagePage } from './views/message.js';
@@ -107,7 +108,7 @@ function readCursor(raw: string): LogCursor | null {
   return m ? { atMs: Number(m[1]), id: Number(m[2]) } : null;
 }
 
-export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
+export async function logRoutes(app: PageHandlers, ctx: AdminContext) {
   const search = ctx.clientasSearch;
 
   /** The clinic in view and what every page needs; staff get the refusal page instead (null). */
@@ -163,7 +164,7 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
     };
   }
 
-  app.get(ROUTE, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(ROUTE, async (req, reply) => {
     const c = await common(req, reply, viewerOf(req));
     if (!c) return reply;
     const { form, filter, grantIds, bad } = readFilter(req.query, c.clinic, new Set(c.keyNames.keys()), c.apps);
@@ -187,7 +188,7 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
     );
   });
 
-  app.get(`${ROUTE}/access`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(`${ROUTE}/access`, async (req, reply) => {
     const c = await common(req, reply, viewerOf(req));
     if (!c) return reply;
     const q = field(req.query, 'q').trim().slice(0, 100);
@@ -213,7 +214,7 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
   });
 
   // The owner's button on her page: her data as a ZIP (GDPR arts. 15 and 20), made as it is sent.
-  app.post(`${ROUTE}/access/export`, { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post(`${ROUTE}/access/export`, async (req, reply) => {
     const v = viewerOf(req);
     const clinic = await actingClinic(ctx, req, v, '');
     if (!clinic || v.role !== 'owner') throw notFound();
@@ -236,7 +237,7 @@ export async function logRoutes(app: FastifyInstance, ctx: AdminContext) {
       .send(body);
   });
 
-  app.get(`${ROUTE}/:id`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(`${ROUTE}/:id`, async (req, reply) => {
     const c = await common(req, reply, viewerOf(req));
     if (!c) return reply;
     const requestId = (req.params as { id: string }).id;

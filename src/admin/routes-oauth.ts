@@ -4,16 +4,17 @@
 // (services/oauth/server.ts) sends every authorization request here with ?uid=, its interaction
 // cookie tells which request it is, and the answer goes back to it (allow/deny), which redirects
 // the browser to the app. Every form carries the CSRF token, as everywhere in the dashboard.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isScope, type Scope } from '../domain/scopes.js';
 import { DomainError } from '../errors.js';
 import { listClinics, type Clinic } from '../services/accounts.js';
 import { isApiEligible } from '../services/api-keys.js';
 import type { AuthorizationServer } from '../services/oauth/server.js';
-import { canManageKeys, field, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import { canManageKeys, field, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import type { PageHandlers } from './pages.js';
 import { csrfToken } from './csrf.js';
 import { Formatter } from './format.js';
-import { actingClinic, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
+import { actingClinic, clinicUrl, ID_RE, notFound, viewerOf } from './guards.js';
 import { asLang, messages } from './i18n.js';
 import { oauthMessages } from './locales/oauth-messages.js';
 import { appsPage, disconnectPage } from './views/apps.js';
@@ -37,7 +38,7 @@ function formScopes(body: unknown): Scope[] {
   return list.filter((s): s is Scope => typeof s === 'string' && isScope(s));
 }
 
-export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
+export async function oauthRoutes(app: PageHandlers, ctx: AdminContext) {
   function server(): AuthorizationServer {
     if (!ctx.oauth) throw new DomainError('not_found', 'OAuth is not enabled on this server (OAUTH_ISSUER)');
     return ctx.oauth;
@@ -116,7 +117,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     );
   }
 
-  app.get(CONSENT_ROUTE, PAGE_ROUTE, async (req, reply) => {
+  app.get(CONSENT_ROUTE, async (req, reply) => {
     server();
     const uid = field(req.query, 'uid');
     if (!UID_RE.test(uid)) throw new DomainError('not_found', 'no such authorization request');
@@ -127,7 +128,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     return renderConsent(req, reply, 200, uid, null, null);
   });
 
-  app.post(CONSENT_ROUTE, { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post(CONSENT_ROUTE, async (req, reply) => {
     const as = server();
     const v = viewerOf(req);
     const body = req.body;
@@ -158,7 +159,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     return actingClinic(ctx, req, v, requested);
   }
 
-  app.get('/settings/api/apps', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get('/settings/api/apps', async (req, reply) => {
     const v = viewerOf(req);
     const clinic = await clinicInView(req, v, field(req.query, 'clinic'));
     const t = messages(pageLang(req));
@@ -197,7 +198,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     return { grant, clinic };
   }
 
-  app.get('/settings/api/apps/:id/disconnect', { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get('/settings/api/apps/:id/disconnect', async (req, reply) => {
     const v = viewerOf(req);
     const { grant, clinic } = await manageableGrant(req, v);
     const url = (p: string) => clinicUrl(v, clinic, p);
@@ -220,7 +221,7 @@ export async function oauthRoutes(app: FastifyInstance, ctx: AdminContext) {
     );
   });
 
-  app.post('/settings/api/apps/:id/disconnect', { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post('/settings/api/apps/:id/disconnect', async (req, reply) => {
     const v = viewerOf(req);
     const { grant, clinic } = await manageableGrant(req, v);
     const out = await ctx.appGrants.disconnect(clinic.id, grant.id);

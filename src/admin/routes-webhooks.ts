@@ -8,16 +8,17 @@
 // form's "Test endpoint" choice (making the sandbox on first use) and managed on the same pages:
 // an endpoint is looked up in the clinic in view and in its sandbox only, and every action names
 // the endpoint's own clinic id. The 10-endpoint limit counts per clinic row: 10 live and 10 test.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import type { Clinic } from '../services/accounts.js';
 import { isApiEligible } from '../services/api-keys.js';
 import { DestinationRefused } from '../services/webhooks/destination.js';
 import type { EndpointRow } from '../services/webhooks/endpoints.js';
 import type { Attempt } from '../services/webhooks/send.js';
-import { canManageKeys, field, fields, PAGE_ROUTE, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import { canManageKeys, field, fields, pageLang, sendPage, type AdminContext, type Viewer } from './context.js';
+import type { PageHandlers } from './pages.js';
 import { csrfToken } from './csrf.js';
-import { actingClinic, clinicUrl, ID_RE, notFound, requireCsrf, requireViewer, viewerOf } from './guards.js';
+import { actingClinic, clinicUrl, ID_RE, notFound, viewerOf } from './guards.js';
 import { Formatter } from './format.js';
 import { asLang, messages } from './i18n.js';
 import { labelOf, type Messages } from './locales/messages.js';
@@ -80,7 +81,7 @@ function attemptText(t: Messages, a: Attempt): string {
   return a.statusCode !== null ? `HTTP ${a.statusCode}` : (labelOf(t.wh.errors, a.error ?? '') ?? a.error ?? '?');
 }
 
-export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
+export async function webhookRoutes(app: PageHandlers, ctx: AdminContext) {
   function common(req: FastifyRequest, v: Viewer, clinic: Clinic) {
     req.lang = asLang(clinic.language);
     const t = messages(pageLang(req));
@@ -150,7 +151,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     return { clinic, endpoint };
   }
 
-  app.get(ROUTE, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(ROUTE, async (req, reply) => {
     const v = viewerOf(req);
     const clinic = await actingClinic(ctx, req, v, field(req.query, 'clinic'));
     // A superadmin chooses a clinic on the keys page first.
@@ -158,7 +159,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     return renderList(req, reply, v, clinic, 200, null);
   });
 
-  app.post(ROUTE, { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] }, async (req, reply) => {
+  app.post(ROUTE, async (req, reply) => {
     const v = viewerOf(req);
     const clinic = await clinicOf(req, v, field(req.body, 'clinic'));
     if (!canManageKeys(v, clinic.id)) throw new DomainError('forbidden', 'only owners and superadmins manage webhooks');
@@ -201,7 +202,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     return reply.redirect(clinicUrl(v, clinic, BASE), 303);
   });
 
-  app.get(`${ROUTE}/:id`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(`${ROUTE}/:id`, async (req, reply) => {
     const v = viewerOf(req);
     const { clinic, endpoint } = await endpointOf(req, v, false);
     const c = common(req, v, clinic);
@@ -224,7 +225,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     );
   });
 
-  app.get(`${ROUTE}/:id/deliveries/:delivery`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(`${ROUTE}/:id/deliveries/:delivery`, async (req, reply) => {
     const v = viewerOf(req);
     const { clinic, endpoint } = await endpointOf(req, v, false);
     const deliveryId = (req.params as { delivery: string }).delivery;
@@ -247,16 +248,14 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     return reply.redirect(clinicUrl(v, clinic, r.to ?? `${BASE}/${endpoint.id}`), 303);
   }
 
-  const post = { ...PAGE_ROUTE, preHandler: [requireViewer, requireCsrf] };
-
-  app.post(`${ROUTE}/:id/test`, post, (req, reply) =>
+  app.post(`${ROUTE}/:id/test`, (req, reply) =>
     act(req, reply, async (clinic, e, t) => {
       const a = await ctx.webhooks.sendTest(e.clinic_id, e.id);
       return { ok: a.ok, text: a.ok ? t.wh.testDelivered(attemptText(t, a)) : t.wh.testFailed(attemptText(t, a)) };
     }),
   );
 
-  app.post(`${ROUTE}/:id/deliveries/:delivery/resend`, post, (req, reply) =>
+  app.post(`${ROUTE}/:id/deliveries/:delivery/resend`, (req, reply) =>
     act(req, reply, async (_clinic, e, t) => {
       const deliveryId = (req.params as { delivery: string }).delivery;
       const d = ID_RE.test(deliveryId) ? await ctx.webhooks.delivery(e.clinic_id, deliveryId) : undefined;
@@ -270,7 +269,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     ['enable', true],
     ['disable', false],
   ] as const) {
-    app.post(`${ROUTE}/:id/${action}`, post, (req, reply) =>
+    app.post(`${ROUTE}/:id/${action}`, (req, reply) =>
       act(req, reply, async (clinic, e, t) => {
         await ctx.webhooks.setEnabled(e.clinic_id, e.id, enabled);
         req.log.info(
@@ -282,13 +281,13 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AdminContext) {
     );
   }
 
-  app.get(`${ROUTE}/:id/delete`, { ...PAGE_ROUTE, preHandler: requireViewer }, async (req, reply) => {
+  app.get(`${ROUTE}/:id/delete`, async (req, reply) => {
     const v = viewerOf(req);
     const { clinic, endpoint } = await endpointOf(req, v, true);
     return sendPage(reply, 200, deleteEndpointPage({ ...common(req, v, clinic), endpoint }));
   });
 
-  app.post(`${ROUTE}/:id/delete`, post, (req, reply) =>
+  app.post(`${ROUTE}/:id/delete`, (req, reply) =>
     act(req, reply, async (clinic, e, t) => {
       await ctx.webhooks.delete(e.clinic_id, e.id);
       req.log.info(

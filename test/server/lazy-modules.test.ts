@@ -1,8 +1,9 @@
 // What a service on SQLite does not load until it needs it: the MCP SDK (with zod and the apps
 // extension) waits for the first request to /mcp (src/http/mcp/plugin.ts), pg for a PostgreSQL
 // database (src/db/connect.ts), the CLI's progress bars for a command that shows one, and the ZIP
-// writer for the first export (src/services/exports/zip.ts), so a service whose clients only use
-// REST never holds them. A real server process, with every module it imports recorded.
+// writer for the first export (src/services/exports/zip.ts), and the dashboard's page handlers
+// and views for its first page (src/admin/pages.ts), so a service whose clients only use REST
+// never holds them. A real server process, with every module it imports recorded.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,9 +15,10 @@ const SDK = /@modelcontextprotocol|\/zod\//;
 const PG = /\/node_modules\/pg\//;
 const PROGRESS = /\/node_modules\/cli-progress\//;
 const ZIP = /\/node_modules\/yazl\//;
+const PAGES = /\/src\/admin\/(page-handlers|routes-|views\/)/;
 
 describe('a service on SQLite', () => {
-  it('loads the MCP SDK at the first call to /mcp, not at start or for a REST request, and never pg, the progress bars or the ZIP writer', async () => {
+  it('loads the MCP SDK at the first call to /mcp and the dashboard pages at the first page, not at start or for a REST request, and never pg, the progress bars or the ZIP writer', async () => {
     const loads = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-lazy-')), 'loads.txt');
     const server = await startServerProcess({ env: { RECORD_LOADS: loads }, nodeArgs: ['--import', RECORD_LOADS] });
     try {
@@ -29,6 +31,8 @@ describe('a service on SQLite', () => {
       expect(before).not.toMatch(PG);
       expect(before).not.toMatch(PROGRESS);
       expect(before).not.toMatch(ZIP);
+      expect(before).toContain('/src/admin/index.ts');
+      expect(before).not.toMatch(PAGES);
 
       const res = await fetch(`${server.baseUrl}/mcp`, {
         method: 'POST',
@@ -41,6 +45,14 @@ describe('a service on SQLite', () => {
       const after = fs.readFileSync(loads, 'utf8');
       expect(after).toMatch(/@modelcontextprotocol\/sdk/);
       expect(after).not.toMatch(PG);
+      expect(after).not.toMatch(PAGES);
+
+      const page = await fetch(`${server.baseUrl}/dashboard/sign-in`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('type="password"');
+      const signIn = fs.readFileSync(loads, 'utf8');
+      expect(signIn).toContain('/src/admin/page-handlers.ts');
+      expect(signIn).toContain('/src/admin/views/sign-in.ts');
     } finally {
       await server.kill();
     }
