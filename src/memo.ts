@@ -4,6 +4,8 @@
 // used: the values are cheap to compute again, and moving a key to the end on every hit would
 // cost the per-row paths that call these more than an occasional recomputation does.
 //
+// A module loaded on first use (the MCP SDK, the dashboard's pages) is kept with loadOnce(load).
+//
 // Caches with more to them use lru-cache instead: expiry, a bound in bytes, or an entry that a
 // change elsewhere makes stale (the page cache, the search totals).
 
@@ -18,4 +20,17 @@ export function memo<K, V>(max: number, compute: (key: K) => V): (key: K) => V {
     kept.set(key, value);
     return value;
   };
+}
+
+/**
+ * `load()`, started at the first call and shared by every later one. A load that failed is not
+ * kept: the next call starts it again (an import that met a passing fault is not broken for good).
+ */
+export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | null = null;
+  return () =>
+    (pending ??= load().catch((err: unknown) => {
+      pending = null;
+      throw err;
+    }));
 }

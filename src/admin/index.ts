@@ -5,9 +5,10 @@
 // registered here at start (pages.ts); their handlers and views load on the first page request.
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, type Role } from '../domain/records.js';
 import { DomainError } from '../errors.js';
+import { loadOnce } from '../memo.js';
 import { getClinic } from '../services/accounts.js';
 import type { RateLimiters } from '../services/shared-rate-limit.js';
 import { ASSET_PREFIX, assets } from './assets.js';
@@ -217,17 +218,8 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
     return reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.type).send(asset.body);
   });
 
-  // Imported once, on the first page request; a failed import is tried again by the next one.
-  let handlers: Promise<ReadonlyMap<PageKey, RouteHandlerMethod>> | undefined;
-  const handlerOf = async (key: PageKey) => {
-    handlers ??= import('./page-handlers.js').then((m) => m.pageHandlers(ctx));
-    try {
-      return (await handlers).get(key) as RouteHandlerMethod;
-    } catch (err) {
-      handlers = undefined;
-      throw err;
-    }
-  };
+  // Imported on the first page request (a failed import is tried again by the next one).
+  const handlers = loadOnce(() => import('./page-handlers.js').then((m) => m.pageHandlers(ctx)));
   for (const [key, guard] of Object.entries(PAGES) as [PageKey, Guard][]) {
     const [method, url] = key.split(' ') as ['GET' | 'POST', string];
     app.route({
@@ -236,7 +228,7 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminOptions) {
       ...PAGE_ROUTE,
       ...GUARDS[guard],
       handler: async function (req, reply) {
-        return (await handlerOf(key)).call(this, req, reply);
+        return (await handlers()).get(key)!.call(this, req, reply);
       },
     });
   }

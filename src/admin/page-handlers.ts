@@ -1,7 +1,7 @@
 // The dashboard's page handlers, imported by the plugin (index.ts) on the first page request:
 // every routes-*.ts module declares its handlers here, and each must be one of PAGES (pages.ts),
-// which the plugin registered at start with its guard. A page declared without a handler, or
-// twice, fails that first request and the suite (test/admin/pages.test.ts), never silently.
+// which the plugin registered at start with its guard. A page declared without a handler, or a
+// handler declared twice or for no page, fails that first request (and so every dashboard test).
 import type { RouteHandlerMethod } from 'fastify';
 import type { AdminContext } from './context.js';
 import { PAGES, type PageHandlers, type PageKey } from './pages.js';

@@ -2,7 +2,7 @@
 // reach it. The plugin (index.ts) registers them all at start, with their guards; the handlers
 // (routes-*.ts, with their views and catalogues) are imported on the first page request
 // (page-handlers.ts). A process that only serves the API never holds them: the dashboard is about
-// a megabyte of heap, and every megabyte held from the start also raises the heap V8 lets grow
+// half a mebibyte of heap, and every megabyte held from the start also raises the heap V8 lets grow
 // under load before its first full collection (docs/benchmarks.md).
 import type { RouteHandlerMethod } from 'fastify';
 

@@ -1,8 +1,9 @@
 // memo (src/memo.ts), the one way a computed value is kept: computed once per key, kept for up to
 // `max` keys (the oldest kept goes first), null and undefined kept like any value, and nothing
-// kept when the computation throws.
+// kept when the computation throws. loadOnce, the same for a module loaded on first use: one load
+// shared by every caller, and a failed one started again.
 import { describe, expect, it } from 'vitest';
-import { memo } from '../../src/memo.js';
+import { loadOnce, memo } from '../../src/memo.js';
 
 /** A memo of `max` keys over a computation that records the keys it was asked for. */
 function counted<V>(max: number, compute: (k: string) => V) {
@@ -50,5 +51,33 @@ describe('memo', () => {
     expect(() => m('x')).toThrow('bad x');
     fail = false;
     expect(m('x')).toBe('x');
+  });
+});
+
+describe('loadOnce', () => {
+  it('starts the load at the first call and gives every caller, at once or later, its one result', async () => {
+    let started = 0;
+    const load = loadOnce(async () => ({ n: ++started }));
+    expect(started).toBe(0);
+    const [a, b] = await Promise.all([load(), load()]);
+    const c = await load();
+    expect(started).toBe(1);
+    expect(a).toBe(b);
+    expect(c).toBe(a);
+  });
+
+  it('keeps no failure: every caller of the failed load is refused, and the next call loads again', async () => {
+    let started = 0;
+    const load = loadOnce(async () => {
+      started += 1;
+      if (started === 1) throw new Error('import failed');
+      return 'loaded';
+    });
+    const first = await Promise.allSettled([load(), load()]);
+    expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(started).toBe(1);
+    await expect(load()).resolves.toBe('loaded');
+    await expect(load()).resolves.toBe('loaded');
+    expect(started).toBe(2);
   });
 });

@@ -20,7 +20,7 @@
 import fs from 'node:fs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
-import { memo } from '../../memo.js';
+import { loadOnce, memo } from '../../memo.js';
 import { sendError, toApiError } from '../error-handler.js';
 import { oauthChallenge, type TokenAuth } from '../auth.js';
 import { requestOrigin } from '../plugins/openapi.js';
@@ -49,26 +49,14 @@ export function mcpChallenge(_req: FastifyRequest): string {
 type Protocol = typeof import('./server.js') &
   typeof import('./step-up.js') &
   Pick<typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), 'WebStandardStreamableHTTPServerTransport'>;
-let protocol: Promise<Protocol> | null = null;
-
-function loadProtocol(): Promise<Protocol> {
-  protocol ??= Promise.all([
+const loadProtocol = loadOnce(async (): Promise<Protocol> => {
+  const [server, stepUp, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
     import('./server.js'),
     import('./step-up.js'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-  ]).then(
-    ([server, stepUp, { WebStandardStreamableHTTPServerTransport: Transport }]) => ({
-      ...server,
-      ...stepUp,
-      WebStandardStreamableHTTPServerTransport: Transport,
-    }),
-    (err: unknown) => {
-      protocol = null;
-      throw err;
-    },
-  );
-  return protocol;
-}
+  ]);
+  return { ...server, ...stepUp, WebStandardStreamableHTTPServerTransport };
+});
 
 /** The request headers the transport reads (never Authorization: the key stays out of the SDK). */
 const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
