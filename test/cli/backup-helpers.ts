@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { pause } from '../helpers/wait.js';
+import { builtEntry } from '../helpers/built-sources.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -16,7 +17,7 @@ export interface Run {
 
 /** `clinic-api ...args` as its own process (from the sources: test/cli/run-cli.ts), with only `env` (and PATH). */
 export function cliProcess(args: string[], env: Record<string, string>): Promise<Run> & { exited(): boolean } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', ...args], {
+  const child = spawn(process.execPath, [...builtEntry('test/cli/run-cli.ts'), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,6 +18,7 @@ import { openRuntime } from '../../src/runtime.js';
 import { serve } from '../../src/server.js';
 import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 import { freePort } from '../../tools/net.js';
+import { builtEntry } from '../helpers/built-sources.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CURL_RE = /curl -H "Authorization: Bearer (svc_[A-Za-z0-9_-]{43})" "(http:\/\/127\.0\.0\.1:(\d+)\/api\/v1\/citas\?limit=5)"/;
@@ -221,7 +222,7 @@ describe('first run as a process (what `npm start` does)', () => {
 
   it('stdout a pipe: says where the key is, never prints it; the file (mode 0600) holds the curl line; exits 0 on SIGTERM', async () => {
     const dir = tempDir();
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+    const proc = spawn(process.execPath, [...builtEntry('test/cli/run-cli.ts'), 'serve'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -262,7 +263,7 @@ describe("the first start's log lines (LOG_FORMAT)", () => {
 
   /** `clinic-api serve` on an empty DATA_DIR; its stdout once it has said it listens, and its exit code after SIGTERM. */
   async function firstStart(env: Record<string, string>): Promise<{ stdout: string; code: number | null }> {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+    const proc = spawn(process.execPath, [...builtEntry('test/cli/run-cli.ts'), 'serve'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDir(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -319,7 +320,7 @@ describe.each(dialects())('several instances starting at once on one empty %s da
 
   /** An instance that has loaded everything and waits for the word (start-together.ts). */
   function instance(env: Record<string, string>) {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/start-together.ts'], {
+    const proc = spawn(process.execPath, [...builtEntry('test/cli/start-together.ts')], {
       cwd: ROOT,
       env,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -12,6 +12,7 @@ import { requestLogRowMaker } from '../../src/http/request-log-row.js';
 import { createUser } from '../../src/services/accounts.js';
 import { RequestLog, type RawLogEntry } from '../../src/services/request-log.js';
 import { runCli, tempDirs, withRuntimeAt, type Run } from './in-process.js';
+import { builtEntry } from '../helpers/built-sources.js';
 
 const NOW = Date.UTC(2026, 2, 28, 12, 0, 0);
 const CLIENTA = '0a000001-0000-4000-8000-000000000001';
@@ -301,7 +302,7 @@ describe('a closed pipe (clinic-api logs | head)', () => {
 
   /** The command as its own process; its stdout closed after the first chunk, as `head` does. */
   function closedEarly(args: string[]): Promise<{ code: number | null; stderr: string; first: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', ...args], {
+    const child = spawn(process.execPath, [...builtEntry('test/cli/run-cli.ts'), ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -40,6 +40,7 @@ import {
   writerFile,
   WRITERS,
 } from './mirror-program.js';
+import { builtEntry } from '../helpers/built-sources.js';
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -125,7 +126,7 @@ describe.each(dialects())('a mirror kept by the docs/api.md program while import
       fs.writeFileSync(otherFile, jsonl(Array.from({ length: 300 }, (_, i) => clienta(90, i))));
       const childEnv = { PATH: process.env.PATH ?? '', ...env };
       const writers = [...files, { clinicId: other.id, file: otherFile }].map(({ clinicId, file }) => {
-        const w = startProcess(['--import', 'tsx', 'test/cli/run-cli.ts', 'import', '--clinic', clinicId, file], childEnv);
+        const w = startProcess([...builtEntry('test/cli/run-cli.ts'), 'import', '--clinic', clinicId, file], childEnv);
         children.push(w.proc);
         return w.done;
       });

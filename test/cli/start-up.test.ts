@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { dialects } from '../helpers/db.js';
 import { runCli, tempDirs } from './in-process.js';
+import { builtEntry } from '../helpers/built-sources.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PEPPER = 'start-up-test-pepper-0123456789abcdefghij';
@@ -46,7 +47,7 @@ afterEach(() => {
 
 /** `clinic-api serve` as its own process, with only the variables given (and PATH). */
 function serve(env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+  const child = spawn(process.execPath, [...builtEntry('test/cli/run-cli.ts'), 'serve'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -15,6 +15,7 @@ import { addDays, todayIn } from '../../src/time.js';
 import { tempDirs } from '../cli/in-process.js';
 import { appFor } from '../helpers/app.js';
 import { testRuntime } from '../helpers/runtime.js';
+import { builtEntry } from '../helpers/built-sources.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -111,7 +112,7 @@ describe('README "Try it", run by the shell against a fresh `clinic-api serve`',
   afterAll(() => dirs.cleanup());
 
   it('every line answers with data', async () => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+    const proc = spawn(process.execPath, [...builtEntry('test/cli/run-cli.ts'), 'serve'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', DATA_DIR: dirs.make(), PORT: '0', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withFirstRunFile } from './first-run-file.js';
+import { builtEntry } from './built-sources.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DEMO_KEY_RE = /curl -H "Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})"/;
@@ -47,10 +48,10 @@ const dirs: string[] = [];
 function load(name: string, env: Record<string, string>): Pending {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-fleet-'));
   dirs.push(dataDir);
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/start-together.ts'], {
+  const proc = spawn(process.execPath, [...builtEntry('test/cli/start-together.ts')], {
     cwd: ROOT,
     // Overload shedding off, as for the in-process test apps (helpers/app.ts TEST_ENV): three
-    // instances under tsx, a database, Redis and the test on two shared cores can go a second
+    // instances, a database, Redis and the test on two shared cores can go a second
     // without a turn of an instance's event loop; under-pressure then counts the delay as
     // infinite and the instance answers 503 for the next second. A full run failed four of
     // fleet.test.ts's tests that way (/me, the dashboard, the usage counts), though none of them is about

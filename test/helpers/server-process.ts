@@ -1,4 +1,5 @@
-// `clinic-api serve` as a real process (from the sources, through test/cli/run-cli.ts), for the
+// `clinic-api serve` as a real process (from the sources, through test/cli/run-cli.ts as
+// built-sources.ts compiled it for the run), for the
 // tests that need what only a process has: signals, exit codes, sockets, its real log output.
 // It starts on an empty database, so the first run prints the demo key, which is read here; or on
 // a DATA_DIR (or DATABASE_URL) the test prepared, with the key the test made there.
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withFirstRunFile } from './first-run-file.js';
 import { pause } from './wait.js';
+import { builtEntry } from './built-sources.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY_RE = /Authorization: Bearer ([a-z][a-z0-9]{1,15}_[A-Za-z0-9_-]{43})"/;
@@ -53,7 +55,7 @@ export async function startServerProcess(opts: StartServerOptions = {}): Promise
   const ownDataDir = opts.env?.DATA_DIR === undefined;
   const dataDir = opts.env?.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-server-'));
   const env = { PATH: process.env.PATH ?? '', TZ: 'UTC', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...opts.env };
-  const child: ChildProcess = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...builtEntry('test/cli/run-cli.ts'), 'serve'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -26,12 +26,12 @@ describe('a service on SQLite', () => {
       const rest = await fetch(`${server.baseUrl}/api/v1/citas?limit=1`, { headers: auth });
       expect(rest.status).toBe(200);
       const before = fs.readFileSync(loads, 'utf8');
-      expect(before).toContain('/src/http/mcp/plugin.ts');
+      expect(before).toContain('/src/http/mcp/plugin.js');
       expect(before).not.toMatch(SDK);
       expect(before).not.toMatch(PG);
       expect(before).not.toMatch(PROGRESS);
       expect(before).not.toMatch(ZIP);
-      expect(before).toContain('/src/admin/index.ts');
+      expect(before).toContain('/src/admin/index.js');
       expect(before).not.toMatch(PAGES);
 
       const res = await fetch(`${server.baseUrl}/mcp`, {
@@ -51,8 +51,8 @@ describe('a service on SQLite', () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('type="password"');
       const signIn = fs.readFileSync(loads, 'utf8');
-      expect(signIn).toContain('/src/admin/page-handlers.ts');
-      expect(signIn).toContain('/src/admin/views/sign-in.ts');
+      expect(signIn).toContain('/src/admin/page-handlers.js');
+      expect(signIn).toContain('/src/admin/views/sign-in.js');
     } finally {
       await server.kill();
     }

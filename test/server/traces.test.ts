@@ -415,7 +415,7 @@ describe.each([
       const res = await fetch(`${server.baseUrl}/api/v1/citas?limit=1`, { headers: { authorization: `Bearer ${server.key}` } });
       expect(res.status).toBe(200);
       const loaded = fs.readFileSync(loads, 'utf8');
-      expect(loaded).toContain('/src/server.ts');
+      expect(loaded).toContain('/src/server.js');
       expect(loaded).not.toMatch(/@opentelemetry|@fastify\/otel|import-in-the-middle|\/src\/telemetry\//);
     } finally {
       await server.kill();

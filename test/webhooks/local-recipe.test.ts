@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { until } from '../helpers/wait.js';
+import { builtEntry } from '../helpers/built-sources.js';
 import { freePort } from '../../tools/net.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,11 +25,11 @@ function block(lang: 'sh' | 'js', first: string): string {
 }
 
 // `clinic-api ...` (the command `npm link` puts on the PATH, docs/cli.md) as this checkout runs it
-// from its sources (test/cli/run-cli.ts): a script of that name first on the PATH.
+// from its sources (test/cli/run-cli.ts, compiled for the run): a script of that name first on the PATH.
 const BIN_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-local-hooks-bin-'));
 fs.writeFileSync(
   path.join(BIN_DIR, 'clinic-api'),
-  `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(path.join(ROOT, 'test/cli/run-cli.ts'))} "$@"\n`,
+  `#!/bin/sh\nexec ${[process.execPath, ...builtEntry('test/cli/run-cli.ts')].map((a) => JSON.stringify(a)).join(' ')} "$@"\n`,
   { mode: 0o755 },
 );
 

@@ -19,6 +19,7 @@ import { dialects, newPgDatabaseUrl } from '../helpers/db.js';
 import { citaRecord, clientaRecord } from '../helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { until } from '../helpers/wait.js';
+import { builtEntry } from '../helpers/built-sources.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PEPPER = 'webhook-processes-pepper-0123456789abcdefghij';
@@ -53,7 +54,7 @@ async function setup(dialect: string) {
 
 /** `clinic-api serve` as its own process; resolves once it listens. */
 async function serve(env: Record<string, string>): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'serve'], {
+  const proc = spawn(process.execPath, [...builtEntry('test/cli/run-cli.ts'), 'serve'], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
