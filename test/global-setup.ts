@@ -6,6 +6,8 @@ import { buildSources } from './helpers/built-sources.js';
 
 export default async function setup(project: TestProject) {
   await buildSources();
+  // In watch mode, each rerun compiles the sources again: the processes run what was just saved.
+  project.onTestsRerun(() => buildSources());
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     process.stdout.write(`databases: SQLite and PostgreSQL (TEST_DATABASE_URL)\n`);
