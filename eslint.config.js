@@ -14,6 +14,8 @@ export default tseslint.config(
       'node_modules/**',
       'data/**',
       'bench/.build/**',
+      // The sources compiled for the tests' processes (test/helpers/built-sources.ts).
+      '.cache/**',
       '.bench-data/**',
       'packages/sdk/src/generated/**',
       'src/**/*.generated.ts',
