@@ -320,7 +320,7 @@ describe.each(dialects())('several instances starting at once on one empty %s da
 
   /** An instance that has loaded everything and waits for the word (start-together.ts). */
   function instance(env: Record<string, string>) {
-    const proc = spawn(process.execPath, [...builtEntry('test/cli/start-together.ts')], {
+    const proc = spawn(process.execPath, builtEntry('test/cli/start-together.ts'), {
       cwd: ROOT,
       env,
       stdio: ['pipe', 'pipe', 'pipe'],

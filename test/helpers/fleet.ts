@@ -48,7 +48,7 @@ const dirs: string[] = [];
 function load(name: string, env: Record<string, string>): Pending {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-fleet-'));
   dirs.push(dataDir);
-  const proc = spawn(process.execPath, [...builtEntry('test/cli/start-together.ts')], {
+  const proc = spawn(process.execPath, builtEntry('test/cli/start-together.ts'), {
     cwd: ROOT,
     // Overload shedding off, as for the in-process test apps (helpers/app.ts TEST_ENV): three
     // instances, a database, Redis and the test on two shared cores can go a second

@@ -1,6 +1,6 @@
 // `clinic-api serve` as a real process (from the sources, through test/cli/run-cli.ts as
-// built-sources.ts compiled it for the run), for the
-// tests that need what only a process has: signals, exit codes, sockets, its real log output.
+// built-sources.ts compiled it for the run), for the tests that need what only a process has:
+// signals, exit codes, sockets, its real log output.
 // It starts on an empty database, so the first run prints the demo key, which is read here; or on
 // a DATA_DIR (or DATABASE_URL) the test prepared, with the key the test made there.
 import { spawn, type ChildProcess } from 'node:child_process';
