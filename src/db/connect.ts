@@ -190,8 +190,8 @@ async function loadPg(): Promise<typeof Pg> {
  * clientas: about a megabyte) stays; the rest is in the operating system's file cache, a copy
  * away. It is held for the process's life, and the request log's writes fill it too, so it is
  * sized to the reads, not to the database: each MiB of cache costs about two of RSS (SQLite's page
- * headers, the allocator's slack). At 4 MiB the cold page's peak RSS was 4 MiB higher (median of
- * 11 runs against 13) with the same requests/s; at 64 MiB the cache was a third of the memory.
+ * headers, the allocator's slack). At 4 MiB the cold page's peak RSS was about 5 MiB higher
+ * (medians of 11 and 15 runs) with the same requests/s; at 64 MiB the cache was a third of the memory.
  */
 export const SQLITE_CACHE_KIB = 2_048;
 
