@@ -106,7 +106,10 @@ export class PageCache {
     return page;
   }
 
-  /** Keeps the page's text as UTF-8 bytes of their own, with its headers, and returns them (to be sent). */
+  /**
+   * Keeps the page's text as UTF-8 bytes of their own, with its headers, and returns them (to be
+   * sent); with the cache off (PAGE_CACHE_MB=0), only returns them.
+   */
   set(
     clinicId: string,
     etag: string,
