@@ -89,10 +89,6 @@ export class PageCache {
         : null;
   }
 
-  get enabled(): boolean {
-    return this.lru !== null;
-  }
-
   private static key(clinicId: string, etag: string): string {
     return `${clinicId} ${etag}`;
   }

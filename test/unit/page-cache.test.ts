@@ -75,7 +75,6 @@ describe('PageCache', () => {
 
   it('with a budget of 0 keeps nothing and counts nothing, and still gives the bytes to send', () => {
     const c = new PageCache(0);
-    expect(c.enabled).toBe(false);
     expect(c.set('c', '"1"', page(10)).body.toString()).toBe(page(10));
     expect(c.get('c', '"1"')).toBeUndefined();
     expect(c.stats()).toEqual({ hits: 0, misses: 0, bytes: 0, entries: 0 });
