@@ -2,8 +2,8 @@
 // there is one; else the page is built, written once, kept (unless PAGE_CACHE_MB is 0), and sent.
 // Either way it goes out as its UTF-8 bytes, outside V8's heap (PageCache.set): sent as a string,
 // a 43 KB page stayed on the heap until the socket had written it, and under load outlived young
-// collections: Node 24's peak RSS in the cold-page benchmark fell (the figures are in
-// docs/benchmarks.md' Node 24 row), with requests/s unchanged within the spread.
+// collections: Node 24's peak RSS in the cold-page benchmark fell (the figures are in the Node 24
+// row of docs/benchmarks.md), with requests/s unchanged within the spread.
 //
 // JSON is written by V8's own JSON.stringify, not by the route's compiled 200 schema: services/shape.ts
 // builds every record with exactly its schema's fields, in the schema's order (typed by the schema,
