@@ -1,14 +1,16 @@
 // The request log's collector and batch writer (docs/architecture.md, "The request log and the
 // access record"). No database write on a request's path: the API's onResponse hook hands over
-// one plain object (record(): a push, no promise), and a timer writes what was collected at least
+// one plain object (record(): a push, no promise), kept as JSON text outside V8's heap until it is
+// written (encoded-queue.ts: an object held that second was promoted and then died in the old
+// generation, Node 24's peak RSS under load), and a timer writes what was collected at least
 // once a second, in chunks of a hundred entries, each its own short write transaction
 // (SQLite: BEGIN IMMEDIATE attempted asynchronously, never a wait inside a statement, never a
 // long hold of the lock). At close (SIGTERM, after the drain) everything left is written.
 //
 // Memory is bounded: past `maxPending` entries (the database slow or locked for long) new entries
-// are dropped, counted (`request_log_dropped_total`) and logged once per minute at most. A failed
-// write puts its entries back for the next attempt, within the same bound. A `kill -9` loses
-// what was collected since the last write: at most about a second.
+// are dropped, counted (`request_log_dropped_total`) and logged once per minute at most. Entries
+// leave the queue only once written: a failed write leaves them for the next attempt. A `kill -9`
+// loses what was collected since the last write: at most about a second.
 //
 // Entries are kept raw (the URL, the user agent, the error body as sent); `toRow` (given by the
 // composition root, from the API's masking of http/log.ts) turns them into rows at write time,
@@ -28,6 +30,7 @@ import type { Database } from '../db/connect.js';
 import { accessSet, type AccessSet } from '../domain/access-set.js';
 import { insertRequestLog, liveClinics, type RequestLogRow } from '../repos/request-log.js';
 import type { BackgroundErrorHandler } from './background.js';
+import { EncodedQueue } from './encoded-queue.js';
 import { PeriodicWriter } from './periodic-writer.js';
 import { BACKGROUND_WRITE_WAIT_MS } from './write-lock.js';
 
@@ -59,7 +62,7 @@ export interface RawLogEntry {
 }
 
 export const FLUSH_INTERVAL_MS = 1_000;
-/** Entries kept in memory at most while they cannot be written (about 1 KB each, with a page's clientas). */
+/** Entries kept in memory at most while they cannot be written (about 500 bytes of text each). */
 export const DEFAULT_MAX_PENDING = 100_000;
 /**
  * Entries per write transaction, and access rows: about a millisecond each. SQLite's writes are
@@ -91,7 +94,8 @@ export interface RequestLogOptions {
 }
 
 export class RequestLog {
-  private pendingEntries: RawLogEntry[] = [];
+  /** the entries waiting to be written, as text outside V8's heap (see encoded-queue.ts) */
+  private readonly queue = new EncodedQueue<RawLogEntry>();
   private readonly writer: PeriodicWriter;
   private droppedSinceWarn = 0;
   private lastWarnMs = -Infinity;
@@ -109,13 +113,13 @@ export class RequestLog {
     this.maxPending = opts.maxPending ?? DEFAULT_MAX_PENDING;
     this.writer = new PeriodicWriter('request log write', (lockWaitMs) => this.flushOnce(lockWaitMs), {
       onError: opts.onError,
-      due: () => this.pendingEntries.length > 0,
+      due: () => this.queue.length > 0,
     });
   }
 
   /** Collects one response's entry. Synchronous and cheap: it is on every request's path. */
   record(e: RawLogEntry): void {
-    if (this.pendingEntries.length >= this.maxPending) {
+    if (this.queue.length >= this.maxPending) {
       this.dropped(1);
       return;
     }
@@ -125,12 +129,12 @@ export class RequestLog {
     e.clientas = null;
     e.tag = null;
     e.accessSet = set?.hex ?? null;
-    this.pendingEntries.push(e);
+    this.queue.push(e);
   }
 
   /** Entries collected and not yet written. */
   get pending(): number {
-    return this.pendingEntries.length;
+    return this.queue.length;
   }
 
   /** Entries dropped since the start because the bound was reached. */
@@ -145,7 +149,7 @@ export class RequestLog {
     const now = (this.opts.now ?? Date.now)();
     if (now - this.lastWarnMs >= DROP_LOG_EVERY_MS) {
       this.opts.warn?.(
-        { dropped: this.droppedSinceWarn, pending: this.pendingEntries.length },
+        { dropped: this.droppedSinceWarn, pending: this.queue.length },
         `request log entries dropped: ${this.maxPending} were already waiting to be written (the database is slow, ` +
           'or another process holds its write lock)',
       );
@@ -156,66 +160,57 @@ export class RequestLog {
 
   /**
    * Writes everything collected so far, chunk by chunk. Flushes never overlap. A chunk that
-   * cannot be written (SQLite's write lock held past `lockWaitMs`, a database error) goes back to
-   * the front with what is left, and the error is thrown.
+   * cannot be written (SQLite's write lock held past `lockWaitMs`, a database error) stays in
+   * front with what is left, and the error is thrown.
    */
   flush(lockWaitMs = BACKGROUND_WRITE_WAIT_MS): Promise<void> {
     return this.writer.write(lockWaitMs);
   }
 
   private async flushOnce(lockWaitMs: number): Promise<void> {
-    while (this.pendingEntries.length > 0) {
-      const taken = this.pendingEntries;
-      this.pendingEntries = [];
-      let done = 0;
-      try {
-        while (done < taken.length) {
-          const { rows, sets, n } = this.chunk(taken, done);
-          const stored = await this.database.writeTransaction(
-            async (trx) => {
-              // Entries of clinics deleted since (their keys served until every instance refuses them) are not written.
-              const live = await liveClinics(trx, [...new Set(rows.map((r) => r.clinic_id))]);
-              const newSets = [...sets].filter(([, s]) => live.has(s.clinicId)).map(([, s]) => s.set);
-              await insertRequestLog(
-                trx,
-                rows.filter((r) => live.has(r.clinic_id)),
-                newSets,
-              );
-              return newSets;
-            },
-            { waitMs: lockWaitMs },
-          );
-          for (const s of stored) {
-            this.storedSets.set(s.hex, true);
-            this.unstored.delete(s.hex);
-          }
-          done += n;
-          this.opts.observer?.written(n);
-          // The requests that arrived during this chunk are answered before the next one.
-          if (done < taken.length) await new Promise((resolve) => setImmediate(resolve));
+    try {
+      while (this.queue.length > 0) {
+        const { rows, sets, n } = this.chunk();
+        const stored = await this.database.writeTransaction(
+          async (trx) => {
+            // Entries of clinics deleted since (their keys served until every instance refuses them) are not written.
+            const live = await liveClinics(trx, [...new Set(rows.map((r) => r.clinic_id))]);
+            const newSets = [...sets].filter(([, s]) => live.has(s.clinicId)).map(([, s]) => s.set);
+            await insertRequestLog(
+              trx,
+              rows.filter((r) => live.has(r.clinic_id)),
+              newSets,
+            );
+            return newSets;
+          },
+          { waitMs: lockWaitMs },
+        );
+        // Only now are they gone: a chunk that could not be written stays in front for the next attempt.
+        this.queue.shift(n);
+        for (const s of stored) {
+          this.storedSets.set(s.hex, true);
+          this.unstored.delete(s.hex);
         }
-      } catch (err) {
-        this.putBack(taken.slice(done));
-        throw err;
-      } finally {
-        this.opts.observer?.pending(this.pendingEntries.length);
+        this.opts.observer?.written(n);
+        // The requests that arrived during this chunk are answered before the next one.
+        if (this.queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
       }
+    } finally {
+      this.opts.observer?.pending(this.queue.length);
     }
     // Nothing pending: what is left was named only by entries dropped at the bound.
     this.unstored.clear();
   }
 
-  /** The next rows to write from `from`, and the access sets they name that are not stored yet (by hex id). */
-  private chunk(
-    entries: RawLogEntry[],
-    from: number,
-  ): { rows: RequestLogRow[]; sets: Map<string, { clinicId: string; set: AccessSet }>; n: number } {
+  /** The next rows to write (from the front of the queue), and the access sets they name that are not stored yet (by hex id). */
+  private chunk(): { rows: RequestLogRow[]; sets: Map<string, { clinicId: string; set: AccessSet }>; n: number } {
     const rows: RequestLogRow[] = [];
     const sets = new Map<string, { clinicId: string; set: AccessSet }>();
+    const entries = this.queue.reader();
     let accessRows = 0;
-    let i = from;
-    while (i < entries.length && rows.length < ENTRIES_PER_TRANSACTION && (rows.length === 0 || accessRows < ACCESS_ROWS_PER_TRANSACTION)) {
-      const e = entries[i++]!;
+    while (rows.length < ENTRIES_PER_TRANSACTION && (rows.length === 0 || accessRows < ACCESS_ROWS_PER_TRANSACTION)) {
+      const e = entries.next();
+      if (e === undefined) break;
       const hex = e.accessSet ?? null;
       rows.push({ ...this.opts.toRow(e), access_set: hex === null ? null : Buffer.from(hex, 'hex') });
       const unstored = hex === null || sets.has(hex) ? undefined : this.unstored.get(hex);
@@ -224,18 +219,7 @@ export class RequestLog {
         accessRows += unstored.set.clientas.length;
       }
     }
-    return { rows, sets, n: i - from };
-  }
-
-  /** Unwritten entries back in front of those collected since, within the bound (the newest past it dropped). */
-  private putBack(entries: RawLogEntry[]): void {
-    const merged = entries.concat(this.pendingEntries);
-    const over = merged.length - this.maxPending;
-    if (over > 0) {
-      merged.length = this.maxPending;
-      this.dropped(over);
-    }
-    this.pendingEntries = merged;
+    return { rows, sets, n: rows.length };
   }
 
   /** Writes every `intervalMs` until stop(). The timer never keeps the process alive. */
