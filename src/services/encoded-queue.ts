@@ -2,14 +2,14 @@
 // what waits about a second to be written (the request log's entries): objects kept that long
 // outlive the young generation's collections, are copied and promoted, and then die in the old
 // generation, which grows until a full collection. Under the cold-page benchmark on Node 24 that
-// was the request log's whole cost in peak RSS, and most of its spread from run to run (the
+// was most of the request log's cost in peak RSS, and most of its spread from run to run (the
 // figures are in docs/benchmarks.md, "The request log"). Kept as bytes they cost V8 nothing;
 // each value is parsed again only when it is written, and dies young.
 //
 // The text goes into blocks of BLOCK_BYTES (a value larger than a block gets a block of its own),
 // each value after its byte length (4 bytes). A reader walks the values from the front without
 // removing them; shift() removes them once they are written, so values whose write failed are
-// simply still there. Emptied blocks are reused: at a steady load the queue allocates nothing.
+// simply still there. Emptied blocks are reused: at a steady load no new block is allocated.
 const BLOCK_BYTES = 64 * 1024;
 /** Emptied blocks kept for reuse beyond those in use: a second's entries fill about ten. */
 const SPARE_BLOCKS = 16;
@@ -54,7 +54,7 @@ export class EncodedQueue<T> {
     this.#length++;
   }
 
-  /** A reader from the front. Values pushed meanwhile are read too; shift() or clear() ends it. */
+  /** A reader from the front. Values pushed meanwhile are read too; shift() ends it. */
   reader(): QueueReader<T> {
     let b = 0;
     let at = this.#blocks[0]?.start ?? 0;
@@ -88,13 +88,6 @@ export class EncodedQueue<T> {
       }
       if (block.start >= block.end) this.#recycle(this.#blocks.shift()!);
     }
-  }
-
-  /** Removes every value. */
-  clear(): void {
-    for (const block of this.#blocks) this.#recycle(block);
-    this.#blocks = [];
-    this.#length = 0;
   }
 
   #blockOf(bytes: number): Buffer {

@@ -170,7 +170,7 @@ export class RequestLog {
   private async flushOnce(lockWaitMs: number): Promise<void> {
     try {
       while (this.queue.length > 0) {
-        const { rows, sets, n } = this.chunk();
+        const { rows, sets } = this.chunk();
         const stored = await this.database.writeTransaction(
           async (trx) => {
             // Entries of clinics deleted since (their keys served until every instance refuses them) are not written.
@@ -186,12 +186,12 @@ export class RequestLog {
           { waitMs: lockWaitMs },
         );
         // Only now are they gone: a chunk that could not be written stays in front for the next attempt.
-        this.queue.shift(n);
+        this.queue.shift(rows.length);
         for (const s of stored) {
           this.storedSets.set(s.hex, true);
           this.unstored.delete(s.hex);
         }
-        this.opts.observer?.written(n);
+        this.opts.observer?.written(rows.length);
         // The requests that arrived during this chunk are answered before the next one.
         if (this.queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
       }
@@ -203,7 +203,7 @@ export class RequestLog {
   }
 
   /** The next rows to write (from the front of the queue), and the access sets they name that are not stored yet (by hex id). */
-  private chunk(): { rows: RequestLogRow[]; sets: Map<string, { clinicId: string; set: AccessSet }>; n: number } {
+  private chunk(): { rows: RequestLogRow[]; sets: Map<string, { clinicId: string; set: AccessSet }> } {
     const rows: RequestLogRow[] = [];
     const sets = new Map<string, { clinicId: string; set: AccessSet }>();
     const entries = this.queue.reader();
@@ -219,7 +219,7 @@ export class RequestLog {
         accessRows += unstored.set.clientas.length;
       }
     }
-    return { rows, sets, n: rows.length };
+    return { rows, sets };
   }
 
   /** Writes every `intervalMs` until stop(). The timer never keeps the process alive. */
